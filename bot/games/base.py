@@ -1,0 +1,174 @@
+"""The contract every table game engine keeps, so that one game-table cog can drive them all.
+
+An engine is pure: state is a pydantic model that round-trips through JSON, randomness comes
+from an injected ``random.Random``, and every change returns the new state plus events. The cog
+stores the state in a database row, asks ``legal_actions`` for the buttons of a seat, and calls
+``apply`` with the action the seat clicked (looked up again by its ``id``, never trusted from the
+client). Seats are opaque strings chosen by the cog (e.g. Discord user ids).
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, Field, field_validator
+
+from bot.errors import RuleError
+
+__all__ = [
+    "Action",
+    "ENGINES",
+    "GameEngine",
+    "GameEvent",
+    "GameResult",
+    "IllegalAction",
+    "find_action",
+    "get_engine",
+    "register_engine",
+]
+
+ACTION_ID_MAX = 40  # leaves room in a 100-char custom_id for a prefix and the game row id
+LABEL_MAX = 80  # Discord button label limit
+
+
+class IllegalAction(RuleError):
+    """The action is not allowed for this seat right now."""
+
+
+class Action(BaseModel):
+    """One thing a seat may do now. ``id`` is short and stable for the same state."""
+
+    id: str = Field(max_length=ACTION_ID_MAX)
+    label: str = Field(max_length=LABEL_MAX)
+    kind: str
+    # True when the label names hidden information (a card in hand): show it only to the seat.
+    private: bool = False
+    # True for a decision the whole table takes (the cog may let the host confirm it).
+    table: bool = False
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("label")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return value.strip() or "?"
+
+
+class GameEvent(BaseModel):
+    """Something that happened. Private events name the only seats allowed to see them."""
+
+    text: str
+    kind: str = "info"
+    public: bool = True
+    audience: list[str] = Field(default_factory=list)  # seats that may see a private event
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    def visible_to(self, seat: str | None) -> bool:
+        """Whether ``seat`` may see this event (``None`` = the public table)."""
+        return self.public or (seat is not None and seat in self.audience)
+
+
+class GameResult(BaseModel):
+    """End-of-game summary: who won and the score of each side."""
+
+    winner: str  # a side name, e.g. "players" or "game", or a seat
+    scores: dict[str, int]
+    summary: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+StateT = TypeVar("StateT", bound=BaseModel)
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
+
+
+class GameEngine(ABC, Generic[StateT, OptionsT]):
+    """Abstract game engine. Subclasses set the class attributes and implement the methods."""
+
+    key: ClassVar[str]
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options_model: ClassVar[type[BaseModel]]
+    state_model: ClassVar[type[BaseModel]]
+
+    def default_options(self) -> OptionsT:
+        return self.options_model()  # type: ignore[return-value]
+
+    def parse_options(self, raw: dict[str, Any] | None) -> OptionsT:
+        """Validate lobby options (raises pydantic.ValidationError on bad input)."""
+        return self.options_model.model_validate(raw or {})  # type: ignore[return-value]
+
+    def options_schema(self) -> dict[str, Any]:
+        """JSON schema of the lobby options (titles, defaults, enums) for building a lobby UI."""
+        return self.options_model.model_json_schema()
+
+    def load_state(self, raw_json: str) -> StateT:
+        return self.state_model.model_validate_json(raw_json)  # type: ignore[return-value]
+
+    @abstractmethod
+    def new_game(self, options: OptionsT, seats: list[str], rng: random.Random) -> StateT:
+        """Set up a game. Raises RuleError if the seat count does not fit."""
+
+    @abstractmethod
+    def legal_actions(self, state: StateT, seat: str) -> list[Action]:
+        """What ``seat`` may do now (empty when it is not this seat's turn)."""
+
+    @abstractmethod
+    def apply(
+        self, state: StateT, seat: str, action: Action | str, rng: random.Random
+    ) -> tuple[StateT, list[GameEvent]]:
+        """Apply an action (or its id); the input state is not mutated. Raises RuleError."""
+
+    @abstractmethod
+    def current_seats(self, state: StateT) -> list[str]:
+        """Seats that may act now (several for a table decision)."""
+
+    @abstractmethod
+    def public_view(self, state: StateT) -> dict[str, Any]:
+        """Everything the table may see: no hand contents, no deck order."""
+
+    @abstractmethod
+    def private_view(self, state: StateT, seat: str) -> dict[str, Any]:
+        """The public view plus what only ``seat`` may see (its hand)."""
+
+    @abstractmethod
+    def is_over(self, state: StateT) -> bool: ...
+
+    @abstractmethod
+    def result(self, state: StateT) -> GameResult | None:
+        """The result once the game is over, else None."""
+
+    @abstractmethod
+    def choose_action(self, state: StateT, seat: str, rng: random.Random) -> Action:
+        """AI policy hook: pick one of ``legal_actions(state, seat)``."""
+
+
+def find_action(engine: GameEngine[Any, Any], state: Any, seat: str, action_id: str) -> Action:
+    """Look up a clicked action id among the legal ones; stale or foreign ids raise."""
+    for action in engine.legal_actions(state, seat):
+        if action.id == action_id:
+            return action
+    raise IllegalAction("That choice is no longer available; look at the table and choose again.")
+
+
+ENGINES: dict[str, GameEngine[Any, Any]] = {}
+
+# Engines shipped with the bot, imported on first lookup (keeps base.py free of import cycles).
+BUILTIN_ENGINE_MODULES: dict[str, str] = {"dfccg": "bot.games.dfccg"}
+
+
+def register_engine(engine: GameEngine[Any, Any]) -> GameEngine[Any, Any]:
+    ENGINES[engine.key] = engine
+    return engine
+
+
+def get_engine(key: str) -> GameEngine[Any, Any]:
+    if key not in ENGINES and key in BUILTIN_ENGINE_MODULES:
+        importlib.import_module(BUILTIN_ENGINE_MODULES[key])
+    try:
+        return ENGINES[key]
+    except KeyError:
+        known = ", ".join(sorted(set(ENGINES) | set(BUILTIN_ENGINE_MODULES))) or "none"
+        raise RuleError(f"There is no game called {key!r}; choose one of: {known}.") from None

@@ -1,0 +1,23 @@
+import pytest
+from pydantic import ValidationError
+
+from bot.errors import RuleError
+from bot.games.base import Action, GameEvent, get_engine
+
+
+def test_action_label_limit() -> None:
+    with pytest.raises(ValidationError):
+        Action(id="x", label="a" * 81, kind="k")
+    assert Action(id="pass", label="Pass", kind="pass").id == "pass"
+
+
+def test_private_event_visibility() -> None:
+    event = GameEvent(text="You draw Forzare", public=False, audience=["42"])
+    assert event.visible_to("42")
+    assert not event.visible_to("7")
+    assert not event.visible_to(None)
+
+
+def test_unknown_engine_is_a_rule_error() -> None:
+    with pytest.raises(RuleError, match="no game called"):
+        get_engine("chess")
