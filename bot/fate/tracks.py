@@ -67,3 +67,23 @@ class Track(BaseModel):
         for b in self.boxes:
             parts.append("[x]" if b.marked else f"[{b.value}]")
         return "".join(parts)
+
+    # Pure helpers: each returns a new Track and leaves this one untouched.
+
+    def first_free_index(self) -> int | None:
+        return next((i for i, b in enumerate(self.boxes) if not b.marked), None)
+
+    def with_box(self, index: int, marked: bool) -> Track:
+        """A copy with box `index` (0-based) marked or cleared."""
+        copy = self.model_copy(deep=True)
+        copy.boxes[index].marked = marked
+        return copy
+
+    def cleared(self) -> Track:
+        """A copy with every box empty, no harm aspect and no recovery in progress."""
+        copy = self.model_copy(deep=True)
+        for box in copy.boxes:
+            box.marked = False
+        copy.aspect = None
+        copy.healing = False
+        return copy

@@ -1,0 +1,978 @@
+"""The character sheet: a pydantic model plus pure operations that return a new sheet.
+
+Every operation validates its input and raises a RuleError subclass with a sentence the user can
+act on; the original Character is never changed. Stress, consequences and conditions all live in
+`tracks` (see bot/fate/tracks.py and bot/fate/stress.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+
+from bot.errors import RuleError
+from bot.fate.ladder import describe
+from bot.fate.skills import (
+    SKILL_NAME_MAX,
+    SkillList,
+    check_pyramid,
+    default_skills,
+)
+from bot.fate.stress import (
+    HARM_SKILL,
+    MENTAL,
+    MILD,
+    MODERATE,
+    PHYSICAL,
+    SEVERE,
+    StressStyle,
+    recompute_tracks,
+)
+from bot.fate.stunts import Stunt
+from bot.fate.tracks import Box, Recovery, Track, TrackKind
+
+NAME_MAX = 80
+ASPECT_MAX = 100
+DESCRIPTION_MAX = 1000
+NOTES_MAX = 2000
+TRACK_LABEL_MAX = 80
+MAX_ASPECTS = 5
+MAX_MONSTER_ASPECTS = 10
+MAX_FREE_ASPECTS = 2
+MAX_SKILLS = 50
+MAX_STUNTS = 30
+MAX_TRACKS = 30
+MAX_BOXES = 20
+MAX_FREE_INVOKES = 20
+MAX_FATE_POINTS = 99
+MAX_REFRESH = 20
+MIN_PC_REFRESH = 1
+STARTING_REFRESH = 3
+FREE_STUNTS = 3
+SKILL_RATING_RANGE = (-4, 12)
+
+
+class SheetError(RuleError):
+    """An edit the sheet rules do not allow."""
+
+
+class AspectKind(StrEnum):
+    HIGH_CONCEPT = "high concept"
+    TROUBLE = "trouble"
+    RELATIONSHIP = "relationship"
+    FREE = "free"
+
+
+UNIQUE_ASPECT_KINDS = (AspectKind.HIGH_CONCEPT, AspectKind.TROUBLE, AspectKind.RELATIONSHIP)
+
+
+class NpcKind(StrEnum):
+    MINOR = "minor"
+    MAJOR = "major"
+    MONSTER = "monster"
+
+
+class Aspect(BaseModel):
+    kind: AspectKind = AspectKind.FREE
+    text: str = Field(min_length=1, max_length=ASPECT_MAX)
+    free_invokes: int = Field(default=0, ge=0, le=MAX_FREE_INVOKES)
+
+
+def clean_text(value: str, what: str, limit: int, *, required: bool = True) -> str:
+    """Collapse whitespace and enforce a length limit with a user-facing sentence."""
+    cleaned = " ".join(value.split())
+    if required and not cleaned:
+        raise SheetError(f"The {what} cannot be empty.")
+    if len(cleaned) > limit:
+        raise SheetError(
+            f"The {what} is {len(cleaned)} characters long; keep it to {limit} or fewer."
+        )
+    return cleaned
+
+
+def clean_block(value: str, what: str, limit: int) -> str:
+    """Like clean_text but keeps line breaks (descriptions, notes); may be empty."""
+    cleaned = value.strip()
+    if len(cleaned) > limit:
+        raise SheetError(
+            f"The {what} is {len(cleaned)} characters long; keep it to {limit} or fewer."
+        )
+    return cleaned
+
+
+def _validation_to_rule_error(error: ValidationError) -> SheetError:
+    first = error.errors()[0]
+    message = str(first.get("msg", "invalid value"))
+    message = message.removeprefix("Value error, ")
+    location = ".".join(str(p) for p in first.get("loc", ()))
+    if location and not message.endswith("."):
+        return SheetError(f"{location}: {message}.")
+    return SheetError(message if not location else f"{location}: {message}")
+
+
+class Character(BaseModel):
+    """A PC or NPC sheet. Use the methods to change it; each returns a new Character."""
+
+    id: int | None = None
+    name: str = Field(min_length=1, max_length=NAME_MAX)
+    description: str = Field(default="", max_length=DESCRIPTION_MAX)
+    mantle: str | None = Field(default=None, max_length=NAME_MAX)
+    aspects: list[Aspect] = Field(default_factory=list, max_length=MAX_MONSTER_ASPECTS)
+    skills: dict[str, int] = Field(default_factory=dict, max_length=MAX_SKILLS)
+    stunts: list[Stunt] = Field(default_factory=list, max_length=MAX_STUNTS)
+    refresh: int = Field(default=STARTING_REFRESH, ge=0, le=MAX_REFRESH)
+    fate_points: int = Field(default=STARTING_REFRESH, ge=0, le=MAX_FATE_POINTS)
+    free_stunts: int = Field(default=FREE_STUNTS, ge=0, le=10)
+    skill_points: int = Field(default=0, ge=0, le=10)  # banked skill steps from milestones
+    stress_style: StressStyle = StressStyle.CONDENSED
+    tracks: list[Track] = Field(default_factory=list, max_length=MAX_TRACKS)
+    notes: str = Field(default="", max_length=NOTES_MAX)
+    npc_kind: NpcKind | None = None
+
+    @field_validator("skills")
+    @classmethod
+    def _skill_entries(cls, skills: dict[str, int]) -> dict[str, int]:
+        low, high = SKILL_RATING_RANGE
+        seen: set[str] = set()
+        for name, rating in skills.items():
+            if not name.strip() or len(name) > SKILL_NAME_MAX:
+                raise ValueError(f"Skill names need 1 to {SKILL_NAME_MAX} characters.")
+            if name.casefold() in seen:
+                raise ValueError(f"The skill {name} is listed twice.")
+            seen.add(name.casefold())
+            if not low <= rating <= high:
+                raise ValueError(f"Skill ratings run from {low:+d} to {high:+d}.")
+        return skills
+
+    @field_validator("tracks")
+    @classmethod
+    def _track_entries(cls, tracks: list[Track]) -> list[Track]:
+        keys: set[str] = set()
+        for track in tracks:
+            if not track.key or len(track.key) > TRACK_LABEL_MAX:
+                raise ValueError("Track keys need 1 to 80 characters.")
+            if track.key in keys:
+                raise ValueError(f"There are two tracks called '{track.key}'.")
+            keys.add(track.key)
+            if len(track.label) > TRACK_LABEL_MAX:
+                raise ValueError(f"Track names are limited to {TRACK_LABEL_MAX} characters.")
+            if track.aspect is not None and len(track.aspect) > ASPECT_MAX:
+                raise ValueError(f"Consequence aspects are limited to {ASPECT_MAX} characters.")
+            if len(track.boxes) > MAX_BOXES:
+                raise ValueError(f"A track may have at most {MAX_BOXES} boxes.")
+        return tracks
+
+    @model_validator(mode="after")
+    def _sheet_rules(self) -> Character:
+        limit = MAX_MONSTER_ASPECTS if self.npc_kind is NpcKind.MONSTER else MAX_ASPECTS
+        if len(self.aspects) > limit:
+            raise ValueError(f"A character has at most {limit} aspects; rewrite one instead.")
+        if self.npc_kind is None:
+            for kind in UNIQUE_ASPECT_KINDS:
+                if sum(1 for a in self.aspects if a.kind is kind) > 1:
+                    raise ValueError(f"A character has only one {kind.value} aspect.")
+            if self.refresh < MIN_PC_REFRESH:
+                raise ValueError("Refresh can never drop below 1.")
+        names = [s.name.casefold() for s in self.stunts]
+        if len(names) != len(set(names)):
+            raise ValueError("Two stunts share a name; give each stunt its own name.")
+        return self
+
+    # ----- reading helpers (also what renderers need) -----
+
+    @property
+    def is_npc(self) -> bool:
+        return self.npc_kind is not None
+
+    def rating(self, skill: str) -> int:
+        wanted = skill.strip().casefold()
+        return next((v for k, v in self.skills.items() if k.casefold() == wanted), 0)
+
+    def skill_columns(self) -> list[tuple[int, list[str]]]:
+        """(rating, skill names) from highest rating down; names sorted; Mediocre omitted."""
+        by_rating: dict[int, list[str]] = {}
+        for name, rating in self.skills.items():
+            if rating != 0:
+                by_rating.setdefault(rating, []).append(name)
+        return [(r, sorted(by_rating[r])) for r in sorted(by_rating, reverse=True)]
+
+    def mediocre_skills(self, skills: SkillList | None = None) -> list[str]:
+        """Skills of the list the sheet leaves at Mediocre (+0)."""
+        skills = skills or default_skills()
+        return [n for n in skills.names if self.rating(n) == 0]
+
+    def aspect(self, kind: AspectKind) -> Aspect | None:
+        return next((a for a in self.aspects if a.kind is kind), None)
+
+    def aspect_texts(self) -> list[str]:
+        """Every aspect on the sheet, including consequences and marked conditions."""
+        texts = [a.text for a in self.aspects]
+        for track in self.tracks:
+            if track.kind is TrackKind.CONSEQUENCE and track.aspect:
+                texts.append(track.aspect)
+            elif track.kind is TrackKind.CONDITION and not track.is_free:
+                texts.append(track.aspect or track.label)
+        return texts
+
+    def find_aspect(self, text: str) -> Aspect:
+        wanted = " ".join(text.split()).casefold()
+        for item in self.aspects:
+            if item.text.casefold() == wanted:
+                return item
+        raise SheetError(f"{self.name} has no aspect called '{text.strip()[:ASPECT_MAX]}'.")
+
+    def stunt(self, name: str) -> Stunt:
+        wanted = " ".join(name.split()).casefold()
+        for item in self.stunts:
+            if item.name.casefold() == wanted:
+                return item
+        raise SheetError(f"{self.name} has no stunt called '{name.strip()[:80]}'.")
+
+    def track(self, key: str) -> Track:
+        wanted = key.strip().casefold()
+        for item in self.tracks:
+            if item.key.casefold() == wanted or item.label.casefold() == wanted:
+                return item
+        known = ", ".join(t.key for t in self.tracks) or "none"
+        raise SheetError(f"{self.name} has no track '{key.strip()[:80]}'. Tracks: {known}.")
+
+    def tracks_of(self, kind: TrackKind) -> list[Track]:
+        return [t for t in self.tracks if t.kind is kind]
+
+    def free_stunt_slots_left(self) -> int:
+        used = sum(1 for s in self.stunts if not s.core and s.cost == 0)
+        return max(0, self.free_stunts - used)
+
+    # ----- internal -----
+
+    def _evolve(self, mutate: Callable[[Character], None]) -> Character:
+        """Apply `mutate` to a deep copy and re-validate the result."""
+        draft = self.model_copy(deep=True)
+        mutate(draft)
+        try:
+            return Character.model_validate(draft.model_dump())
+        except ValidationError as error:
+            raise _validation_to_rule_error(error) from None
+
+    def _resolve_skill(self, name: str, skills: SkillList | None) -> str:
+        skills = skills or default_skills()
+        found = skills.find(name)
+        if found is not None:
+            return found
+        if self.npc_kind in (NpcKind.MINOR, NpcKind.MONSTER):
+            # Minor NPCs and threats may be "Great (+4) at Biting People".
+            return clean_text(name, "skill name", SKILL_NAME_MAX)
+        return skills.resolve(name)
+
+    # ----- identity -----
+
+    def rename(self, name: str) -> Character:
+        new_name = clean_text(name, "name", NAME_MAX)
+        return self._evolve(lambda c: setattr(c, "name", new_name))
+
+    def set_description(self, text: str) -> Character:
+        value = clean_block(text, "description", DESCRIPTION_MAX)
+        return self._evolve(lambda c: setattr(c, "description", value))
+
+    def set_notes(self, text: str) -> Character:
+        value = clean_block(text, "notes", NOTES_MAX)
+        return self._evolve(lambda c: setattr(c, "notes", value))
+
+    # ----- aspects -----
+
+    def set_aspect(self, kind: AspectKind, text: str, slot: int | None = None) -> Character:
+        """Write an aspect. High concept, trouble and relationship replace their single slot;
+        free aspects replace free slot `slot` (1-based) or are added when `slot` is None."""
+        value = clean_text(text, f"{kind.value} aspect", ASPECT_MAX)
+        others = [
+            a for a in self.aspects if a.text.casefold() == value.casefold() and a.kind is not kind
+        ]
+        if others:
+            raise SheetError(f"'{value}' is already one of {self.name}'s aspects.")
+
+        def mutate(c: Character) -> None:
+            if kind is not AspectKind.FREE or (self.npc_kind is not None and slot is None):
+                existing = c.aspect(kind) if kind is not AspectKind.FREE else None
+                if existing is not None:
+                    existing.text = value
+                    return
+                c.aspects.append(Aspect(kind=kind, text=value))
+                return
+            frees = [a for a in c.aspects if a.kind is AspectKind.FREE]
+            if slot is not None:
+                if not 1 <= slot <= len(frees):
+                    raise SheetError(
+                        f"There is no free aspect number {slot}; {self.name} has {len(frees)}."
+                    )
+                frees[slot - 1].text = value
+                return
+            if len(frees) >= MAX_FREE_ASPECTS:
+                raise SheetError(
+                    f"{self.name} already has {MAX_FREE_ASPECTS} free aspects; "
+                    "rewrite one of them instead."
+                )
+            c.aspects.append(Aspect(kind=kind, text=value))
+
+        result = self._evolve(mutate)
+        limit = MAX_MONSTER_ASPECTS if self.npc_kind is NpcKind.MONSTER else MAX_ASPECTS
+        if len(result.aspects) > limit:  # pragma: no cover - the validator catches it first
+            raise SheetError(f"A character has at most {limit} aspects; rewrite one instead.")
+        return result
+
+    def rewrite_aspect(self, old_text: str, new_text: str) -> Character:
+        target = self.find_aspect(old_text)
+        value = clean_text(new_text, "aspect", ASPECT_MAX)
+
+        def mutate(c: Character) -> None:
+            c.find_aspect(target.text).text = value
+
+        return self._evolve(mutate)
+
+    def remove_aspect(self, text: str) -> Character:
+        target = self.find_aspect(text)
+        return self._evolve(
+            lambda c: setattr(c, "aspects", [a for a in c.aspects if a.text != target.text])
+        )
+
+    def set_free_invokes(self, text: str, count: int) -> Character:
+        target = self.find_aspect(text)
+        if not 0 <= count <= MAX_FREE_INVOKES:
+            raise SheetError(f"Free invokes run from 0 to {MAX_FREE_INVOKES}.")
+
+        def mutate(c: Character) -> None:
+            c.find_aspect(target.text).free_invokes = count
+
+        return self._evolve(mutate)
+
+    # ----- skills -----
+
+    def set_skill(self, name: str, rating: int, skills: SkillList | None = None) -> Character:
+        """Set one rating (0 removes it: Mediocre is the default). Re-derives stress."""
+        canonical = self._resolve_skill(name, skills)
+        low, high = SKILL_RATING_RANGE
+        if not low <= rating <= high:
+            raise SheetError(f"Skill ratings run from {describe(low)} to {describe(high)}.")
+        return self.set_skills({canonical: rating}, skills, replace=False)
+
+    def set_skills(
+        self, ratings: Mapping[str, int], skills: SkillList | None = None, *, replace: bool = True
+    ) -> Character:
+        """Set many ratings at once (replace=True drops ratings not given)."""
+        resolved = {self._resolve_skill(n, skills): r for n, r in ratings.items()}
+
+        def mutate(c: Character) -> None:
+            merged = {} if replace else dict(c.skills)
+            lowered = {k.casefold(): k for k in merged}
+            for name, rating in resolved.items():
+                merged.pop(lowered.get(name.casefold(), name), None)
+                if rating != 0:
+                    merged[name] = rating
+            c.skills = merged
+            c.tracks = c._derived_tracks()
+
+        return self._evolve(mutate)
+
+    def _derived_tracks(self) -> list[Track]:
+        if self.npc_kind is NpcKind.MINOR or self.npc_kind is NpcKind.MONSTER:
+            return self.tracks  # hand-built; no derived stress
+        return recompute_tracks(
+            self.tracks,
+            self.rating(HARM_SKILL[PHYSICAL]),
+            self.rating(HARM_SKILL[MENTAL]),
+            self.stress_style,
+        )
+
+    def recompute_stress(self, style: StressStyle | None = None) -> Character:
+        """Re-derive stress tracks (after a campaign switches stress style, say)."""
+
+        def mutate(c: Character) -> None:
+            if style is not None:
+                c.stress_style = style
+            c.tracks = c._derived_tracks()
+
+        return self._evolve(mutate)
+
+    # ----- stunts, refresh, fate points -----
+
+    def add_stunt(self, stunt: Stunt) -> Character:
+        """Add a stunt: free while free slots remain, then 1 refresh each (never below 1)."""
+        if any(s.name.casefold() == stunt.name.casefold() for s in self.stunts):
+            raise SheetError(f"{self.name} already has a stunt called '{stunt.name}'.")
+        cost = 0
+        if self.npc_kind is None and not stunt.core and self.free_stunt_slots_left() == 0:
+            cost = 1
+            if self.refresh - cost < MIN_PC_REFRESH:
+                raise SheetError(
+                    f"{self.name} has used the free stunt slots and another stunt would cost "
+                    f"1 refresh, but refresh is {self.refresh} and can never drop below 1. "
+                    "Remove or rewrite a stunt instead."
+                )
+        paid = stunt.model_copy(update={"cost": cost})
+
+        def mutate(c: Character) -> None:
+            c.stunts.append(paid)
+            c.refresh -= cost
+
+        return self._evolve(mutate)
+
+    def remove_stunt(self, name: str) -> Character:
+        """Remove a stunt and give back the refresh it cost."""
+        target = self.stunt(name)
+
+        def mutate(c: Character) -> None:
+            c.stunts = [s for s in c.stunts if s.name != target.name]
+            c.refresh += target.cost
+
+        return self._evolve(mutate)
+
+    def replace_stunt(self, name: str, new: Stunt) -> Character:
+        """Rewrite a stunt in place; it keeps its cost and core flag."""
+        target = self.stunt(name)
+        if new.name.casefold() != target.name.casefold() and any(
+            s.name.casefold() == new.name.casefold() for s in self.stunts
+        ):
+            raise SheetError(f"{self.name} already has a stunt called '{new.name}'.")
+        rewritten = new.model_copy(update={"cost": target.cost, "core": target.core})
+
+        def mutate(c: Character) -> None:
+            c.stunts = [rewritten if s.name == target.name else s for s in c.stunts]
+
+        return self._evolve(mutate)
+
+    def set_refresh(self, refresh: int) -> Character:
+        low = MIN_PC_REFRESH if self.npc_kind is None else 0
+        if not low <= refresh <= MAX_REFRESH:
+            raise SheetError(
+                f"Refresh must be between {low} and {MAX_REFRESH}; it can never drop below 1 "
+                "for a player character."
+            )
+        return self._evolve(lambda c: setattr(c, "refresh", refresh))
+
+    def set_fate_points(self, points: int) -> Character:
+        if not 0 <= points <= MAX_FATE_POINTS:
+            raise SheetError(f"Fate points run from 0 to {MAX_FATE_POINTS}.")
+        return self._evolve(lambda c: setattr(c, "fate_points", points))
+
+    def adjust_fate_points(self, delta: int) -> Character:
+        if self.fate_points + delta < 0:
+            raise SheetError(
+                f"{self.name} has only {self.fate_points} fate point"
+                f"{'s' if self.fate_points != 1 else ''}."
+            )
+        return self.set_fate_points(self.fate_points + delta)
+
+    # ----- tracks: stress -----
+
+    def _box_index(self, track: Track, box_number: int) -> int:
+        if not 1 <= box_number <= len(track.boxes):
+            raise SheetError(
+                f"{track.label} has boxes 1 to {len(track.boxes)}; there is no box {box_number}."
+            )
+        return box_number - 1
+
+    def _replace_track(self, new: Track) -> Character:
+        def mutate(c: Character) -> None:
+            c.tracks = [new if t.key == new.key else t for t in c.tracks]
+
+        return self._evolve(mutate)
+
+    def mark_box(self, key: str, box_number: int) -> Character:
+        track = self.track(key)
+        index = self._box_index(track, box_number)
+        if track.boxes[index].marked:
+            raise SheetError(f"Box {box_number} of {track.label} is already marked.")
+        return self._replace_track(track.with_box(index, True))
+
+    def clear_box(self, key: str, box_number: int) -> Character:
+        track = self.track(key)
+        index = self._box_index(track, box_number)
+        return self._replace_track(track.with_box(index, False))
+
+    def clear_track(self, key: str) -> Character:
+        return self._replace_track(self.track(key).cleared())
+
+    def clear_stress(self) -> Character:
+        """End of scene: every stress track and fleeting condition clears."""
+
+        def mutate(c: Character) -> None:
+            c.tracks = [
+                t.cleared()
+                if t.kind is TrackKind.STRESS
+                or (t.kind is TrackKind.CONDITION and t.recovery is Recovery.FLEETING)
+                else t
+                for t in c.tracks
+            ]
+
+        return self._evolve(mutate)
+
+    # ----- tracks: consequences -----
+
+    def _consequence(self, key: str) -> Track:
+        track = self.track(key)
+        if track.kind is not TrackKind.CONSEQUENCE:
+            raise SheetError(f"{track.label} is not a consequence slot.")
+        return track
+
+    def take_consequence(self, key: str, aspect: str) -> Character:
+        """Write a consequence aspect into an empty slot (mild 2, moderate 4, severe 6)."""
+        track = self._consequence(key)
+        if not track.is_free:
+            raise SheetError(
+                f"The {track.label.lower()} slot already holds '{track.aspect}'. "
+                "Use another slot or clear it first."
+            )
+        text = clean_text(aspect, "consequence aspect", ASPECT_MAX)
+        new = track.model_copy(deep=True)
+        for box in new.boxes:
+            box.marked = True
+        new.aspect = text
+        new.healing = False
+        return self._replace_track(new)
+
+    def rename_consequence(self, key: str, aspect: str) -> Character:
+        """Recovery started: rewrite the consequence to show it is healing."""
+        track = self._consequence(key)
+        if track.is_free:
+            raise SheetError(f"The {track.label.lower()} slot is empty; nothing to rename.")
+        text = clean_text(aspect, "consequence aspect", ASPECT_MAX)
+        return self._replace_track(track.model_copy(update={"aspect": text, "healing": True}))
+
+    def clear_consequence(self, key: str) -> Character:
+        track = self._consequence(key)
+        result = self._replace_track(track.cleared())
+        # An extra mild slot no longer earned disappears once it is empty.
+        return result._evolve(lambda c: setattr(c, "tracks", c._derived_tracks()))
+
+    # ----- tracks: conditions -----
+
+    def _condition(self, key: str) -> Track:
+        track = self.track(key)
+        if track.kind is not TrackKind.CONDITION:
+            raise SheetError(f"{track.label} is not a condition.")
+        return track
+
+    def take_condition(self, key: str, note: str | None = None) -> Character:
+        """Mark a condition. Lasting ones need both boxes empty and mark both at once;
+        others mark their next empty box."""
+        track = self._condition(key)
+        new = track.model_copy(deep=True)
+        if track.recovery is Recovery.LASTING:
+            if not track.is_free:
+                raise SheetError(
+                    f"{track.label} is lasting and can only be taken when all its boxes are "
+                    "empty; it has not recovered yet."
+                )
+            for box in new.boxes:
+                box.marked = True
+            new.healing = False
+        else:
+            index = track.first_free_index()
+            if index is None:
+                raise SheetError(f"Every box of {track.label} is already marked.")
+            new.boxes[index].marked = True
+        if note is not None:
+            new.aspect = clean_text(note, "condition note", ASPECT_MAX)
+        return self._replace_track(new)
+
+    def begin_condition_recovery(self, key: str) -> Character:
+        """A lasting condition starts to recover: erase one of its marked boxes."""
+        track = self._condition(key)
+        if track.recovery is not Recovery.LASTING:
+            raise SheetError(f"{track.label} is not lasting; clear it instead.")
+        if track.healing:
+            raise SheetError(f"{track.label} is already recovering.")
+        marked = [i for i, b in enumerate(track.boxes) if b.marked]
+        if not marked:
+            raise SheetError(f"{track.label} is not marked.")
+        new = track.with_box(marked[-1], False)
+        new.healing = True
+        return self._replace_track(new)
+
+    def clear_condition(self, key: str) -> Character:
+        return self._replace_track(self._condition(key).cleared())
+
+    # ----- tracks: adding custom ones -----
+
+    def add_track(self, track: Track) -> Character:
+        if any(t.key.casefold() == track.key.casefold() for t in self.tracks):
+            raise SheetError(f"{self.name} already has a track called '{track.key}'.")
+        return self._evolve(lambda c: c.tracks.append(track.model_copy(deep=True)))
+
+    def remove_track(self, key: str) -> Character:
+        target = self.track(key)
+        return self._evolve(
+            lambda c: setattr(c, "tracks", [t for t in c.tracks if t.key != target.key])
+        )
+
+
+# ----- conditions and NPC helpers -----
+
+
+def condition_track(
+    key: str, label: str, recovery: Recovery, value: int = 1, boxes: int | None = None
+) -> Track:
+    """A condition: lasting ones have two boxes unless told otherwise, the rest one."""
+    count = boxes if boxes is not None else (2 if recovery is Recovery.LASTING else 1)
+    if not 1 <= count <= MAX_BOXES:
+        raise SheetError(f"A condition has 1 to {MAX_BOXES} boxes.")
+    return Track(
+        key=clean_text(key, "condition key", TRACK_LABEL_MAX),
+        label=clean_text(label, "condition name", TRACK_LABEL_MAX),
+        kind=TrackKind.CONDITION,
+        boxes=[Box(value=value) for _ in range(count)],
+        absorb=value,
+        recovery=recovery,
+    )
+
+
+def npc_stress_track(boxes: int) -> Track:
+    return Track(
+        key="stress",
+        label="Stress",
+        kind=TrackKind.STRESS,
+        boxes=[Box(value=1) for _ in range(boxes)],
+        recovery=Recovery.FLEETING,
+    )
+
+
+def new_character(
+    name: str,
+    *,
+    skills: Mapping[str, int] | None = None,
+    skill_list: SkillList | None = None,
+    stress_style: StressStyle = StressStyle.CONDENSED,
+    npc_kind: NpcKind | None = None,
+) -> Character:
+    """A blank PC (or major NPC) with stress and consequence slots derived from its skills."""
+    base = Character(
+        name=clean_text(name, "name", NAME_MAX), stress_style=stress_style, npc_kind=npc_kind
+    )
+    return base.set_skills(dict(skills or {}), skill_list)
+
+
+def new_minor_npc(
+    name: str,
+    aspects: list[str],
+    skills: Mapping[str, int],
+    stress_boxes: int = 0,
+    stunt: Stunt | None = None,
+    skill_list: SkillList | None = None,
+) -> Character:
+    """A minor NPC: one or two aspects, one or two skills, 0-3 stress boxes, no consequences."""
+    npc = Character(name=clean_text(name, "name", NAME_MAX), npc_kind=NpcKind.MINOR, refresh=0)
+    npc = npc.model_copy(update={"fate_points": 0})
+    for text in aspects:
+        npc = npc.set_aspect(AspectKind.FREE, text)
+    npc = npc.set_skills(dict(skills), skill_list)
+    if not 0 <= stress_boxes <= 3:
+        raise SheetError("A minor NPC has zero to three stress boxes.")
+    if stress_boxes:
+        npc = npc.add_track(npc_stress_track(stress_boxes))
+    if stunt is not None:
+        npc = npc.add_stunt(stunt)
+    check_npc(npc)
+    return npc
+
+
+def check_npc(character: Character) -> None:
+    """NPC limits: minor NPCs are small; major NPCs and monsters have no starting limits."""
+    if character.npc_kind is not NpcKind.MINOR:
+        return
+    if not 1 <= len(character.aspects) <= 2:
+        raise SheetError("A minor NPC has one or two aspects - usually just what they are.")
+    rated = [k for k, v in character.skills.items() if v != 0]
+    if not 1 <= len(rated) <= 2:
+        raise SheetError("A minor NPC has one or two skills that say what they are good at.")
+    boxes = sum(len(t.boxes) for t in character.tracks_of(TrackKind.STRESS))
+    if boxes > 3:
+        raise SheetError("A minor NPC has at most three stress boxes.")
+    if character.tracks_of(TrackKind.CONSEQUENCE):
+        raise SheetError("Minor NPCs take no consequences; a big hit simply takes them out.")
+    if len(character.stunts) > 1:
+        raise SheetError("A minor NPC has at most one stunt.")
+
+
+def make_npc(character: Character, kind: NpcKind) -> Character:
+    """Turn a sheet into an NPC of `kind` (minor NPCs lose consequence slots)."""
+
+    def mutate(c: Character) -> None:
+        c.npc_kind = kind
+        if kind is NpcKind.MINOR:
+            c.tracks = [t for t in c.tracks if t.kind is not TrackKind.CONSEQUENCE]
+
+    result = character._evolve(mutate)
+    check_npc(result)
+    return result
+
+
+# ----- mantles -----
+
+
+def apply_mantle(
+    character: Character,
+    core_stunts: list[Stunt],
+    conditions: list[Track],
+    mantle_name: str | None = None,
+) -> Character:
+    """Add a mantle's core stunts (free, marked core) and its conditions to a sheet."""
+    result = character
+    if mantle_name is not None:
+        name = clean_text(mantle_name, "mantle name", NAME_MAX)
+        result = result._evolve(lambda c: setattr(c, "mantle", name))
+    for stunt in core_stunts:
+        result = result.add_stunt(stunt.model_copy(update={"core": True, "cost": 0}))
+    for track in conditions:
+        result = result.add_track(track)
+    return result
+
+
+# ----- DFC creation order as a resumable draft -----
+
+
+class CreationStep(StrEnum):
+    MANTLE = "mantle"
+    ASPECTS = "aspects"
+    SKILLS = "skills"
+    NAME = "name"
+    REFRESH = "refresh"
+    STUNTS = "stunts"
+    EXTRA_STUNTS = "extra stunts"
+    STRESS = "stress"
+    RELATIONSHIP = "relationship"
+    DONE = "done"
+
+
+CREATION_ORDER: list[CreationStep] = list(CreationStep)
+
+
+class CreationDraft(BaseModel):
+    """A character being built in the seed's DFC order; JSON-serialisable to resume later.
+
+    Each step method validates, stores, and moves to the next step, returning a new draft.
+    A step may be redone while the draft is past it (the flow is then resumed from there).
+    """
+
+    step: CreationStep = CreationStep.MANTLE
+    stress_style: StressStyle = StressStyle.CONDENSED
+    mantle: str | None = None
+    mantle_stunts: list[Stunt] = Field(default_factory=list, max_length=MAX_STUNTS)
+    mantle_conditions: list[Track] = Field(default_factory=list, max_length=MAX_TRACKS)
+    high_concept: str | None = None
+    trouble: str | None = None
+    free_aspects: list[str] = Field(default_factory=list, max_length=MAX_FREE_ASPECTS)
+    skills: dict[str, int] = Field(default_factory=dict, max_length=MAX_SKILLS)
+    name: str | None = None
+    description: str = ""
+    refresh: int = STARTING_REFRESH
+    free_stunts: list[Stunt] = Field(default_factory=list, max_length=FREE_STUNTS)
+    extra_stunts: list[Stunt] = Field(default_factory=list, max_length=STARTING_REFRESH)
+    relationship: str | None = None
+
+    def _at_least(self, step: CreationStep) -> None:
+        if CREATION_ORDER.index(self.step) < CREATION_ORDER.index(step):
+            raise SheetError(f"Finish the {self.step.value} step first.")
+
+    def _advance(self, done: CreationStep, **changes: Any) -> CreationDraft:
+        next_step = CREATION_ORDER[CREATION_ORDER.index(done) + 1]
+        current = CREATION_ORDER.index(self.step)
+        step = next_step if CREATION_ORDER.index(next_step) > current else self.step
+        return self.model_copy(update={**changes, "step": step}, deep=True)
+
+    @property
+    def free_stunt_count(self) -> int:
+        """DFC: one free additional stunt beside the mantle's core stunts; plain Fate: three."""
+        return 1 if self.mantle else FREE_STUNTS
+
+    def choose_mantle(
+        self,
+        name: str | None,
+        core_stunts: list[Stunt] | None = None,
+        conditions: list[Track] | None = None,
+    ) -> CreationDraft:
+        mantle = clean_text(name, "mantle name", NAME_MAX) if name else None
+        return self._advance(
+            CreationStep.MANTLE,
+            mantle=mantle,
+            mantle_stunts=[
+                s.model_copy(update={"core": True, "cost": 0}) for s in core_stunts or []
+            ],
+            mantle_conditions=list(conditions or []),
+        )
+
+    def set_aspects(
+        self, high_concept: str, trouble: str, free_aspects: list[str] | None = None
+    ) -> CreationDraft:
+        self._at_least(CreationStep.ASPECTS)
+        frees = [clean_text(t, "free aspect", ASPECT_MAX) for t in free_aspects or [] if t.strip()]
+        if len(frees) > MAX_FREE_ASPECTS:
+            raise SheetError("A character has two free aspects at most.")
+        texts = [
+            clean_text(high_concept, "high concept", ASPECT_MAX),
+            clean_text(trouble, "trouble", ASPECT_MAX),
+        ]
+        all_texts = [t.casefold() for t in texts + frees]
+        if len(set(all_texts)) != len(all_texts):
+            raise SheetError("Two of the aspects are the same; make each one say something new.")
+        return self._advance(
+            CreationStep.ASPECTS, high_concept=texts[0], trouble=texts[1], free_aspects=frees
+        )
+
+    def set_skills(
+        self, ratings: Mapping[str, int], skills: SkillList | None = None
+    ) -> CreationDraft:
+        self._at_least(CreationStep.SKILLS)
+        skills = skills or default_skills()
+        resolved = {skills.resolve(n): r for n, r in ratings.items() if r != 0}
+        check_pyramid(resolved, skills)
+        return self._advance(CreationStep.SKILLS, skills=resolved)
+
+    def set_name(self, name: str, description: str = "") -> CreationDraft:
+        self._at_least(CreationStep.NAME)
+        return self._advance(
+            CreationStep.NAME,
+            name=clean_text(name, "name", NAME_MAX),
+            description=clean_block(description, "description", DESCRIPTION_MAX),
+        )
+
+    def confirm_refresh(self) -> CreationDraft:
+        self._at_least(CreationStep.REFRESH)
+        return self._advance(CreationStep.REFRESH, refresh=STARTING_REFRESH)
+
+    def choose_stunts(self, stunts: list[Stunt]) -> CreationDraft:
+        """The free stunt(s): one beside a mantle's core stunts, three without a mantle."""
+        self._at_least(CreationStep.STUNTS)
+        if len(stunts) > self.free_stunt_count:
+            raise SheetError(
+                f"You get {self.free_stunt_count} free stunt"
+                f"{'s' if self.free_stunt_count > 1 else ''} here; buy more in the next step."
+            )
+        self._check_unique(stunts, self.mantle_stunts)
+        return self._advance(
+            CreationStep.STUNTS,
+            free_stunts=[s.model_copy(update={"cost": 0, "core": False}) for s in stunts],
+            extra_stunts=[],
+            refresh=STARTING_REFRESH,
+        )
+
+    def buy_stunts(self, stunts: list[Stunt]) -> CreationDraft:
+        """Optional extra stunts at 1 refresh each; refresh never drops below 1."""
+        self._at_least(CreationStep.EXTRA_STUNTS)
+        if STARTING_REFRESH - len(stunts) < MIN_PC_REFRESH:
+            raise SheetError(
+                f"Each extra stunt costs 1 refresh and refresh can never drop below 1, "
+                f"so you can buy at most {STARTING_REFRESH - MIN_PC_REFRESH}."
+            )
+        self._check_unique(stunts, self.mantle_stunts + self.free_stunts)
+        return self._advance(
+            CreationStep.EXTRA_STUNTS,
+            extra_stunts=[s.model_copy(update={"cost": 1, "core": False}) for s in stunts],
+            refresh=STARTING_REFRESH - len(stunts),
+        )
+
+    @staticmethod
+    def _check_unique(new: list[Stunt], existing: list[Stunt]) -> None:
+        names = [s.name.casefold() for s in existing + new]
+        if len(names) != len(set(names)):
+            raise SheetError("Two stunts share a name; give each stunt its own name.")
+
+    def preview_tracks(self) -> list[Track]:
+        """Stress, consequence slots and mantle conditions as they will be on the sheet."""
+        physique = self.skills.get(HARM_SKILL[PHYSICAL], 0)
+        will = self.skills.get(HARM_SKILL[MENTAL], 0)
+        tracks = recompute_tracks([], physique, will, self.stress_style)
+        return tracks + [t.model_copy(deep=True) for t in self.mantle_conditions]
+
+    def confirm_stress(self) -> CreationDraft:
+        self._at_least(CreationStep.STRESS)
+        return self._advance(CreationStep.STRESS)
+
+    def set_relationship(
+        self, relationship: str | None, more_free_aspects: list[str] | None = None
+    ) -> CreationDraft:
+        """The relationship aspect (may wait until later) and any free aspects left open."""
+        self._at_least(CreationStep.RELATIONSHIP)
+        text = clean_text(relationship, "relationship", ASPECT_MAX) if relationship else None
+        frees = self.free_aspects + [
+            clean_text(t, "free aspect", ASPECT_MAX) for t in more_free_aspects or [] if t.strip()
+        ]
+        if len(frees) > MAX_FREE_ASPECTS:
+            raise SheetError("A character has two free aspects at most.")
+        return self._advance(CreationStep.RELATIONSHIP, relationship=text, free_aspects=frees)
+
+    def validate_step(self, step: CreationStep | None = None) -> list[str]:
+        """Problems that keep `step` (default: every step before the current one) from being
+        complete; an empty list means it is fine."""
+        steps = [step] if step else CREATION_ORDER[: CREATION_ORDER.index(self.step)]
+        problems: list[str] = []
+        for current in steps:
+            if current is CreationStep.ASPECTS and not (self.high_concept and self.trouble):
+                problems.append("Write a high concept and a trouble.")
+            elif current is CreationStep.SKILLS:
+                try:
+                    check_pyramid(self.skills)
+                except RuleError as error:
+                    problems.append(str(error))
+            elif current is CreationStep.NAME and not self.name:
+                problems.append("Give the character a name.")
+            elif current is CreationStep.EXTRA_STUNTS and self.refresh < MIN_PC_REFRESH:
+                problems.append("Refresh can never drop below 1.")
+        return problems
+
+    def finish(self, skills: SkillList | None = None) -> Character:
+        """The finished Character. Every step must have been done."""
+        if self.step is not CreationStep.DONE:
+            raise SheetError(f"The character is not finished; the next step is {self.step.value}.")
+        problems = self.validate_step(CreationStep.SKILLS) if skills is None else []
+        if skills is not None:
+            check_pyramid(self.skills, skills)
+        problems += [p for s in CREATION_ORDER[:-1] for p in self.validate_step(s)]
+        if problems:
+            raise SheetError(problems[0])
+        assert self.name and self.high_concept and self.trouble
+        aspects = [
+            Aspect(kind=AspectKind.HIGH_CONCEPT, text=self.high_concept),
+            Aspect(kind=AspectKind.TROUBLE, text=self.trouble),
+        ]
+        if self.relationship:
+            aspects.append(Aspect(kind=AspectKind.RELATIONSHIP, text=self.relationship))
+        aspects += [Aspect(kind=AspectKind.FREE, text=t) for t in self.free_aspects]
+        try:
+            return Character(
+                name=self.name,
+                description=self.description,
+                mantle=self.mantle,
+                aspects=aspects,
+                skills=dict(self.skills),
+                stunts=self.mantle_stunts + self.free_stunts + self.extra_stunts,
+                refresh=self.refresh,
+                fate_points=self.refresh,
+                free_stunts=self.free_stunt_count,
+                stress_style=self.stress_style,
+                tracks=self.preview_tracks(),
+            )
+        except ValidationError as error:
+            raise _validation_to_rule_error(error) from None
+
+
+__all__ = [
+    "MILD",
+    "MODERATE",
+    "SEVERE",
+    "Aspect",
+    "AspectKind",
+    "Character",
+    "CreationDraft",
+    "CreationStep",
+    "NpcKind",
+    "SheetError",
+    "apply_mantle",
+    "check_npc",
+    "condition_track",
+    "make_npc",
+    "new_character",
+    "new_minor_npc",
+    "npc_stress_track",
+]
