@@ -1,0 +1,383 @@
+"""Recovering from consequences and conditions, and the session/arc milestones.
+
+Tracks only say whether recovery has started (`healing`); how long is left lives in a small
+`RecoveryState` per character that the service stores next to the sheet.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from bot.errors import RuleError
+from bot.fate.aspects import MAX_ASPECT_TEXT, Event, OutcomeKind, classify
+from bot.fate.tracks import Box, Recovery, Track, TrackKind
+
+LASTING_RECOVERY_DIFFICULTY = 4  # Great (+4) overcome before a lasting condition starts healing
+SELF_TREATMENT_PENALTY = 2
+
+
+class RecoveryError(RuleError):
+    """A recovery step the rules do not allow."""
+
+
+class Severity(StrEnum):
+    MILD = "mild"
+    MODERATE = "moderate"
+    SEVERE = "severe"
+
+
+TREATMENT_DIFFICULTY = {Severity.MILD: 2, Severity.MODERATE: 4, Severity.SEVERE: 6}
+
+
+def severity_of(track: Track) -> Severity:
+    if track.kind is not TrackKind.CONSEQUENCE:
+        raise RecoveryError(f"{track.label} is not a consequence.")
+    if track.absorb <= 2:
+        return Severity.MILD
+    if track.absorb <= 4:
+        return Severity.MODERATE
+    return Severity.SEVERE
+
+
+def treatment_difficulty(severity: Severity, treating_self: bool = False) -> int:
+    """Fair / Great / Fantastic for mild / moderate / severe; two harder on yourself."""
+    return TREATMENT_DIFFICULTY[severity] + (SELF_TREATMENT_PENALTY if treating_self else 0)
+
+
+class HealingClock(BaseModel):
+    track_key: str
+    scene_ends_left: int = 0  # mild: one full scene after treatment
+    session_ends_left: int = 0  # moderate, lasting conditions: one full session
+    needs_major_milestone: bool = False  # severe
+
+
+class RecoveryState(BaseModel):
+    clocks: list[HealingClock] = Field(default_factory=list)
+
+
+def _find(tracks: list[Track], key: str) -> Track:
+    for track in tracks:
+        if track.key == key:
+            return track
+    raise RecoveryError(f"There is no track called '{key}'.")
+
+
+def _replace(tracks: list[Track], new: Track) -> list[Track]:
+    return [new if t.key == new.key else t for t in tracks]
+
+
+def _full_periods(during: bool) -> int:
+    """The period in progress does not count as a full one."""
+    return 2 if during else 1
+
+
+def treat(
+    tracks: list[Track],
+    state: RecoveryState,
+    track_key: str,
+    *,
+    effort: int,
+    healing_text: str,
+    treating_self: bool = False,
+    during_scene: bool = True,
+    during_session: bool = True,
+) -> tuple[list[Track], RecoveryState, list[Event]]:
+    """The treatment overcome roll. On success the consequence is renamed and starts healing."""
+    track = _find(tracks, track_key)
+    severity = severity_of(track)
+    if track.is_free:
+        raise RecoveryError(f"{track.label} holds no consequence to treat.")
+    if track.healing:
+        raise RecoveryError(f"{track.aspect or track.label} is already healing.")
+    text = " ".join(healing_text.split())
+    if not text or len(text) > MAX_ASPECT_TEXT:
+        raise RecoveryError(f"Give the healing form a name of 1 to {MAX_ASPECT_TEXT} characters.")
+    difficulty = treatment_difficulty(severity, treating_self)
+    outcome = classify(effort, difficulty)
+    if outcome in (OutcomeKind.FAIL, OutcomeKind.TIE):
+        return (
+            tracks,
+            state,
+            [
+                Event(
+                    kind="treatment_failed",
+                    text="The treatment does not take; recovery has not started.",
+                    data={"difficulty": difficulty, "effort": effort},
+                )
+            ],
+        )
+    clock = HealingClock(track_key=track_key)
+    if severity is Severity.MILD:
+        clock.scene_ends_left = _full_periods(during_scene)
+    elif severity is Severity.MODERATE:
+        clock.session_ends_left = _full_periods(during_session)
+    else:
+        clock.needs_major_milestone = True
+    healed = track.model_copy(update={"aspect": text, "healing": True})
+    clocks = [c for c in state.clocks if c.track_key != track_key] + [clock]
+    return (
+        _replace(tracks, healed),
+        RecoveryState(clocks=clocks),
+        [
+            Event(
+                kind="treatment_succeeded",
+                text=f"Treated: now {text}.",
+                data={"difficulty": difficulty, "effort": effort, "severity": severity.value},
+            )
+        ],
+    )
+
+
+def _clear(track: Track) -> Track:
+    return track.model_copy(
+        update={
+            "boxes": [Box(value=b.value) for b in track.boxes],
+            "aspect": None,
+            "healing": False,
+        }
+    )
+
+
+def _tick(
+    tracks: list[Track], state: RecoveryState, field: str
+) -> tuple[list[Track], RecoveryState, list[Event]]:
+    events: list[Event] = []
+    clocks: list[HealingClock] = []
+    for clock in state.clocks:
+        left = getattr(clock, field)
+        if left <= 0:
+            clocks.append(clock)
+            continue
+        clock = clock.model_copy(update={field: left - 1})
+        if left - 1 > 0:
+            clocks.append(clock)
+            continue
+        track = _find(tracks, clock.track_key)
+        tracks = _replace(tracks, _clear(track))
+        events.append(
+            Event(
+                kind="recovered",
+                text=f"{track.aspect or track.label} has cleared.",
+                data={"track": track.key},
+            )
+        )
+    return tracks, RecoveryState(clocks=clocks), events
+
+
+def after_scene(
+    tracks: list[Track], state: RecoveryState
+) -> tuple[list[Track], RecoveryState, list[Event]]:
+    """Scene end: treated mild consequences count a full scene."""
+    return _tick(tracks, state, "scene_ends_left")
+
+
+def after_session(
+    tracks: list[Track], state: RecoveryState
+) -> tuple[list[Track], RecoveryState, list[Event]]:
+    """Session end: treated moderate consequences and healing lasting conditions count a session."""
+    return _tick(tracks, state, "session_ends_left")
+
+
+def after_major_milestone(
+    tracks: list[Track], state: RecoveryState, renames: dict[str, str] | None = None
+) -> tuple[list[Track], RecoveryState, list[Event]]:
+    """A major milestone clears everything already healing (moderate and severe).
+
+    Moderate and severe consequences not yet healing may begin recovery: pass their new names
+    in `renames` (track key -> healing text). They then clear at the next major milestone
+    (moderate ones sooner, after a full session).
+    """
+    events: list[Event] = []
+    healing_keys = {c.track_key for c in state.clocks}
+    kept: list[HealingClock] = []
+    for clock in state.clocks:
+        track = _find(tracks, clock.track_key)
+        if clock.needs_major_milestone or (
+            track.kind is TrackKind.CONSEQUENCE and severity_of(track) is Severity.MODERATE
+        ):
+            tracks = _replace(tracks, _clear(track))
+            events.append(
+                Event(
+                    kind="recovered",
+                    text=f"{track.aspect or track.label} has cleared.",
+                    data={"track": track.key},
+                )
+            )
+        else:
+            kept.append(clock)
+    for key, text in (renames or {}).items():
+        track = _find(tracks, key)
+        if key in healing_keys or track.is_free or severity_of(track) is Severity.MILD:
+            raise RecoveryError(f"{track.label} cannot begin recovery at this milestone.")
+        clean = " ".join(text.split())
+        if not clean or len(clean) > MAX_ASPECT_TEXT:
+            raise RecoveryError(
+                f"Give the healing form a name of 1 to {MAX_ASPECT_TEXT} characters."
+            )
+        tracks = _replace(tracks, track.model_copy(update={"aspect": clean, "healing": True}))
+        severe = severity_of(track) is Severity.SEVERE
+        kept.append(
+            HealingClock(
+                track_key=key, session_ends_left=0 if severe else 1, needs_major_milestone=severe
+            )
+        )
+        events.append(Event(kind="recovery_started", text=f"Now {clean}.", data={"track": key}))
+    return tracks, RecoveryState(clocks=kept), events
+
+
+# --- conditions -----------------------------------------------------------------------
+
+
+def begin_lasting_recovery(
+    tracks: list[Track],
+    state: RecoveryState,
+    track_key: str,
+    *,
+    effort: int,
+    during_session: bool = True,
+) -> tuple[list[Track], RecoveryState, list[Event]]:
+    """Lasting condition: a Great (+4) overcome; one box goes now, the other after a session."""
+    track = _find(tracks, track_key)
+    if track.kind is not TrackKind.CONDITION or track.recovery is not Recovery.LASTING:
+        raise RecoveryError(f"{track.label} is not a lasting condition.")
+    if track.healing or track.is_free:
+        raise RecoveryError(f"{track.label} is not waiting to start recovery.")
+    if classify(effort, LASTING_RECOVERY_DIFFICULTY) in (OutcomeKind.FAIL, OutcomeKind.TIE):
+        return (
+            tracks,
+            state,
+            [
+                Event(
+                    kind="treatment_failed",
+                    text="Recovery has not started.",
+                    data={"effort": effort},
+                )
+            ],
+        )
+    boxes = list(track.boxes)
+    first_marked = next(i for i, b in enumerate(boxes) if b.marked)
+    boxes[first_marked] = Box(value=boxes[first_marked].value)
+    clock = HealingClock(track_key=track_key, session_ends_left=_full_periods(during_session))
+    healing = track.model_copy(update={"boxes": boxes, "healing": True})
+    return (
+        _replace(tracks, healing),
+        RecoveryState(clocks=[*state.clocks, clock]),
+        [
+            Event(
+                kind="recovery_started",
+                text=f"{track.label} starts to heal.",
+                data={"track": track_key},
+            )
+        ],
+    )
+
+
+def can_take_condition(track: Track) -> bool:
+    """A lasting condition can only be taken again when all its boxes are empty."""
+    return track.is_free
+
+
+def clear_condition(tracks: list[Track], track_key: str) -> tuple[list[Track], list[Event]]:
+    """A sticky condition clears when the story fixes it (sleep, a good meal): the GM says so."""
+    track = _find(tracks, track_key)
+    if track.kind is not TrackKind.CONDITION:
+        raise RecoveryError(f"{track.label} is not a condition.")
+    return _replace(tracks, _clear(track)), [
+        Event(kind="recovered", text=f"{track.label} has cleared.", data={"track": track_key})
+    ]
+
+
+# --- sessions, arcs, milestones ------------------------------------------------------------
+
+
+class MilestoneKind(StrEnum):
+    MINOR = "minor"  # end of a session: move things around
+    MAJOR = "major"  # end of an arc: grow
+
+
+MINOR_MILESTONE_OPTIONS = (
+    "Swap the ratings of two skills, or trade an Average (+1) skill for one not on the sheet.",
+    "Rewrite one stunt.",
+    "Buy a new stunt for 1 refresh (refresh cannot drop below 1).",
+    "Rewrite one aspect other than the high concept.",
+)
+MAJOR_MILESTONE_EXTRAS = (
+    "One choice from the minor milestone list.",
+    "Rewrite the high concept if you like.",
+    "Start recovery on moderate or severe consequences; clear those already recovering.",
+    "Raise one skill by one step, keeping the skill columns valid.",
+)
+MIN_REFRESH = 1
+
+
+class MilestoneGrant(BaseModel):
+    character_id: str
+    kind: MilestoneKind
+    session: int
+    used: bool = False
+
+
+class Campaign(BaseModel):
+    """Session and arc counters with the milestones handed out and not yet used."""
+
+    session_number: int = 0
+    arc_number: int = 1
+    in_session: bool = False
+    grants: list[MilestoneGrant] = Field(default_factory=list)
+
+
+def start_session(campaign: Campaign) -> tuple[Campaign, list[Event]]:
+    if campaign.in_session:
+        raise RecoveryError("A session is already running; end it with /session end first.")
+    number = campaign.session_number + 1
+    return campaign.model_copy(update={"session_number": number, "in_session": True}), [
+        Event(
+            kind="session_started",
+            text=f"Session {number} starts; everyone refreshes.",
+            data={"session": number},
+        )
+    ]
+
+
+def end_session(campaign: Campaign, pc_ids: list[str]) -> tuple[Campaign, list[Event]]:
+    """Each PC earns a minor milestone."""
+    if not campaign.in_session:
+        raise RecoveryError("No session is running; start one with /session start.")
+    grants = [
+        MilestoneGrant(character_id=pc, kind=MilestoneKind.MINOR, session=campaign.session_number)
+        for pc in pc_ids
+    ]
+    return campaign.model_copy(
+        update={"in_session": False, "grants": [*campaign.grants, *grants]}
+    ), [Event(kind="minor_milestone", text=f"{len(grants)} character(s) earn a minor milestone.")]
+
+
+def end_arc(campaign: Campaign, pc_ids: list[str]) -> tuple[Campaign, list[Event]]:
+    """The GM closes an arc: each PC earns a major milestone."""
+    grants = [
+        MilestoneGrant(character_id=pc, kind=MilestoneKind.MAJOR, session=campaign.session_number)
+        for pc in pc_ids
+    ]
+    return campaign.model_copy(
+        update={"arc_number": campaign.arc_number + 1, "grants": [*campaign.grants, *grants]}
+    ), [
+        Event(
+            kind="major_milestone",
+            text=f"The arc ends; {len(grants)} character(s) earn a major milestone.",
+        )
+    ]
+
+
+def unused_milestones(campaign: Campaign) -> list[MilestoneGrant]:
+    return [g for g in campaign.grants if not g.used]
+
+
+def use_milestone(campaign: Campaign, character_id: str, kind: MilestoneKind) -> Campaign:
+    for index, grant in enumerate(campaign.grants):
+        if grant.character_id == character_id and grant.kind is kind and not grant.used:
+            grants = list(campaign.grants)
+            grants[index] = grant.model_copy(update={"used": True})
+            return campaign.model_copy(update={"grants": grants})
+    raise RecoveryError(f"There is no unused {kind.value} milestone for that character.")
