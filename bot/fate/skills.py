@@ -182,10 +182,15 @@ def column_violation(ratings: Mapping[str, int], list_size: int | None = None) -
         else:
             below = counts.get(rating - 1, 0)
         if above > below:
+            fix = (
+                f"Raise a skill to {describe(rating - 1)} first."
+                if rating > 1
+                else "Lower one of them, or add skills to the list."
+            )
             return (
                 f"{describe(rating)} holds {above} skill{'s' if above != 1 else ''} but "
                 f"{describe(rating - 1)} below it holds only {below}; no rank may hold more "
-                f"skills than the rank below it. Raise a skill to {describe(rating - 1)} first."
+                f"skills than the rank below it. {fix}"
             )
     return None
 
