@@ -382,3 +382,42 @@ def test_paid_invokes_never_repeat_an_aspect(keys: list[str], paid: list[bool]) 
     paid_keys = [i.aspect_key for i in roll.invokes if i.payment is Payment.FATE_POINT]
     assert len(paid_keys) == len(set(paid_keys))
     assert roll.effort() == 2 + 2 * len(roll.invokes)
+
+
+def test_seed_example_ghoul_attack_against_charles_defence() -> None:
+    # Ghoul: Fair (+2) Fight, [0][0][+][+] -> Great (+4). Charles: Good (+3) Athletics,
+    # [0][0][0][-] -> Fair (+2). Charles must absorb two shifts.
+    ghoul = Roll(roller=Roller(name="Ghoul"), skill="Fight", skill_rating=2, dice=[0, 0, 1, 1])
+    charles = Roll(
+        roller=Roller(name="Charles"), skill="Athletics", skill_rating=3, dice=[0, 0, 0, -1]
+    )
+    assert (ghoul.effort(), charles.effort()) == (4, 2)
+    result = compare_rolls(ghoul, charles)
+    assert result.shifts == 2 and result.kind.value == "success"
+    # an invoke on the defending roll changes the comparison: each side has its own invokes
+    charles, _ = apply_invoke(
+        charles,
+        random.Random(0),
+        invoker_id=5,
+        invoker_name="Charles",
+        aspect_key="quick",
+        aspect_name="Quick on My Feet",
+        mode=InvokeMode.BONUS,
+        payment=Payment.FREE_INVOKE,
+    )
+    assert compare_rolls(ghoul, charles).kind.value == "tie"
+
+
+def test_seed_example_ethans_molotov() -> None:
+    # Average (+1) Crafts, [0][+][+][+] -> Great (+4) against Good (+3): success.
+    ethan = Roll(
+        roller=Roller(name="Ethan"),
+        skill="Crafts",
+        skill_rating=1,
+        dice=[0, 1, 1, 1],
+        difficulty=3,
+        action=Action.CREATE_ADVANTAGE,
+    )
+    result = ethan.result()
+    assert result is not None and result.kind.value == "success" and result.shifts == 1
+    assert ethan.extra_free_invokes() == 0  # no scale in play
