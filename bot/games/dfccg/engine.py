@@ -1,0 +1,1049 @@
+"""The Dresden Files Cooperative Card Game as a pure engine (see bot/games/base.py)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from bot.errors import RuleError
+from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
+from bot.games.dfccg.cards import (
+    ACTION_TARGET,
+    TOKEN_OF,
+    ActionCard,
+    AddTokens,
+    BookCard,
+    Character,
+    Dice,
+    Draw,
+    Effect,
+    GainFate,
+    MoveCard,
+    RemoveCard,
+    Selector,
+    ShowdownCard,
+)
+from bot.games.dfccg.packs import Library, card_index, load_library
+from bot.games.dfccg.state import (
+    FATE_SUPPLY,
+    HAND_SIZE,
+    STARTING_FATE,
+    BookSlot,
+    CardRef,
+    Decision,
+    DfOptions,
+    DfState,
+    Job,
+    Tableau,
+)
+
+SIDE_JOBS = "side-jobs"
+# Two Fate dice (sorted high to low) -> Cases, Foes, Obstacles, Advantages.
+SIDE_JOBS_TABLE: dict[tuple[int, int], tuple[int, int, int, int]] = {
+    (1, 1): (2, 6, 0, 4),
+    (1, 0): (3, 5, 1, 3),
+    (1, -1): (4, 4, 2, 2),
+    (0, 0): (5, 3, 3, 1),
+    (0, -1): (5, 5, 1, 1),
+    (-1, -1): (3, 3, 3, 3),
+}
+FACE = {1: "+", 0: "blank", -1: "-"}
+
+
+class DfRuleError(RuleError):
+    """A move the Dresden Files card game rules do not allow."""
+
+
+class _Context:
+    """Mutable working copy of a state during one apply call, with its events and dice."""
+
+    def __init__(self, state: DfState, rng: random.Random, cards: dict[str, Any]) -> None:
+        self.s = state
+        self.rng = rng
+        self.cards = cards
+        self.events: list[GameEvent] = []
+
+    # -- helpers ---------------------------------------------------------------------------
+    def say(self, text: str, kind: str = "info", **data: Any) -> None:
+        self.events.append(GameEvent(text=text, kind=kind, data=data))
+
+    def whisper(self, seat: str, text: str, kind: str = "private") -> None:
+        self.events.append(GameEvent(text=text, kind=kind, public=False, audience=[seat]))
+
+    def book(self, slot_or_id: BookSlot | str) -> BookCard:
+        card_id = slot_or_id.card_id if isinstance(slot_or_id, BookSlot) else slot_or_id
+        card = self.cards[card_id]
+        assert isinstance(card, BookCard)
+        return card
+
+    def slots(self) -> Iterator[tuple[int, int, BookSlot]]:
+        for row_index, row in enumerate(self.s.rows):
+            for position, slot in enumerate(row):
+                yield row_index, position, slot
+
+    def find(self, uid: str) -> tuple[int, int, BookSlot] | None:
+        return next((t for t in self.slots() if t[2].uid == uid), None)
+
+    def has_harry(self, tableau: int | None) -> bool:
+        return tableau is not None and "harry" in self.s.tableaux[tableau].characters
+
+    def scope_applies(self, scope: str, tableau: int | None) -> bool:
+        if scope == "all":
+            return True
+        harry = self.has_harry(tableau)
+        return harry if scope == "harry" else not harry
+
+    def passives(self, lingering: list[str] | None = None) -> Iterator[tuple[BookCard, Effect]]:
+        """Passive effects of Book cards in the rows (plus Obstacles still lingering)."""
+        ids = [slot.card_id for _, _, slot in self.slots()] + list(lingering or [])
+        for job in self.s.jobs[:1]:
+            ids += job.lingering
+        for card_id in ids:
+            card = self.book(card_id)
+            for effect in card.passive:
+                yield card, effect
+
+    # -- dice --------------------------------------------------------------------------------
+    def roll(self, value: Dice, roll_kind: str, tableau: int | None) -> tuple[int, str]:
+        if not value.dice:
+            return value.base, ""
+        faces = [self.rng.choice((-1, 0, 1)) for _ in range(value.dice)]
+        for _card, effect in self.passives():
+            if effect.kind == "dice_face" and roll_kind in effect.rolls:
+                if self.scope_applies(effect.characters, tableau):
+                    faces = [effect.to_face if f == effect.from_face else f for f in faces]
+        shown = " ".join(FACE[f] for f in faces)
+        return value.base + sum(faces), f" (rolled {shown})"
+
+    # -- restrictions ------------------------------------------------------------------------
+    def matches(self, selector: Selector, slot: BookSlot, amount: int = 0) -> bool:
+        card = self.book(slot)
+        if selector.types and card.type not in selector.types:
+            return False
+        if selector.link and selector.link not in card.links_in:
+            return False
+        if selector.name_contains and selector.name_contains.lower() not in card.name.lower():
+            return False
+        if selector.condition == "no_tokens" and slot.tokens:
+            return False
+        if selector.condition == "has_tokens" and not slot.tokens:
+            return False
+        if selector.condition == "would_remove":
+            return card.value is not None and card.value - slot.tokens <= amount
+        return True
+
+    def can_receive(self, slot: BookSlot) -> bool:
+        card = self.book(slot)
+        token = TOKEN_OF.get(card.type)
+        if token is None:
+            return False
+        blocked = "receive_hits" if token == "hit" else "receive_clues"
+        for _source, effect in self.passives():
+            if effect.kind == "restrict" and effect.what == blocked and effect.target:
+                if self.matches(effect.target, slot):
+                    return False
+        return True
+
+    def action_blocked(self, action: str, tableau: int, slot: BookSlot | None) -> bool:
+        for _source, effect in self.passives():
+            if effect.kind != "restrict" or effect.what != action:
+                continue
+            if not self.scope_applies(effect.characters, tableau):
+                continue
+            if effect.target is None or (slot is not None and self.matches(effect.target, slot)):
+                return True
+        return False
+
+    # -- targets -----------------------------------------------------------------------------
+    def candidates(self, effect: Effect, job: Job, amount: int = 0) -> list[list[str]]:
+        """Possible target groups of an effect (each option is a list of card uids)."""
+        if not isinstance(effect, AddTokens | RemoveCard | MoveCard):
+            return []
+        selector = effect.target
+        if selector.pick == "same":
+            return [[u for u in job.targets if self.find(u)]]
+        if selector.pick == "self":
+            return [[job.source_book]] if job.source_book and self.find(job.source_book) else []
+
+        def usable(slot: BookSlot) -> bool:
+            if isinstance(effect, AddTokens):
+                return self.can_receive(slot)
+            if isinstance(effect, RemoveCard):
+                action = "overcome" if self.book(slot).type == "obstacle" else "advantage"
+                return not self.action_blocked(action, job.tableau, slot)
+            return True
+
+        def reachable(position: int) -> bool:
+            return not selector.within_range or job.unlimited or position < job.reach
+
+        matching = [
+            (r, p, s)
+            for r, p, s in self.slots()
+            if reachable(p) and self.matches(selector, s, amount)
+        ]
+        if selector.pick in ("shortest", "longest"):
+            # A position: if the card there is restricted, the effect cannot be used on it.
+            if not matching:
+                return []
+            best = min(p for _, p, _ in matching) if selector.pick == "shortest" else None
+            if best is None:
+                best = max(p for _, p, _ in matching)
+            return [[s.uid] for _, p, s in matching if p == best and usable(s)]
+        targets = [(r, s) for r, _, s in matching if usable(s)]
+        if selector.pick == "all":
+            return [[s.uid for _, s in targets]] if targets else []
+        if selector.pick == "row":
+            groups = [[s.uid for r, s in targets if r == row] for row in (0, 1)]
+            return [g for g in groups if g]
+        return [[s.uid] for _, s in targets]
+
+    # -- token and removal bookkeeping -----------------------------------------------------
+    def add_tokens(self, uid: str, amount: int, source: str) -> None:
+        found = self.find(uid)
+        if found is None or amount <= 0:
+            return
+        _, _, slot = found
+        card = self.book(slot)
+        supply = "hit_supply" if card.type == "foe" else "clue_supply"
+        amount = min(amount, getattr(self.s, supply))
+        if amount <= 0:
+            return
+        setattr(self.s, supply, getattr(self.s, supply) - amount)
+        slot.tokens += amount
+        noun = "Hit" if card.type == "foe" else "Clue"
+        plural = "" if amount == 1 else "s"
+        self.say(f"{source}: {amount} {noun}{plural} on {card.name} ({slot.tokens}/{card.value}).")
+
+    def remove(self, uid: str, tableau: int, reason: str) -> None:
+        found = self.find(uid)
+        if found is None:
+            return
+        row, position, slot = found
+        card = self.book(slot)
+        del self.s.rows[row][position]  # the cards behind move one Range closer
+        if card.type == "foe":
+            self.s.hit_supply += slot.tokens
+        elif card.type == "case":
+            self.s.clue_supply += slot.tokens
+        if card.type == "case":
+            self.s.solved.append(card.id)
+            self.say(f"Case solved: {card.name}.", "removed")
+        else:
+            self.s.book_discard.append(card.id)
+            self.say(f"{card.name} {reason}.", "removed")
+        if card.type == "obstacle" and self.s.jobs:
+            self.s.jobs[0].lingering.append(card.id)  # its effect lasts to the end of the action
+        if card.on_removed:
+            self.s.jobs.append(
+                Job(
+                    source=card.name,
+                    tableau=tableau,
+                    effects=list(card.on_removed),
+                    source_book=uid,
+                )
+            )
+
+    def sweep(self, tableau: int) -> None:
+        """Remove every Foe/Case whose value is reached, whatever put the tokens there."""
+        for _, _, slot in list(self.slots()):
+            card = self.book(slot)
+            if card.value is not None and slot.tokens >= card.value:
+                self.remove(slot.uid, tableau, "is defeated")
+
+    def gain_fate(self, amount: int, source: str) -> int:
+        moved = max(0, min(amount, self.s.spent))
+        self.s.spent -= moved
+        self.s.available += moved
+        self.say(f"{source}: +{moved} Fate (Available {self.s.available}).", "fate")
+        return moved
+
+    def draw(self, tableau_index: int, count: int) -> None:
+        tableau = self.s.tableaux[tableau_index]
+        drawn = 0
+        for _ in range(count):
+            if not tableau.deck and tableau.discard:
+                tableau.deck = tableau.discard
+                tableau.discard = []
+                self.rng.shuffle(tableau.deck)
+                self.say("A discard pile is shuffled into a new draw deck.")
+            if not tableau.deck:
+                break
+            ref = tableau.deck.pop(0)
+            tableau.hand.append(ref)
+            drawn += 1
+            self.whisper(tableau.seat, f"You draw {self.cards[ref.card_id].name}.")
+        self.say(f"{self.char_names(tableau)} draws {drawn} card(s).")
+
+    def char_names(self, tableau: Tableau) -> str:
+        return " & ".join(self.cards_char(k).name for k in tableau.characters)
+
+    def cards_char(self, key: str) -> Character:
+        return self.cards["char:" + key]  # type: ignore[no-any-return]
+
+
+class DfccgEngine(GameEngine[DfState, DfOptions]):
+    key = "dfccg"
+    name = "The Dresden Files Cooperative Card Game"
+    min_players = 1
+    max_players = 5
+    options_model = DfOptions
+    state_model = DfState
+
+    def __init__(self, library: Library | None = None) -> None:
+        self._library = library
+
+    @property
+    def library(self) -> Library:
+        if self._library is None:
+            self._library = load_library()
+        return self._library
+
+    def _cards(self) -> dict[str, Any]:
+        index = card_index(self.library)
+        for key, character in self.library.characters.items():
+            index["char:" + key] = character
+        return index
+
+    def _ctx(self, state: DfState, rng: random.Random) -> _Context:
+        if not hasattr(self, "_index"):
+            self._index = self._cards()
+        return _Context(state, rng, self._index)
+
+    # -- setup -----------------------------------------------------------------------------
+    def new_game(self, options: DfOptions, seats: list[str], rng: random.Random) -> DfState:
+        if not self.min_players <= len(seats) <= self.max_players:
+            raise DfRuleError("This game needs 1 to 5 players; change the seats and start again.")
+        library = self.library
+        characters = self._pick_characters(options, len(seats), rng)
+        if options.book == SIDE_JOBS:
+            book_cards, showdown, book_name = self._side_jobs(rng)
+        else:
+            book = library.books.get(options.book)
+            if book is None:
+                known = ", ".join([*library.books, SIDE_JOBS])
+                raise DfRuleError(f"Unknown book {options.book!r}; choose one of: {known}.")
+            book_cards, showdown, book_name = list(book.cards), book.showdown, book.name
+        rng.shuffle(book_cards)
+        rows = [[BookSlot(uid=f"b{i}", card_id=c.id) for i, c in enumerate(book_cards[:6])]]
+        rows.append([BookSlot(uid=f"b{i + 6}", card_id=c.id) for i, c in enumerate(book_cards[6:])])
+        kinds = {c.id: c.type for c in book_cards}
+        for row in rows:  # Range-6 swap: no Obstacle/Advantage may sit at the far end
+            if kinds[row[-1].card_id] in ("obstacle", "advantage"):
+                for position in range(len(row) - 2, -1, -1):
+                    if kinds[row[position].card_id] in ("foe", "case"):
+                        row[position], row[-1] = row[-1], row[position]
+                        break
+        if len(seats) == 1:
+            groups = [[seats[0], [key]] for key in characters]
+        elif len(seats) == 2:
+            groups = [[seats[i], characters[2 * i : 2 * i + 2]] for i in range(2)]
+        else:
+            groups = [[seat, [key]] for seat, key in zip(seats, characters, strict=True)]
+        tableaux: list[Tableau] = []
+        uid = 0
+        for seat, keys in groups:
+            deck: list[CardRef] = []
+            for key in keys:
+                for card in library.characters[key].cards:
+                    deck.append(CardRef(uid=f"c{uid}", card_id=card.id))
+                    uid += 1
+            tableaux.append(Tableau(seat=str(seat), characters=list(keys), deck=deck))
+        start = STARTING_FATE[options.difficulty]
+        state = DfState(
+            options=options,
+            seats=list(seats),
+            tableaux=tableaux,
+            rows=rows,
+            book_name=book_name,
+            showdown_id=showdown.id,
+            available=start,
+            spent=FATE_SUPPLY - start,
+            next_uid=uid,
+        )
+        ctx = self._ctx(state, rng)
+        hand_size = HAND_SIZE[len(seats)]
+        for tableau in tableaux:
+            self._deal(ctx, tableau, hand_size, options)
+        harry = next(i for i, t in enumerate(tableaux) if "harry" in t.characters)
+        if options.harry_chooses_first and len(seats) > 1:
+            state.phase = "setup"
+            state.active = harry
+            state.decision = Decision(
+                kind="first_player",
+                prompt="Harry's player chooses who goes first.",
+                options={
+                    f"f{i}": f"{ctx.char_names(t)} goes first" for i, t in enumerate(tableaux)
+                },
+            )
+        else:
+            state.phase = "play"
+            state.active = 0
+        return state
+
+    def _pick_characters(self, options: DfOptions, players: int, rng: random.Random) -> list[str]:
+        needed = {1: 3, 2: 4}.get(players, players)
+        available = list(self.library.characters)
+        chosen = [k for k in (options.characters or []) if k in available]
+        unknown = [k for k in (options.characters or []) if k not in available]
+        if unknown:
+            raise DfRuleError(f"Unknown character(s) {unknown}; choose from {available}.")
+        if "harry" not in chosen:
+            chosen.insert(0, "harry")
+        rest = [k for k in available if k not in chosen]
+        rng.shuffle(rest)
+        chosen = list(dict.fromkeys(chosen + rest))[:needed]
+        if len(chosen) < needed:
+            raise DfRuleError(f"This many players needs {needed} character decks in the packs.")
+        if options.characters is None:
+            rng.shuffle(chosen)  # random decks in random seat order; Harry is always among them
+        return chosen
+
+    def _side_jobs(self, rng: random.Random) -> tuple[list[BookCard], ShowdownCard, str]:
+        library = self.library
+        dice = tuple(sorted((rng.choice((-1, 0, 1)) for _ in range(2)), reverse=True))
+        counts = SIDE_JOBS_TABLE[dice]  # type: ignore[index]
+        deck: list[BookCard] = []
+        for kind, count in zip(("case", "foe", "obstacle", "advantage"), counts, strict=True):
+            pool = [c for c in library.side_job_cards if c.type == kind]
+            if len(pool) < count:
+                raise DfRuleError(f"The Side Jobs pool needs {count} {kind} cards; add a pack.")
+            deck += rng.sample(pool, count)
+        return deck, rng.choice(library.side_job_showdowns), "Side Jobs"
+
+    def _deal(self, ctx: _Context, tableau: Tableau, size: int, options: DfOptions) -> None:
+        for _attempt in range(20):
+            tableau.deck += tableau.hand
+            tableau.hand = []
+            ctx.rng.shuffle(tableau.deck)
+            tableau.hand, tableau.deck = tableau.deck[:size], tableau.deck[size:]
+            wanted = options.variant_start_type
+            if wanted is None or any(ctx.cards[r.card_id].type == wanted for r in tableau.hand):
+                break
+        ctx.whisper(
+            tableau.seat,
+            f"{ctx.char_names(tableau)} hand: "
+            + ", ".join(ctx.cards[r.card_id].name for r in tableau.hand),
+        )
+
+    # -- queries ----------------------------------------------------------------------------
+    def current_seats(self, state: DfState) -> list[str]:
+        if state.phase == "over":
+            return []
+        if state.decision is not None and state.decision.table:
+            return list(dict.fromkeys(state.seats))
+        return [state.tableaux[state.active].seat]
+
+    def is_over(self, state: DfState) -> bool:
+        return state.phase == "over"
+
+    def result(self, state: DfState) -> GameResult | None:
+        if state.phase != "over":
+            return None
+        ctx = self._ctx(state, random.Random(0))
+        solved = len(state.solved)
+        foes_left = sum(1 for _, _, s in ctx.slots() if ctx.book(s).type == "foe")
+        won = solved > foes_left  # ties go to the game
+        summary = (
+            f"{'The players win' if won else 'The game wins'}: {solved} Case(s) solved "
+            f"against {foes_left} Foe(s) left."
+        )
+        return GameResult(
+            winner="players" if won else "game",
+            scores={"players": solved, "game": foes_left},
+            summary=summary,
+            details={"book": state.book_name, "turns": state.turn},
+        )
+
+    # -- legal actions --------------------------------------------------------------------
+    def legal_actions(self, state: DfState, seat: str) -> list[Action]:
+        if seat not in self.current_seats(state):
+            return []
+        ctx = self._ctx(state, random.Random(0))
+        if state.decision is not None:
+            return [
+                Action(id=k, label=v[:80], kind=state.decision.kind, table=state.decision.table)
+                for k, v in state.decision.options.items()
+            ]
+        if state.phase != "play":
+            return []
+        tableau = state.tableaux[state.active]
+        actions: list[Action] = []
+        for ref in tableau.hand:
+            card = ctx.cards[ref.card_id]
+            assert isinstance(card, ActionCard)
+            actions.append(
+                Action(
+                    id=f"d:{ref.uid}",
+                    label=f"Discard {card.name} for {card.discard} Fate"[:80],
+                    kind="discard",
+                    private=True,
+                )
+            )
+            for bonus_key, bonus in self._range_bonuses(ctx, state.active):
+                if self._playable(ctx, state.active, card, bonus):
+                    extra = f" (+{bonus} Range, {bonus_key})" if bonus else ""
+                    actions.append(
+                        Action(
+                            id=f"p:{ref.uid}" + (f":{bonus_key}" if bonus else ""),
+                            label=f"Play {card.name} for {self._cost_text(ctx, state.active, card)}"
+                            f" Fate{extra}"[:80],
+                            kind="play",
+                            private=True,
+                        )
+                    )
+        for key in tableau.characters:
+            if key not in tableau.stunts_used and self._stunt_usable(ctx, state.active, key):
+                stunt = ctx.cards_char(key).stunt
+                actions.append(
+                    Action(id=f"s:{key}", label=f"Use Stunt: {stunt.name}", kind="stunt")
+                )
+        if state.available >= 1:
+            actions.append(Action(id="pass", label="Pass (pay 1 Fate)", kind="pass"))
+        elif not tableau.hand and not any(a.kind == "stunt" for a in actions):
+            actions.append(
+                Action(id="end", label="Out of cards and Fate: start the Showdown", kind="end")
+            )
+        actions.append(
+            Action(
+                id="sd", label="Start the Showdown (group decision)", kind="showdown", table=True
+            )
+        )
+        return actions
+
+    def _range_bonuses(self, ctx: _Context, tableau: int) -> list[tuple[str, int]]:
+        bonuses: list[tuple[str, int]] = [("", 0)]
+        for key in ctx.s.tableaux[tableau].talents_ready:
+            bonuses.append((key, ctx.cards_char(key).talent.range_bonus))
+        return bonuses
+
+    def _cost(self, ctx: _Context, tableau: int, card: ActionCard) -> Dice:
+        modifier = sum(
+            e.amount
+            for _c, e in ctx.passives()
+            if e.kind == "cost_mod"
+            and card.type in e.actions
+            and ctx.scope_applies(e.characters, tableau)
+        )
+        return Dice(base=card.cost.base + modifier, dice=card.cost.dice)
+
+    def _cost_text(self, ctx: _Context, tableau: int, card: ActionCard) -> str:
+        return str(self._cost(ctx, tableau, card))
+
+    def _main_effects(self, card: ActionCard) -> list[Effect]:
+        if card.effects:
+            return [*card.effects, *card.extra]
+        target = Selector(types=[ACTION_TARGET[card.type]])
+        main: Effect = (
+            AddTokens(target=target)
+            if card.type in ("attack", "investigate")
+            else RemoveCard(target=target)
+        )
+        return [main, *card.extra]
+
+    def _playable(self, ctx: _Context, tableau: int, card: ActionCard, bonus: int) -> bool:
+        cost = self._cost(ctx, tableau, card)
+        if max(0, cost.base - cost.dice) > ctx.s.available:
+            return False
+        if ctx.action_blocked(card.type, tableau, None):
+            return False
+        if ctx.s.options.allow_play_without_target:
+            return True
+        main = self._main_effects(card)[0]
+        job = Job(
+            source=card.name,
+            tableau=tableau,
+            effects=[main],
+            value=(card.value.maximum if card.value else 0),
+            reach=card.range.value.maximum + bonus,
+            unlimited=card.range.unlimited,
+        )
+        options = ctx.candidates(main, job)
+        if isinstance(main, AddTokens | RemoveCard) and main.target.types:
+            target_type = ACTION_TARGET[card.type]
+            options = [
+                group
+                for group in options
+                if not all(
+                    ctx.action_blocked(card.type, tableau, ctx.find(u)[2])  # type: ignore[index]
+                    for u in group
+                    if ctx.book(ctx.find(u)[2]).type == target_type  # type: ignore[index]
+                )
+            ]
+        return bool(options)
+
+    def _effect_possible(self, ctx: _Context, job: Job, effect: Effect) -> bool:
+        if isinstance(effect, GainFate):
+            return ctx.s.spent > 0 and self._fate_amount(ctx, effect, job, roll=False) > 0
+        if isinstance(effect, Draw):
+            t = ctx.s.tableaux[job.tableau]
+            return bool(t.deck or t.discard)
+        amount = effect.amount.maximum if isinstance(effect, AddTokens) and effect.amount else 0
+        return bool(ctx.candidates(effect, job, amount))
+
+    def _stunt_usable(self, ctx: _Context, tableau: int, key: str) -> bool:
+        stunt = ctx.cards_char(key).stunt
+        job = Job(source=stunt.name, tableau=tableau, character=key, effects=stunt.effects)
+        return bool(stunt.effects) and self._effect_possible(ctx, job, stunt.effects[0])
+
+    def _fate_amount(self, ctx: _Context, effect: GainFate, job: Job, roll: bool = True) -> int:
+        base = ctx.roll(effect.amount, "value", job.tableau)[0] if roll else effect.amount.maximum
+        if effect.per_tokened_card:
+            base *= sum(1 for _, _, s in ctx.slots() if s.tokens)
+        return base
+
+    # -- apply ------------------------------------------------------------------------------
+    def apply(
+        self, state: DfState, seat: str, action: Action | str, rng: random.Random
+    ) -> tuple[DfState, list[GameEvent]]:
+        action_id = action.id if isinstance(action, Action) else action
+        if state.phase == "over":
+            raise DfRuleError("This game is over; start a new one.")
+        if seat not in self.current_seats(state):
+            raise IllegalAction("It is not your turn; wait for the active player.")
+        legal = {a.id: a for a in self.legal_actions(state, seat)}
+        if action_id not in legal:
+            if action_id.startswith("s:"):
+                raise DfRuleError(
+                    "That Stunt would have no effect now; a Stunt can only be used when it does "
+                    "something."
+                )
+            raise IllegalAction("That move is not allowed now; choose one of the offered actions.")
+        ctx = self._ctx(state.model_copy(deep=True), rng)
+        s = ctx.s
+        if s.decision is not None:
+            self._answer(ctx, action_id)
+        else:
+            self._turn_action(ctx, action_id)
+        self._advance(ctx)
+        return s, ctx.events
+
+    def _turn_action(self, ctx: _Context, action_id: str) -> None:
+        s = ctx.s
+        tableau = s.tableaux[s.active]
+        who = ctx.char_names(tableau)
+        s.turn_open = True
+        kind, _, rest = action_id.partition(":")
+        if kind == "d":
+            ref = self._take_from_hand(tableau, rest)
+            card = ctx.cards[ref.card_id]
+            tableau.discard.append(ref)
+            amount, rolled = ctx.roll(card.discard, "discard", s.active)
+            ctx.say(f"{who} discards {card.name} for {card.discard} Fate{rolled}.", "discard")
+            ctx.gain_fate(amount, card.name)
+            self._offer_talents(ctx)
+        elif kind == "p":
+            uid, _, bonus_key = rest.partition(":")
+            ref = self._take_from_hand(tableau, uid)
+            card = ctx.cards[ref.card_id]
+            tableau.discard.append(ref)
+            bonus = 0
+            if bonus_key:
+                tableau.talents_ready.remove(bonus_key)
+                bonus = ctx.cards_char(bonus_key).talent.range_bonus
+                ctx.say(f"{ctx.cards_char(bonus_key).talent.name} is unreadied for +{bonus} Range.")
+            cost, rolled = ctx.roll(self._cost(ctx, s.active, card), "cost", s.active)
+            cost = max(0, cost)
+            if cost > s.available:
+                ctx.say(
+                    f"{who} plays {card.name}: its cost comes up {cost}{rolled}, more than the "
+                    f"{s.available} Fate available. The Showdown begins!",
+                    "showdown",
+                )
+                s.turn_open = False
+                self._start_showdown(ctx, "a variable cost rolled above the Available Fate")
+                return
+            s.available -= cost
+            s.spent += cost
+            reach, range_rolled = ctx.roll(card.range.value, "range", s.active)
+            value, value_rolled = ctx.roll(card.value, "value", s.active) if card.value else (0, "")
+            range_text = "unlimited" if card.range.unlimited else f"{reach + bonus}{range_rolled}"
+            ctx.say(
+                f"{who} plays {card.name} ({card.type}) for {cost} Fate{rolled}; Range "
+                f"{range_text}" + (f", value {value}{value_rolled}" if card.value else "") + ".",
+                "play",
+            )
+            owner = card.id.split(".")[0]
+            s.jobs.append(
+                Job(
+                    source=card.name,
+                    tableau=s.active,
+                    character=owner,
+                    effects=self._main_effects(card),
+                    value=value,
+                    reach=reach + bonus,
+                    unlimited=card.range.unlimited,
+                )
+            )
+        elif kind == "s":
+            stunt = ctx.cards_char(rest).stunt
+            tableau.stunts_used.append(rest)
+            ctx.say(f"{who} uses the Stunt {stunt.name}.", "stunt")
+            s.jobs.append(
+                Job(source=stunt.name, tableau=s.active, character=rest, effects=stunt.effects)
+            )
+        elif kind == "pass":
+            s.available -= 1
+            s.spent += 1
+            ctx.say(f"{who} passes and pays 1 Fate (Available {s.available}).", "pass")
+        elif kind == "end":
+            s.turn_open = False
+            ctx.say(f"{who} is out of cards and Fate.", "showdown")
+            self._start_showdown(ctx, "a player was out of cards and Fate")
+        elif kind == "sd":
+            s.turn_open = False
+            ctx.say("The table decides to start the Showdown.", "showdown")
+            self._start_showdown(ctx, "the table called it")
+
+    @staticmethod
+    def _take_from_hand(tableau: Tableau, uid: str) -> CardRef:
+        ref = next(r for r in tableau.hand if r.uid == uid)
+        tableau.hand.remove(ref)
+        return ref
+
+    def _offer_talents(self, ctx: _Context) -> None:
+        s = ctx.s
+        tableau = s.tableaux[s.active]
+        options: dict[str, str] = {}
+        for key in tableau.characters:
+            talent = ctx.cards_char(key).talent
+            if talent.mode == "ready":
+                if key not in tableau.talents_ready:
+                    options[f"t:{key}"] = f"Ready {talent.name}"
+            elif talent.effects:
+                job = Job(
+                    source=talent.name, tableau=s.active, character=key, effects=talent.effects
+                )
+                if self._effect_possible(ctx, job, talent.effects[0]):
+                    options[f"t:{key}"] = f"Use {talent.name}"
+        if options:
+            options["skip"] = "Do not use a Talent"
+            s.decision = Decision(kind="talent", prompt="Use a Talent?", options=options)
+
+    def _answer(self, ctx: _Context, option: str) -> None:
+        s = ctx.s
+        decision = s.decision
+        assert decision is not None
+        s.decision = None
+        if decision.kind == "first_player":
+            s.active = int(option[1:])
+            s.phase = "play"
+            ctx.say(f"{ctx.char_names(s.tableaux[s.active])} goes first.")
+        elif decision.kind == "talent":
+            if option == "skip":
+                return
+            key = option[2:]
+            talent = ctx.cards_char(key).talent
+            tableau = s.tableaux[s.active]
+            if talent.mode == "ready":
+                tableau.talents_ready.append(key)
+                ctx.say(f"{talent.name} is readied.", "talent")
+            else:
+                ctx.say(f"{ctx.char_names(tableau)} uses the Talent {talent.name}.", "talent")
+                s.jobs.insert(
+                    0,
+                    Job(
+                        source=talent.name, tableau=s.active, character=key, effects=talent.effects
+                    ),
+                )
+        elif decision.kind == "choose":
+            job = s.jobs[0]
+            effect = job.effects.pop(0)
+            self._apply_effect(ctx, job, effect, option.split("+"))
+        elif decision.kind == "showdown":
+            self._showdown_roll(ctx, int(option[2:]))
+
+    # -- effect resolution ---------------------------------------------------------------------
+    def _advance(self, ctx: _Context) -> None:
+        s = ctx.s
+        while s.decision is None and s.phase != "over":
+            if s.jobs:
+                job = s.jobs[0]
+                if not job.effects:
+                    s.jobs.pop(0)
+                    continue
+                self._step_job(ctx, job)
+                continue
+            if s.phase == "showdown":
+                self._next_showdown(ctx)
+                continue
+            if s.phase == "play" and s.turn_open:
+                self._end_turn(ctx)
+            break
+
+    def _step_job(self, ctx: _Context, job: Job) -> None:
+        effect = job.effects[0]
+        if isinstance(effect, AddTokens | RemoveCard | MoveCard):
+            amount = self._amount(ctx, job, effect, roll=False)
+            groups = ctx.candidates(effect, job, amount)
+            if isinstance(effect, MoveCard) and effect.to == "step":
+                groups = [
+                    g + [d] for g in groups for d in ("-1", "+1") if self._can_step(ctx, g, d)
+                ]
+            if len(groups) > 1:
+                ctx.s.decision = Decision(
+                    kind="choose",
+                    prompt=f"{job.source}: choose a target.",
+                    options={"+".join(g): self._group_label(ctx, g) for g in groups},
+                    table=ctx.s.phase == "showdown",
+                )
+                return
+            job.effects.pop(0)
+            if not groups:
+                ctx.say(f"{job.source}: no legal target.")
+                return
+            self._apply_effect(ctx, job, effect, groups[0])
+            return
+        job.effects.pop(0)
+        self._apply_effect(ctx, job, effect, [])
+
+    @staticmethod
+    def _can_step(ctx: _Context, group: list[str], direction: str) -> bool:
+        found = ctx.find(group[0])
+        if found is None:
+            return False
+        row, position, _ = found
+        target = position + int(direction)
+        return 0 <= target < len(ctx.s.rows[row])
+
+    @staticmethod
+    def _group_label(ctx: _Context, group: list[str]) -> str:
+        names = []
+        for uid in group:
+            if uid in ("-1", "+1"):
+                names.append("one space nearer" if uid == "-1" else "one space farther")
+                continue
+            found = ctx.find(uid)
+            if found:
+                row, position, slot = found
+                names.append(f"{ctx.book(slot).name} (row {row + 1}, Range {position + 1})")
+        return (
+            ", ".join(names)
+            if len(group) < 3
+            else f"Row {ctx.find(group[0])[0] + 1}: " + ", ".join(n.split(" (")[0] for n in names)
+        )[:80]  # type: ignore[index]
+
+    def _amount(self, ctx: _Context, job: Job, effect: Effect, roll: bool) -> int:
+        if isinstance(effect, AddTokens):
+            if effect.amount is None:
+                return job.value or 0
+            return (
+                ctx.roll(effect.amount, "value", job.tableau)[0] if roll else effect.amount.maximum
+            )
+        return 0
+
+    def _apply_effect(self, ctx: _Context, job: Job, effect: Effect, group: list[str]) -> None:
+        s = ctx.s
+        if isinstance(effect, AddTokens):
+            amount = self._amount(ctx, job, effect, roll=True)
+            for uid in group:
+                ctx.add_tokens(uid, amount, job.source)
+            job.targets = group
+            ctx.sweep(job.tableau)
+        elif isinstance(effect, RemoveCard):
+            for uid in group:
+                ctx.remove(
+                    uid,
+                    job.tableau,
+                    "is overcome" if ctx.book(ctx.find(uid)[2]).type == "obstacle" else "is taken",
+                )  # type: ignore[index]
+            job.targets = group
+        elif isinstance(effect, MoveCard):
+            for uid in [u for u in group if u not in ("-1", "+1")]:
+                found = ctx.find(uid)
+                if found is None:
+                    continue
+                row, position, slot = found
+                line = s.rows[row]
+                line.pop(position)
+                if effect.to == "longest":
+                    line.append(slot)
+                elif effect.to == "shortest":
+                    line.insert(0, slot)
+                else:
+                    line.insert(position + int(group[-1]), slot)
+                where = line.index(slot) + 1
+                ctx.say(f"{job.source}: {ctx.book(slot).name} moves to Range {where}.")
+            job.targets = [u for u in group if u not in ("-1", "+1")]
+        elif isinstance(effect, GainFate):
+            ctx.gain_fate(self._fate_amount(ctx, effect, job), job.source)
+        elif isinstance(effect, Draw):
+            ctx.draw(job.tableau, effect.count)
+
+    def _end_turn(self, ctx: _Context) -> None:
+        s = ctx.s
+        s.turn_open = False
+        s.turn += 1
+        left = [ctx.book(slot).type for _, _, slot in ctx.slots()]
+        if s.options.auto_showdown_when_clear and not any(t in ("foe", "case") for t in left):
+            ctx.say("No Foe or Case is left in the rows.", "showdown")
+            self._start_showdown(ctx, "the rows hold no Foe or Case")
+            return
+        if s.turn >= s.options.turn_limit:
+            self._start_showdown(ctx, "the turn limit was reached")
+            return
+        s.active = (s.active + 1) % len(s.tableaux)
+
+    # -- Showdown ------------------------------------------------------------------------------
+    def _start_showdown(self, ctx: _Context, reason: str) -> None:
+        s = ctx.s
+        s.phase = "showdown"
+        s.showdown_reason = reason
+        s.showdown_queue = [
+            slot.uid
+            for _, _, slot in ctx.slots()
+            if ctx.book(slot).type in ("foe", "case") and slot.tokens and ctx.can_receive(slot)
+        ]
+        ctx.say(
+            f"Showdown ({reason}): {len(s.showdown_queue)} card(s) get a final roll.", "showdown"
+        )
+
+    def _next_showdown(self, ctx: _Context) -> None:
+        s = ctx.s
+        while s.showdown_queue and ctx.find(s.showdown_queue[0]) is None:
+            s.showdown_queue.pop(0)
+        if not s.showdown_queue:
+            s.phase = "over"
+            result = self.result(s)
+            ctx.say(result.summary if result else "The game is over.", "over")
+            return
+        slot = ctx.find(s.showdown_queue[0])[2]  # type: ignore[index]
+        card = ctx.book(slot)
+        showdown = ctx.cards[s.showdown_id]
+        tiers = showdown.foe if card.type == "foe" else showdown.case
+        s.decision = Decision(
+            kind="showdown",
+            prompt=f"Showdown roll for {card.name} ({slot.tokens}/{card.value}): spend how much Fate?",
+            options={
+                f"sd{i}": f"Spend {t.fate} Fate: roll {t.roll}"
+                for i, t in enumerate(tiers)
+                if t.fate <= s.available
+            },
+            table=True,
+        )
+
+    def _showdown_roll(self, ctx: _Context, tier_index: int) -> None:
+        s = ctx.s
+        uid = s.showdown_queue.pop(0)
+        slot = ctx.find(uid)[2]  # type: ignore[index]
+        card = ctx.book(slot)
+        showdown = ctx.cards[s.showdown_id]
+        tier = (showdown.foe if card.type == "foe" else showdown.case)[tier_index]
+        s.available -= tier.fate
+        s.spent += tier.fate
+        total, rolled = ctx.roll(tier.roll, "showdown", None)
+        ctx.say(f"Showdown on {card.name}: {tier.fate} Fate, roll {tier.roll}{rolled} = {total}.")
+        s.showdown_rolls.append(uid)
+        if total > 0:
+            ctx.add_tokens(uid, total, "Showdown")
+            ctx.sweep(s.active)
+
+    # -- views --------------------------------------------------------------------------------
+    def public_view(self, state: DfState) -> dict[str, Any]:
+        ctx = self._ctx(state, random.Random(0))
+        rows = []
+        for row in state.rows:
+            line = []
+            for position, slot in enumerate(row):
+                card = ctx.book(slot)
+                line.append(
+                    {
+                        "uid": slot.uid,
+                        "range": position + 1,
+                        "name": card.name,
+                        "type": card.type,
+                        "value": card.value,
+                        "tokens": slot.tokens,
+                        "links_in": card.links_in,
+                        "links_out": card.links_out,
+                        "text": card.text,
+                        "can_receive": ctx.can_receive(slot) if card.value else None,
+                    }
+                )
+            rows.append(line)
+        showdown = ctx.cards[state.showdown_id]
+        decision = state.decision
+        public_decision = None
+        if decision is not None:
+            public_decision = {"kind": decision.kind, "prompt": decision.prompt}
+            if decision.kind != "talent":
+                public_decision["options"] = list(decision.options.values())
+        return {
+            "game": self.key,
+            "book": state.book_name,
+            "phase": state.phase,
+            "turn": state.turn,
+            "active_seat": state.tableaux[state.active].seat,
+            "active_characters": state.tableaux[state.active].characters,
+            "fate": {"available": state.available, "spent": state.spent},
+            "supply": {"hits": state.hit_supply, "clues": state.clue_supply},
+            "rows": rows,
+            "solved": [ctx.book(c).name for c in state.solved],
+            "book_discard": [ctx.book(c).name for c in state.book_discard],
+            "showdown": {
+                "name": showdown.name,
+                "foe": [t.model_dump(mode="json") for t in showdown.foe],
+                "case": [t.model_dump(mode="json") for t in showdown.case],
+                "queue": [
+                    ctx.book(ctx.find(u)[2]).name for u in state.showdown_queue if ctx.find(u)
+                ],  # type: ignore[index]
+            },
+            "players": [
+                {
+                    "seat": t.seat,
+                    "characters": [ctx.cards_char(k).name for k in t.characters],
+                    "talents": [
+                        {
+                            "name": ctx.cards_char(k).talent.name,
+                            "ready": k in t.talents_ready,
+                        }
+                        for k in t.characters
+                    ],
+                    "stunts": [
+                        {"name": ctx.cards_char(k).stunt.name, "used": k in t.stunts_used}
+                        for k in t.characters
+                    ],
+                    "hand_count": len(t.hand),
+                    "deck_count": len(t.deck),
+                    "discard": [ctx.cards[r.card_id].name for r in t.discard],
+                }
+                for t in state.tableaux
+            ],
+            "decision": public_decision,
+        }
+
+    def private_view(self, state: DfState, seat: str) -> dict[str, Any]:
+        view = self.public_view(state)
+        ctx = self._ctx(state, random.Random(0))
+        hands = []
+        for tableau in state.tableaux:
+            if tableau.seat != seat:
+                continue
+            cards = []
+            for ref in tableau.hand:
+                card = ctx.cards[ref.card_id]
+                cards.append(
+                    {
+                        "uid": ref.uid,
+                        "name": card.name,
+                        "type": card.type,
+                        "cost": str(card.cost),
+                        "discard": str(card.discard),
+                        "range": str(card.range),
+                        "value": str(card.value) if card.value else None,
+                        "text": card.text,
+                    }
+                )
+            hands.append({"characters": tableau.characters, "hand": cards})
+        view["hands"] = hands
+        view["actions"] = [a.model_dump() for a in self.legal_actions(state, seat)]
+        return view
+
+    # -- AI -----------------------------------------------------------------------------------
+    def choose_action(self, state: DfState, seat: str, rng: random.Random) -> Action:
+        from bot.games.dfccg.ai import choose
+
+        return choose(self, state, seat, rng)
+
+
+ENGINE = DfccgEngine()

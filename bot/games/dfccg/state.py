@@ -1,0 +1,118 @@
+"""Options and state of a DFCCG game (pydantic, JSON round-trip). Cards are referenced by id."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from bot.games.dfccg.cards import ActionType, Effect
+
+Difficulty = Literal["apprentice", "wizard", "merlin"]
+# Fate on Available at the start; the rest of the 13 starts on Spent.
+STARTING_FATE: dict[str, int] = {"apprentice": 13, "wizard": 8, "merlin": 4}
+FATE_SUPPLY = 13
+TOKEN_SUPPLY = 24 + 8 * 5  # 24 one-counters and 8 five-counters, for Hits and for Clues alike
+HAND_SIZE: dict[int, int] = {5: 4, 4: 5, 3: 7, 2: 9, 1: 6}  # 2p: 9 from two decks; 1p: 6 each
+
+
+class DfOptions(BaseModel):
+    """Lobby options. Rules the rulebook leaves open are named options with documented defaults."""
+
+    difficulty: Difficulty = "wizard"
+    book: str = Field(default="storm-front", description="A Book key, or 'side-jobs'.")
+    characters: list[str] | None = Field(
+        default=None,
+        description="Character keys to use (Harry is added if missing); None deals them at random.",
+    )
+    variant_start_type: ActionType | None = Field(
+        default=None,
+        description="Variant start rule: redraw a hand until it holds one card of this type.",
+    )
+    harry_chooses_first: bool = Field(
+        default=True, description="Harry's player picks who starts; False: the first seat starts."
+    )
+    allow_play_without_target: bool = Field(
+        default=False,
+        description="Unwritten rule: may a card with no dice be played with no legal target?",
+    )
+    auto_showdown_when_clear: bool = Field(
+        default=True,
+        description="Unwritten rule: start the Showdown once no Foe or Case is left in the rows.",
+    )
+    turn_limit: int = Field(
+        default=300, ge=10, description="Safety net: the Showdown starts after this many turns."
+    )
+
+
+class CardRef(BaseModel):
+    uid: str  # unique in this game, short (used in button ids)
+    card_id: str
+
+
+class BookSlot(BaseModel):
+    uid: str
+    card_id: str
+    tokens: int = 0  # Hits on a Foe, Clues on a Case
+
+
+class Tableau(BaseModel):
+    """One hand with its characters: a player (2 characters in a 2-player game) or, in a
+    1-player game, one of the three characters the solo player runs."""
+
+    seat: str
+    characters: list[str]
+    hand: list[CardRef] = Field(default_factory=list)
+    deck: list[CardRef] = Field(default_factory=list)
+    discard: list[CardRef] = Field(default_factory=list)
+    stunts_used: list[str] = Field(default_factory=list)
+    talents_ready: list[str] = Field(default_factory=list)
+
+
+class Job(BaseModel):
+    """Effects still to resolve (a played card, a Talent, a Stunt, an Advantage taken ...)."""
+
+    source: str  # display name
+    tableau: int
+    character: str | None = None
+    effects: list[Effect]
+    value: int | None = None  # the card's rolled value
+    reach: int = 6
+    unlimited: bool = False
+    targets: list[str] = Field(default_factory=list)  # last effect's targets, for pick "same"
+    source_book: str | None = None
+    lingering: list[str] = Field(default_factory=list)  # removed Obstacles still in effect
+
+
+class Decision(BaseModel):
+    """What the game waits for: an option id -> label map."""
+
+    kind: Literal["first_player", "talent", "choose", "showdown"]
+    prompt: str
+    options: dict[str, str]
+    table: bool = False  # any seat may answer (a group decision)
+
+
+class DfState(BaseModel):
+    options: DfOptions
+    seats: list[str]
+    tableaux: list[Tableau]
+    rows: list[list[BookSlot]]
+    book_name: str
+    showdown_id: str
+    available: int
+    spent: int
+    hit_supply: int = TOKEN_SUPPLY
+    clue_supply: int = TOKEN_SUPPLY
+    solved: list[str] = Field(default_factory=list)  # card ids
+    book_discard: list[str] = Field(default_factory=list)
+    active: int = 0
+    turn: int = 0
+    phase: Literal["setup", "play", "showdown", "over"] = "setup"
+    turn_open: bool = False
+    jobs: list[Job] = Field(default_factory=list)
+    decision: Decision | None = None
+    showdown_queue: list[str] = Field(default_factory=list)
+    showdown_rolls: list[str] = Field(default_factory=list)
+    showdown_reason: str = ""
+    next_uid: int = 0
