@@ -41,7 +41,7 @@ def signed(rating: int) -> str:
 
 
 def describe(rating: int) -> str:
-    """"Good (+3)"."""
+    """ "Good (+3)"."""
     return f"{adjective(rating)} ({signed(rating)})"
 
 

@@ -1,0 +1,73 @@
+"""The bot object: start-up (migrate, load cogs, register persistent components, sync)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from bot import __version__
+from bot.config import Settings
+from bot.db.engine import Database
+from bot.services.guild_settings import GuildSettingsService
+
+log = logging.getLogger(__name__)
+
+# Every cog the bot loads, in order. A cog module exposes `async def setup(bot)`.
+EXTENSIONS: tuple[str, ...] = ("cogs.core",)
+
+
+class FateTableBot(commands.AutoShardedBot):
+    """One process of the bot. All state that matters lives in `self.db`."""
+
+    def __init__(self, settings: Settings, db: Database, **options: Any) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True  # roles and channels, for permission checks
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions.none(),
+            shard_count=settings.shard_count,
+            shard_ids=settings.shard_ids,  # type: ignore[arg-type]  # None means all shards
+            **options,
+        )
+        self.settings = settings
+        self.db = db
+        self.guild_settings = GuildSettingsService(db)
+        self.started_at = time.monotonic()
+        self.version = __version__
+        self.extensions_to_load: tuple[str, ...] = EXTENSIONS
+
+    async def setup_hook(self) -> None:
+        from cogs.common.errors import install_error_handler
+
+        await self.db.migrate()
+        install_error_handler(self)
+        for extension in self.extensions_to_load:
+            await self.load_extension(extension)
+        if self.settings.sync_commands:
+            await self.sync_commands()
+        self.started_at = time.monotonic()
+
+    async def sync_commands(self) -> None:
+        guild_id = self.settings.dev_guild_id
+        if guild_id:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to guild %s", len(synced), guild_id)
+        else:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands", len(synced))
+
+    async def close(self) -> None:
+        await super().close()
+        await self.db.dispose()
+
+
+async def create_bot(settings: Settings, **options: Any) -> FateTableBot:
+    return FateTableBot(settings, Database(settings.database_url), **options)

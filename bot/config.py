@@ -1,0 +1,44 @@
+"""Settings read from the environment and `.env` (see .env.example)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///fatetable.db"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    discord_token: str = ""
+    database_url: str = DEFAULT_DATABASE_URL
+    dev_guild_id: int | None = None
+    log_level: str = "INFO"
+    shard_count: int | None = None
+    shard_ids: list[int] | None = None
+    # Only one process of a sharded deployment should push the command list to Discord.
+    sync_commands: bool = True
+    game_idle_warn_minutes: int = Field(default=60, ge=1)
+    game_idle_timeout_minutes: int = Field(default=240, ge=1)
+
+    @field_validator("dev_guild_id", "shard_count", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value in ("", None) else value
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _parse_ids(cls, value: object) -> object:
+        if value in ("", None):
+            return None
+        if isinstance(value, str):
+            return [int(part) for part in value.replace(" ", "").split(",") if part]
+        return value
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

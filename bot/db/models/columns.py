@@ -1,0 +1,37 @@
+"""Column helpers shared by every table (snowflakes are BIGINT on every database)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, Column, DateTime, Integer
+from sqlmodel import Field
+
+# BIGINT on PostgreSQL, but INTEGER on SQLite so that the key stays a rowid alias (autoincrement).
+BIG_ID = BigInteger().with_variant(Integer, "sqlite")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def id_field() -> Any:
+    """An autoincrementing surrogate primary key."""
+    return Field(default=None, sa_column=Column(BIG_ID, primary_key=True, autoincrement=True))
+
+
+def snowflake(*, primary_key: bool = False, nullable: bool = False, index: bool = False) -> Any:
+    """A Discord id column."""
+    if primary_key:
+        return Field(
+            sa_column=Column(BigInteger, primary_key=True, autoincrement=False), default=None
+        )
+    return Field(
+        default=None,
+        sa_column=Column(BigInteger, nullable=nullable, index=index),
+    )
+
+
+def timestamp() -> Any:
+    return Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False))

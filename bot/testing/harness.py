@@ -1,0 +1,434 @@
+"""Drive a real bot through the fake Discord, the way a user would.
+
+    table = await Table.open(bot_factory)
+    reply = await table.slash("about", user=table.player)
+    assert reply.ephemeral and "Version" in reply.text
+
+A reply collects everything the bot did in answer to one interaction: the original response,
+follow-ups, edits, a modal or autocomplete choices. Waiting is event-driven: the harness waits for
+the interaction callback, then until no interaction handler task of discord.py (or of the bot,
+named "fatetable-...") is still running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+from bot.testing.fake_discord import EPHEMERAL, JSON, FakeDiscord, InteractionRecord
+
+BotFactory = Callable[[], Awaitable[discord.Client]]
+_BUSY_PREFIXES = (
+    "CommandTree-invoker",
+    "discord-ui-view-dispatch",
+    "discord-ui-dynamic-item",
+    "discord-ui-modal-dispatch",
+    "discord.py: ",
+    "fatetable-",
+)
+_OPTION_TYPES = {"string": 3, "integer": 4, "boolean": 5, "user": 6, "channel": 7, "role": 8}
+
+
+def iter_components(components: list[JSON]) -> Iterator[JSON]:
+    for component in components:
+        yield component
+        for key in ("components",):
+            yield from iter_components(component.get(key) or [])
+        if "component" in component:
+            yield from iter_components([component["component"]])
+        if "accessory" in component:
+            yield from iter_components([component["accessory"]])
+
+
+def message_text(message: JSON | None) -> str:
+    """Content plus every embed's visible text, for assertions."""
+    if not message:
+        return ""
+    parts = [message.get("content") or ""]
+    for embed in message.get("embeds") or []:
+        for key in ("title", "description"):
+            if embed.get(key):
+                parts.append(embed[key])
+        for fld in embed.get("fields") or []:
+            parts.append(f"{fld.get('name', '')}\n{fld.get('value', '')}")
+        if (embed.get("footer") or {}).get("text"):
+            parts.append(embed["footer"]["text"])
+        if (embed.get("author") or {}).get("name"):
+            parts.append(embed["author"]["name"])
+    return "\n".join(parts)
+
+
+@dataclass
+class Reply:
+    fake: FakeDiscord
+    record: InteractionRecord
+
+    @property
+    def callback_type(self) -> int | None:
+        return self.record.callbacks[0].get("type") if self.record.callbacks else None
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.record.callbacks)
+
+    @property
+    def message(self) -> JSON | None:
+        """The original response (for a component: the message it updated)."""
+        if self.record.original_id is None:
+            return None
+        return self.fake.messages.get(self.record.original_id)
+
+    @property
+    def followups(self) -> list[JSON]:
+        return [self.fake.messages[i] for i in self.record.followup_ids if i in self.fake.messages]
+
+    @property
+    def messages(self) -> list[JSON]:
+        found = [self.message] if self.message else []
+        return found + self.followups
+
+    @property
+    def ephemeral(self) -> bool:
+        message = self.message if self.callback_type in (4, 5) else None
+        if message is None and self.followups:
+            message = self.followups[0]
+        return bool(message and (message.get("flags") or 0) & EPHEMERAL)
+
+    @property
+    def deferred(self) -> bool:
+        return self.record.deferred
+
+    @property
+    def content(self) -> str:
+        return (self.message or {}).get("content") or ""
+
+    @property
+    def embeds(self) -> list[JSON]:
+        return (self.message or {}).get("embeds") or []
+
+    @property
+    def text(self) -> str:
+        """All text of every message of this reply."""
+        return "\n".join(message_text(m) for m in self.messages)
+
+    @property
+    def modal(self) -> JSON | None:
+        return self.record.modal
+
+    @property
+    def choices(self) -> list[JSON]:
+        return self.record.choices or []
+
+    def components(self, message: JSON | None = None) -> list[JSON]:
+        target = message or self.message or {}
+        return list(iter_components(target.get("components") or []))
+
+    def buttons(self, message: JSON | None = None) -> list[JSON]:
+        return [c for c in self.components(message) if c.get("type") == 2]
+
+    def labels(self, message: JSON | None = None) -> list[str]:
+        return [b.get("label") or "" for b in self.buttons(message)]
+
+
+class Table:
+    """A fake Discord with one server, a channel, a GM and three players, plus the bot."""
+
+    def __init__(self, fake: FakeDiscord, factory: BotFactory) -> None:
+        self.fake = fake
+        self.factory = factory
+        self.bot: discord.Client | None = None
+        self._connect_task: asyncio.Task[None] | None = None
+        self.guild_id = fake.add_guild("Fate Night")
+        self.gm_role = fake.add_role(self.guild_id, "GM")
+        self.channel = fake.add_channel(self.guild_id, "table")
+        self.other_channel = fake.add_channel(self.guild_id, "side-table")
+        self.gm = fake.add_member(self.guild_id, "gwen-gm", roles=[self.gm_role])
+        self.player = fake.add_member(self.guild_id, "alice")
+        self.player2 = fake.add_member(self.guild_id, "bob")
+        self.player3 = fake.add_member(self.guild_id, "carol")
+        self.admin_role = fake.add_role(self.guild_id, "Admins", permissions=1 << 3)
+        self.admin = fake.add_member(self.guild_id, "root", roles=[self.admin_role])
+
+    @classmethod
+    async def open(cls, factory: BotFactory) -> Table:
+        fake = FakeDiscord()
+        await fake.start()
+        fake.redirect_discord_py()
+        table = cls(fake, factory)
+        await table.start_bot()
+        return table
+
+    async def start_bot(self) -> None:
+        self.bot = await self.factory()
+        await self.bot.login(FakeDiscord.TOKEN)
+        self._connect_task = asyncio.create_task(self.bot.connect(reconnect=False))
+        await asyncio.wait_for(self.bot.wait_until_ready(), 15)
+
+    async def stop_bot(self) -> None:
+        if self.bot is not None:
+            await self.bot.close()
+        if self._connect_task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._connect_task, 10)
+        self.bot = None
+
+    async def restart(self) -> None:
+        """A new bot object on the same database, as after a crash or a deploy."""
+        await self.settle()
+        await self.stop_bot()
+        await self.start_bot()
+
+    async def close(self) -> None:
+        await self.stop_bot()
+        await self.fake.stop()
+
+    # ----------------------------------------------------------------- waiting
+    async def settle(self, timeout: float = 10.0) -> None:
+        """Wait until no interaction handler or bot background task is running."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        quiet_rounds = 0
+        while loop.time() < deadline:
+            me = asyncio.current_task()
+            busy = [
+                t
+                for t in asyncio.all_tasks()
+                if t is not me and not t.done() and t.get_name().startswith(_BUSY_PREFIXES)
+            ]
+            quiet_rounds = 0 if busy else quiet_rounds + 1
+            if quiet_rounds >= 3:
+                return
+            await asyncio.sleep(0.005)
+
+    async def _finish(self, record: InteractionRecord, timeout: float) -> Reply:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(record.answered.wait(), timeout)
+        await self.settle()
+        return Reply(self.fake, record)
+
+    # ----------------------------------------------------------------- slash commands
+    def _command_path(self, command: str) -> tuple[JSON, list[str], list[JSON]]:
+        words = command.split()
+        for cmd in self.fake.commands_for(self.guild_id):
+            if cmd["name"] == words[0] and cmd.get("type", 1) == 1:
+                options = cmd.get("options") or []
+                for word in words[1:]:
+                    sub = next(
+                        (o for o in options if o["name"] == word and o["type"] in (1, 2)), None
+                    )
+                    if sub is None:
+                        raise AssertionError(f"/{command}: no subcommand {word!r}")
+                    options = sub.get("options") or []
+                return cmd, words[1:], options
+        raise AssertionError(f"/{command} is not a synced command")
+
+    def _build_options(
+        self, spec: list[JSON], values: dict[str, Any], focused: str | None
+    ) -> tuple[list[JSON], JSON]:
+        resolved: JSON = {}
+        built = []
+        known = {o["name"]: o for o in spec}
+        for raw_name, value in values.items():
+            name = raw_name.replace("_", "-") if raw_name not in known else raw_name
+            if name not in known:
+                raise AssertionError(f"unknown option {raw_name!r}; known: {sorted(known)}")
+            kind = known[name]["type"]
+            entry: JSON = {"name": name, "type": kind, "value": value}
+            if kind == 6:
+                user = self.fake.users[int(value)]
+                member = dict(self.fake.member(self.guild_id, int(value)))
+                member.pop("user", None)
+                resolved.setdefault("users", {})[str(value)] = user
+                resolved.setdefault("members", {})[str(value)] = member
+                entry["value"] = str(value)
+            elif kind == 8:
+                role = next(
+                    r for r in self.fake.guilds[self.guild_id]["roles"] if r["id"] == str(value)
+                )
+                resolved.setdefault("roles", {})[str(value)] = role
+                entry["value"] = str(value)
+            elif kind == 7:
+                resolved.setdefault("channels", {})[str(value)] = self.fake.channels[int(value)]
+                entry["value"] = str(value)
+            elif kind == 11:
+                attachment = value
+                resolved.setdefault("attachments", {})[attachment["id"]] = attachment
+                entry["value"] = attachment["id"]
+            if focused == name:
+                entry["focused"] = True
+                entry["type"] = kind
+            built.append(entry)
+        if focused is not None and focused not in {e["name"] for e in built}:
+            built.append(
+                {"name": focused, "type": known[focused]["type"], "value": "", "focused": True}
+            )
+        return built, resolved
+
+    def _command_data(
+        self, command: str, options: dict[str, Any], focused: str | None = None
+    ) -> JSON:
+        cmd, subs, spec = self._command_path(command)
+        leaf, resolved = self._build_options(spec, options, focused)
+        nested = leaf
+        for depth, word in reversed(list(enumerate(subs))):
+            kind = 1 if depth == len(subs) - 1 else 2
+            nested = [{"name": word, "type": kind, "options": nested}]
+        data: JSON = {"id": cmd["id"], "name": cmd["name"], "type": 1, "options": nested}
+        if resolved:
+            data["resolved"] = resolved
+        return data
+
+    async def slash(
+        self,
+        command: str,
+        *,
+        user: int,
+        channel: int | None = None,
+        timeout: float = 10.0,
+        **options: Any,
+    ) -> Reply:
+        data = self._command_data(command, options)
+        record = await self.fake.send_interaction(
+            2, self.guild_id, channel or self.channel, user, data
+        )
+        return await self._finish(record, timeout)
+
+    async def fire(
+        self, command: str, *, user: int, channel: int | None = None, **options: Any
+    ) -> InteractionRecord:
+        """Send a slash command without waiting (benchmarks await `record.completed`)."""
+        data = self._command_data(command, options)
+        return await self.fake.send_interaction(2, self.guild_id, channel or self.channel, user, data)
+
+    async def autocomplete(
+        self, command: str, focused: str, *, user: int, channel: int | None = None, **options: Any
+    ) -> list[JSON]:
+        data = self._command_data(command, options, focused=focused.replace("_", "-"))
+        record = await self.fake.send_interaction(
+            4, self.guild_id, channel or self.channel, user, data
+        )
+        reply = await self._finish(record, 5.0)
+        return reply.choices
+
+    # ----------------------------------------------------------------- components and modals
+    def _find_component(self, message: JSON, key: str, kind: int | None = None) -> JSON:
+        candidates = list(iter_components(message.get("components") or []))
+        for component in candidates:
+            if kind is not None and component.get("type") != kind:
+                continue
+            if key in (
+                component.get("custom_id"),
+                component.get("label"),
+                component.get("placeholder"),
+            ):
+                return component
+        for component in candidates:  # a label prefix, e.g. "Invoke" for "Invoke +2"
+            if (kind is None or component.get("type") == kind) and (
+                component.get("label") or ""
+            ).startswith(key):
+                return component
+        labels = [c.get("label") or c.get("placeholder") or c.get("custom_id") for c in candidates]
+        raise AssertionError(f"no component {key!r} on the message; have {labels}")
+
+    @staticmethod
+    def _as_message(target: Reply | JSON) -> JSON:
+        if isinstance(target, Reply):
+            message = target.message or (target.followups[-1] if target.followups else None)
+            if message is None:
+                raise AssertionError("that reply has no message to click on")
+            return message
+        return target
+
+    async def click(
+        self, target: Reply | JSON, button: str, *, user: int, timeout: float = 10.0
+    ) -> Reply:
+        message = self._as_message(target)
+        component = self._find_component(message, button, 2)
+        if component.get("disabled"):
+            raise AssertionError(f"button {button!r} is disabled")
+        data = {"custom_id": component["custom_id"], "component_type": 2}
+        return await self._component(message, data, user, timeout)
+
+    async def select(
+        self,
+        target: Reply | JSON,
+        select: str,
+        values: list[str],
+        *,
+        user: int,
+        timeout: float = 10.0,
+    ) -> Reply:
+        message = self._as_message(target)
+        component = self._find_component(message, select)
+        if component.get("type") not in (3, 5, 6, 7, 8):
+            raise AssertionError(f"{select!r} is not a select")
+        allowed = {o["value"] for o in component.get("options") or []}
+        if component.get("type") == 3:
+            unknown = [v for v in values if v not in allowed]
+            if unknown:
+                raise AssertionError(f"values {unknown} are not options of {select!r}: {allowed}")
+        data = {
+            "custom_id": component["custom_id"],
+            "component_type": component["type"],
+            "values": values,
+        }
+        return await self._component(message, data, user, timeout)
+
+    async def _component(self, message: JSON, data: JSON, user: int, timeout: float) -> Reply:
+        channel = int(message["channel_id"])
+        snapshot = json.loads(json.dumps(message))
+        snapshot.pop("interaction_user_id", None)
+        snapshot.pop("allowed_mentions", None)
+        record = await self.fake.send_interaction(3, self.guild_id, channel, user, data, snapshot)
+        return await self._finish(record, timeout)
+
+    async def submit(
+        self, reply: Reply, values: dict[str, str | list[str]], *, user: int, timeout: float = 10.0
+    ) -> Reply:
+        """Fill the modal that `reply` opened (values by input custom_id or label) and submit it."""
+        modal = reply.modal
+        if modal is None:
+            raise AssertionError("that reply did not open a modal")
+        components = []
+        for top in modal.get("components") or []:
+            inner = top["components"][0] if top.get("type") == 1 else top.get("component", top)
+            key = inner.get("custom_id")
+            label = top.get("label") or inner.get("label")
+            value = values.get(key, values.get(label or "", inner.get("value") or ""))
+            if inner.get("type") == 4:
+                answer: JSON = {"type": 4, "custom_id": key, "value": value}
+            else:
+                answer = {"type": inner.get("type"), "custom_id": key, "values": list(value)}
+            if top.get("type") == 1:
+                components.append({"type": 1, "components": [answer]})
+            else:
+                components.append({"type": 18, "component": answer})
+        unknown = (
+            set(values)
+            - {
+                (t["components"][0] if t.get("type") == 1 else t.get("component", t)).get(
+                    "custom_id"
+                )
+                for t in modal.get("components") or []
+            }
+            - {t.get("label") for t in modal.get("components") or []}
+        )
+        if unknown:
+            raise AssertionError(f"modal has no inputs {sorted(unknown)}")
+        data = {"custom_id": modal["custom_id"], "components": components}
+        channel = reply.record.channel_id
+        record = await self.fake.send_interaction(5, self.guild_id, channel, user, data)
+        return await self._finish(record, timeout)
+
+    # ----------------------------------------------------------------- reading the channel
+    def channel_messages(self, channel: int | None = None) -> list[JSON]:
+        return self.fake.channel_messages(channel or self.channel)
+
+    def message(self, message_id: int | str) -> JSON:
+        return self.fake.messages[int(message_id)]

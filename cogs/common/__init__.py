@@ -1,0 +1,1 @@
+"""Discord glue shared by every cog: error reporting, permission checks, safe views."""
