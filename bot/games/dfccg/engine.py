@@ -769,6 +769,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 continue
             if s.phase == "play" and s.turn_open:
                 self._end_turn(ctx)
+                if s.phase == "showdown":
+                    continue
             break
 
     def _step_job(self, ctx: _Context, job: Job) -> None:
