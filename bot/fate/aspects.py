@@ -11,6 +11,8 @@ from enum import StrEnum
 from pydantic import BaseModel, Field, field_validator
 
 from bot.errors import RuleError
+from bot.fate.outcomes import OutcomeKind as OutcomeKind  # re-exported for the play modules
+from bot.fate.outcomes import outcome as compare
 
 GM = "gm"
 MAX_ASPECT_TEXT = 80
@@ -30,23 +32,9 @@ class Event(BaseModel):
     data: dict[str, int | str | bool | None] = Field(default_factory=dict)
 
 
-class OutcomeKind(StrEnum):
-    FAIL = "fail"
-    TIE = "tie"
-    SUCCESS = "success"
-    SUCCESS_WITH_STYLE = "success_with_style"
-
-
 def classify(effort: int, opposition: int) -> OutcomeKind:
-    """Fate's four outcomes. Private stand-in for bot.fate.outcomes.outcome (dedup later)."""
-    shifts = effort - opposition
-    if shifts < 0:
-        return OutcomeKind.FAIL
-    if shifts == 0:
-        return OutcomeKind.TIE
-    if shifts < 3:
-        return OutcomeKind.SUCCESS
-    return OutcomeKind.SUCCESS_WITH_STYLE
+    """The outcome kind of an effort against a difficulty or an opposing effort."""
+    return compare(effort, opposition).kind
 
 
 class AspectKind(StrEnum):
