@@ -81,9 +81,11 @@ def choose(engine: DfccgEngine, state: DfState, seat: str, rng: random.Random) -
     if discards:
         return max(
             discards,
-            key=lambda a: _card_of(engine, state, a.id[2:]).discard.maximum
-            - (_card_of(engine, state, a.id[2:]).value or _zero()).maximum * 0.5
-            + rng.random() * 0.1,
+            key=lambda a: (
+                _card_of(engine, state, a.id[2:]).discard.maximum
+                - (_card_of(engine, state, a.id[2:]).value or _zero()).maximum * 0.5
+                + rng.random() * 0.1
+            ),
         )
     if all(not t.hand for t in state.tableaux):
         return next(a for a in actions if a.kind == "showdown")

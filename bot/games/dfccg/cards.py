@@ -16,6 +16,7 @@ ActionType = Literal["attack", "investigate", "overcome", "advantage"]
 Token = Literal["hit", "clue"]
 RollKind = Literal["discard", "cost", "range", "value", "showdown"]
 CharacterScope = Literal["all", "harry", "not_harry"]
+_ALL_PLAY_ROLLS: tuple[RollKind, ...] = ("discard", "cost", "range", "value")
 
 # Which Book card type each action targets (a Take Advantage action is "advantage").
 ACTION_TARGET: dict[str, BookType] = {
@@ -159,7 +160,7 @@ class DiceFace(BaseModel):
     kind: Literal["dice_face"] = "dice_face"
     from_face: Literal[-1, 0, 1] = 0
     to_face: Literal[-1, 0, 1] = -1
-    rolls: list[RollKind] = Field(default_factory=lambda: ["discard", "cost", "range", "value"])
+    rolls: list[RollKind] = Field(default_factory=lambda: list(_ALL_PLAY_ROLLS))
     characters: CharacterScope = "all"
 
 
@@ -305,9 +306,10 @@ class Pack(BaseModel):
     def _unique_ids(self) -> Pack:
         seen: set[str] = set()
         ids = [c.id for ch in self.characters for c in ch.cards]
-        ids += [c.id for b in self.books for c in [*b.cards, b.showdown]]
+        ids += [c.id for b in self.books for c in b.cards] + [b.showdown.id for b in self.books]
         if self.side_jobs:
-            ids += [c.id for c in [*self.side_jobs.cards, *self.side_jobs.showdowns]]
+            ids += [c.id for c in self.side_jobs.cards]
+            ids += [c.id for c in self.side_jobs.showdowns]
         for card_id in ids:
             if card_id in seen:
                 raise ValueError(f"card id {card_id!r} is used twice")

@@ -51,6 +51,12 @@ SIDE_JOBS_TABLE: dict[tuple[int, int], tuple[int, int, int, int]] = {
 FACE = {1: "+", 0: "blank", -1: "-"}
 
 
+def side_jobs_counts(first: int, second: int) -> tuple[int, int, int, int]:
+    """Cases, Foes, Obstacles, Advantages for two Fate dice faces (any order)."""
+    high, low = max(first, second), min(first, second)
+    return SIDE_JOBS_TABLE[(high, low)]
+
+
 class DfRuleError(RuleError):
     """A move the Dresden Files card game rules do not allow."""
 
@@ -84,6 +90,12 @@ class _Context:
 
     def find(self, uid: str) -> tuple[int, int, BookSlot] | None:
         return next((t for t in self.slots() if t[2].uid == uid), None)
+
+    def located(self, uid: str) -> tuple[int, int, BookSlot]:
+        found = self.find(uid)
+        if found is None:
+            raise KeyError(uid)
+        return found
 
     def has_harry(self, tableau: int | None) -> bool:
         return tableau is not None and "harry" in self.s.tableaux[tableau].characters
@@ -401,8 +413,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _side_jobs(self, rng: random.Random) -> tuple[list[BookCard], ShowdownCard, str]:
         library = self.library
-        dice = tuple(sorted((rng.choice((-1, 0, 1)) for _ in range(2)), reverse=True))
-        counts = SIDE_JOBS_TABLE[dice]  # type: ignore[index]
+        high, low = sorted((rng.choice((-1, 0, 1)) for _ in range(2)), reverse=True)
+        counts = side_jobs_counts(high, low)
         deck: list[BookCard] = []
         for kind, count in zip(("case", "foe", "obstacle", "advantage"), counts, strict=True):
             pool = [c for c in library.side_job_cards if c.type == kind]
@@ -565,9 +577,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 group
                 for group in options
                 if not all(
-                    ctx.action_blocked(card.type, tableau, ctx.find(u)[2])  # type: ignore[index]
+                    ctx.action_blocked(card.type, tableau, ctx.located(u)[2])
                     for u in group
-                    if ctx.book(ctx.find(u)[2]).type == target_type  # type: ignore[index]
+                    if ctx.book(ctx.located(u)[2]).type == target_type
                 )
             ]
         return bool(options)
@@ -822,8 +834,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return (
             ", ".join(names)
             if len(group) < 3
-            else f"Row {ctx.find(group[0])[0] + 1}: " + ", ".join(n.split(" (")[0] for n in names)
-        )[:80]  # type: ignore[index]
+            else f"Row {ctx.located(group[0])[0] + 1}: "
+            + ", ".join(n.split(" (")[0] for n in names)
+        )[:80]
 
     def _amount(self, ctx: _Context, job: Job, effect: Effect, roll: bool) -> int:
         if isinstance(effect, AddTokens):
@@ -847,8 +860,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 ctx.remove(
                     uid,
                     job.tableau,
-                    "is overcome" if ctx.book(ctx.find(uid)[2]).type == "obstacle" else "is taken",
-                )  # type: ignore[index]
+                    "is overcome"
+                    if ctx.book(ctx.located(uid)[2]).type == "obstacle"
+                    else "is taken",
+                )
             job.targets = group
         elif isinstance(effect, MoveCard):
             for uid in [u for u in group if u not in ("-1", "+1")]:
@@ -909,7 +924,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             result = self.result(s)
             ctx.say(result.summary if result else "The game is over.", "over")
             return
-        slot = ctx.find(s.showdown_queue[0])[2]  # type: ignore[index]
+        slot = ctx.located(s.showdown_queue[0])[2]
         card = ctx.book(slot)
         showdown = ctx.cards[s.showdown_id]
         tiers = showdown.foe if card.type == "foe" else showdown.case
@@ -927,7 +942,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def _showdown_roll(self, ctx: _Context, tier_index: int) -> None:
         s = ctx.s
         uid = s.showdown_queue.pop(0)
-        slot = ctx.find(uid)[2]  # type: ignore[index]
+        slot = ctx.located(uid)[2]
         card = ctx.book(slot)
         showdown = ctx.cards[s.showdown_id]
         tier = (showdown.foe if card.type == "foe" else showdown.case)[tier_index]
@@ -965,7 +980,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             rows.append(line)
         showdown = ctx.cards[state.showdown_id]
         decision = state.decision
-        public_decision = None
+        public_decision: dict[str, Any] | None = None
         if decision is not None:
             public_decision = {"kind": decision.kind, "prompt": decision.prompt}
             if decision.kind != "talent":
@@ -987,8 +1002,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 "foe": [t.model_dump(mode="json") for t in showdown.foe],
                 "case": [t.model_dump(mode="json") for t in showdown.case],
                 "queue": [
-                    ctx.book(ctx.find(u)[2]).name for u in state.showdown_queue if ctx.find(u)
-                ],  # type: ignore[index]
+                    ctx.book(ctx.located(u)[2]).name for u in state.showdown_queue if ctx.find(u)
+                ],
             },
             "players": [
                 {

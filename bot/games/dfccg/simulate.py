@@ -12,9 +12,7 @@ from bot.games.dfccg.state import DfOptions, DfState
 MAX_STEPS = 5000
 
 
-def play_one(
-    engine: DfccgEngine, options: DfOptions, players: int, rng: random.Random
-) -> DfState:
+def play_one(engine: DfccgEngine, options: DfOptions, players: int, rng: random.Random) -> DfState:
     seats = [f"ai{i}" for i in range(players)]
     state = engine.new_game(options, seats, rng)
     for _step in range(MAX_STEPS):
