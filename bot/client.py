@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot import __version__
 from bot.config import Settings
 from bot.db.engine import Database
+from bot.services.campaigns import CampaignService
 from bot.services.guild_settings import GuildSettingsService
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ class FateTableBot(commands.AutoShardedBot):
         self.settings = settings
         self.db = db
         self.guild_settings = GuildSettingsService(db)
+        self.campaigns = CampaignService(db)
         self.started_at = time.monotonic()
         self.version = __version__
         self.extensions_to_load: tuple[str, ...] = EXTENSIONS

@@ -1,0 +1,76 @@
+"""Aspects that can be invoked right now, gathered from every feature that keeps some.
+
+Rolls ask this module for "what can I invoke here?" and "spend a free invoke on that", without
+knowing where an aspect lives: character sheets (aspects, consequences, conditions), scenes
+(situation and zone aspects, boosts), conflicts... Each feature registers one source, keyed by
+the prefix of the aspect keys it hands out ("char", "scene", ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.errors import RuleError
+from bot.services.campaigns import CampaignInfo
+
+
+@dataclass(frozen=True)
+class AspectInPlay:
+    key: str  # "<source>:<id...>", unique and at most 60 characters (it goes into custom ids)
+    name: str
+    owner: str  # who or what it belongs to, for display ("Harry Dresden", "scene")
+    is_boost: bool = False
+    hidden: bool = False  # GM-only until revealed
+    # Free invokes by holder: "char:<id>" or "gm" -> how many.
+    free_invokes: dict[str, int] = field(default_factory=dict)
+
+
+class AspectSource(Protocol):
+    prefix: str
+
+    async def aspects(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
+    ) -> list[AspectInPlay]: ...
+
+    async def spend_free_invoke(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+    ) -> None:
+        """Use one free invoke of `holder` on `key` (a used boost disappears), or raise RuleError."""
+        ...
+
+
+SOURCES: dict[str, AspectSource] = {}
+
+
+def register_source(source: AspectSource) -> None:
+    SOURCES[source.prefix] = source
+
+
+async def aspects_in_play(
+    session: AsyncSession, campaign: CampaignInfo, channel_id: int, *, include_hidden: bool
+) -> list[AspectInPlay]:
+    found: list[AspectInPlay] = []
+    for source in SOURCES.values():
+        found.extend(await source.aspects(session, campaign, channel_id))
+    return [a for a in found if include_hidden or not a.hidden]
+
+
+async def find_aspect(
+    session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str
+) -> AspectInPlay:
+    for aspect in await aspects_in_play(session, campaign, channel_id, include_hidden=True):
+        if aspect.key == key:
+            return aspect
+    raise RuleError("That aspect is no longer in play; pick another one.")
+
+
+async def spend_free_invoke(
+    session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+) -> None:
+    source = SOURCES.get(key.split(":", 1)[0])
+    if source is None:
+        raise RuleError("That aspect is no longer in play; pick another one.")
+    await source.spend_free_invoke(session, campaign, channel_id, key, holder)

@@ -1,0 +1,437 @@
+"""Campaigns and characters: the spine every Fate feature stands on.
+
+Two kinds of functions live here:
+- `CampaignService` methods open their own transaction (one call = one unit of work);
+- the module-level `*_in(session, ...)` helpers work inside a transaction another service opened,
+  so that e.g. a roll's invoke and its fate point payment commit together.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+from sqlalchemy import func, update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models.campaigns import (
+    ActiveCharacter,
+    Campaign,
+    ChannelCampaign,
+    CharacterRow,
+    FatePointEntry,
+)
+from bot.db.models.columns import utcnow
+from bot.errors import RuleError
+from bot.fate.sheet import Character
+from bot.fate.skills import SkillList, default_skills
+from bot.fate.stress import StressStyle
+
+DEFAULT_CAMPAIGN_NAME = "Main campaign"
+CAMPAIGN_NAME_MAX = 80
+MAX_CAMPAIGNS_PER_GUILD = 25
+MAX_CHARACTERS_PER_CAMPAIGN = 200
+SERVER_WIDE = 0  # ActiveCharacter.channel_id for the server-wide choice
+NAME_CACHE_SECONDS = 30.0
+
+
+class StaleError(RuleError):
+    """Someone else changed the same thing at the same moment (optimistic concurrency)."""
+
+
+class CampaignSettings(BaseModel):
+    stress_style: StressStyle = StressStyle.CONDENSED
+    skills: list[str] | None = Field(default=None, max_length=50)  # None = Fate Condensed's 19
+    gm_channel_id: int | None = None
+
+    def skill_list(self) -> SkillList:
+        return SkillList.from_names(self.skills) if self.skills else default_skills()
+
+
+@dataclass(frozen=True)
+class CampaignInfo:
+    id: int
+    guild_id: int
+    name: str
+    is_default: bool
+    settings: CampaignSettings
+    version: int
+
+    @classmethod
+    def of(cls, row: Campaign) -> CampaignInfo:
+        assert row.id is not None
+        settings = CampaignSettings.model_validate_json(row.settings_json or "{}")
+        return cls(row.id, row.guild_id, row.name, row.is_default, settings, row.version)
+
+
+@dataclass(frozen=True)
+class CharacterRecord:
+    id: int
+    campaign_id: int
+    guild_id: int
+    owner_id: int
+    sheet: Character
+    version: int
+
+    @property
+    def name(self) -> str:
+        return self.sheet.name
+
+    @property
+    def is_npc(self) -> bool:
+        return self.sheet.is_npc
+
+    @classmethod
+    def of(cls, row: CharacterRow) -> CharacterRecord:
+        assert row.id is not None
+        sheet = Character.model_validate_json(row.sheet_json).model_copy(update={"id": row.id})
+        return cls(row.id, row.campaign_id, row.guild_id, row.owner_id, sheet, row.version)
+
+
+@dataclass(frozen=True)
+class CharacterName:
+    id: int
+    name: str
+    owner_id: int
+    is_npc: bool
+
+
+@dataclass
+class NameCache:
+    """Character names per campaign, for autocomplete (which must answer from memory)."""
+
+    entries: dict[int, tuple[float, list[CharacterName]]] = field(default_factory=dict)
+
+    def get(self, campaign_id: int) -> list[CharacterName] | None:
+        hit = self.entries.get(campaign_id)
+        if hit and time.monotonic() - hit[0] < NAME_CACHE_SECONDS:
+            return hit[1]
+        return None
+
+    def put(self, campaign_id: int, names: list[CharacterName]) -> None:
+        self.entries[campaign_id] = (time.monotonic(), names)
+
+    def forget(self, campaign_id: int) -> None:
+        self.entries.pop(campaign_id, None)
+
+
+# --------------------------------------------------------------------------- in-transaction helpers
+async def resolve_campaign_in(
+    session: AsyncSession, guild_id: int, channel_id: int
+) -> CampaignInfo:
+    """The channel's campaign, else the server's default one (created on first use)."""
+    binding = await session.get(ChannelCampaign, channel_id)
+    if binding is not None:
+        row = await session.get(Campaign, binding.campaign_id)
+        if row is not None:
+            return CampaignInfo.of(row)
+    found = (
+        await session.exec(
+            select(Campaign).where(Campaign.guild_id == guild_id, col(Campaign.is_default))
+        )
+    ).first()
+    if found is None:
+        found = Campaign(guild_id=guild_id, name=DEFAULT_CAMPAIGN_NAME, is_default=True)
+        session.add(found)
+        await session.flush()
+    return CampaignInfo.of(found)
+
+
+async def get_character_in(session: AsyncSession, character_id: int) -> CharacterRecord:
+    row = await session.get(CharacterRow, character_id)
+    if row is None:
+        raise RuleError("That character no longer exists.")
+    return CharacterRecord.of(row)
+
+
+async def find_character_in(session: AsyncSession, campaign_id: int, name: str) -> CharacterRecord:
+    """A character of the campaign by name (case-insensitive), or by "#id" from autocomplete."""
+    wanted = name.strip()
+    if wanted.startswith("#") and wanted[1:].isdigit():
+        record = await get_character_in(session, int(wanted[1:]))
+        if record.campaign_id == campaign_id:
+            return record
+    row = (
+        await session.exec(
+            select(CharacterRow).where(
+                CharacterRow.campaign_id == campaign_id,
+                func.lower(CharacterRow.name) == wanted.lower(),
+            )
+        )
+    ).first()
+    if row is None:
+        raise RuleError(
+            f"No character called '{wanted[:80]}' in this campaign. "
+            "Pick one from the suggestions, or see `/character list`."
+        )
+    return CharacterRecord.of(row)
+
+
+async def active_character_in(
+    session: AsyncSession, campaign: CampaignInfo, channel_id: int, user_id: int
+) -> CharacterRecord | None:
+    """The user's character here: the channel's choice first, then the server-wide one."""
+    for scope in (channel_id, SERVER_WIDE):
+        choice = await session.get(ActiveCharacter, (campaign.guild_id, user_id, scope))
+        if choice is None:
+            continue
+        row = await session.get(CharacterRow, choice.character_id)
+        if row is not None and row.campaign_id == campaign.id:
+            return CharacterRecord.of(row)
+    return None
+
+
+async def require_active_in(
+    session: AsyncSession, campaign: CampaignInfo, channel_id: int, user_id: int
+) -> CharacterRecord:
+    record = await active_character_in(session, campaign, channel_id, user_id)
+    if record is None:
+        raise RuleError(
+            "You have no active character here. Create one with `/character create` "
+            "or pick one with `/character switch`."
+        )
+    return record
+
+
+async def set_active_in(
+    session: AsyncSession, guild_id: int, user_id: int, character_id: int, channel_id: int | None
+) -> None:
+    scope = channel_id or SERVER_WIDE
+    existing = await session.get(ActiveCharacter, (guild_id, user_id, scope))
+    if existing is None:
+        session.add(
+            ActiveCharacter(
+                guild_id=guild_id, user_id=user_id, channel_id=scope, character_id=character_id
+            )
+        )
+    else:
+        existing.character_id = character_id
+        session.add(existing)
+
+
+async def insert_character_in(
+    session: AsyncSession, campaign: CampaignInfo, owner_id: int, sheet: Character
+) -> CharacterRecord:
+    count = (
+        await session.exec(
+            select(func.count())
+            .select_from(CharacterRow)
+            .where(CharacterRow.campaign_id == campaign.id)
+        )
+    ).one()
+    if count >= MAX_CHARACTERS_PER_CAMPAIGN:
+        raise RuleError(
+            f"This campaign already has {MAX_CHARACTERS_PER_CAMPAIGN} characters; "
+            "delete some before making more."
+        )
+    clash = (
+        await session.exec(
+            select(CharacterRow.id).where(
+                CharacterRow.campaign_id == campaign.id,
+                func.lower(CharacterRow.name) == sheet.name.lower(),
+            )
+        )
+    ).first()
+    if clash is not None:
+        raise RuleError(f"There is already a character called '{sheet.name}' in this campaign.")
+    row = CharacterRow(
+        campaign_id=campaign.id,
+        guild_id=campaign.guild_id,
+        owner_id=owner_id,
+        name=sheet.name,
+        is_npc=sheet.is_npc,
+        sheet_json=sheet.model_copy(update={"id": None}).model_dump_json(),
+    )
+    session.add(row)
+    await session.flush()
+    return CharacterRecord.of(row)
+
+
+async def save_character_in(
+    session: AsyncSession, record: CharacterRecord, sheet: Character
+) -> CharacterRecord:
+    """Write a changed sheet if nobody else changed it since `record` was read."""
+    result = await session.exec(  # type: ignore[call-overload]
+        update(CharacterRow)
+        .where(col(CharacterRow.id) == record.id, col(CharacterRow.version) == record.version)
+        .values(
+            sheet_json=sheet.model_copy(update={"id": None}).model_dump_json(),
+            name=sheet.name,
+            is_npc=sheet.is_npc,
+            version=record.version + 1,
+            updated_at=utcnow(),
+        )
+    )
+    if result.rowcount != 1:
+        raise StaleError(
+            f"{record.name} was changed by someone else at the same moment; "
+            "look at the sheet again and retry."
+        )
+    return CharacterRecord(
+        record.id,
+        record.campaign_id,
+        record.guild_id,
+        record.owner_id,
+        sheet.model_copy(update={"id": record.id}),
+        record.version + 1,
+    )
+
+
+async def move_fate_points_in(
+    session: AsyncSession,
+    record: CharacterRecord,
+    delta: int,
+    *,
+    reason: str,
+    actor_id: int,
+    note: str = "",
+    channel_id: int | None = None,
+) -> tuple[CharacterRecord, FatePointEntry]:
+    """Change a character's fate points and write the ledger entry, in the caller's transaction."""
+    if record.sheet.fate_points + delta < 0:
+        raise RuleError(f"{record.name} has no fate point to spend.")
+    updated = await save_character_in(session, record, record.sheet.adjust_fate_points(delta))
+    entry = FatePointEntry(
+        campaign_id=record.campaign_id,
+        channel_id=channel_id,
+        character_id=record.id,
+        who=record.name,
+        delta=delta,
+        balance_after=updated.sheet.fate_points,
+        reason=reason,
+        note=note[:200],
+        actor_id=actor_id,
+    )
+    session.add(entry)
+    await session.flush()
+    return updated, entry
+
+
+async def log_gm_points_in(
+    session: AsyncSession,
+    campaign_id: int,
+    delta: int,
+    balance_after: int,
+    *,
+    reason: str,
+    actor_id: int,
+    note: str = "",
+    channel_id: int | None = None,
+) -> FatePointEntry:
+    """A ledger entry for the GM's pool (the pool itself lives with the scene)."""
+    entry = FatePointEntry(
+        campaign_id=campaign_id,
+        channel_id=channel_id,
+        character_id=None,
+        who="GM",
+        delta=delta,
+        balance_after=balance_after,
+        reason=reason,
+        note=note[:200],
+        actor_id=actor_id,
+    )
+    session.add(entry)
+    await session.flush()
+    return entry
+
+
+async def character_names_in(session: AsyncSession, campaign_id: int) -> list[CharacterName]:
+    rows = await session.exec(
+        select(CharacterRow.id, CharacterRow.name, CharacterRow.owner_id, CharacterRow.is_npc)
+        .where(CharacterRow.campaign_id == campaign_id)
+        .order_by(CharacterRow.name)
+    )
+    return [CharacterName(int(i or 0), n, int(o), bool(npc)) for i, n, o, npc in rows.all()]
+
+
+# --------------------------------------------------------------------------- the service
+class CampaignService:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.names = NameCache()
+
+    async def current(self, guild_id: int, channel_id: int) -> CampaignInfo:
+        async with self.db.session() as session:
+            return await resolve_campaign_in(session, guild_id, channel_id)
+
+    async def create(self, guild_id: int, name: str, settings: CampaignSettings) -> CampaignInfo:
+        name = name.strip()
+        if not name or len(name) > CAMPAIGN_NAME_MAX:
+            raise RuleError(f"A campaign name needs 1 to {CAMPAIGN_NAME_MAX} characters.")
+        async with self.db.session() as session:
+            await resolve_campaign_in(session, guild_id, 0)  # make sure the default exists
+            existing = await self._list_in(session, guild_id)
+            if len(existing) >= MAX_CAMPAIGNS_PER_GUILD:
+                raise RuleError(f"A server can run at most {MAX_CAMPAIGNS_PER_GUILD} campaigns.")
+            if any(c.name.lower() == name.lower() for c in existing):
+                raise RuleError(f"There is already a campaign called '{name}' here.")
+            row = Campaign(guild_id=guild_id, name=name, settings_json=settings.model_dump_json())
+            session.add(row)
+            await session.flush()
+            return CampaignInfo.of(row)
+
+    async def _list_in(self, session: AsyncSession, guild_id: int) -> list[CampaignInfo]:
+        rows = await session.exec(
+            select(Campaign).where(Campaign.guild_id == guild_id).order_by(col(Campaign.id))
+        )
+        return [CampaignInfo.of(r) for r in rows.all()]
+
+    async def overview(self, guild_id: int) -> tuple[list[CampaignInfo], dict[int, list[int]]]:
+        """The server's campaigns and, for each, the channels bound to it."""
+        async with self.db.session() as session:
+            await resolve_campaign_in(session, guild_id, 0)
+            campaigns = await self._list_in(session, guild_id)
+            bindings = await session.exec(
+                select(ChannelCampaign).where(ChannelCampaign.guild_id == guild_id)
+            )
+            channels: dict[int, list[int]] = {}
+            for binding in bindings.all():
+                channels.setdefault(binding.campaign_id, []).append(binding.channel_id)
+            return campaigns, channels
+
+    async def find(self, guild_id: int, name: str) -> CampaignInfo:
+        async with self.db.session() as session:
+            return await self._find_in(session, guild_id, name)
+
+    async def _find_in(self, session: AsyncSession, guild_id: int, name: str) -> CampaignInfo:
+        for campaign in await self._list_in(session, guild_id):
+            if campaign.name.lower() == name.strip().lower():
+                return campaign
+        raise RuleError(f"No campaign called '{name[:80]}' here; see `/campaign list`.")
+
+    async def bind(self, guild_id: int, channel_id: int, name: str) -> CampaignInfo:
+        async with self.db.session() as session:
+            campaign = await self._find_in(session, guild_id, name)
+            binding = await session.get(ChannelCampaign, channel_id)
+            if binding is None:
+                binding = ChannelCampaign(
+                    channel_id=channel_id, guild_id=guild_id, campaign_id=campaign.id
+                )
+            else:
+                binding.campaign_id = campaign.id
+            session.add(binding)
+            return campaign
+
+    async def update_settings(self, campaign_id: int, settings: CampaignSettings) -> CampaignInfo:
+        async with self.db.session() as session:
+            row = await session.get(Campaign, campaign_id)
+            if row is None:
+                raise RuleError("That campaign no longer exists.")
+            row.settings_json = settings.model_dump_json()
+            row.version += 1
+            session.add(row)
+            await session.flush()
+            return CampaignInfo.of(row)
+
+    async def character_names(self, campaign_id: int) -> list[CharacterName]:
+        """For autocomplete: from memory when fresh, else one quick query."""
+        cached = self.names.get(campaign_id)
+        if cached is not None:
+            return cached
+        async with self.db.session() as session:
+            names = await character_names_in(session, campaign_id)
+        self.names.put(campaign_id, names)
+        return names
