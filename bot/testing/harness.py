@@ -304,7 +304,9 @@ class Table:
     ) -> InteractionRecord:
         """Send a slash command without waiting (benchmarks await `record.completed`)."""
         data = self._command_data(command, options)
-        return await self.fake.send_interaction(2, self.guild_id, channel or self.channel, user, data)
+        return await self.fake.send_interaction(
+            2, self.guild_id, channel or self.channel, user, data
+        )
 
     async def autocomplete(
         self, command: str, focused: str, *, user: int, channel: int | None = None, **options: Any
