@@ -21,7 +21,7 @@ def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite+aiosqlite:///{tmp_path / 'fatetable.db'}"
 
 
-def test_settings(database_url: str, **overrides: Any) -> Settings:
+def make_settings(database_url: str, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "discord_token": FakeDiscord.TOKEN,
         "database_url": database_url,
@@ -42,7 +42,7 @@ async def table(database_url: str) -> AsyncIterator[Table]:
     """The real bot with every cog, connected to a fresh fake Discord and a fresh database."""
     from bot.client import create_bot
 
-    settings = test_settings(database_url)
+    settings = make_settings(database_url)
 
     async def factory():  # type: ignore[no-untyped-def]
         return await create_bot(settings, guild_ready_timeout=0.05)

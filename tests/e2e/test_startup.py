@@ -12,7 +12,7 @@ import pytest
 
 from bot.__main__ import serve
 from bot.testing.fake_discord import FakeDiscord
-from tests.conftest import sqlite_url, test_settings
+from tests.conftest import sqlite_url, make_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,7 +41,7 @@ def test_rejected_token_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
         fake.redirect_discord_py()
         fake.reject_token = True
         try:
-            settings = test_settings(sqlite_url(tmp_path), discord_token="wrong")
+            settings = make_settings(sqlite_url(tmp_path), discord_token="wrong")
             return await serve(settings)
         finally:
             await fake.stop()
@@ -59,7 +59,7 @@ async def test_dev_guild_sync(tmp_path: Path) -> None:
     holder: dict[str, int] = {}
 
     async def factory():  # type: ignore[no-untyped-def]
-        settings = test_settings(sqlite_url(tmp_path), dev_guild_id=holder["guild"])
+        settings = make_settings(sqlite_url(tmp_path), dev_guild_id=holder["guild"])
         return await create_bot(settings, guild_ready_timeout=0.05)
 
     fake = FakeDiscord()
