@@ -1,0 +1,42 @@
+"""Renderers never exceed Discord's embed limits, whatever the user typed."""
+
+from __future__ import annotations
+
+import discord
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.ui.common import EMBED_TOTAL_LIMIT, FIELD_VALUE_LIMIT, MAX_FIELDS, clip, safe_embed
+from bot.ui.help import CommandEntry, CommandGroup, help_page, page_count
+
+texts = st.text(min_size=0, max_size=5000)
+
+
+@settings(max_examples=50)
+@given(title=texts, description=texts, fields=st.lists(st.tuples(texts, texts), max_size=40))
+def test_safe_embed_fits(title: str, description: str, fields: list[tuple[str, str]]) -> None:
+    embed = discord.Embed(title=title, description=description)
+    for name, value in fields:
+        embed.add_field(name=name or "x", value=value or "y")
+    safe_embed(embed)
+    assert len(embed) <= EMBED_TOTAL_LIMIT
+    assert len(embed.fields) <= MAX_FIELDS
+    assert all(len(f.value or "") <= FIELD_VALUE_LIMIT for f in embed.fields)
+
+
+def test_clip_marks_the_cut() -> None:
+    assert clip("abcdef", 4) == "abc…" and clip("abc", 4) == "abc"
+
+
+def test_help_pages_fit_with_many_long_commands() -> None:
+    groups = [
+        CommandGroup(
+            f"group{g}",
+            "d" * 100,
+            tuple(CommandEntry(f"group{g} sub{i}", "x" * 100) for i in range(25)),
+        )
+        for g in range(30)
+    ]
+    assert page_count(groups) == 5
+    for page in range(page_count(groups)):
+        assert len(help_page(groups, page)) <= EMBED_TOTAL_LIMIT
