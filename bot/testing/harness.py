@@ -32,6 +32,8 @@ _BUSY_PREFIXES = (
     "discord.py: ",
     "fatetable-",
 )
+# Background loops that live as long as the bot: never "busy" (they would never settle).
+_LONG_LIVED = ("fatetable-idle",)
 _OPTION_TYPES = {"string": 3, "integer": 4, "boolean": 5, "user": 6, "channel": 7, "role": 8}
 
 
@@ -199,7 +201,10 @@ class Table:
             busy = [
                 t
                 for t in asyncio.all_tasks()
-                if t is not me and not t.done() and t.get_name().startswith(_BUSY_PREFIXES)
+                if t is not me
+                and not t.done()
+                and t.get_name().startswith(_BUSY_PREFIXES)
+                and t.get_name() not in _LONG_LIVED
             ]
             quiet_rounds = 0 if busy else quiet_rounds + 1
             if quiet_rounds >= 3:

@@ -1,0 +1,596 @@
+"""Game table use cases: lobbies, seats, validated actions with optimistic concurrency, AI seats,
+idle games and history. The only place that opens a transaction for table games.
+
+Engines are looked up through ``bot.games.base.get_engine``; the service never knows a game's
+rules. Seats given to an engine are opaque strings: a human seat is the user id as text, an AI
+seat is ``ai:<n>``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import func, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col, select
+
+from bot.db.engine import Database
+from bot.db.models.columns import utcnow
+from bot.db.models.games import GameActionLog, GameRow
+from bot.errors import RuleError
+from bot.games.base import (
+    BUILTIN_ENGINE_MODULES,
+    ENGINES,
+    Action,
+    GameEngine,
+    GameEvent,
+    find_action,
+    get_engine,
+)
+
+AI_STEP_LIMIT = 400  # AI seats acting in a row after one human action
+PUBLIC_LOG_KEEP = 12  # recent public events kept on the row for the board
+HISTORY_LIMIT = 10
+SEAT_NAME_MAX = 32
+LIVE = ("lobby", "running")
+
+
+class NotSeated(RuleError):
+    """The user has no seat in this game."""
+
+
+class AlreadyDone(RuleError):
+    """The click was for an older version of the game (double click, or someone was faster)."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    seat: str
+    user_id: int | None
+    name: str
+    ai: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "user_id": self.user_id, "name": self.name, "ai": self.ai}
+
+
+@dataclass
+class GameInfo:
+    """A snapshot of a game row, with the public view of its state (never a hand)."""
+
+    id: int
+    engine: str
+    engine_name: str
+    guild_id: int
+    channel_id: int
+    host_id: int
+    seats: list[Seat]
+    options: dict[str, Any]
+    status: str
+    version: int
+    board_message_id: int | None
+    public_log: list[str]
+    result: dict[str, Any] | None
+    created_at: datetime
+    last_activity: datetime
+    view: dict[str, Any] | None = None
+    current_names: list[str] = field(default_factory=list)
+    min_players: int = 1
+    max_players: int = 1
+
+    def seat_of(self, user_id: int) -> Seat | None:
+        return next((s for s in self.seats if s.user_id == user_id), None)
+
+    @property
+    def humans(self) -> list[Seat]:
+        return [s for s in self.seats if not s.ai]
+
+
+@dataclass
+class HandInfo:
+    game: GameInfo
+    seat: Seat
+    private_view: dict[str, Any]
+    actions: list[Action]
+    private_log: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ActOutcome:
+    game: GameInfo
+    public_events: list[str]
+    private_events: list[str]  # for the acting user only
+
+
+@dataclass
+class IdleNotice:
+    game: GameInfo
+    kind: str  # "warn" or "abandon"
+    idle_minutes: int
+
+
+def engine_choices() -> list[tuple[str, str]]:
+    """(key, name) of every known engine, builtin ones imported on demand."""
+    for key in BUILTIN_ENGINE_MODULES:
+        get_engine(key)
+    return sorted((key, engine.name) for key, engine in ENGINES.items())
+
+
+def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
+    """Lobby options that take one of a few values: name -> allowed values (for selects and
+    autocomplete). Enums come from the options schema; a thin adapter adds the books of the
+    Dresden Files card game, which live in its content packs rather than in the schema."""
+    schema = engine.options_schema()
+    props = schema.get("properties", {})
+    fields: dict[str, list[str]] = {}
+    for name, spec in props.items():
+        values = _enum_of(spec, schema)
+        if values:
+            fields[name] = values
+    if engine.key == "dfccg":
+        library = getattr(engine, "library", None)
+        if library is not None:
+            fields["book"] = [*library.books, "side-jobs"]
+    return fields
+
+
+def _enum_of(spec: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    if "enum" in spec:
+        return [str(v) for v in spec["enum"] if v is not None]
+    if "$ref" in spec:
+        ref = spec["$ref"].rsplit("/", 1)[-1]
+        return _enum_of(schema.get("$defs", {}).get(ref, {}), schema)
+    for alt in spec.get("anyOf", []):
+        values = _enum_of(alt, schema)
+        if values:
+            return values
+    return []
+
+
+def _rng(row: GameRow, step: int) -> random.Random:
+    return random.Random(f"{row.seed}:{row.version}:{step}")
+
+
+def _seats(row: GameRow) -> list[Seat]:
+    return [Seat(**s) for s in json.loads(row.seats)]
+
+
+class GameService:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ------------------------------------------------------------------ snapshots
+    def _info(self, row: GameRow, *, with_view: bool = True) -> GameInfo:
+        assert row.id is not None
+        engine = get_engine(row.engine)
+        seats = _seats(row)
+        info = GameInfo(
+            id=row.id,
+            engine=row.engine,
+            engine_name=engine.name,
+            guild_id=row.guild_id,
+            channel_id=row.channel_id,
+            host_id=row.host_id,
+            seats=seats,
+            options=json.loads(row.options),
+            status=row.status,
+            version=row.version,
+            board_message_id=row.board_message_id,
+            public_log=json.loads(row.public_log),
+            result=json.loads(row.result) if row.result else None,
+            created_at=row.created_at,
+            last_activity=row.last_activity,
+            min_players=engine.min_players,
+            max_players=engine.max_players,
+        )
+        if with_view and row.state:
+            state = engine.load_state(row.state)
+            info.view = engine.public_view(state)
+            by_seat = {s.seat: s.name for s in seats}
+            info.current_names = [by_seat.get(s, s) for s in engine.current_seats(state)]
+        return info
+
+    async def _load(self, session: Any, game_id: int) -> GameRow:
+        row = await session.get(GameRow, game_id)
+        if row is None:
+            raise RuleError("That game no longer exists; start one with `/game new`.")
+        return row
+
+    async def _save(self, session: Any, row: GameRow, expected: int, **values: Any) -> None:
+        """Conditional write: fails with AlreadyDone when someone else changed the row first."""
+        values["version"] = expected + 1
+        values.setdefault("last_activity", utcnow())
+        values.setdefault("warned_at", None)
+        result = await session.exec(
+            update(GameRow)
+            .where(col(GameRow.id) == row.id, col(GameRow.version) == expected)
+            .values(**values)
+        )
+        if result.rowcount != 1:
+            raise AlreadyDone(
+                "Already done: someone acted first. Press **My hand** to see the table now."
+            )
+        if row in session:
+            session.expunge(row)  # the conditional UPDATE above is the only write of the row
+        for key, value in values.items():
+            setattr(row, key, value)
+
+    # ------------------------------------------------------------------ lobby
+    async def create_lobby(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host_id: int,
+        host_name: str,
+        engine_key: str,
+        options: dict[str, Any],
+    ) -> GameInfo:
+        engine = get_engine(engine_key)
+        clean = self._validated_options(engine, options)
+        row = GameRow(
+            engine=engine.key,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            active_channel_id=channel_id,
+            host_id=host_id,
+            seats=json.dumps([Seat(str(host_id), host_id, host_name[:SEAT_NAME_MAX]).as_json()]),
+            options=json.dumps(clean),
+            seed=random.SystemRandom().getrandbits(48),
+        )
+        try:
+            async with self.db.session() as session:
+                busy = await self._live_in_channel(session, channel_id)
+                if busy is not None:
+                    raise RuleError(self._busy_text(busy))
+                session.add(row)
+                await session.flush()
+                return self._info(row)
+        except IntegrityError:
+            raise RuleError(
+                "This channel already has a game; see `/game status` or end it with `/game abandon`."
+            ) from None
+
+    @staticmethod
+    def _busy_text(row: GameRow) -> str:
+        return (
+            f"This channel already has a game ({row.status}, #{row.id}); see `/game status`, "
+            "or end it with `/game abandon` (host or GM)."
+        )
+
+    @staticmethod
+    def _validated_options(engine: GameEngine[Any, Any], options: dict[str, Any]) -> dict[str, Any]:
+        allowed = option_fields(engine)
+        for key, value in options.items():
+            if key in allowed and str(value) not in allowed[key]:
+                choices = ", ".join(allowed[key])
+                raise RuleError(f"{key} cannot be {str(value)[:40]!r}; choose one of: {choices}.")
+        try:
+            parsed = engine.parse_options(options)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "options"
+            raise RuleError(f"The option {where} is not valid: {first['msg']}.") from None
+        return {k: v for k, v in parsed.model_dump(mode="json").items() if k in options}
+
+    async def _live_in_channel(self, session: Any, channel_id: int) -> GameRow | None:
+        result = await session.exec(
+            select(GameRow).where(
+                col(GameRow.channel_id) == channel_id, col(GameRow.status).in_(LIVE)
+            )
+        )
+        return result.first()  # type: ignore[no-any-return]
+
+    async def set_board_message(self, game_id: int, message_id: int) -> None:
+        async with self.db.session() as session:
+            await session.exec(
+                update(GameRow)
+                .where(col(GameRow.id) == game_id)
+                .values(board_message_id=message_id)
+            )
+
+    async def lobby_action(
+        self, game_id: int, user_id: int, user_name: str, op: str, *, is_gm: bool = False
+    ) -> GameInfo:
+        """join / leave / ai (add an AI seat) / unai (remove one) / start."""
+        async with self.db.session() as session:
+            row = await self._load(session, game_id)
+            if row.status != "lobby":
+                raise AlreadyDone(
+                    "This game has already started (or ended); use the table's **My hand** button."
+                )
+            engine = get_engine(row.engine)
+            seats = _seats(row)
+            mine = next((s for s in seats if s.user_id == user_id), None)
+            host = user_id == row.host_id
+            if op == "join":
+                if mine is not None:
+                    raise RuleError("You already have a seat; wait for the host to press Start.")
+                if len(seats) >= engine.max_players:
+                    raise RuleError(f"The table is full ({engine.max_players} seats).")
+                seats.append(Seat(str(user_id), user_id, user_name[:SEAT_NAME_MAX]))
+            elif op == "leave":
+                if mine is None:
+                    raise NotSeated("You have no seat at this table; press Join to take one.")
+                if host:
+                    raise RuleError(
+                        "The host cannot leave the lobby; end it with `/game abandon` instead."
+                    )
+                seats.remove(mine)
+            elif op in ("ai", "unai"):
+                if not (host or is_gm):
+                    raise RuleError("Only the host can change the AI seats.")
+                ai_seats = [s for s in seats if s.ai]
+                if op == "ai":
+                    if len(seats) >= engine.max_players:
+                        raise RuleError(f"The table is full ({engine.max_players} seats).")
+                    number = max([int(s.seat[3:]) for s in ai_seats] or [0]) + 1
+                    seats.append(Seat(f"ai:{number}", None, f"AI {number}", ai=True))
+                else:
+                    if not ai_seats:
+                        raise RuleError("There is no AI seat to remove.")
+                    seats.remove(ai_seats[-1])
+            elif op == "start":
+                if not (host or is_gm):
+                    raise RuleError("Only the host can start the game.")
+                return await self._start(session, row, engine, seats)
+            else:
+                raise RuleError("Unknown lobby button; open a new lobby with `/game new`.")
+            await self._save(
+                session, row, row.version, seats=json.dumps([s.as_json() for s in seats])
+            )
+            return self._info(row)
+
+    async def set_option(
+        self, game_id: int, user_id: int, name: str, value: str, *, is_gm: bool = False
+    ) -> GameInfo:
+        async with self.db.session() as session:
+            row = await self._load(session, game_id)
+            if row.status != "lobby":
+                raise AlreadyDone("Options can only change in the lobby, before the game starts.")
+            if user_id != row.host_id and not is_gm:
+                raise RuleError("Only the host can change the game's options.")
+            engine = get_engine(row.engine)
+            options = json.loads(row.options)
+            options[name] = value
+            clean = self._validated_options(engine, options)
+            await self._save(session, row, row.version, options=json.dumps(clean))
+            return self._info(row)
+
+    async def _start(
+        self, session: Any, row: GameRow, engine: GameEngine[Any, Any], seats: list[Seat]
+    ) -> GameInfo:
+        if len(seats) < engine.min_players:
+            raise RuleError(f"This game needs at least {engine.min_players} seat(s).")
+        options = engine.parse_options(json.loads(row.options))
+        state = engine.new_game(options, [s.seat for s in seats], _rng(row, 0))
+        log = [f"The game begins: {', '.join(s.name for s in seats)}."]
+        state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
+        log += [e.text for e in ai_events if e.public]
+        expected = row.version
+        await self._save(
+            session,
+            row,
+            expected,
+            status="finished" if engine.is_over(state) else "running",
+            state=state.model_dump_json(),
+            public_log=json.dumps(log[-PUBLIC_LOG_KEEP:]),
+            **self._finish_values(engine, state),
+        )
+        for entry in ai_logs:
+            entry.game_id = row.id  # type: ignore[assignment]
+            session.add(entry)
+        return self._info(row)
+
+    # ------------------------------------------------------------------ play
+    def _run_ai(
+        self,
+        engine: GameEngine[Any, Any],
+        row: GameRow,
+        state: Any,
+        seats: list[Seat],
+        step: int,
+    ) -> tuple[Any, list[GameEvent], list[GameActionLog]]:
+        """Let AI seats act while only AI seats may act (bounded)."""
+        ai = {s.seat for s in seats if s.ai}
+        events: list[GameEvent] = []
+        logs: list[GameActionLog] = []
+        for n in range(AI_STEP_LIMIT):
+            if engine.is_over(state):
+                break
+            current = engine.current_seats(state)
+            if not current or any(s not in ai for s in current):
+                break
+            seat = current[0]
+            rng = _rng(row, step + n)
+            action = engine.choose_action(state, seat, rng)
+            state, new = engine.apply(state, seat, action, rng)
+            events += new
+            logs.append(
+                GameActionLog(
+                    game_id=row.id or 0,
+                    version=row.version + 1,
+                    seat=seat,
+                    user_id=None,
+                    action_id=action.id[:64],
+                    label=action.label[:100],
+                )
+            )
+        return state, events, logs
+
+    def _finish_values(self, engine: GameEngine[Any, Any], state: Any) -> dict[str, Any]:
+        if not engine.is_over(state):
+            return {}
+        result = engine.result(state)
+        return {
+            "result": result.model_dump_json() if result else None,
+            "active_channel_id": None,
+            "ended_at": utcnow(),
+        }
+
+    async def hand(self, game_id: int, user_id: int) -> HandInfo:
+        async with self.db.session() as session:
+            row = await self._load(session, game_id)
+            info = self._info(row)
+        seat = info.seat_of(user_id)
+        if seat is None:
+            raise NotSeated(
+                "You are not playing in this game: the board shows everything public. "
+                "Start your own with `/game new` in another channel."
+            )
+        if row.state is None:
+            raise RuleError("The game has not started yet; wait for the host to press Start.")
+        engine = get_engine(row.engine)
+        state = engine.load_state(row.state)
+        actions = engine.legal_actions(state, seat.seat) if info.status == "running" else []
+        return HandInfo(info, seat, engine.private_view(state, seat.seat), actions)
+
+    async def act(self, game_id: int, user_id: int, version: int, action_id: str) -> ActOutcome:
+        async with self.db.session() as session:
+            row = await self._load(session, game_id)
+            if row.status != "running":
+                raise AlreadyDone(
+                    "Already done: this game is "
+                    + ("over" if row.status != "lobby" else "still in its lobby")
+                    + "."
+                )
+            seats = _seats(row)
+            seat = next((s for s in seats if s.user_id == user_id), None)
+            if seat is None:
+                raise NotSeated("You are not playing in this game; only its players can act.")
+            if row.version != version:
+                raise AlreadyDone(
+                    "Already done: that choice was made or the table has moved on. "
+                    "Press **My hand** for what you can do now."
+                )
+            engine = get_engine(row.engine)
+            state = engine.load_state(row.state or "{}")
+            current = engine.current_seats(state)
+            if seat.seat not in current:
+                names = ", ".join(s.name for s in seats if s.seat in current) or "nobody"
+                raise RuleError(f"It is not your turn: waiting for {names}.")
+            action = find_action(engine, state, seat.seat, action_id)
+            state, events = engine.apply(state, seat.seat, action, _rng(row, 0))
+            logs = [
+                GameActionLog(
+                    game_id=row.id or 0,
+                    version=row.version + 1,
+                    seat=seat.seat,
+                    user_id=user_id,
+                    action_id=action.id[:64],
+                    label=(action.label if not action.private else action.kind)[:100],
+                )
+            ]
+            state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
+            events += ai_events
+            logs += ai_logs
+            public = [e.text for e in events if e.public]
+            private = [e.text for e in events if not e.public and seat.seat in e.audience]
+            log = (json.loads(row.public_log) + public)[-PUBLIC_LOG_KEEP:]
+            await self._save(
+                session,
+                row,
+                version,
+                state=state.model_dump_json(),
+                status="finished" if engine.is_over(state) else "running",
+                public_log=json.dumps(log),
+                warned_at=None,
+                **self._finish_values(engine, state),
+            )
+            for entry in logs:
+                session.add(entry)
+            return ActOutcome(self._info(row), public, private)
+
+    # ------------------------------------------------------------------ queries and endings
+    async def status(self, channel_id: int) -> GameInfo | None:
+        async with self.db.session() as session:
+            row = await self._live_in_channel(session, channel_id)
+            return self._info(row) if row else None
+
+    async def get(self, game_id: int) -> GameInfo:
+        async with self.db.session() as session:
+            return self._info(await self._load(session, game_id))
+
+    async def abandon(self, channel_id: int, user_id: int, *, is_gm: bool) -> GameInfo:
+        async with self.db.session() as session:
+            row = await self._live_in_channel(session, channel_id)
+            if row is None:
+                raise RuleError("There is no game in this channel; start one with `/game new`.")
+            if row.host_id != user_id and not is_gm:
+                raise RuleError("Only the game's host or a GM can abandon it.")
+            await self._end(session, row, "abandoned")
+            return self._info(row)
+
+    async def _end(self, session: Any, row: GameRow, status: str) -> None:
+        await self._save(
+            session, row, row.version, status=status, active_channel_id=None, ended_at=utcnow()
+        )
+
+    async def history(
+        self, guild_id: int, limit: int = HISTORY_LIMIT
+    ) -> tuple[list[GameInfo], int]:
+        async with self.db.session() as session:
+            result = await session.exec(
+                select(GameRow)
+                .where(col(GameRow.guild_id) == guild_id)
+                .order_by(col(GameRow.id).desc())
+                .limit(limit)
+            )
+            rows = list(result.all())
+            total = (
+                await session.exec(
+                    select(func.count())
+                    .select_from(GameRow)
+                    .where(col(GameRow.guild_id) == guild_id)
+                )
+            ).one()
+            return [self._info(r, with_view=False) for r in rows], int(total)
+
+    async def action_log(self, game_id: int) -> list[GameActionLog]:
+        async with self.db.session() as session:
+            result = await session.exec(
+                select(GameActionLog)
+                .where(col(GameActionLog.game_id) == game_id)
+                .order_by(col(GameActionLog.id))
+            )
+            return list(result.all())
+
+    async def idle_check(
+        self, now: datetime, warn_minutes: int, timeout_minutes: int
+    ) -> list[IdleNotice]:
+        """Warn games idle for ``warn_minutes`` (once) and abandon those idle for
+        ``timeout_minutes``. Returns what happened, for the cog to announce."""
+        notices: list[IdleNotice] = []
+        async with self.db.session() as session:
+            result = await session.exec(select(GameRow).where(col(GameRow.status).in_(LIVE)))
+            for row in result.all():
+                last = row.last_activity
+                if last.tzinfo is None:  # SQLite returns naive datetimes
+                    last = last.replace(tzinfo=now.tzinfo)
+                idle = now - last
+                minutes = int(idle.total_seconds() // 60)
+                if idle >= timedelta(minutes=timeout_minutes):
+                    await session.exec(
+                        update(GameRow)
+                        .where(col(GameRow.id) == row.id, col(GameRow.version) == row.version)
+                        .values(
+                            status="abandoned",
+                            active_channel_id=None,
+                            ended_at=now,
+                            version=row.version + 1,
+                        )
+                    )
+                    row.status = "abandoned"
+                    row.version += 1
+                    notices.append(IdleNotice(self._info(row, with_view=False), "abandon", minutes))
+                elif idle >= timedelta(minutes=warn_minutes) and row.warned_at is None:
+                    await session.exec(
+                        update(GameRow).where(col(GameRow.id) == row.id).values(warned_at=now)
+                    )
+                    notices.append(IdleNotice(self._info(row, with_view=False), "warn", minutes))
+        return notices

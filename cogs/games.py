@@ -1,0 +1,491 @@
+"""/game: the table that runs tabletop games in a channel (lobby, public board, private hands).
+
+Every button is a DynamicItem whose custom_id carries the game id (and, for moves, the game
+version), so clicks work after a restart and a double click applies once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.errors import RuleError
+from bot.games.base import get_engine
+from bot.services.games import GameInfo, GameService, HandInfo, engine_choices, option_fields
+from bot.ui.board_image import render_board
+from bot.ui.common import SELECT_OPTION_LIMIT, clip
+from bot.ui.games import (
+    action_page,
+    board_embed,
+    board_filename,
+    hand_embed,
+    history_embed,
+    lobby_embed,
+    status_embed,
+)
+from cogs.common.errors import guarded
+from cogs.common.permissions import member_is_gm
+
+log = logging.getLogger(__name__)
+
+BOARD_COALESCE_SECONDS = 0.3  # a burst of moves within this window edits the board once
+IDLE_CHECK_SECONDS = 60.0
+LOBBY_OPS = {"join": "Join", "leave": "Leave", "ai": "Add AI seat", "unai": "Remove AI seat"}
+
+
+def _cog(interaction: discord.Interaction) -> GameTable:
+    cog = interaction.client.get_cog("GameTable")  # type: ignore[attr-defined]
+    assert isinstance(cog, GameTable)
+    return cog
+
+
+def _name(user: discord.abc.User | discord.Member) -> str:
+    return getattr(user, "display_name", None) or user.name
+
+
+# ---------------------------------------------------------------------- components
+class LobbyButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"ftg:l:(?P<game>\d+):(?P<op>join|leave|ai|unai|start)",
+):
+    def __init__(self, game_id: int, op: str) -> None:
+        style = discord.ButtonStyle.success if op == "start" else discord.ButtonStyle.secondary
+        if op == "join":
+            style = discord.ButtonStyle.primary
+        super().__init__(
+            discord.ui.Button(
+                label=LOBBY_OPS.get(op, "Start"), style=style, custom_id=f"ftg:l:{game_id}:{op}"
+            )
+        )
+        self.game_id = game_id
+        self.op = op
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> LobbyButton:
+        return cls(int(match["game"]), match["op"])
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _cog(interaction).lobby_click(interaction, self.game_id, self.op)
+
+
+class LobbyOptionSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"ftg:o:(?P<game>\d+):(?P<name>[A-Za-z_]{1,40})",
+):
+    def __init__(
+        self, game_id: int, name: str, values: list[str] | None = None, current: Any = None
+    ) -> None:
+        options = [
+            discord.SelectOption(
+                label=clip(v, SELECT_OPTION_LIMIT), value=v[:100], default=v == current
+            )
+            for v in (values or ["?"])[:25]
+        ]
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"ftg:o:{game_id}:{name}",
+                placeholder=clip(f"Choose {name.replace('_', ' ')}", 150),
+                options=options,
+            )
+        )
+        self.game_id = game_id
+        self.name = name
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> LobbyOptionSelect:
+        return cls(int(match["game"]), match["name"])
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        data: dict[str, Any] = dict(interaction.data or {})
+        values = list(data.get("values") or [])
+        if not values:
+            raise RuleError("Pick one of the listed values.")
+        await _cog(interaction).option_pick(interaction, self.game_id, self.name, str(values[0]))
+
+
+class HandButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"ftg:h:(?P<game>\d+)(?::(?P<page>\d+):(?P<tag>[a-z]))?",
+):
+    """ "My hand" on the board (no page) and the page / refresh buttons on a hand."""
+
+    def __init__(
+        self, game_id: int, page: int | None = None, label: str = "My hand", tag: str = "r"
+    ) -> None:
+        custom_id = f"ftg:h:{game_id}" if page is None else f"ftg:h:{game_id}:{page}:{tag}"
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.primary
+                if page is None
+                else discord.ButtonStyle.secondary,
+                custom_id=custom_id,
+            )
+        )
+        self.game_id = game_id
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> HandButton:
+        page = int(match["page"]) if match["page"] is not None else None
+        return cls(int(match["game"]), page, tag=match["tag"] or "r")
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _cog(interaction).show_hand(
+            interaction, self.game_id, self.page or 0, edit=self.page is not None
+        )
+
+
+class ActionButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"ftg:a:(?P<game>\d+):(?P<version>\d+):(?P<action>[^\s]{1,40})",
+):
+    def __init__(
+        self,
+        game_id: int,
+        version: int,
+        action_id: str,
+        label: str = "?",
+        row: int | None = None,
+        primary: bool = False,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.primary if primary else discord.ButtonStyle.secondary,
+                custom_id=f"ftg:a:{game_id}:{version}:{action_id}",
+                row=row,
+            )
+        )
+        self.game_id = game_id
+        self.version = version
+        self.action_id = action_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ActionButton:
+        return cls(int(match["game"]), int(match["version"]), match["action"])
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _cog(interaction).act(interaction, self.game_id, self.version, self.action_id)
+
+
+# ---------------------------------------------------------------------- views
+def lobby_view(info: GameInfo, fields: dict[str, list[str]]) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for name, values in list(fields.items())[:3]:
+        view.add_item(LobbyOptionSelect(info.id, name, values, info.options.get(name)))
+    for op in ("join", "leave", "ai", "unai", "start"):
+        view.add_item(LobbyButton(info.id, op))
+    return view
+
+
+def board_view(info: GameInfo) -> discord.ui.View | None:
+    if info.status != "running":
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(HandButton(info.id))
+    return view
+
+
+def hand_view(hand: HandInfo, page: int) -> tuple[discord.ui.View, int, int]:
+    view = discord.ui.View(timeout=None)
+    specs, page, pages = action_page(hand.actions, page)
+    for spec in specs:
+        view.add_item(
+            ActionButton(
+                hand.game.id, hand.game.version, spec.action_id, spec.label, spec.row, spec.primary
+            )
+        )
+    nav_row = 4
+    if pages > 1:
+        prev_button = HandButton(hand.game.id, max(page - 1, 0), "◀ Previous", "p")
+        prev_button.item.disabled = page == 0
+        prev_button.item.row = nav_row
+        view.add_item(prev_button)
+    refresh = HandButton(hand.game.id, page, "Refresh", "r")
+    refresh.item.row = nav_row
+    view.add_item(refresh)
+    if pages > 1:
+        next_button = HandButton(hand.game.id, min(page + 1, pages - 1), "Next ▶", "n")
+        next_button.item.disabled = page >= pages - 1
+        next_button.item.row = nav_row
+        view.add_item(next_button)
+    return view, page, pages
+
+
+# ---------------------------------------------------------------------- the cog
+class GameTable(commands.Cog):
+    game = app_commands.Group(
+        name="game", description="Play a table game in this channel.", guild_only=True
+    )
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.games = GameService(bot.db)
+        self._board_tasks: dict[int, asyncio.Task[None]] = {}
+        self._board_dirty: set[int] = set()
+        self._idle_task: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        self._idle_task = asyncio.create_task(self._idle_loop(), name="fatetable-idle")
+
+    async def cog_unload(self) -> None:
+        if self._idle_task is not None:
+            self._idle_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._idle_task
+        for task in list(self._board_tasks.values()):
+            task.cancel()
+
+    # ------------------------------------------------------------------ slash commands
+    @game.command(name="new", description="Open a lobby for a table game in this channel.")
+    @app_commands.describe(
+        game="Which game to play (start typing to see the list).",
+        difficulty="How hard: apprentice (easy), wizard or merlin (hard).",
+        book="Which book deck to face, or side-jobs for a random one.",
+    )
+    async def new(
+        self,
+        interaction: discord.Interaction,
+        game: str,
+        difficulty: str | None = None,
+        book: str | None = None,
+    ) -> None:
+        assert interaction.guild is not None and interaction.channel_id is not None
+        options = {k: v for k, v in (("difficulty", difficulty), ("book", book)) if v}
+        engine = get_engine(game.strip().lower()[:32])
+        fields = option_fields(engine)
+        options = {k: v for k, v in options.items() if k in fields}
+        info = await self.games.create_lobby(
+            guild_id=interaction.guild.id,
+            channel_id=interaction.channel_id,
+            host_id=interaction.user.id,
+            host_name=_name(interaction.user),
+            engine_key=engine.key,
+            options=options,
+        )
+        callback = await interaction.response.send_message(
+            embed=lobby_embed(info, fields), view=lobby_view(info, fields)
+        )
+        message_id = getattr(callback, "message_id", None)
+        if message_id is None:
+            message_id = (await interaction.original_response()).id
+        await self.games.set_board_message(info.id, int(message_id))
+
+    @new.autocomplete("game")
+    async def _game_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        needle = current.lower()
+        return [
+            app_commands.Choice(name=clip(name, 100), value=key)
+            for key, name in engine_choices()
+            if needle in key or needle in name.lower()
+        ][:25]
+
+    async def _option_choices(
+        self, interaction: discord.Interaction, name: str, current: str
+    ) -> list[app_commands.Choice[str]]:
+        key = str(getattr(interaction.namespace, "game", "") or "dfccg")
+        try:
+            fields = option_fields(get_engine(key))
+        except RuleError:
+            return []
+        return [
+            app_commands.Choice(name=v, value=v)
+            for v in fields.get(name, [])
+            if current.lower() in v.lower()
+        ][:25]
+
+    @new.autocomplete("difficulty")
+    async def _difficulty_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await self._option_choices(interaction, "difficulty", current)
+
+    @new.autocomplete("book")
+    async def _book_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await self._option_choices(interaction, "book", current)
+
+    @game.command(name="status", description="Show the game in this channel (only you see it).")
+    async def status(self, interaction: discord.Interaction) -> None:
+        assert interaction.channel_id is not None
+        info = await self.games.status(interaction.channel_id)
+        if info is None:
+            raise RuleError("There is no game in this channel; start one with `/game new`.")
+        await interaction.response.send_message(embed=status_embed(info), ephemeral=True)
+
+    @game.command(name="abandon", description="End the game in this channel (host or GM).")
+    async def abandon(self, interaction: discord.Interaction) -> None:
+        assert interaction.channel_id is not None
+        is_gm = await member_is_gm(self.bot, interaction)
+        info = await self.games.abandon(interaction.channel_id, interaction.user.id, is_gm=is_gm)
+        await interaction.response.send_message(
+            f"Game #{info.id} ({info.engine_name}) was abandoned by {_name(interaction.user)}."
+        )
+        self.schedule_board(info.id)
+
+    @game.command(name="history", description="The latest games on this server with results.")
+    async def history(self, interaction: discord.Interaction) -> None:
+        assert interaction.guild is not None
+        games, total = await self.games.history(interaction.guild.id)
+        await interaction.response.send_message(embed=history_embed(games, total), ephemeral=True)
+
+    # ------------------------------------------------------------------ lobby
+    async def lobby_click(self, interaction: discord.Interaction, game_id: int, op: str) -> None:
+        is_gm = op in ("ai", "unai", "start") and await member_is_gm(self.bot, interaction)
+        info = await self.games.lobby_action(
+            game_id, interaction.user.id, _name(interaction.user), op, is_gm=is_gm
+        )
+        if info.status == "lobby":
+            fields = option_fields(get_engine(info.engine))
+            await interaction.response.edit_message(
+                embed=lobby_embed(info, fields), view=lobby_view(info, fields)
+            )
+            return
+        await interaction.response.edit_message(
+            embed=board_embed(info),
+            attachments=[self._board_file(info)],
+            view=board_view(info),
+        )
+
+    async def option_pick(
+        self, interaction: discord.Interaction, game_id: int, name: str, value: str
+    ) -> None:
+        is_gm = await member_is_gm(self.bot, interaction)
+        info = await self.games.set_option(game_id, interaction.user.id, name, value, is_gm=is_gm)
+        fields = option_fields(get_engine(info.engine))
+        await interaction.response.edit_message(
+            embed=lobby_embed(info, fields), view=lobby_view(info, fields)
+        )
+
+    # ------------------------------------------------------------------ hands and moves
+    async def show_hand(
+        self,
+        interaction: discord.Interaction,
+        game_id: int,
+        page: int,
+        *,
+        edit: bool,
+        notes: list[str] | None = None,
+    ) -> None:
+        hand = await self.games.hand(game_id, interaction.user.id)
+        view, page, pages = hand_view(hand, page)
+        embed = hand_embed(hand, page, pages, notes)
+        message = interaction.message
+        if edit and message is not None and message.flags.ephemeral:
+            await interaction.response.edit_message(embed=embed, view=view)
+        else:
+            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+
+    async def act(
+        self, interaction: discord.Interaction, game_id: int, version: int, action_id: str
+    ) -> None:
+        outcome = await self.games.act(game_id, interaction.user.id, version, action_id)
+        self.schedule_board(game_id)
+        await self.show_hand(interaction, game_id, 0, edit=True, notes=outcome.private_events[-5:])
+
+    # ------------------------------------------------------------------ the board
+    def _board_file(self, info: GameInfo) -> discord.File:
+        import io
+
+        return discord.File(
+            io.BytesIO(render_board(info.view or {})), filename=board_filename(info.id)
+        )
+
+    def schedule_board(self, game_id: int) -> None:
+        """Edit the public board soon; a burst of calls produces one edit (or two)."""
+        self._board_dirty.add(game_id)
+        task = self._board_tasks.get(game_id)
+        if task is None or task.done():
+            self._board_tasks[game_id] = asyncio.create_task(
+                self._board_worker(game_id), name=f"fatetable-board-{game_id}"
+            )
+
+    async def _board_worker(self, game_id: int) -> None:
+        try:
+            while game_id in self._board_dirty:
+                await asyncio.sleep(BOARD_COALESCE_SECONDS)
+                self._board_dirty.discard(game_id)
+                await self.refresh_board(game_id)
+        except Exception:  # noqa: BLE001 - a failed edit must not kill later ones
+            log.exception("could not update the board of game %s", game_id)
+        finally:
+            self._board_tasks.pop(game_id, None)
+
+    async def refresh_board(self, game_id: int) -> None:
+        info = await self.games.get(game_id)
+        if info.board_message_id is None:
+            return
+        message = self.bot.get_partial_messageable(info.channel_id).get_partial_message(
+            info.board_message_id
+        )
+        if info.status == "lobby":
+            fields = option_fields(get_engine(info.engine))
+            await message.edit(embed=lobby_embed(info, fields), view=lobby_view(info, fields))
+            return
+        if info.view is None:  # abandoned in the lobby
+            await message.edit(embed=status_embed(info), view=None)
+            return
+        file = await asyncio.to_thread(self._board_file, info)
+        await message.edit(embed=board_embed(info), attachments=[file], view=board_view(info))
+
+    # ------------------------------------------------------------------ idle games
+    async def _idle_loop(self) -> None:
+        await self.bot.wait_until_ready()
+        while True:
+            try:
+                await self.check_idle(datetime.now(UTC))
+            except Exception:  # noqa: BLE001 - keep the loop alive
+                log.exception("idle check failed")
+            await asyncio.sleep(IDLE_CHECK_SECONDS)
+
+    async def check_idle(self, now: datetime) -> None:
+        settings = self.bot.settings
+        notices = await self.games.idle_check(
+            now, settings.game_idle_warn_minutes, settings.game_idle_timeout_minutes
+        )
+        for notice in notices:
+            info = notice.game
+            channel = self.bot.get_partial_messageable(info.channel_id)
+            if notice.kind == "warn":
+                left = settings.game_idle_timeout_minutes - notice.idle_minutes
+                text = (
+                    f"Game #{info.id} ({info.engine_name}) has been idle for {notice.idle_minutes} "
+                    f"minutes; it ends in about {max(left, 1)} minutes unless someone acts."
+                )
+            else:
+                text = (
+                    f"Game #{info.id} ({info.engine_name}) was idle for {notice.idle_minutes} "
+                    "minutes and has been abandoned. Start again with `/game new`."
+                )
+                self.schedule_board(info.id)
+            with contextlib.suppress(discord.HTTPException):
+                await channel.send(text)
+
+
+async def setup(bot: Any) -> None:
+    bot.add_dynamic_items(LobbyButton, LobbyOptionSelect, HandButton, ActionButton)
+    await bot.add_cog(GameTable(bot))
