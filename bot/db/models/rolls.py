@@ -1,0 +1,40 @@
+"""Rolls awaiting invokes: the pure `bot.fate.rolls.Roll` as JSON plus what queries and buttons need."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Column, ForeignKey, Text
+from sqlmodel import Field, SQLModel
+
+from bot.db.models.columns import BIG_ID, id_field, snowflake, timestamp
+
+
+class RollRow(SQLModel, table=True):
+    __tablename__ = "roll"
+
+    id: int | None = id_field()
+    campaign_id: int = Field(
+        sa_column=Column(
+            BIG_ID, ForeignKey("campaign.id", ondelete="CASCADE"), nullable=False, index=True
+        )
+    )
+    guild_id: int = snowflake()
+    channel_id: int = snowflake(index=True)
+    user_id: int = snowflake()  # who rolled
+    character_id: int | None = Field(
+        default=None,
+        sa_column=Column(
+            BIG_ID, ForeignKey("character.id", ondelete="SET NULL"), nullable=True, index=True
+        ),
+    )
+    message_id: int | None = snowflake(nullable=True)  # the public roll message
+    gm_channel_id: int | None = snowflake(nullable=True)  # a hidden roll's copy for the GM
+    gm_message_id: int | None = snowflake(nullable=True)
+    opposes_id: int | None = Field(default=None, sa_column=Column(BIG_ID, nullable=True))
+    hidden: bool = Field(default=False)
+    closed: bool = Field(default=False)
+    roll_json: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = timestamp()
+    updated_at: datetime = timestamp()
+    version: int = Field(default=1)

@@ -1,0 +1,134 @@
+"""The "char" aspect source: every character's aspects, consequences and conditions.
+
+Keys: "char:<character id>:a:<aspect index>" for sheet aspects (their free invokes are held by
+that character) and "char:<character id>:t:<track index>" for a marked consequence or condition.
+NPC sheet aspects are GM-only (hidden); what has been inflicted on anyone is public.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.models.campaigns import CharacterRow
+from bot.errors import RuleError
+from bot.fate.tracks import TrackKind
+from bot.services.aspects_in_play import AspectInPlay, register_source
+from bot.services.campaigns import (
+    CampaignInfo,
+    CharacterRecord,
+    get_character_in,
+    save_character_in,
+)
+
+PREFIX = "char"
+ASPECT = "a"
+TRACK = "t"
+
+
+@dataclass(frozen=True)
+class CharacterAspectKey:
+    character_id: int
+    part: str  # ASPECT or TRACK
+    index: int
+
+    def text(self) -> str:
+        return f"{PREFIX}:{self.character_id}:{self.part}:{self.index}"
+
+
+def holder_of(character_id: int) -> str:
+    """How a character is named as the holder of free invokes."""
+    return f"{PREFIX}:{character_id}"
+
+
+def character_of_holder(holder: str) -> int | None:
+    head, _, tail = holder.partition(":")
+    return int(tail) if head == PREFIX and tail.isdigit() else None
+
+
+def parse_key(key: str) -> CharacterAspectKey | None:
+    parts = key.split(":")
+    if (
+        len(parts) == 4
+        and parts[0] == PREFIX
+        and parts[1].isdigit()
+        and parts[2] in (ASPECT, TRACK)
+        and parts[3].isdigit()
+    ):
+        return CharacterAspectKey(int(parts[1]), parts[2], int(parts[3]))
+    return None
+
+
+def sheet_aspects(record: CharacterRecord) -> list[AspectInPlay]:
+    """What one character brings into play."""
+    found: list[AspectInPlay] = []
+    sheet = record.sheet
+    for index, aspect in enumerate(sheet.aspects):
+        invokes = {holder_of(record.id): aspect.free_invokes} if aspect.free_invokes else {}
+        found.append(
+            AspectInPlay(
+                key=CharacterAspectKey(record.id, ASPECT, index).text(),
+                name=aspect.text,
+                owner=record.name,
+                hidden=record.is_npc,
+                free_invokes=invokes,
+            )
+        )
+    for index, track in enumerate(sheet.tracks):
+        if track.kind is TrackKind.CONSEQUENCE and track.aspect:
+            name = track.aspect
+        elif track.kind is TrackKind.CONDITION and not track.is_free:
+            name = track.aspect or track.label
+        else:
+            continue
+        found.append(
+            AspectInPlay(
+                key=CharacterAspectKey(record.id, TRACK, index).text(),
+                name=name,
+                owner=record.name,
+            )
+        )
+    return found
+
+
+class CharacterAspectSource:
+    prefix = PREFIX
+
+    async def aspects(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
+    ) -> list[AspectInPlay]:
+        rows = await session.exec(
+            select(CharacterRow)
+            .where(CharacterRow.campaign_id == campaign.id)
+            .order_by(CharacterRow.name)
+        )
+        found: list[AspectInPlay] = []
+        for row in rows.all():
+            found.extend(sheet_aspects(CharacterRecord.of(row)))
+        return found
+
+    async def spend_free_invoke(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+    ) -> None:
+        parsed = parse_key(key)
+        if parsed is None:
+            raise RuleError("That aspect is no longer in play; pick another one.")
+        record = await get_character_in(session, parsed.character_id)
+        if record.campaign_id != campaign.id:
+            raise RuleError("That aspect is no longer in play; pick another one.")
+        if parsed.part != ASPECT or parsed.index >= len(record.sheet.aspects):
+            raise RuleError(f"Nobody holds a free invoke on that aspect of {record.name}.")
+        aspect = record.sheet.aspects[parsed.index]
+        if holder != holder_of(record.id) or aspect.free_invokes < 1:
+            raise RuleError(
+                f"There is no free invoke left on '{aspect.text}'; pay with a fate point instead."
+            )
+        await save_character_in(
+            session, record, record.sheet.set_free_invokes(aspect.text, aspect.free_invokes - 1)
+        )
+
+
+SOURCE = CharacterAspectSource()
+register_source(SOURCE)

@@ -1,0 +1,782 @@
+"""Rolls as database rows: make a roll, invoke on it, teamwork, scale, defend, close, the log.
+
+Every public method is one transaction. Invokes check the roll's version (the one the clicker
+saw), write the roll first (so that a second identical click finds a newer version and stops)
+and then pay: a fate point through the ledger, or a free invoke through its aspect source.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from sqlalchemy import update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models.campaigns import FatePointEntry
+from bot.db.models.columns import utcnow
+from bot.db.models.rolls import RollRow
+from bot.errors import RuleError
+from bot.fate import rolls as rules
+from bot.fate.ladder import parse_rating
+from bot.fate.rolls import (
+    Action,
+    FatePointToSpend,
+    FreeInvokeToSpend,
+    InvokeMode,
+    Payment,
+    Roll,
+    Roller,
+    RollEvent,
+    ScaleLevel,
+    ScaleMode,
+)
+from bot.fate.sheet import ASPECT_MAX
+from bot.services import character_aspects
+from bot.services.aspects_in_play import AspectInPlay, aspects_in_play, spend_free_invoke
+from bot.services.campaigns import (
+    CampaignInfo,
+    CharacterRecord,
+    StaleError,
+    active_character_in,
+    get_character_in,
+    log_gm_points_in,
+    move_fate_points_in,
+    resolve_campaign_in,
+)
+
+DESCRIPTION_MAX = 200
+LOG_LIMIT = 10
+PICKER_LIMIT = 25  # Discord's cap on select options
+PENDING_LIMIT = 25
+MODIFIER_RANGE = (-20, 20)
+GM_HOLDER = "gm"
+GM_PAYER = 0  # payer/holder id that means "the GM" in the pure roll's events
+
+
+class RollNotAllowed(RuleError):
+    """The clicker may not do that on this roll."""
+
+
+class Role(StrEnum):
+    ROLLER = "roller"
+    GM = "gm"
+    ALLY = "ally"
+
+
+@dataclass(frozen=True)
+class StuntOption:
+    index: int
+    name: str
+    bonus: int
+
+
+@dataclass(frozen=True)
+class RollView:
+    """One roll as the renderers need it."""
+
+    id: int
+    channel_id: int
+    user_id: int
+    character_id: int | None
+    message_id: int | None
+    gm_channel_id: int | None
+    gm_message_id: int | None
+    opposes_id: int | None
+    hidden: bool
+    closed: bool
+    version: int
+    roll: Roll
+    stunts: tuple[StuntOption, ...] = ()
+
+    @classmethod
+    def of(cls, row: RollRow, stunts: tuple[StuntOption, ...] = ()) -> RollView:
+        assert row.id is not None
+        return cls(
+            id=row.id,
+            channel_id=row.channel_id,
+            user_id=row.user_id,
+            character_id=row.character_id,
+            message_id=row.message_id,
+            gm_channel_id=row.gm_channel_id,
+            gm_message_id=row.gm_message_id,
+            opposes_id=row.opposes_id,
+            hidden=row.hidden,
+            closed=row.closed,
+            version=row.version,
+            roll=Roll.model_validate_json(row.roll_json),
+            stunts=stunts,
+        )
+
+
+@dataclass(frozen=True)
+class RollChange:
+    """What a change touched: the roll itself plus rolls whose message must be redrawn."""
+
+    view: RollView
+    others: list[RollView] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PaymentOption:
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class InvokePicker:
+    view: RollView
+    aspects: list[AspectInPlay]
+
+
+def _clean(text: str | None, limit: int) -> str:
+    return " ".join((text or "").split())[:limit]
+
+
+def stunt_options(view_roll: Roll, sheet_record: CharacterRecord | None) -> tuple[StuntOption, ...]:
+    """Bonus stunts of the roller that apply to this roll's skill and are not used yet."""
+    if sheet_record is None or view_roll.skill is None:
+        return ()
+    used = {m.label.casefold() for m in view_roll.modifiers}
+    found = []
+    for index, stunt in enumerate(sheet_record.sheet.stunts):
+        if not stunt.grants_bonus or (stunt.skill or "").casefold() != view_roll.skill.casefold():
+            continue
+        if stunt.action is not None and view_roll.action is not None:
+            if stunt.action.name != view_roll.action.name:
+                continue
+        if stunt.name.casefold() in used:
+            continue
+        found.append(StuntOption(index, stunt.name, stunt.bonus))
+    return tuple(found[:PICKER_LIMIT])
+
+
+class RollService:
+    def __init__(self, db: Database, rng: random.Random | None = None) -> None:
+        self.db = db
+        self.rng = rng or random.SystemRandom()
+
+    # ----------------------------------------------------------------- helpers
+    async def _row(self, session: AsyncSession, roll_id: int) -> RollRow:
+        row = await session.get(RollRow, roll_id)
+        if row is None:
+            raise RuleError("That roll no longer exists; make a new one with `/roll`.")
+        return row
+
+    async def _campaign(self, session: AsyncSession, row: RollRow) -> CampaignInfo:
+        return await resolve_campaign_in(session, row.guild_id, row.channel_id)
+
+    async def _view(self, session: AsyncSession, row: RollRow) -> RollView:
+        record = None
+        if row.character_id is not None and not row.closed:
+            try:
+                record = await get_character_in(session, row.character_id)
+            except RuleError:
+                record = None
+        roll = Roll.model_validate_json(row.roll_json)
+        return RollView.of(row, stunt_options(roll, record))
+
+    async def _save(
+        self, session: AsyncSession, row: RollRow, roll: Roll, *, expected: int | None = None
+    ) -> RollRow:
+        """Write the roll if nobody changed it since it was read (or since `expected`)."""
+        version = row.version if expected is None else expected
+        result = await session.exec(  # type: ignore[call-overload]
+            update(RollRow)
+            .where(col(RollRow.id) == row.id, col(RollRow.version) == version)
+            .values(
+                roll_json=roll.model_dump_json(),
+                closed=roll.closed,
+                version=version + 1,
+                updated_at=utcnow(),
+            )
+        )
+        if result.rowcount != 1:
+            raise StaleError(
+                "Someone changed this roll at the same moment; look at it again and retry."
+            )
+        await session.refresh(row)
+        return row
+
+    async def _role(
+        self, session: AsyncSession, row: RollRow, user_id: int, is_gm: bool
+    ) -> tuple[Role, CharacterRecord | None]:
+        """Who the clicker is for this roll, with their character here (if any)."""
+        campaign = await self._campaign(session, row)
+        mine = await active_character_in(session, campaign, row.channel_id, user_id)
+        if user_id == row.user_id:
+            if row.character_id is not None:
+                try:
+                    mine = await get_character_in(session, row.character_id)
+                except RuleError:
+                    mine = None
+            return Role.ROLLER, mine
+        if is_gm:
+            return Role.GM, mine
+        if mine is not None and mine.id != row.character_id:
+            return Role.ALLY, mine
+        raise RollNotAllowed(
+            "Only the roller, the GM and players with a character in this campaign can act on "
+            "this roll. Make your own with `/roll`."
+        )
+
+    async def _sync_partner(self, session: AsyncSession, row: RollRow) -> list[RollView]:
+        """Keep an opposed pair of rolls pointing at each other's current effort."""
+        if row.opposes_id is None:
+            return []
+        partner = await session.get(RollRow, row.opposes_id)
+        if partner is None:
+            return []
+        effort = Roll.model_validate_json(row.roll_json).effort()
+        partner_roll = Roll.model_validate_json(partner.roll_json)
+        if partner_roll.opposition_effort == effort and partner_roll.difficulty is None:
+            return []
+        partner_roll = partner_roll.model_copy(
+            update={"opposition_effort": effort, "difficulty": None}
+        )
+        partner = await self._save(session, partner, partner_roll)
+        return [await self._view(session, partner)]
+
+    # ----------------------------------------------------------------- making a roll
+    async def start(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        user_id: int,
+        user_name: str,
+        skill: str | None = None,
+        modifier: int = 0,
+        difficulty: str | None = None,
+        description: str | None = None,
+        hidden: bool = False,
+        against: int | None = None,
+        action: Action | None = None,
+        is_gm: bool = False,
+    ) -> RollChange:
+        low, high = MODIFIER_RANGE
+        if not low <= modifier <= high:
+            raise RuleError(f"Modifiers run from {low} to +{high}; pick one in that range.")
+        target: int | None = None
+        if difficulty is not None and difficulty.strip():
+            try:
+                target = parse_rating(difficulty)
+            except ValueError as error:
+                raise RuleError(str(error)) from None
+            if not -10 <= target <= 20:
+                raise RuleError("Difficulties run from -10 to +20; pick one on the ladder.")
+        if target is not None and against is not None:
+            raise RuleError("Give either a difficulty or a roll to oppose, not both.")
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            character = await active_character_in(session, campaign, channel_id, user_id)
+            skill_name, rating, modifier = self._skill(character, campaign, skill, modifier)
+            modifiers = [rules.Modifier(label="modifier", value=modifier)] if modifier else []
+            opposed_row: RollRow | None = None
+            opposition_effort: int | None = None
+            if against is not None:
+                opposed_row = await self._pending_row(session, campaign, channel_id, against)
+                if character is not None and opposed_row.character_id == character.id:
+                    raise RuleError("A character cannot oppose their own roll; pick another roll.")
+                opposition_effort = Roll.model_validate_json(opposed_row.roll_json).effort()
+            roller = Roller(
+                character_id=character.id if character else None,
+                user_id=user_id,
+                name=character.name if character else _clean(user_name, 80) or "someone",
+            )
+            roll, _ = rules.make_roll(
+                self.rng,
+                roller,
+                skill=skill_name,
+                skill_rating=rating,
+                modifiers=modifiers,
+                difficulty=target,
+                opposition_effort=opposition_effort,
+                action=action,
+                description=_clean(description, DESCRIPTION_MAX),
+                hidden=hidden,
+            )
+            closed = await self._close_previous(session, campaign, channel_id, user_id, character)
+            row = RollRow(
+                campaign_id=campaign.id,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                user_id=user_id,
+                character_id=character.id if character else None,
+                gm_channel_id=campaign.settings.gm_channel_id if hidden else None,
+                opposes_id=opposed_row.id if opposed_row else None,
+                hidden=hidden,
+                roll_json=roll.model_dump_json(),
+            )
+            session.add(row)
+            await session.flush()
+            others = list(closed)
+            if opposed_row is not None:
+                opposed_roll = Roll.model_validate_json(opposed_row.roll_json).model_copy(
+                    update={"opposition_effort": roll.effort(), "difficulty": None}
+                )
+                opposed_row.opposes_id = row.id
+                session.add(opposed_row)
+                await session.flush()
+                opposed_row = await self._save(session, opposed_row, opposed_roll)
+                others.append(await self._view(session, opposed_row))
+            return RollChange(RollView.of(row, stunt_options(roll, character)), others)
+
+    def _skill(
+        self,
+        character: CharacterRecord | None,
+        campaign: CampaignInfo,
+        skill: str | None,
+        modifier: int,
+    ) -> tuple[str | None, int, int]:
+        """(skill name, rating, modifier) from the skill option: a skill name or a number."""
+        text = (skill or "").strip()
+        if not text:
+            return None, 0, modifier
+        try:
+            number = int(text)
+        except ValueError:
+            number = None
+        if number is not None:
+            low, high = MODIFIER_RANGE
+            if not low <= number <= high:
+                raise RuleError(f"A plain bonus runs from {low} to +{high}.")
+            return None, 0, modifier + number
+        if character is None:
+            raise RuleError(
+                "You have no active character here, so there is no skill to roll. Roll a plain "
+                "number instead (`/roll skill:+2`), or pick a character with `/character switch`."
+            )
+        wanted = text.casefold()
+        for name, rating in character.sheet.skills.items():
+            if name.casefold() == wanted:
+                return name, rating, modifier
+        for name in campaign.settings.skill_list().names:
+            if name.casefold() == wanted:
+                return name, 0, modifier
+        raise RuleError(
+            f"{character.name} has no skill called '{text[:40]}'. Pick one from the suggestions "
+            "or roll a plain number."
+        )
+
+    async def _pending_row(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, roll_id: int
+    ) -> RollRow:
+        row = await session.get(RollRow, roll_id)
+        if row is None or row.campaign_id != campaign.id or row.channel_id != channel_id:
+            raise RuleError(
+                f"There is no roll #{roll_id} in this channel; pick one from the suggestions."
+            )
+        if row.closed:
+            raise RuleError(f"Roll #{roll_id} is closed; it cannot be opposed any more.")
+        return row
+
+    async def _close_previous(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        channel_id: int,
+        user_id: int,
+        character: CharacterRecord | None,
+    ) -> list[RollView]:
+        """A character's (or a plain roller's) new roll closes their open ones."""
+        query = select(RollRow).where(
+            RollRow.campaign_id == campaign.id, col(RollRow.closed).is_(False)
+        )
+        if character is not None:
+            query = query.where(RollRow.character_id == character.id)
+        else:
+            query = query.where(
+                RollRow.user_id == user_id,
+                col(RollRow.character_id).is_(None),
+                RollRow.channel_id == channel_id,
+            )
+        closed = []
+        for row in (await session.exec(query)).all():
+            roll, _ = rules.close_roll(Roll.model_validate_json(row.roll_json))
+            row = await self._save(session, row, roll)
+            closed.append(RollView.of(row))
+        return closed
+
+    async def set_messages(
+        self, roll_id: int, *, message_id: int | None, gm_message_id: int | None = None
+    ) -> None:
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            row.message_id = message_id
+            row.gm_message_id = gm_message_id
+            session.add(row)
+
+    async def get(self, roll_id: int) -> RollView:
+        async with self.db.session() as session:
+            return await self._view(session, await self._row(session, roll_id))
+
+    # ----------------------------------------------------------------- invokes
+    async def invoke_picker(
+        self, roll_id: int, *, user_id: int, is_gm: bool, hostile: bool
+    ) -> InvokePicker:
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            role, mine = await self._role(session, row, user_id, is_gm)
+            self._require_open(row)
+            if hostile and not is_gm:
+                raise RollNotAllowed("Only the GM can make a hostile invoke.")
+            campaign = await self._campaign(session, row)
+            found = await aspects_in_play(session, campaign, row.channel_id, include_hidden=is_gm)
+            if role is Role.ALLY and mine is not None:
+                held = character_aspects.holder_of(mine.id)
+                found = [a for a in found if a.free_invokes.get(held)]
+                if not found:
+                    raise RollNotAllowed(
+                        f"{mine.name} holds no free invoke to pass on; help with Teamwork +1, "
+                        "or create an advantage first."
+                    )
+            if not found:
+                raise RuleError("There is no aspect in play to invoke yet.")
+            found = _ordered(found, row, mine)[:PICKER_LIMIT]
+            return InvokePicker(await self._view(session, row), found)
+
+    def _require_open(self, row: RollRow) -> None:
+        if row.closed:
+            raise rules.RollClosedError(
+                "This roll is closed and takes no more invokes; make a new roll instead."
+            )
+
+    async def _payments_in(
+        self,
+        session: AsyncSession,
+        row: RollRow,
+        user_id: int,
+        is_gm: bool,
+        aspect: AspectInPlay,
+        hostile: bool,
+    ) -> list[PaymentOption]:
+        role, mine = await self._role(session, row, user_id, is_gm)
+        options: list[PaymentOption] = []
+        holders: list[str] = []
+        if mine is not None:
+            holders.append(character_aspects.holder_of(mine.id))
+        if is_gm:
+            holders.append(GM_HOLDER)
+        for holder in holders:
+            count = aspect.free_invokes.get(holder, 0)
+            if count:
+                who = "GM" if holder == GM_HOLDER else (mine.name if mine else "you")
+                options.append(
+                    PaymentOption(f"free:{holder}", f"Free invoke held by {who} ({count} left)")
+                )
+        if not aspect.is_boost:
+            if hostile:
+                options.append(PaymentOption("fp:gm", "A fate point from the GM pool"))
+            elif role is Role.ROLLER and mine is not None and not mine.is_npc:
+                options.append(
+                    PaymentOption(
+                        f"fp:{character_aspects.holder_of(mine.id)}",
+                        f"A fate point of {mine.name} ({mine.sheet.fate_points} left)",
+                    )
+                )
+            elif role is Role.ROLLER and is_gm:
+                options.append(PaymentOption("fp:gm", "A fate point from the GM pool"))
+        return options
+
+    async def payment_options(
+        self, roll_id: int, *, user_id: int, is_gm: bool, aspect_key: str, hostile: bool
+    ) -> tuple[RollView, AspectInPlay, list[PaymentOption]]:
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            self._require_open(row)
+            aspect = await self._aspect(session, row, aspect_key, is_gm)
+            options = await self._payments_in(session, row, user_id, is_gm, aspect, hostile)
+            if not options:
+                if aspect.is_boost:
+                    raise RuleError(f"'{aspect.name}' is a boost and you hold no invoke on it.")
+                raise RuleError(
+                    f"You cannot pay for '{aspect.name}': you have no fate point to spend on "
+                    "this roll and hold no free invoke on it."
+                )
+            return await self._view(session, row), aspect, options
+
+    async def _aspect(
+        self, session: AsyncSession, row: RollRow, key: str, is_gm: bool
+    ) -> AspectInPlay:
+        campaign = await self._campaign(session, row)
+        for aspect in await aspects_in_play(
+            session, campaign, row.channel_id, include_hidden=is_gm
+        ):
+            if aspect.key == key:
+                return aspect
+        raise RuleError("That aspect is no longer in play; click Invoke again and pick another.")
+
+    async def invoke(
+        self,
+        roll_id: int,
+        *,
+        version: int,
+        user_id: int,
+        user_name: str,
+        is_gm: bool,
+        aspect_key: str,
+        mode: InvokeMode,
+        hostile: bool,
+        payment: str,
+    ) -> RollChange:
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            self._require_open(row)
+            if row.version != version:
+                raise StaleError(
+                    "The roll changed since you opened this picker; click Invoke again."
+                )
+            aspect = await self._aspect(session, row, aspect_key, is_gm)
+            options = await self._payments_in(session, row, user_id, is_gm, aspect, hostile)
+            if payment not in {o.value for o in options}:
+                raise RuleError("You cannot pay that way any more; click Invoke again.")
+            kind, _, holder = payment.partition(":")
+            payer = (
+                GM_PAYER if holder == GM_HOLDER else character_aspects.character_of_holder(holder)
+            )
+            assert payer is not None
+            owner = None
+            parsed = character_aspects.parse_key(aspect.key)
+            if hostile and parsed is not None:
+                owner = parsed.character_id
+            campaign = await self._campaign(session, row)
+            roll, events = rules.apply_invoke(
+                Roll.model_validate_json(row.roll_json),
+                self.rng,
+                invoker_id=user_id,
+                invoker_name=_clean(user_name, 80) or "someone",
+                aspect_key=aspect.key,
+                aspect_name=aspect.name[:ASPECT_MAX],
+                mode=mode,
+                payment=Payment.FATE_POINT if kind == "fp" else Payment.FREE_INVOKE,
+                payer_id=payer,
+                hostile=hostile,
+                is_boost=aspect.is_boost,
+                aspect_owner_id=owner,
+            )
+            row = await self._save(session, row, roll, expected=version)
+            await self._pay(session, campaign, row, events, user_id, aspect)
+            others = await self._sync_partner(session, row)
+            return RollChange(await self._view(session, row), others)
+
+    async def _pay(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: RollRow,
+        events: list[RollEvent],
+        actor_id: int,
+        aspect: AspectInPlay,
+    ) -> None:
+        for event in events:
+            if isinstance(event, FatePointToSpend):
+                note = f"invoke '{aspect.name}' on roll #{row.id}"
+                if event.payer_id == GM_PAYER:
+                    await self._spend_gm_point(session, campaign, row, actor_id, note)
+                else:
+                    record = await get_character_in(session, event.payer_id)
+                    await move_fate_points_in(
+                        session,
+                        record,
+                        -1,
+                        reason="invoke",
+                        actor_id=actor_id,
+                        note=note,
+                        channel_id=row.channel_id,
+                    )
+            elif isinstance(event, FreeInvokeToSpend):
+                holder = (
+                    GM_HOLDER
+                    if event.holder_id == GM_PAYER
+                    else character_aspects.holder_of(event.holder_id)
+                )
+                await spend_free_invoke(session, campaign, row.channel_id, event.aspect_key, holder)
+
+    async def _spend_gm_point(
+        self, session: AsyncSession, campaign: CampaignInfo, row: RollRow, actor_id: int, note: str
+    ) -> None:
+        """The GM pool's balance is the last GM entry of the ledger (scenes fill it)."""
+        last = (
+            await session.exec(
+                select(FatePointEntry)
+                .where(
+                    FatePointEntry.campaign_id == campaign.id,
+                    col(FatePointEntry.character_id).is_(None),
+                )
+                .order_by(col(FatePointEntry.id).desc())
+                .limit(1)
+            )
+        ).first()
+        balance = last.balance_after if last is not None else 0
+        if balance < 1:
+            raise RuleError(
+                "The GM pool has no fate point (it fills when a scene starts); "
+                "use a free invoke instead."
+            )
+        await log_gm_points_in(
+            session,
+            campaign.id,
+            -1,
+            balance - 1,
+            reason="invoke",
+            actor_id=actor_id,
+            note=note,
+            channel_id=row.channel_id,
+        )
+
+    # ----------------------------------------------------------------- other buttons
+    async def teamwork(self, roll_id: int, *, user_id: int, is_gm: bool) -> RollChange:
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            role, mine = await self._role(session, row, user_id, is_gm)
+            self._require_open(row)
+            if role is Role.ROLLER:
+                raise RuleError("You are making this roll; teamwork comes from the others.")
+            if mine is None:
+                raise RollNotAllowed(
+                    "You need an active character here to help; pick one with `/character switch`."
+                )
+            roll = Roll.model_validate_json(row.roll_json)
+            if roll.skill is None:
+                raise RuleError("Teamwork needs a skill roll; this one has no skill.")
+            rating = mine.sheet.rating(roll.skill)
+            roll, events = rules.add_teamwork(
+                roll, helper_id=mine.id, helper_name=mine.name, helper_rating=rating
+            )
+            row = await self._save(session, row, roll)
+            others = await self._sync_partner(session, row)
+            capped = any(isinstance(e, rules.TeamworkAdded) and e.capped for e in events)
+            note = (
+                f"{mine.name} helps, but the team bonus is already at its cap."
+                if capped
+                else f"{mine.name} helps: +1."
+            )
+            return RollChange(await self._view(session, row), others, note)
+
+    async def close(self, roll_id: int, *, user_id: int, is_gm: bool) -> RollChange:
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            role, _ = await self._role(session, row, user_id, is_gm)
+            if role is Role.ALLY:
+                raise RollNotAllowed("Only the roller or the GM can close this roll.")
+            roll, _ = rules.close_roll(Roll.model_validate_json(row.roll_json))
+            if not row.closed:
+                row = await self._save(session, row, roll)
+            return RollChange(await self._view(session, row))
+
+    async def scale(
+        self,
+        roll_id: int,
+        *,
+        version: int,
+        is_gm: bool,
+        roller_level: ScaleLevel,
+        opposition_level: ScaleLevel,
+        mode: ScaleMode,
+    ) -> RollChange:
+        if not is_gm:
+            raise RollNotAllowed("Only the GM sets scale.")
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            self._require_open(row)
+            if row.version != version:
+                raise StaleError("The roll changed since you opened this; click Scale again.")
+            roll, _ = rules.apply_scale(
+                Roll.model_validate_json(row.roll_json),
+                roller_level=roller_level,
+                opposition_level=opposition_level,
+                mode=mode,
+            )
+            row = await self._save(session, row, roll, expected=version)
+            others = await self._sync_partner(session, row)
+            return RollChange(await self._view(session, row), others)
+
+    async def add_stunt(
+        self, roll_id: int, *, user_id: int, is_gm: bool, stunt_index: int
+    ) -> RollChange:
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            role, _ = await self._role(session, row, user_id, is_gm)
+            if role is Role.ALLY:
+                raise RollNotAllowed("Only the roller or the GM can add the roller's stunts.")
+            self._require_open(row)
+            view = await self._view(session, row)
+            chosen = next((s for s in view.stunts if s.index == stunt_index), None)
+            if chosen is None:
+                raise RuleError("That stunt does not apply to this roll (or is already added).")
+            roll, _ = rules.add_modifier(view.roll, chosen.name, chosen.bonus)
+            row = await self._save(session, row, roll)
+            others = await self._sync_partner(session, row)
+            return RollChange(await self._view(session, row), others)
+
+    async def defend_skills(self, roll_id: int, *, user_id: int, is_gm: bool) -> list[str]:
+        """The clicker's skills, best first, for the Defend select."""
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            role, mine = await self._role(session, row, user_id, is_gm)
+            self._require_open(row)
+            if role is Role.ROLLER:
+                raise RuleError("You cannot defend against your own roll.")
+            if mine is None:
+                return []
+            ordered = sorted(mine.sheet.skills.items(), key=lambda kv: (-kv[1], kv[0]))
+            return [name for name, _ in ordered][: PICKER_LIMIT - 1]
+
+    # ----------------------------------------------------------------- reading
+    async def log(self, channel_id: int, *, is_gm: bool, limit: int = LOG_LIMIT) -> list[RollView]:
+        async with self.db.session() as session:
+            query = select(RollRow).where(RollRow.channel_id == channel_id)
+            if not is_gm:
+                query = query.where(col(RollRow.hidden).is_(False))
+            rows = await session.exec(query.order_by(col(RollRow.id).desc()).limit(limit))
+            return [RollView.of(r) for r in rows.all()]
+
+    async def pending(self, channel_id: int, *, is_gm: bool) -> list[RollView]:
+        async with self.db.session() as session:
+            query = select(RollRow).where(
+                RollRow.channel_id == channel_id, col(RollRow.closed).is_(False)
+            )
+            if not is_gm:
+                query = query.where(col(RollRow.hidden).is_(False))
+            rows = await session.exec(query.order_by(col(RollRow.id).desc()).limit(PENDING_LIMIT))
+            return [RollView.of(r) for r in rows.all()]
+
+    async def skills_for(
+        self, guild_id: int, channel_id: int, user_id: int
+    ) -> list[tuple[str, int]]:
+        """The user's active character's skills here (best first), then the campaign's others."""
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            character = await active_character_in(session, campaign, channel_id, user_id)
+            if character is None:
+                return []
+            own = sorted(character.sheet.skills.items(), key=lambda kv: (-kv[1], kv[0]))
+            known = {name.casefold() for name, _ in own}
+            rest = [
+                (n, 0) for n in campaign.settings.skill_list().names if n.casefold() not in known
+            ]
+            return own + rest
+
+
+def _ordered(
+    found: list[AspectInPlay], row: RollRow, mine: CharacterRecord | None
+) -> list[AspectInPlay]:
+    """The roller's own aspects first, then the clicker's free invokes, then the rest."""
+    own = f"char:{row.character_id}:" if row.character_id is not None else None
+    held = character_aspects.holder_of(mine.id) if mine is not None else None
+
+    def rank(aspect: AspectInPlay) -> int:
+        if held is not None and aspect.free_invokes.get(held):
+            return 0
+        if own is not None and aspect.key.startswith(own):
+            return 1
+        if not aspect.key.startswith("char:"):
+            return 2
+        return 3
+
+    return sorted(found, key=rank)

@@ -1,0 +1,188 @@
+"""Rolls as rows: make, invoke (fate point / free invoke), stale versions, closing, the log."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from sqlmodel import select
+
+from bot.db.engine import Database
+from bot.db.models.campaigns import FatePointEntry
+from bot.errors import RuleError
+from bot.fate.rolls import InvokeMode
+from bot.fate.sheet import AspectKind, new_character
+from bot.services.campaigns import (
+    StaleError,
+    get_character_in,
+    insert_character_in,
+    resolve_campaign_in,
+    set_active_in,
+)
+from bot.services.rolls import RollNotAllowed, RollService
+
+GUILD, CHANNEL, ALICE, BOB, CAROL = 10**18 + 1, 10**18 + 2, 10**18 + 4, 10**18 + 5, 10**18 + 6
+
+
+async def _setup(db: Database) -> tuple[int, int]:
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        harry = (
+            new_character("Harry", skills={"Lore": 4, "Will": 3})
+            .set_aspect(AspectKind.HIGH_CONCEPT, "Wizard Private Eye")
+            .set_aspect(AspectKind.TROUBLE, "Trouble Magnet")
+        )
+        harry = harry.set_free_invokes("Wizard Private Eye", 2)
+        h = await insert_character_in(s, campaign, ALICE, harry)
+        m = await insert_character_in(s, campaign, BOB, new_character("Molly", skills={"Lore": 2}))
+        await set_active_in(s, GUILD, ALICE, h.id, None)
+        await set_active_in(s, GUILD, BOB, m.id, None)
+        return h.id, m.id
+
+
+def _key(picker_keys: list[str], prefix: str) -> str:
+    return next(k for k in picker_keys if k.startswith(prefix))
+
+
+async def test_invoke_pays_once_and_stale_clicks_fail(db: Database) -> None:
+    harry_id, _ = await _setup(db)
+    service = RollService(db, random.Random(4))
+    made = await service.start(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        user_id=ALICE,
+        user_name="alice",
+        skill="lore",
+        difficulty="Fair",
+    )
+    view = made.view
+    assert view.roll.skill == "Lore" and view.roll.skill_rating == 4 and view.roll.difficulty == 2
+    picker = await service.invoke_picker(view.id, user_id=ALICE, is_gm=False, hostile=False)
+    keys = [a.key for a in picker.aspects]
+    high = _key(keys, f"char:{harry_id}:a:0")
+    _, _, options = await service.payment_options(
+        view.id, user_id=ALICE, is_gm=False, aspect_key=high, hostile=False
+    )
+    assert {o.value for o in options} == {f"fp:char:{harry_id}", f"free:char:{harry_id}"}
+    before = view.roll.effort()
+    paid = await service.invoke(
+        view.id,
+        version=view.version,
+        user_id=ALICE,
+        user_name="alice",
+        is_gm=False,
+        aspect_key=high,
+        mode=InvokeMode.BONUS,
+        hostile=False,
+        payment=f"fp:char:{harry_id}",
+    )
+    assert paid.view.roll.effort() == before + 2
+    with pytest.raises(StaleError):  # the same picker clicked twice
+        await service.invoke(
+            view.id,
+            version=view.version,
+            user_id=ALICE,
+            user_name="alice",
+            is_gm=False,
+            aspect_key=high,
+            mode=InvokeMode.BONUS,
+            hostile=False,
+            payment=f"free:char:{harry_id}",
+        )
+    with pytest.raises(RuleError, match="already spent"):
+        await service.invoke(
+            view.id,
+            version=paid.view.version,
+            user_id=ALICE,
+            user_name="alice",
+            is_gm=False,
+            aspect_key=high,
+            mode=InvokeMode.BONUS,
+            hostile=False,
+            payment=f"fp:char:{harry_id}",
+        )
+    free = await service.invoke(
+        view.id,
+        version=paid.view.version,
+        user_id=ALICE,
+        user_name="alice",
+        is_gm=False,
+        aspect_key=high,
+        mode=InvokeMode.BONUS,
+        hostile=False,
+        payment=f"free:char:{harry_id}",
+    )
+    assert free.view.roll.effort() == before + 4
+    async with db.session() as s:
+        harry = await get_character_in(s, harry_id)
+        assert harry.sheet.fate_points == 2
+        assert harry.sheet.find_aspect("Wizard Private Eye").free_invokes == 1
+        entries = (await s.exec(select(FatePointEntry))).all()
+        assert [(e.delta, e.reason, e.balance_after) for e in entries] == [(-1, "invoke", 2)]
+
+
+async def test_permissions_teamwork_and_closing(db: Database) -> None:
+    await _setup(db)
+    service = RollService(db, random.Random(1))
+    first = await service.start(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="alice", skill="Lore"
+    )
+    with pytest.raises(RollNotAllowed):
+        await service.invoke_picker(first.view.id, user_id=CAROL, is_gm=False, hostile=False)
+    with pytest.raises(RollNotAllowed, match="free invoke"):  # Molly holds none
+        await service.invoke_picker(first.view.id, user_id=BOB, is_gm=False, hostile=False)
+    helped = await service.teamwork(first.view.id, user_id=BOB, is_gm=False)
+    assert helped.view.roll.teamwork_bonus == 1
+    with pytest.raises(RuleError, match="already helping"):
+        await service.teamwork(first.view.id, user_id=BOB, is_gm=False)
+    second = await service.start(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="alice", skill="Will"
+    )
+    assert [v.id for v in second.others] == [first.view.id] and second.others[0].closed
+    with pytest.raises(RuleError, match="closed"):
+        await service.invoke_picker(first.view.id, user_id=ALICE, is_gm=False, hostile=False)
+    plain = await service.start(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL, user_name="carol", skill="+3"
+    )
+    assert (
+        plain.view.roll.skill is None and plain.view.roll.effort() == 3 + plain.view.roll.dice_total
+    )
+    with pytest.raises(RuleError, match="no active character"):
+        await service.start(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL, user_name="carol", skill="Lore"
+        )
+    hidden = await service.start(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL, user_name="carol", hidden=True
+    )
+    assert hidden.view.hidden
+    public_log = await service.log(CHANNEL, is_gm=False)
+    assert hidden.view.id not in {v.id for v in public_log}
+    assert hidden.view.id in {v.id for v in await service.log(CHANNEL, is_gm=True)}
+
+
+async def test_opposed_rolls_follow_each_other(db: Database) -> None:
+    await _setup(db)
+    service = RollService(db, random.Random(9))
+    acting = await service.start(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="alice", skill="Lore"
+    )
+    defending = await service.start(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        user_id=BOB,
+        user_name="bob",
+        skill="Lore",
+        against=acting.view.id,
+    )
+    assert defending.view.roll.opposition_effort == acting.view.roll.effort()
+    synced = next(v for v in defending.others if v.id == acting.view.id)
+    assert synced.roll.opposition_effort == defending.view.roll.effort()
+    with pytest.raises(RuleError, match="either"):
+        await service.start(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            user_id=BOB,
+            user_name="bob",
+            difficulty="2",
+            against=acting.view.id,
+        )
