@@ -18,7 +18,7 @@ from bot.services.guild_settings import GuildSettingsService
 log = logging.getLogger(__name__)
 
 # Every cog the bot loads, in order. A cog module exposes `async def setup(bot)`.
-EXTENSIONS: tuple[str, ...] = ("cogs.core", "cogs.games")
+EXTENSIONS: tuple[str, ...] = ("cogs.core", "cogs.games", "cogs.scenes")
 
 
 class FateTableBot(commands.AutoShardedBot):

@@ -1,0 +1,978 @@
+"""Scenes per channel: start and end, zones, situation aspects, boosts, create an advantage,
+the GM pool, and the "scene" aspect source rolls use to invoke scene and game aspects.
+
+Every function that saves a scene asks for a board refresh once the transaction has committed
+(`board_listeners`); the scenes cog turns those requests into coalesced edits of the pinned board.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+from sqlalchemy import event, update
+from sqlmodel import col
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models.campaigns import FatePointEntry
+from bot.db.models.columns import utcnow
+from bot.db.models.scenes import CampaignPlayRow, RecoveryRow, SceneRow
+from bot.errors import RuleError
+from bot.fate import recovery
+from bot.fate.aspects import (
+    GM,
+    Aspect,
+    AspectKind,
+    Event,
+    FailChoice,
+    OutcomeKind,
+    classify,
+    create_advantage_existing,
+    create_advantage_new,
+    new_aspect,
+    pass_free_invoke,
+    reveal,
+    spend_free_invoke,
+)
+from bot.fate.dice import fate_symbols, roll_fate_dice
+from bot.fate.scene import (
+    Scene,
+    SceneParticipant,
+    add_aspect,
+    add_participant,
+    change_gm_pool,
+    end_scene,
+    next_aspect_id,
+    place,
+    put_aspect,
+    start_scene,
+)
+from bot.services.aspects_in_play import AspectInPlay, register_source
+from bot.services.campaigns import (
+    CampaignInfo,
+    CharacterRecord,
+    StaleError,
+    active_character_in,
+    find_character_in,
+    get_character_in,
+    log_gm_points_in,
+    require_active_in,
+    resolve_campaign_in,
+    save_character_in,
+)
+
+MAX_LIST_ITEMS = 20  # comma-separated lists in one option
+MAX_GAME_ASPECTS = 20
+MAX_CARRIED = 20
+MAX_DIFFICULTY = 12
+AUTOCOMPLETE_SECONDS = 30.0
+GAME_KEY = "game"
+
+# Called with a channel id after a transaction that changed what that channel's board shows.
+board_listeners: list[Callable[[int], None]] = []
+
+
+class CampaignPlay(BaseModel):
+    """Campaign-wide play state: sessions and milestones, game aspects, GM points carried over."""
+
+    milestones: recovery.Campaign = Field(default_factory=recovery.Campaign)
+    game_aspects: list[Aspect] = Field(default_factory=list)
+    next_game_number: int = 1
+    carried_gm_points: int = 0
+
+
+# --------------------------------------------------------------------------- small helpers
+def holder_of(record: CharacterRecord) -> str:
+    return f"char:{record.id}"
+
+
+def character_id_of(holder: str) -> int | None:
+    if holder.startswith("char:") and holder[5:].isdigit():
+        return int(holder[5:])
+    return None
+
+
+def split_list(text: str | None, what: str, limit: int = MAX_LIST_ITEMS) -> list[str]:
+    """A comma-separated option as a clean list, with a limit."""
+    items = [" ".join(part.split()) for part in (text or "").split(",")]
+    items = [item for item in items if item]
+    if len(items) > limit:
+        raise RuleError(f"Give at most {limit} {what}, separated by commas.")
+    return items
+
+
+def notify_after_commit(session: AsyncSession, channel_id: int) -> None:
+    """Ask for a board refresh of `channel_id` once this transaction commits."""
+    pending: set[int] = session.info.setdefault("scene_boards", set())
+    if channel_id in pending:
+        return
+    pending.add(channel_id)
+    if len(pending) == 1:
+
+        def fire(_session: object) -> None:
+            for channel in session.info.pop("scene_boards", set()):
+                for listener in list(board_listeners):
+                    listener(channel)
+
+        event.listen(session.sync_session, "after_commit", fire, once=True)
+
+
+async def touch_board_in(session: AsyncSession, channel_id: int | None) -> None:
+    """Other features call this after moving fate points, so the board shows the new numbers."""
+    if channel_id is None:
+        return
+    row = await session.get(SceneRow, channel_id)
+    if row is not None and row.active:
+        notify_after_commit(session, channel_id)
+
+
+# --------------------------------------------------------------------------- persistence
+async def load_play_in(
+    session: AsyncSession, campaign_id: int
+) -> tuple[CampaignPlayRow, CampaignPlay]:
+    row = await session.get(CampaignPlayRow, campaign_id)
+    if row is None:
+        row = CampaignPlayRow(campaign_id=campaign_id, state_json=CampaignPlay().model_dump_json())
+        session.add(row)
+        await session.flush()
+    return row, CampaignPlay.model_validate_json(row.state_json)
+
+
+async def save_play_in(session: AsyncSession, row: CampaignPlayRow, play: CampaignPlay) -> None:
+    result = await session.exec(  # type: ignore[call-overload]
+        update(CampaignPlayRow)
+        .where(
+            col(CampaignPlayRow.campaign_id) == row.campaign_id,
+            col(CampaignPlayRow.version) == row.version,
+        )
+        .values(state_json=play.model_dump_json(), version=row.version + 1)
+    )
+    if result.rowcount != 1:
+        raise StaleError("Someone changed the campaign at the same moment; try again.")
+    row.version += 1
+    row.state_json = play.model_dump_json()
+
+
+async def load_recovery_in(
+    session: AsyncSession, character_id: int
+) -> tuple[RecoveryRow, recovery.RecoveryState]:
+    row = await session.get(RecoveryRow, character_id)
+    if row is None:
+        row = RecoveryRow(
+            character_id=character_id, state_json=recovery.RecoveryState().model_dump_json()
+        )
+        session.add(row)
+        await session.flush()
+    return row, recovery.RecoveryState.model_validate_json(row.state_json)
+
+
+async def save_recovery_in(
+    session: AsyncSession, row: RecoveryRow, state: recovery.RecoveryState
+) -> None:
+    result = await session.exec(  # type: ignore[call-overload]
+        update(RecoveryRow)
+        .where(
+            col(RecoveryRow.character_id) == row.character_id,
+            col(RecoveryRow.version) == row.version,
+        )
+        .values(state_json=state.model_dump_json(), version=row.version + 1)
+    )
+    if result.rowcount != 1:
+        raise StaleError("Someone changed that character's recovery at the same moment; retry.")
+    row.version += 1
+
+
+async def scene_row_in(session: AsyncSession, campaign: CampaignInfo, channel_id: int) -> SceneRow:
+    """The running scene of the channel, or a RuleError saying how to start one."""
+    row = await session.get(SceneRow, channel_id)
+    if row is None or not row.active or row.campaign_id != campaign.id:
+        raise RuleError(
+            "No scene is running in this channel. The GM starts one with `/scene start`."
+        )
+    return row
+
+
+def scene_of(row: SceneRow) -> Scene:
+    return Scene.model_validate_json(row.scene_json)
+
+
+async def save_scene_in(
+    session: AsyncSession, row: SceneRow, scene: Scene, *, active: bool | None = None
+) -> None:
+    """Optimistic save of the channel's scene, then a board refresh after commit."""
+    values: dict[str, object] = {
+        "scene_json": scene.model_dump_json(),
+        "version": row.version + 1,
+        "updated_at": utcnow(),
+    }
+    if active is not None:
+        values["active"] = active
+    result = await session.exec(  # type: ignore[call-overload]
+        update(SceneRow)
+        .where(col(SceneRow.channel_id) == row.channel_id, col(SceneRow.version) == row.version)
+        .values(**values)
+    )
+    if result.rowcount != 1:
+        raise StaleError("The scene changed at the same moment; look at the board and retry.")
+    row.version += 1
+    row.scene_json = scene.model_dump_json()
+    if active is not None:
+        row.active = active
+    notify_after_commit(session, row.channel_id)
+
+
+async def change_gm_pool_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    delta: int,
+    *,
+    reason: str,
+    actor_id: int,
+    note: str = "",
+) -> tuple[int, FatePointEntry]:
+    """Move points in or out of the GM pool of this channel's scene, with a ledger entry."""
+    row = await scene_row_in(session, campaign, channel_id)
+    scene = change_gm_pool(scene_of(row), delta)
+    await save_scene_in(session, row, scene)
+    entry = await log_gm_points_in(
+        session,
+        campaign.id,
+        delta,
+        scene.gm_pool,
+        reason=reason,
+        actor_id=actor_id,
+        note=note,
+        channel_id=channel_id,
+    )
+    return scene.gm_pool, entry
+
+
+async def spend_gm_point_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    *,
+    reason: str,
+    actor_id: int,
+    note: str = "",
+) -> int:
+    """The GM pays one point from the pool (an invoke for an NPC, refusing a compel)."""
+    row = await scene_row_in(session, campaign, channel_id)
+    if scene_of(row).gm_pool < 1:
+        raise RuleError("The GM pool is empty. GM compels are free; invokes need a point.")
+    pool, _ = await change_gm_pool_in(
+        session, campaign, channel_id, -1, reason=reason, actor_id=actor_id, note=note
+    )
+    return pool
+
+
+async def carry_gm_points_in(session: AsyncSession, campaign_id: int, points: int) -> int:
+    """Points the GM carries into the next scene (a conceding or hostile-invoked major NPC)."""
+    row, play = await load_play_in(session, campaign_id)
+    carried = min(MAX_CARRIED, max(0, play.carried_gm_points + points))
+    await save_play_in(session, row, play.model_copy(update={"carried_gm_points": carried}))
+    return carried
+
+
+def resolve_skill(record: CharacterRecord, campaign: CampaignInfo, skill: str) -> tuple[str, int]:
+    wanted = skill.strip().casefold()
+    for name, rating in record.sheet.skills.items():
+        if name.casefold() == wanted:
+            return name, rating
+    name = campaign.settings.skill_list().resolve(skill)
+    return name, record.sheet.rating(name)
+
+
+def roll_effort(rng: random.Random, rating: int) -> tuple[list[int], int]:
+    dice = roll_fate_dice(rng)
+    return dice, sum(dice) + rating
+
+
+# --------------------------------------------------------------------------- aspect references
+@dataclass(frozen=True)
+class AspectRef:
+    game: bool
+    aspect: Aspect
+
+
+def _match(aspects: list[Aspect], ref: str) -> Aspect | None:
+    wanted = " ".join(ref.split()).casefold()
+    for aspect in aspects:
+        if aspect.id.casefold() == wanted or aspect.text.casefold() == wanted:
+            return aspect
+    return None
+
+
+def find_ref(
+    scene: Scene | None, play: CampaignPlay, ref: str, channel_id: int
+) -> AspectRef | None:
+    """An aspect by autocomplete key ("scene:<channel>:s3", "scene:game:g1") or by its text."""
+    parts = ref.strip().split(":")
+    if len(parts) == 3 and parts[0] == "scene":
+        if parts[1] == GAME_KEY:
+            found = _match(play.game_aspects, parts[2])
+            return AspectRef(True, found) if found else None
+        if scene is not None and parts[1] == str(channel_id):
+            found = _match(scene.aspects, parts[2])
+            return AspectRef(False, found) if found else None
+        return None
+    if scene is not None:
+        found = _match(scene.aspects, ref)
+        if found:
+            return AspectRef(False, found)
+    found = _match(play.game_aspects, ref)
+    return AspectRef(True, found) if found else None
+
+
+def key_of(ref: AspectRef, channel_id: int) -> str:
+    return f"scene:{GAME_KEY if ref.game else channel_id}:{ref.aspect.id}"
+
+
+# --------------------------------------------------------------------------- the aspect source
+class SceneAspectSource:
+    """Scene aspects of the channel plus the campaign's game aspects, for rolls."""
+
+    prefix = "scene"
+
+    async def aspects(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
+    ) -> list[AspectInPlay]:
+        found: list[AspectInPlay] = []
+        row = await session.get(SceneRow, channel_id)
+        if row is not None and row.active and row.campaign_id == campaign.id:
+            scene = scene_of(row)
+            zones = {z.key: z.name for z in scene.zones}
+            for aspect in scene.aspects:
+                owner = zones.get(aspect.owner or "", "scene") if aspect.owner else "scene"
+                found.append(_in_play(AspectRef(False, aspect), channel_id, owner))
+        _, play = await load_play_in(session, campaign.id)
+        found.extend(_in_play(AspectRef(True, a), channel_id, "game") for a in play.game_aspects)
+        return found
+
+    async def spend_free_invoke(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+    ) -> None:
+        await spend_free_invoke_in(session, campaign, channel_id, key, holder)
+
+
+def _in_play(ref: AspectRef, channel_id: int, owner: str) -> AspectInPlay:
+    return AspectInPlay(
+        key=key_of(ref, channel_id),
+        name=ref.aspect.text,
+        owner=owner,
+        is_boost=ref.aspect.kind is AspectKind.BOOST,
+        hidden=ref.aspect.hidden,
+        free_invokes=dict(Counter(ref.aspect.free_invokes)),
+    )
+
+
+async def spend_free_invoke_in(
+    session: AsyncSession, campaign: CampaignInfo, channel_id: int, ref: str, holder: str
+) -> list[Event]:
+    """Use one free invoke of `holder` on a scene or game aspect (a used boost disappears)."""
+    row = await session.get(SceneRow, channel_id)
+    active = row is not None and row.active and row.campaign_id == campaign.id
+    scene = scene_of(row) if row is not None and active else None
+    play_row, play = await load_play_in(session, campaign.id)
+    found = find_ref(scene, play, ref, channel_id)
+    if found is None:
+        raise RuleError("That aspect is no longer in play; pick another one.")
+    spent, events = spend_free_invoke(found.aspect, holder)
+    if found.game:
+        assert spent is not None  # game aspects are never boosts
+        aspects = [spent if a.id == spent.id else a for a in play.game_aspects]
+        await save_play_in(session, play_row, play.model_copy(update={"game_aspects": aspects}))
+        await touch_board_in(session, channel_id)
+    else:
+        assert scene is not None and row is not None
+        scene, _ = put_aspect(scene, spent, old_id=found.aspect.id)
+        await save_scene_in(session, row, scene)
+    return events
+
+
+register_source(SceneAspectSource())
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class BoardData:
+    channel_id: int
+    scene: Scene
+    game_aspects: list[Aspect]
+    names: dict[str, str]  # holder id -> display name
+    fate_points: dict[str, int]  # PC participant id -> fate points
+    message_id: int | None
+    active: bool
+
+
+@dataclass(frozen=True)
+class SceneStarted:
+    scene: Scene
+    events: list[Event]
+
+
+@dataclass(frozen=True)
+class SceneEnded:
+    kept: list[str]
+    cleared: list[str]
+    recovered: list[str]
+    board_message_id: int | None
+
+
+@dataclass(frozen=True)
+class AdvantageResult:
+    actor: str
+    skill: str
+    rating: int
+    dice: list[int]
+    effort: int
+    difficulty: int
+    outcome: OutcomeKind
+    aspect_text: str
+    existing: bool
+    created: bool
+    events: list[Event]
+
+    @property
+    def dice_text(self) -> str:
+        return fate_symbols(self.dice)
+
+
+@dataclass
+class _ChoiceCache:
+    entries: dict[int, tuple[float, list[tuple[str, str, bool]]]] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- the service
+class SceneService:
+    def __init__(self, db: Database, rng: random.Random | None = None) -> None:
+        self.db = db
+        self.rng = rng or random.Random()
+        self._choices = _ChoiceCache()
+        board_listeners.append(self.forget_choices)
+
+    def close(self) -> None:
+        if self.forget_choices in board_listeners:
+            board_listeners.remove(self.forget_choices)
+
+    def forget_choices(self, channel_id: int) -> None:
+        self._choices.entries.pop(channel_id, None)
+
+    # ----- scenes
+    async def start(
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        actor_id: int,
+        title: str = "",
+        aspects: list[str] | None = None,
+        zones: list[str] | None = None,
+        characters: list[str] | None = None,
+        carried: int = 0,
+    ) -> SceneStarted:
+        if not 0 <= carried <= MAX_CARRIED:
+            raise RuleError(f"Carried points run from 0 to {MAX_CARRIED}.")
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            row = await session.get(SceneRow, channel_id)
+            if row is not None and row.active:
+                raise RuleError("A scene is already running here. End it with `/scene end` first.")
+            people: list[SceneParticipant] = []
+            for name in characters or []:
+                record = await find_character_in(session, campaign.id, name)
+                people.append(
+                    SceneParticipant(
+                        id=holder_of(record), name=record.name, is_pc=not record.is_npc
+                    )
+                )
+            play_row, play = await load_play_in(session, campaign.id)
+            scene, events = start_scene(
+                channel_id,
+                title=" ".join(title.split()),
+                participants=people,
+                zone_names=zones,
+                situation_aspects=aspects,
+                carried_points=carried + play.carried_gm_points,
+            )
+            if play.carried_gm_points:
+                await save_play_in(
+                    session, play_row, play.model_copy(update={"carried_gm_points": 0})
+                )
+            if row is None:
+                row = SceneRow(
+                    channel_id=channel_id,
+                    guild_id=guild_id,
+                    campaign_id=campaign.id,
+                    scene_json=scene.model_dump_json(),
+                )
+                session.add(row)
+                await session.flush()
+                notify_after_commit(session, channel_id)
+            else:
+                row.campaign_id = campaign.id
+                row.board_message_id = None
+                session.add(row)
+                await session.flush()
+                await save_scene_in(session, row, scene, active=True)
+            if scene.gm_pool:
+                await log_gm_points_in(
+                    session,
+                    campaign.id,
+                    scene.gm_pool,
+                    scene.gm_pool,
+                    reason="scene_pool",
+                    actor_id=actor_id,
+                    note="scene start",
+                    channel_id=channel_id,
+                )
+            return SceneStarted(scene, events)
+
+    async def end(
+        self, guild_id: int, channel_id: int, *, keep: list[str] | None = None
+    ) -> SceneEnded:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            row = await scene_row_in(session, campaign, channel_id)
+            scene = scene_of(row)
+            play_row, play = await load_play_in(session, campaign.id)
+            keep_ids = []
+            for ref in keep or []:
+                found = _match(scene.aspects, ref)
+                if found is None:
+                    raise RuleError(
+                        f"'{ref[:80]}' is not an aspect of this scene; pick from the suggestions."
+                    )
+                keep_ids.append(found.id)
+            ended, outcome, _ = end_scene(scene, keep_as_game=keep_ids)
+            if len(play.game_aspects) + len(outcome.game_aspects) > MAX_GAME_ASPECTS:
+                raise RuleError(
+                    f"A campaign keeps at most {MAX_GAME_ASPECTS} game aspects; keep fewer."
+                )
+            game_aspects = list(play.game_aspects)
+            number = play.next_game_number
+            for aspect in outcome.game_aspects:
+                if _match(game_aspects, aspect.text) is None:
+                    game_aspects.append(aspect.model_copy(update={"id": f"g{number}"}))
+                    number += 1
+            if outcome.game_aspects:
+                await save_play_in(
+                    session,
+                    play_row,
+                    play.model_copy(
+                        update={"game_aspects": game_aspects, "next_game_number": number}
+                    ),
+                )
+            cleared: list[str] = []
+            recovered: list[str] = []
+            for person in outcome.clear_stress_of:
+                character_id = character_id_of(person)
+                if character_id is None:
+                    continue
+                try:
+                    record = await get_character_in(session, character_id)
+                except RuleError:
+                    continue  # deleted mid-scene
+                recovery_row, state = await load_recovery_in(session, record.id)
+                tracks, state, events = recovery.after_scene(
+                    record.sheet.clear_stress().tracks, state
+                )
+                sheet = record.sheet.model_copy(update={"tracks": tracks})
+                if sheet != record.sheet:
+                    await save_character_in(session, record, sheet)
+                await save_recovery_in(session, recovery_row, state)
+                cleared.append(record.name)
+                recovered.extend(f"{record.name}: {e.text}" for e in events)
+            await save_scene_in(session, row, ended, active=False)
+            return SceneEnded(
+                kept=[a.text for a in outcome.game_aspects],
+                cleared=cleared,
+                recovered=recovered,
+                board_message_id=row.board_message_id,
+            )
+
+    async def _acting(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        channel_id: int,
+        user_id: int,
+        name: str | None,
+        is_gm: bool,
+    ) -> CharacterRecord:
+        if not name:
+            return await require_active_in(session, campaign, channel_id, user_id)
+        record = await find_character_in(session, campaign.id, name)
+        if record.owner_id != user_id and not is_gm:
+            raise RuleError(
+                f"{record.name} is not yours; only the GM moves other people's characters."
+            )
+        return record
+
+    async def join(
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        user_id: int,
+        is_gm: bool,
+        character: str | None = None,
+        zone: str | None = None,
+    ) -> tuple[str, str | None]:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            row = await scene_row_in(session, campaign, channel_id)
+            scene = scene_of(row)
+            record = await self._acting(session, campaign, channel_id, user_id, character, is_gm)
+            zone_key = self._zone_key(scene, zone)
+            scene, _ = add_participant(
+                scene,
+                SceneParticipant(
+                    id=holder_of(record), name=record.name, is_pc=not record.is_npc, zone=zone_key
+                ),
+            )
+            await save_scene_in(session, row, scene)
+            return record.name, scene.zone(zone_key).name if zone_key else None
+
+    @staticmethod
+    def _zone_key(scene: Scene, zone: str | None) -> str | None:
+        if not zone:
+            return None
+        wanted = " ".join(zone.split()).casefold()
+        for item in scene.zones:
+            if wanted in (item.key.casefold(), item.name.casefold()):
+                return item.key
+        names = ", ".join(z.name for z in scene.zones) or "none yet"
+        raise RuleError(f"There is no zone '{zone[:60]}' here. Zones: {names}.")
+
+    async def move(
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        user_id: int,
+        is_gm: bool,
+        zone: str,
+        character: str | None = None,
+    ) -> tuple[str, str]:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            row = await scene_row_in(session, campaign, channel_id)
+            scene = scene_of(row)
+            record = await self._acting(session, campaign, channel_id, user_id, character, is_gm)
+            zone_key = self._zone_key(scene, zone)
+            assert zone_key is not None
+            if holder_of(record) not in {p.id for p in scene.participants}:
+                raise RuleError(f"{record.name} is not in the scene; use `/scene join` first.")
+            scene = place(scene, holder_of(record), zone_key)
+            await save_scene_in(session, row, scene)
+            return record.name, scene.zone(zone_key).name
+
+    async def board(self, channel_id: int) -> BoardData | None:
+        async with self.db.session() as session:
+            row = await session.get(SceneRow, channel_id)
+            if row is None:
+                return None
+            scene = scene_of(row)
+            _, play = await load_play_in(session, row.campaign_id)
+            names = {GM: "GM"}
+            points: dict[str, int] = {}
+            for person in scene.participants:
+                names[person.id] = person.name
+            holders = {h for a in [*scene.aspects, *play.game_aspects] for h in a.free_invokes}
+            for person in scene.participants:
+                character_id = character_id_of(person.id)
+                if character_id is None or not person.is_pc:
+                    continue
+                try:
+                    record = await get_character_in(session, character_id)
+                except RuleError:
+                    continue
+                points[person.id] = record.sheet.fate_points
+            for holder in holders - set(names):
+                character_id = character_id_of(holder)
+                if character_id is None:
+                    continue
+                try:
+                    names[holder] = (await get_character_in(session, character_id)).name
+                except RuleError:
+                    names[holder] = "someone gone"
+            return BoardData(
+                channel_id=channel_id,
+                scene=scene,
+                game_aspects=list(play.game_aspects),
+                names=names,
+                fate_points=points,
+                message_id=row.board_message_id,
+                active=row.active,
+            )
+
+    async def set_board_message(self, channel_id: int, message_id: int | None) -> None:
+        async with self.db.session() as session:
+            row = await session.get(SceneRow, channel_id)
+            if row is not None:
+                row.board_message_id = message_id
+                session.add(row)
+
+    # ----- aspects
+    async def add_aspect(
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        text: str,
+        kind: AspectKind = AspectKind.SITUATION,
+        zone: str | None = None,
+        hidden: bool = False,
+        gm_invokes: int = 0,
+        boost_for: str | None = None,
+    ) -> Aspect:
+        if not 0 <= gm_invokes <= 5:
+            raise RuleError("Give the GM side 0 to 5 free invokes.")
+        holders = [GM] * gm_invokes
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            if kind is AspectKind.BOOST:
+                if boost_for:
+                    holders = [holder_of(await find_character_in(session, campaign.id, boost_for))]
+                else:
+                    holders = [GM]
+            elif boost_for:
+                raise RuleError("`boost-for` only goes with `kind:boost`.")
+            if kind is AspectKind.GAME:
+                play_row, play = await load_play_in(session, campaign.id)
+                if len(play.game_aspects) >= MAX_GAME_ASPECTS:
+                    raise RuleError(
+                        f"A campaign keeps at most {MAX_GAME_ASPECTS} game aspects; remove one."
+                    )
+                if _match(play.game_aspects, text):
+                    raise RuleError("That game aspect already exists.")
+                aspect = new_aspect(
+                    f"g{play.next_game_number}", text, kind, hidden=hidden, free_invokes=holders
+                )
+                await save_play_in(
+                    session,
+                    play_row,
+                    play.model_copy(
+                        update={
+                            "game_aspects": [*play.game_aspects, aspect],
+                            "next_game_number": play.next_game_number + 1,
+                        }
+                    ),
+                )
+                await touch_board_in(session, channel_id)
+                return aspect
+            row = await scene_row_in(session, campaign, channel_id)
+            scene = scene_of(row)
+            owner = self._zone_key(scene, zone)
+            if owner is not None and kind is AspectKind.SITUATION:
+                kind = AspectKind.ZONE
+            aspect_id = next_aspect_id(scene)
+            scene, _ = add_aspect(
+                scene, text, kind, owner=owner, hidden=hidden, free_invokes=holders
+            )
+            await save_scene_in(session, row, scene)
+            return scene.aspect(aspect_id)
+
+    async def _with_ref(
+        self,
+        guild_id: int,
+        channel_id: int,
+        ref: str,
+        change: Callable[[Aspect], tuple[Aspect | None, list[Event]]],
+    ) -> tuple[Aspect, list[Event]]:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            row = await session.get(SceneRow, channel_id)
+            active = row is not None and row.active and row.campaign_id == campaign.id
+            scene = scene_of(row) if row is not None and active else None
+            play_row, play = await load_play_in(session, campaign.id)
+            found = find_ref(scene, play, ref, channel_id)
+            if found is None:
+                raise RuleError(
+                    f"There is no aspect '{ref[:80]}' in play here; pick from the suggestions."
+                )
+            changed, events = change(found.aspect)
+            if found.game:
+                kept: list[Aspect] = []
+                for item in play.game_aspects:
+                    if item.id != found.aspect.id:
+                        kept.append(item)
+                    elif changed is not None:
+                        kept.append(changed)
+                await save_play_in(
+                    session, play_row, play.model_copy(update={"game_aspects": kept})
+                )
+                await touch_board_in(session, channel_id)
+            else:
+                assert scene is not None and row is not None
+                scene, _ = put_aspect(scene, changed, old_id=found.aspect.id)
+                await save_scene_in(session, row, scene)
+            return found.aspect, events
+
+    async def remove_aspect(self, guild_id: int, channel_id: int, ref: str) -> Aspect:
+        def gone(aspect: Aspect) -> tuple[Aspect | None, list[Event]]:
+            return None, []
+
+        aspect, _ = await self._with_ref(guild_id, channel_id, ref, gone)
+        return aspect
+
+    async def reveal_aspect(self, guild_id: int, channel_id: int, ref: str) -> Aspect:
+        aspect, _ = await self._with_ref(guild_id, channel_id, ref, reveal)
+        return aspect
+
+    async def pass_invoke(
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        user_id: int,
+        is_gm: bool,
+        ref: str,
+        to: str,
+    ) -> tuple[Aspect, str]:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            mine = await active_character_in(session, campaign, channel_id, user_id)
+            if to.strip().casefold() in ("gm", "the gm"):
+                receiver, receiver_name = GM, "the GM"
+            else:
+                target = await find_character_in(session, campaign.id, to)
+                receiver, receiver_name = holder_of(target), target.name
+        givers = ([holder_of(mine)] if mine else []) + ([GM] if is_gm else [])
+        if not givers:
+            raise RuleError("You have no active character here; pick one with `/character switch`.")
+
+        def hand_over(aspect: Aspect) -> tuple[Aspect | None, list[Event]]:
+            giver = next((g for g in givers if g in aspect.free_invokes), givers[0])
+            return pass_free_invoke(aspect, giver, receiver)
+
+        aspect, _ = await self._with_ref(guild_id, channel_id, ref, hand_over)
+        return aspect, receiver_name
+
+    async def spend_invoke(
+        self, guild_id: int, channel_id: int, *, user_id: int, is_gm: bool, ref: str
+    ) -> tuple[Aspect, list[Event]]:
+        """Use a free invoke outside a roll (e.g. a boost spent on an NPC's roll by the GM)."""
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            mine = await active_character_in(session, campaign, channel_id, user_id)
+        givers = ([holder_of(mine)] if mine else []) + ([GM] if is_gm else [])
+        if not givers:
+            raise RuleError("You have no active character here; pick one with `/character switch`.")
+
+        def use(aspect: Aspect) -> tuple[Aspect | None, list[Event]]:
+            holder = next((g for g in givers if g in aspect.free_invokes), givers[0])
+            return spend_free_invoke(aspect, holder)
+
+        return await self._with_ref(guild_id, channel_id, ref, use)
+
+    # ----- create an advantage
+    async def create_advantage(
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        user_id: int,
+        is_gm: bool,
+        skill: str,
+        aspect: str,
+        difficulty: int,
+        character: str | None = None,
+        zone: str | None = None,
+        hidden: bool = False,
+        fail_choice: FailChoice = FailChoice.NOT_CREATED,
+    ) -> AdvantageResult:
+        if not -4 <= difficulty <= MAX_DIFFICULTY:
+            raise RuleError(f"The difficulty runs from -4 to +{MAX_DIFFICULTY}.")
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            row = await scene_row_in(session, campaign, channel_id)
+            scene = scene_of(row)
+            record = await self._acting(session, campaign, channel_id, user_id, character, is_gm)
+            skill_name, rating = resolve_skill(record, campaign, skill)
+            play_row, play = await load_play_in(session, campaign.id)
+            found = find_ref(scene, play, aspect, channel_id)
+            if found is not None and found.aspect.hidden and not is_gm:
+                raise RuleError(
+                    "Name a new aspect, or one the GM has revealed; that one is not known yet."
+                )
+            dice, effort = roll_effort(self.rng, rating)
+            outcome = classify(effort, difficulty)
+            actor = holder_of(record)
+            if found is not None:
+                updated, events = create_advantage_existing(found.aspect, outcome, actor=actor)
+                if found.game:
+                    aspects = [updated if a.id == updated.id else a for a in play.game_aspects]
+                    await save_play_in(
+                        session, play_row, play.model_copy(update={"game_aspects": aspects})
+                    )
+                    await touch_board_in(session, channel_id)
+                else:
+                    scene, _ = put_aspect(scene, updated)
+                    await save_scene_in(session, row, scene)
+                text, created = updated.text, True
+            else:
+                owner = self._zone_key(scene, zone)
+                kind = AspectKind.ZONE if owner else AspectKind.SITUATION
+                made, events = create_advantage_new(
+                    outcome,
+                    aspect_id=next_aspect_id(scene),
+                    text=aspect,
+                    actor=actor,
+                    kind=kind,
+                    owner=owner,
+                    hidden=hidden,
+                    fail_choice=fail_choice,
+                )
+                text, created = " ".join(aspect.split()), made is not None
+                if made is not None:
+                    scene, _ = put_aspect(scene, made, new=True)
+                    await save_scene_in(session, row, scene)
+                    text = made.text
+            return AdvantageResult(
+                actor=record.name,
+                skill=skill_name,
+                rating=rating,
+                dice=dice,
+                effort=effort,
+                difficulty=difficulty,
+                outcome=outcome,
+                aspect_text=text,
+                existing=found is not None,
+                created=created,
+                events=events,
+            )
+
+    # ----- autocomplete (from memory, refreshed at most every AUTOCOMPLETE_SECONDS)
+    async def aspect_choices(
+        self, guild_id: int, channel_id: int, *, is_gm: bool, typed: str
+    ) -> list[tuple[str, str]]:
+        hit = self._choices.entries.get(channel_id)
+        if hit is None or time.monotonic() - hit[0] > AUTOCOMPLETE_SECONDS:
+            async with self.db.session() as session:
+                campaign = await resolve_campaign_in(session, guild_id, channel_id)
+                found = await SceneAspectSource().aspects(session, campaign, channel_id)
+            entries = [(a.key, f"{a.name} ({a.owner})", a.hidden) for a in found]
+            self._choices.entries[channel_id] = (time.monotonic(), entries)
+        else:
+            entries = hit[1]
+        needle = typed.strip().casefold()
+        return [
+            (key, label)
+            for key, label, hidden in entries
+            if (is_gm or not hidden) and needle in label.casefold()
+        ][:25]
+
+    async def zone_choices(self, channel_id: int, typed: str) -> list[str]:
+        data = await self.board(channel_id)
+        if data is None or not data.active:
+            return []
+        needle = typed.strip().casefold()
+        return [z.name for z in data.scene.zones if needle in z.name.casefold()][:25]

@@ -1,0 +1,145 @@
+"""Rendering for scenes: the board, create-an-advantage results, scene start and end."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import discord
+
+from bot.fate.aspects import Aspect, AspectKind
+from bot.fate.ladder import describe, signed
+from bot.services.scenes import AdvantageResult, BoardData, SceneEnded, SceneStarted
+from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, clip, safe_embed
+
+MAX_LINES = 25
+
+
+def holders_text(aspect: Aspect, names: dict[str, str]) -> str:
+    counts = Counter(aspect.free_invokes)
+    parts = [
+        f"{clip(names.get(holder, 'someone'), 40)}{f' ×{n}' if n > 1 else ''}"
+        for holder, n in counts.items()
+    ]
+    return ", ".join(parts)
+
+
+def aspect_line(aspect: Aspect, names: dict[str, str], *, for_gm: bool) -> str:
+    hidden = " 🔒 hidden" if aspect.hidden and for_gm else ""
+    if aspect.kind is AspectKind.BOOST:
+        holder = holders_text(aspect, names) or "nobody"
+        return f"• *{aspect.text}* (boost, {holder}){hidden}"
+    invokes = holders_text(aspect, names)
+    tail = f" — free invokes: {invokes}" if invokes else ""
+    return f"• **{aspect.text}**{tail}{hidden}"
+
+
+def _lines(lines: list[str], empty: str) -> str:
+    if not lines:
+        return empty
+    shown = lines[:MAX_LINES]
+    if len(lines) > MAX_LINES:
+        shown.append(f"… and {len(lines) - MAX_LINES} more")
+    return clip("\n".join(shown), FIELD_VALUE_LIMIT)
+
+
+def board_embed(data: BoardData, *, for_gm: bool = False) -> discord.Embed:
+    """The scene board. Public boards (for_gm False) never show hidden aspects."""
+    scene = data.scene
+    title = f"Scene: {scene.title}" if scene.title else "Scene"
+    if not data.active:
+        return safe_embed(
+            discord.Embed(
+                title=f"{title} (ended)",
+                description="This scene has ended. Stress is cleared; boosts and situation "
+                "aspects are gone.",
+                colour=discord.Colour.dark_grey(),
+            )
+        )
+    visible = scene.visible_aspects(for_gm)
+    situation = [a for a in visible if a.owner is None or a.kind is not AspectKind.ZONE]
+    embed = discord.Embed(
+        title=title,
+        description=_lines(
+            [aspect_line(a, data.names, for_gm=for_gm) for a in situation],
+            "No situation aspects yet. The GM adds them with `/aspect add`.",
+        ),
+        colour=COLOUR,
+    )
+    placed: set[str] = set()
+    zone_lines = []
+    for zone in scene.zones:
+        people = [p.name for p in scene.participants if p.zone == zone.key]
+        placed.update(p.id for p in scene.participants if p.zone == zone.key)
+        zone_aspects = [
+            a.text + (f" ({holders_text(a, data.names)})" if a.free_invokes else "")
+            for a in visible
+            if a.kind is AspectKind.ZONE and a.owner == zone.key
+        ]
+        line = f"**{zone.name}**: {', '.join(people) or 'nobody'}"
+        if zone_aspects:
+            line += f" — *{'; '.join(zone_aspects)}*"
+        zone_lines.append(clip(line, 300))
+    unplaced = [p.name for p in scene.participants if p.id not in placed]
+    if scene.zones:
+        embed.add_field(name="Zones", value=_lines(zone_lines, "none"), inline=False)
+    if unplaced or not scene.zones:
+        embed.add_field(
+            name="In the scene" if not scene.zones else "Not in a zone",
+            value=_lines(unplaced, "Nobody yet: `/scene join`."),
+            inline=False,
+        )
+    game = [
+        aspect_line(a, data.names, for_gm=for_gm)
+        for a in data.game_aspects
+        if for_gm or not a.hidden
+    ]
+    if game:
+        embed.add_field(name="Game aspects", value=_lines(game, "none"), inline=False)
+    points = [f"GM pool: **{scene.gm_pool}**"] + [
+        f"{clip(data.names.get(who, 'someone'), 40)}: **{n}**"
+        for who, n in data.fate_points.items()
+    ]
+    embed.add_field(name="Fate points", value=_lines(points, "none"), inline=False)
+    embed.set_footer(text="Invoke these aspects with /roll; add some with /advantage.")
+    return safe_embed(embed)
+
+
+def started_text(result: SceneStarted) -> str:
+    scene = result.scene
+    name = f" **{clip(scene.title, 60)}**" if scene.title else ""
+    return (
+        f"The scene{name} starts with {len(scene.visible_aspects(False))} aspect(s), "
+        f"{len(scene.zones)} zone(s) and {len(scene.participants)} character(s). "
+        f"GM pool: {scene.gm_pool}. The board is pinned in this channel."
+    )
+
+
+def ended_text(result: SceneEnded) -> str:
+    lines = ["The scene ends: stress clears, boosts and situation aspects are gone."]
+    if result.cleared:
+        lines.append(clip("Stress cleared for: " + ", ".join(result.cleared), 600))
+    if result.kept:
+        lines.append(clip("Kept as game aspects: " + ", ".join(result.kept), 600))
+    if result.recovered:
+        lines.append(clip("Recovered: " + "; ".join(result.recovered), 600))
+    return "\n".join(lines)
+
+
+def advantage_embed(result: AdvantageResult) -> discord.Embed:
+    embed = discord.Embed(
+        title=clip(f"{result.actor} creates an advantage", 256),
+        description=(
+            f"{result.dice_text} {signed(sum(result.dice))} + {result.skill} "
+            f"{signed(result.rating)} = **{describe(result.effort)}** "
+            f"against {describe(result.difficulty)}: **{result.outcome.label}**"
+        ),
+        colour=COLOUR,
+    )
+    what = "\n".join(e.text for e in result.events) or "Nothing changes."
+    if not result.created:
+        what += (
+            "\nGM: if the aspect should exist with its free invoke for the opposition, "
+            "add it with `/aspect add` and `gm-invokes:1`."
+        )
+    embed.add_field(name=clip(result.aspect_text, 256), value=clip(what, FIELD_VALUE_LIMIT))
+    return safe_embed(embed)

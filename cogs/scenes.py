@@ -1,0 +1,442 @@
+"""/scene, /aspect and /advantage, plus the pinned scene board edited in place."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.fate.aspects import AspectKind, FailChoice
+from bot.services.scenes import SceneService, board_listeners, split_list
+from bot.ui.scenes import advantage_embed, board_embed, ended_text, started_text
+from cogs.common.errors import guarded
+from cogs.common.permissions import member_is_gm, require_gm
+
+log = logging.getLogger(__name__)
+BOARD_DELAY = 0.1  # seconds a burst of changes has to pile up before the board is edited
+
+
+class SceneBoardButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sceneboard:(?P<channel>\d+)"
+):
+    """ "Show my view" on the pinned board: the board as this user may see it (GM: hidden too)."""
+
+    def __init__(self, channel_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Show my view",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"sceneboard:{channel_id}",
+            )
+        )
+        self.channel_id = channel_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> SceneBoardButton:
+        return cls(int(match["channel"]))
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog = interaction.client.get_cog("Scenes")  # type: ignore[attr-defined]
+        assert isinstance(cog, Scenes)
+        data = await cog.service.board(self.channel_id)
+        if data is None or not data.active:
+            await interaction.response.send_message(
+                "That scene has ended. The GM starts a new one with `/scene start`.",
+                ephemeral=True,
+            )
+            return
+        is_gm = await member_is_gm(cog.bot, interaction)
+        await interaction.response.send_message(
+            embed=board_embed(data, for_gm=is_gm), ephemeral=True
+        )
+
+
+def board_view(channel_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(SceneBoardButton(channel_id))
+    return view
+
+
+class BoardUpdater:
+    """One pinned board per channel; a burst of changes becomes one edit."""
+
+    def __init__(self, bot: Any, service: SceneService) -> None:
+        self.bot = bot
+        self.service = service
+        self.tasks: dict[int, asyncio.Task[None]] = {}
+        self.dirty: set[int] = set()
+
+    def schedule(self, channel_id: int) -> None:
+        task = self.tasks.get(channel_id)
+        if task is not None and not task.done():
+            self.dirty.add(channel_id)
+            return
+        self.tasks[channel_id] = asyncio.get_running_loop().create_task(
+            self._run(channel_id), name=f"fatetable-scene-board-{channel_id}"
+        )
+
+    async def _run(self, channel_id: int) -> None:
+        while True:
+            self.dirty.discard(channel_id)
+            await asyncio.sleep(BOARD_DELAY)
+            try:
+                await self.refresh(channel_id)
+            except Exception:  # noqa: BLE001 - a failed edit must not stop later ones
+                log.exception("scene board of channel %s could not be updated", channel_id)
+            if channel_id not in self.dirty:
+                return
+
+    async def refresh(self, channel_id: int) -> None:
+        data = await self.service.board(channel_id)
+        if data is None:
+            return
+        channel = self.bot.get_partial_messageable(channel_id)
+        embed = board_embed(data)
+        if data.message_id is not None:
+            message = channel.get_partial_message(data.message_id)
+            try:
+                await message.edit(
+                    embed=embed, view=board_view(channel_id) if data.active else None
+                )
+            except discord.NotFound:
+                pass
+            else:
+                if not data.active:
+                    with contextlib.suppress(discord.HTTPException):
+                        await message.unpin()
+                return
+        if not data.active:
+            return
+        sent = await channel.send(embed=embed, view=board_view(channel_id))
+        with contextlib.suppress(discord.HTTPException):
+            await sent.pin()
+        await self.service.set_board_message(channel_id, sent.id)
+
+    def cancel(self) -> None:
+        for task in self.tasks.values():
+            task.cancel()
+
+
+KindChoice = Literal["situation", "boost", "game"]
+FailPick = Literal["not created", "created, enemy holds the invoke"]
+
+
+class Scenes(commands.Cog):
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.service = SceneService(bot.db)
+        self.boards = BoardUpdater(bot, self.service)
+
+    async def cog_load(self) -> None:
+        board_listeners.append(self.boards.schedule)
+
+    async def cog_unload(self) -> None:
+        if self.boards.schedule in board_listeners:
+            board_listeners.remove(self.boards.schedule)
+        self.service.close()
+        self.boards.cancel()
+
+    # ------------------------------------------------------------------ autocomplete
+    async def aspect_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        is_gm = await member_is_gm(self.bot, interaction)
+        found = await self.service.aspect_choices(
+            interaction.guild_id, interaction.channel_id, is_gm=is_gm, typed=current
+        )
+        return [app_commands.Choice(name=label[:100], value=key) for key, label in found]
+
+    async def zone_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        assert interaction.channel_id is not None
+        names = await self.service.zone_choices(interaction.channel_id, current)
+        return [app_commands.Choice(name=n, value=n) for n in names]
+
+    async def character_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        campaign = await self.bot.campaigns.current(interaction.guild_id, interaction.channel_id)
+        names = await self.bot.campaigns.character_names(campaign.id)
+        needle = current.strip().casefold()
+        return [
+            app_commands.Choice(name=n.name[:100], value=n.name[:100])
+            for n in names
+            if needle in n.name.casefold()
+        ][:25]
+
+    # ------------------------------------------------------------------ /scene
+    scene = app_commands.Group(
+        name="scene", description="Scenes: aspects, zones, the GM pool.", guild_only=True
+    )
+
+    @scene.command(name="start", description="GM: start a scene here with aspects and zones.")
+    @app_commands.describe(
+        title="A short name for the scene (up to 60 characters).",
+        aspects="Situation aspects, separated by commas (up to 20).",
+        zones="Zones, separated by commas (up to 10).",
+        characters="Characters in the scene, separated by commas (they fill the GM pool).",
+        carried="Extra fate points the GM carries in (0-20), e.g. from a major NPC's concession.",
+    )
+    async def scene_start(
+        self,
+        interaction: discord.Interaction,
+        title: app_commands.Range[str, 0, 60] = "",
+        aspects: app_commands.Range[str, 0, 1500] = "",
+        zones: app_commands.Range[str, 0, 600] = "",
+        characters: app_commands.Range[str, 0, 1500] = "",
+        carried: app_commands.Range[int, 0, 20] = 0,
+    ) -> None:
+        await require_gm(self.bot, interaction, "start a scene")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        result = await self.service.start(
+            interaction.guild_id,
+            interaction.channel_id,
+            actor_id=interaction.user.id,
+            title=title,
+            aspects=split_list(aspects, "aspects"),
+            zones=split_list(zones, "zones", 10),
+            characters=split_list(characters, "characters", 25),
+            carried=carried,
+        )
+        await interaction.response.send_message(started_text(result))
+
+    @scene.command(name="end", description="GM: end the scene (stress clears, boosts go).")
+    @app_commands.describe(
+        keep="Aspects to keep as campaign-long game aspects, separated by commas.",
+    )
+    async def scene_end(
+        self, interaction: discord.Interaction, keep: app_commands.Range[str, 0, 1000] = ""
+    ) -> None:
+        await require_gm(self.bot, interaction, "end the scene")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        result = await self.service.end(
+            interaction.guild_id, interaction.channel_id, keep=split_list(keep, "aspects")
+        )
+        await interaction.response.send_message(ended_text(result))
+
+    @scene.command(name="show", description="The scene board, as you may see it (only for you).")
+    async def scene_show(self, interaction: discord.Interaction) -> None:
+        assert interaction.channel_id is not None
+        data = await self.service.board(interaction.channel_id)
+        if data is None or not data.active:
+            await interaction.response.send_message(
+                "No scene is running in this channel. The GM starts one with `/scene start`.",
+                ephemeral=True,
+            )
+            return
+        is_gm = await member_is_gm(self.bot, interaction)
+        await interaction.response.send_message(
+            embed=board_embed(data, for_gm=is_gm), ephemeral=True
+        )
+
+    @scene.command(name="join", description="Put your character (GM: any) into the scene.")
+    @app_commands.describe(
+        character="Whose character (default: your active one; other people's: GM only).",
+        zone="The zone to start in.",
+    )
+    @app_commands.autocomplete(character=character_autocomplete, zone=zone_autocomplete)
+    async def scene_join(
+        self,
+        interaction: discord.Interaction,
+        character: app_commands.Range[str, 1, 80] | None = None,
+        zone: app_commands.Range[str, 1, 60] | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        name, zone_name = await self.service.join(
+            interaction.guild_id,
+            interaction.channel_id,
+            user_id=interaction.user.id,
+            is_gm=await member_is_gm(self.bot, interaction),
+            character=character,
+            zone=zone,
+        )
+        where = f" in {zone_name}" if zone_name else ""
+        await interaction.response.send_message(f"{name} joins the scene{where}.")
+
+    @scene.command(name="move", description="Move your character (GM: any) to another zone.")
+    @app_commands.describe(
+        zone="The zone to move to.",
+        character="Whose character (default: your active one; other people's: GM only).",
+    )
+    @app_commands.autocomplete(character=character_autocomplete, zone=zone_autocomplete)
+    async def scene_move(
+        self,
+        interaction: discord.Interaction,
+        zone: app_commands.Range[str, 1, 60],
+        character: app_commands.Range[str, 1, 80] | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        name, zone_name = await self.service.move(
+            interaction.guild_id,
+            interaction.channel_id,
+            user_id=interaction.user.id,
+            is_gm=await member_is_gm(self.bot, interaction),
+            zone=zone,
+            character=character,
+        )
+        await interaction.response.send_message(f"{name} moves to {zone_name}.")
+
+    # ------------------------------------------------------------------ /aspect
+    aspect = app_commands.Group(
+        name="aspect", description="Situation, zone and game aspects; boosts.", guild_only=True
+    )
+
+    @aspect.command(name="add", description="GM: add a situation, zone, boost or game aspect.")
+    @app_commands.describe(
+        text="The aspect (up to 80 characters).",
+        kind="situation (default), boost (one free invoke, then gone) or game (campaign-long).",
+        zone="Tie the aspect to this zone.",
+        hidden="Only the GM sees it until /aspect reveal.",
+        gm_invokes="Free invokes the GM side holds on it (0-5), e.g. after a failed advantage.",
+        boost_for="For a boost: the character who holds it (default: the GM side).",
+    )
+    @app_commands.autocomplete(zone=zone_autocomplete, boost_for=character_autocomplete)
+    async def aspect_add(
+        self,
+        interaction: discord.Interaction,
+        text: app_commands.Range[str, 1, 80],
+        kind: KindChoice = "situation",
+        zone: app_commands.Range[str, 1, 60] | None = None,
+        hidden: bool = False,
+        gm_invokes: app_commands.Range[int, 0, 5] = 0,
+        boost_for: app_commands.Range[str, 1, 80] | None = None,
+    ) -> None:
+        await require_gm(self.bot, interaction, "add aspects")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        made = await self.service.add_aspect(
+            interaction.guild_id,
+            interaction.channel_id,
+            text=text,
+            kind=AspectKind(kind),
+            zone=zone,
+            hidden=hidden,
+            gm_invokes=gm_invokes,
+            boost_for=boost_for,
+        )
+        if made.hidden:
+            await interaction.response.send_message(
+                f"Hidden {made.kind.value} aspect **{made.text}** added; only GMs see it until "
+                "`/aspect reveal`.",
+                ephemeral=True,
+            )
+        else:
+            await interaction.response.send_message(
+                f"New {made.kind.value} aspect: **{made.text}**."
+            )
+
+    @aspect.command(name="remove", description="GM: remove an aspect from the scene or campaign.")
+    @app_commands.describe(aspect="The aspect to remove.")
+    @app_commands.autocomplete(aspect=aspect_autocomplete)
+    async def aspect_remove(
+        self, interaction: discord.Interaction, aspect: app_commands.Range[str, 1, 100]
+    ) -> None:
+        await require_gm(self.bot, interaction, "remove aspects")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        gone = await self.service.remove_aspect(
+            interaction.guild_id, interaction.channel_id, aspect
+        )
+        await interaction.response.send_message(
+            "A hidden aspect was removed." if gone.hidden else f"**{gone.text}** is gone.",
+            ephemeral=gone.hidden,
+        )
+
+    @aspect.command(name="reveal", description="GM: show a hidden aspect to everyone.")
+    @app_commands.describe(aspect="The hidden aspect to reveal.")
+    @app_commands.autocomplete(aspect=aspect_autocomplete)
+    async def aspect_reveal(
+        self, interaction: discord.Interaction, aspect: app_commands.Range[str, 1, 100]
+    ) -> None:
+        await require_gm(self.bot, interaction, "reveal aspects")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        shown = await self.service.reveal_aspect(
+            interaction.guild_id, interaction.channel_id, aspect
+        )
+        await interaction.response.send_message(f"Revealed: **{shown.text}**.")
+
+    @aspect.command(name="pass", description="Pass one of your free invokes to an ally.")
+    @app_commands.describe(
+        aspect="The aspect you hold a free invoke on.",
+        to="The character who gets it (or GM).",
+    )
+    @app_commands.autocomplete(aspect=aspect_autocomplete, to=character_autocomplete)
+    async def aspect_pass(
+        self,
+        interaction: discord.Interaction,
+        aspect: app_commands.Range[str, 1, 100],
+        to: app_commands.Range[str, 1, 80],
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        passed, receiver = await self.service.pass_invoke(
+            interaction.guild_id,
+            interaction.channel_id,
+            user_id=interaction.user.id,
+            is_gm=await member_is_gm(self.bot, interaction),
+            ref=aspect,
+            to=to,
+        )
+        await interaction.response.send_message(
+            f"A free invoke on **{passed.text}** passes to {receiver}."
+        )
+
+    # ------------------------------------------------------------------ /advantage
+    @app_commands.command(
+        name="advantage", description="Create an advantage: roll a skill to make or use an aspect."
+    )
+    @app_commands.guild_only()
+    @app_commands.describe(
+        skill="The skill you roll (e.g. Notice, Deceive).",
+        aspect="A new aspect to create, or one in play to add invokes to.",
+        difficulty="The difficulty or the opposing roll (-4 to +12; Fair is 2).",
+        zone="For a new aspect: tie it to this zone.",
+        character="GM: roll for this character instead of your active one.",
+        on_fail="GM only: what a failed new aspect does (default: not created).",
+    )
+    @app_commands.autocomplete(
+        aspect=aspect_autocomplete, zone=zone_autocomplete, character=character_autocomplete
+    )
+    async def advantage(
+        self,
+        interaction: discord.Interaction,
+        skill: app_commands.Range[str, 1, 40],
+        aspect: app_commands.Range[str, 1, 100],
+        difficulty: app_commands.Range[int, -4, 12] = 2,
+        zone: app_commands.Range[str, 1, 60] | None = None,
+        character: app_commands.Range[str, 1, 80] | None = None,
+        on_fail: FailPick | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        is_gm = await member_is_gm(self.bot, interaction)
+        if on_fail is not None:
+            await require_gm(self.bot, interaction, "choose what a failed advantage does")
+        result = await self.service.create_advantage(
+            interaction.guild_id,
+            interaction.channel_id,
+            user_id=interaction.user.id,
+            is_gm=is_gm,
+            skill=skill,
+            aspect=aspect,
+            difficulty=difficulty,
+            zone=zone,
+            character=character,
+            fail_choice=FailChoice.ENEMY_INVOKE
+            if on_fail == "created, enemy holds the invoke"
+            else FailChoice.NOT_CREATED,
+        )
+        await interaction.response.send_message(embed=advantage_embed(result))
+
+
+async def setup(bot: Any) -> None:
+    bot.add_dynamic_items(SceneBoardButton)
+    await bot.add_cog(Scenes(bot))

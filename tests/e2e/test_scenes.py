@@ -1,0 +1,268 @@
+"""Playing a scene through the fake Discord: the board, aspects, advantages, boosts, compels,
+sessions, recovery, the fate point ledger and the safety tools."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from bot.errors import RuleError
+from bot.fate.sheet import Character, new_character
+from bot.services.aspects_in_play import aspects_in_play, spend_free_invoke
+from bot.services.campaigns import (
+    get_character_in,
+    insert_character_in,
+    resolve_campaign_in,
+    save_character_in,
+    set_active_in,
+)
+from bot.testing.harness import Table, message_text
+
+
+class FixedDice(random.Random):
+    """Every Fate die shows the faces given, then blanks."""
+
+    def __init__(self, faces: list[int] | None = None) -> None:
+        super().__init__(0)
+        self.faces = list(faces or [])
+
+    def choice(self, seq: Any) -> Any:
+        return self.faces.pop(0) if self.faces else 0
+
+
+async def make_character(
+    table: Table,
+    user: int,
+    name: str,
+    *,
+    skills: dict[str, int] | None = None,
+    npc: bool = False,
+    fate_points: int | None = None,
+) -> int:
+    """A character made with the service helpers and set active for its owner."""
+    assert table.bot is not None
+    sheet: Character = new_character(name, skills=skills or {"Notice": 2, "Lore": 1, "Will": 1})
+    if npc:
+        from bot.fate.sheet import NpcKind, make_npc
+
+        sheet = make_npc(sheet, NpcKind.MAJOR)
+    if fate_points is not None:
+        sheet = sheet.set_fate_points(fate_points)
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        record = await insert_character_in(s, campaign, user, sheet)
+        if not npc:
+            await set_active_in(s, table.guild_id, user, record.id, None)
+    return record.id
+
+
+async def sheet_of(table: Table, character_id: int) -> Character:
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        return (await get_character_in(s, character_id)).sheet
+
+
+def set_dice(table: Table, faces: list[int]) -> None:
+    assert table.bot is not None
+    cog: Any = table.bot.get_cog("Scenes")  # type: ignore[attr-defined]
+    cog.service.rng = FixedDice(faces)
+
+
+def board(table: Table) -> dict[str, Any]:
+    pinned = table.fake.pins.get(table.channel, [])
+    assert len(pinned) == 1, pinned
+    return table.message(pinned[0])
+
+
+async def in_play(table: Table, *, hidden: bool = True) -> dict[str, Any]:
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        found = await aspects_in_play(s, campaign, table.channel, include_hidden=hidden)
+    return {a.name: a for a in found}
+
+
+async def spend(table: Table, key: str, holder: str) -> None:
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        await spend_free_invoke(s, campaign, table.channel, key, holder)
+
+
+async def start_scene(table: Table, **options: Any) -> Any:
+    reply = await table.slash("scene start", user=table.gm, **options)
+    assert not reply.ephemeral, reply.text
+    return reply
+
+
+# ---------------------------------------------------------------------------- scenes and board
+async def test_scene_start_pins_one_board_edited_in_place(table: Table) -> None:
+    await make_character(table, table.player, "Harry")
+    await make_character(table, table.player2, "Molly")
+    refused = await table.slash("scene start", user=table.player, aspects="Rain")
+    assert refused.ephemeral and "Only the GM" in refused.text
+
+    reply = await start_scene(
+        table,
+        title="The alley",
+        aspects="Pouring Rain, Dark Alley",
+        zones="Street, Rooftop",
+        characters="Harry",
+    )
+    assert "GM pool: 1" in reply.text
+    first = board(table)
+    text = message_text(first)
+    assert "Pouring Rain" in text and "Dark Alley" in text and "Street" in text
+    assert "GM pool: **1**" in text and "Harry: **3**" in text
+
+    joined = await table.slash("scene join", user=table.player2, zone="Rooftop")
+    assert "Molly joins the scene in Rooftop" in joined.text
+    moved = await table.slash("scene move", user=table.player, zone="street")
+    assert "Harry moves to Street" in moved.text
+    again = board(table)
+    assert again["id"] == first["id"]  # the same pinned message, edited
+    assert "**Rooftop**: Molly" in message_text(again)
+    assert "**Street**: Harry" in message_text(again)
+
+    twice = await table.slash("scene start", user=table.gm)
+    assert twice.ephemeral and "already running" in twice.text
+    nobody = await table.slash("scene move", user=table.player3, zone="Street")
+    assert nobody.ephemeral and "no active character" in nobody.text
+    bad_zone = await table.slash("scene move", user=table.player, zone="Moon")
+    assert bad_zone.ephemeral and "Zones: Street, Rooftop" in bad_zone.text
+
+
+async def test_hidden_aspects_only_for_the_gm_and_board_survives_restart(table: Table) -> None:
+    await make_character(table, table.player, "Harry")
+    await start_scene(table, aspects="Fog", characters="Harry")
+    pinned = board(table)["id"]
+
+    await table.restart()
+    hidden = await table.slash("aspect add", user=table.gm, text="Sniper On The Roof", hidden=True)
+    assert hidden.ephemeral
+    added = await table.slash("aspect add", user=table.gm, text="Broken Glass")
+    assert not added.ephemeral
+    assert board(table)["id"] == pinned  # edited after the restart, not re-posted
+    public = message_text(board(table))
+    assert "Broken Glass" in public and "Sniper" not in public
+    assert all("Sniper" not in message_text(m) for m in table.fake.public_messages())
+
+    player_view = await table.click(board(table), "Show my view", user=table.player)
+    assert player_view.ephemeral and "Sniper" not in player_view.text
+    gm_view = await table.click(board(table), "Show my view", user=table.gm)
+    assert gm_view.ephemeral and "Sniper On The Roof" in gm_view.text
+
+    choices = await table.autocomplete("aspect remove", "aspect", user=table.player)
+    assert all("Sniper" not in c["name"] for c in choices)
+    gm_choices = await table.autocomplete("aspect reveal", "aspect", user=table.gm)
+    key = next(c["value"] for c in gm_choices if "Sniper" in c["name"])
+    shown = await table.slash("aspect reveal", user=table.gm, aspect=key)
+    assert "Revealed: **Sniper On The Roof**" in shown.text
+    assert "Sniper On The Roof" in message_text(board(table))
+
+
+# ---------------------------------------------------------------------------- advantages, boosts
+async def test_advantage_with_style_gives_two_free_invokes_spent_on_one_roll(table: Table) -> None:
+    harry = await make_character(table, table.player, "Harry")
+    await start_scene(table, aspects="Dark Alley", characters="Harry")
+    set_dice(table, [1, 1, 1, 1])  # +4 on the dice, Notice +2 = 6 against Fair (+2)
+    reply = await table.slash(
+        "advantage", user=table.player, skill="notice", aspect="Weak Spot Spotted"
+    )
+    assert not reply.ephemeral
+    assert "Success with style" in reply.text and "2 free invoke" in reply.text
+    assert "Harry ×2" in message_text(board(table))
+
+    aspect = (await in_play(table))["Weak Spot Spotted"]
+    assert aspect.free_invokes == {f"char:{harry}": 2}
+    await spend(table, aspect.key, f"char:{harry}")
+    await spend(table, aspect.key, f"char:{harry}")
+    with pytest.raises(RuleError, match="no free invoke"):
+        await spend(table, aspect.key, f"char:{harry}")
+    await table.settle()
+    assert (await in_play(table))["Weak Spot Spotted"].free_invokes == {}
+    assert "Harry ×2" not in message_text(board(table))
+
+    # existing aspect: a plain success adds one more invoke
+    set_dice(table, [1, 0, 0, 0])
+    more = await table.slash("advantage", user=table.player, skill="Notice", aspect=aspect.key)
+    assert "Success" in more.text and "gains 1 free invoke" in more.text
+    assert (await in_play(table))["Weak Spot Spotted"].free_invokes == {f"char:{harry}": 1}
+
+
+async def test_tie_gives_a_boost_that_vanishes_after_use(table: Table) -> None:
+    harry = await make_character(table, table.player, "Harry")
+    await start_scene(table, characters="Harry")
+    set_dice(table, [0, 0, 0, 0])  # Notice +2 against Fair (+2): a tie
+    reply = await table.slash("advantage", user=table.player, skill="Notice", aspect="Off Balance")
+    assert "Tie" in reply.text and "boost" in reply.text
+    boost = (await in_play(table))["Off Balance"]
+    assert boost.is_boost and boost.free_invokes == {f"char:{harry}": 1}
+    assert "*Off Balance* (boost, Harry)" in message_text(board(table))
+    await spend(table, boost.key, f"char:{harry}")
+    await table.settle()
+    assert "Off Balance" not in await in_play(table)
+    assert "Off Balance" not in message_text(board(table))
+
+
+async def test_failed_advantage_and_gm_choice(table: Table) -> None:
+    await make_character(table, table.player, "Harry")
+    await start_scene(table, characters="Harry")
+    set_dice(table, [-1, -1, -1, -1])
+    failed = await table.slash("advantage", user=table.player, skill="Notice", aspect="Cornered")
+    assert "Fail" in failed.text and "not created" in failed.text
+    assert "Cornered" not in await in_play(table)
+    not_yours = await table.slash(
+        "advantage",
+        user=table.player,
+        skill="Notice",
+        aspect="Cornered",
+        on_fail="created, enemy holds the invoke",
+    )
+    assert not_yours.ephemeral and "Only the GM" in not_yours.text
+    added = await table.slash("aspect add", user=table.gm, text="Cornered", gm_invokes=1)
+    assert not added.ephemeral
+    assert (await in_play(table))["Cornered"].free_invokes == {"gm": 1}
+
+
+async def test_pass_a_free_invoke_to_an_ally(table: Table) -> None:
+    harry = await make_character(table, table.player, "Harry")
+    molly = await make_character(table, table.player2, "Molly")
+    await start_scene(table, characters="Harry, Molly")
+    set_dice(table, [1, 1, 0, 0])
+    await table.slash("advantage", user=table.player, skill="Notice", aspect="Distracted Guard")
+    passed = await table.slash(
+        "aspect pass", user=table.player, aspect="Distracted Guard", to="Molly"
+    )
+    assert "passes to Molly" in passed.text
+    assert (await in_play(table))["Distracted Guard"].free_invokes == {f"char:{molly}": 1}
+    again = await table.slash(
+        "aspect pass", user=table.player, aspect="Distracted Guard", to="Molly"
+    )
+    assert again.ephemeral and "no free invoke" in again.text
+    assert harry != molly
+
+
+async def test_scene_end_clears_stress_and_boosts_and_keeps_game_aspects(table: Table) -> None:
+    harry = await make_character(table, table.player, "Harry")
+    sheet = await sheet_of(table, harry)
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        record = await get_character_in(s, harry)
+        await save_character_in(s, record, sheet.mark_box("physical", 1))
+    await start_scene(table, aspects="Burning Warehouse, Smoke", characters="Harry")
+    await table.slash(
+        "aspect add", user=table.gm, text="Lucky Break", kind="boost", boost_for="Harry"
+    )
+    assert "Lucky Break" in await in_play(table)
+    ended = await table.slash("scene end", user=table.gm, keep="Burning Warehouse")
+    assert "Stress cleared for: Harry" in ended.text
+    assert "Kept as game aspects: Burning Warehouse" in ended.text
+    assert (await sheet_of(table, harry)).track("physical").is_free
+    left = await in_play(table)
+    assert set(left) == {"Burning Warehouse"}  # now a game aspect, the boost and Smoke are gone
+    assert table.fake.pins.get(table.channel) == []  # the ended board is unpinned
+    show = await table.slash("scene show", user=table.player)
+    assert show.ephemeral and "No scene is running" in show.text
