@@ -18,7 +18,16 @@ from bot.services.guild_settings import GuildSettingsService
 log = logging.getLogger(__name__)
 
 # Every cog the bot loads, in order. A cog module exposes `async def setup(bot)`.
-EXTENSIONS: tuple[str, ...] = ("cogs.core", "cogs.games", "cogs.scenes")
+EXTENSIONS: tuple[str, ...] = (
+    "cogs.core",
+    "cogs.games",
+    "cogs.scenes",
+    "cogs.campaigns",
+    "cogs.characters",
+    "cogs.mantles",
+    "cogs.rolls",
+    "cogs.conflicts",
+)
 
 
 class FateTableBot(commands.AutoShardedBot):

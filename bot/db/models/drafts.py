@@ -1,5 +1,6 @@
-"""Character creation drafts (one per user and campaign, so an abandoned guided flow resumes)
-and the campaign's custom mantle entries (stunts and conditions the GM completes from DFA)."""
+"""Character creation drafts (one per user and campaign, so an abandoned guided flow resumes),
+the campaign's custom mantle entries (stunts and conditions the GM completes from DFA) and the
+record of milestones each character took."""
 
 from __future__ import annotations
 
@@ -51,4 +52,26 @@ class CustomMantleEntry(SQLModel, table=True):
     name: str = Field(max_length=80)
     entry_json: str = Field(sa_column=Column(Text, nullable=False))
     author_id: int = snowflake()
+    created_at: datetime = timestamp()
+
+
+class MilestoneLog(SQLModel, table=True):
+    """One milestone a character took: its kind and the changes, one line each (JSON list)."""
+
+    __tablename__ = "milestone_log"
+
+    id: int | None = id_field()
+    campaign_id: int = Field(
+        sa_column=Column(
+            BIG_ID, ForeignKey("campaign.id", ondelete="CASCADE"), nullable=False, index=True
+        )
+    )
+    character_id: int = Field(
+        sa_column=Column(
+            BIG_ID, ForeignKey("character.id", ondelete="CASCADE"), nullable=False, index=True
+        )
+    )
+    kind: str = Field(max_length=10)
+    changes_json: str = Field(sa_column=Column(Text, nullable=False))
+    actor_id: int = snowflake()
     created_at: datetime = timestamp()

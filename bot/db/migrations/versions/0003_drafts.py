@@ -1,4 +1,4 @@
-"""Character creation drafts and custom mantle entries.
+"""Character creation drafts, custom mantle entries and the milestone log.
 
 Revision ID: 0003_drafts
 Revises: 0001
@@ -51,8 +51,28 @@ def upgrade() -> None:
         sa.UniqueConstraint("campaign_id", "mantle_key", "kind", "name"),
     )
     op.create_index("ix_custom_mantle_entry_campaign_id", "custom_mantle_entry", ["campaign_id"])
+    op.create_table(
+        "milestone_log",
+        sa.Column("id", BIG_ID, primary_key=True, autoincrement=True),
+        sa.Column(
+            "campaign_id", BIG_ID, sa.ForeignKey("campaign.id", ondelete="CASCADE"), nullable=False
+        ),
+        sa.Column(
+            "character_id",
+            BIG_ID,
+            sa.ForeignKey("character.id", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.Column("kind", sa.String(length=10), nullable=False),
+        sa.Column("changes_json", sa.Text(), nullable=False),
+        sa.Column("actor_id", sa.BigInteger(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_milestone_log_campaign_id", "milestone_log", ["campaign_id"])
+    op.create_index("ix_milestone_log_character_id", "milestone_log", ["character_id"])
 
 
 def downgrade() -> None:
+    op.drop_table("milestone_log")
     op.drop_table("custom_mantle_entry")
     op.drop_table("character_draft")

@@ -1,0 +1,834 @@
+"""Character use cases: guided creation drafts, import/export, viewing, editing, NPCs,
+milestones, mantles and the campaign's custom mantle entries.
+
+Every public method is one unit of work (one transaction). Permission rules: players create and
+edit their own characters; the GM (decided by the cog and passed in `Actor.is_gm`) any
+character of the campaign. Refusals are `NotYours` (a RuleError), so they reach the user as one
+ephemeral sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import delete, update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models.campaigns import ActiveCharacter, Campaign, CharacterRow
+from bot.db.models.columns import utcnow
+from bot.db.models.drafts import CharacterDraftRow, CustomMantleEntry, MilestoneLog
+from bot.dfc.mantles import (
+    Mantle,
+    condition_tracks,
+    core_stunts,
+    get_mantle,
+    incomplete_conditions,
+    stress_for_style,
+)
+from bot.errors import RuleError
+from bot.fate.ladder import parse_rating
+from bot.fate.milestones import (
+    BuyStunt,
+    MajorMilestone,
+    MilestoneRecord,
+    MinorChange,
+    ReplaceAverageSkill,
+    RewriteAspect,
+    RewriteStunt,
+    SwapSkills,
+    major_milestone,
+    minor_milestone,
+)
+from bot.fate.sheet import (
+    AspectKind,
+    Character,
+    CreationDraft,
+    NpcKind,
+    SheetError,
+    apply_mantle,
+    clean_text,
+    condition_track,
+    make_npc,
+    new_character,
+    new_minor_npc,
+    npc_stress_track,
+)
+from bot.fate.sheet_io import ConversionResult, convert_bytes, export_character
+from bot.fate.skills import SkillList, column_violation
+from bot.fate.stress import StressStyle
+from bot.fate.stunts import STUNT_NAME_MAX, STUNT_TEXT_MAX, Stunt
+from bot.fate.tracks import Recovery, Track
+from bot.services.campaigns import (
+    SERVER_WIDE,
+    CampaignInfo,
+    CampaignService,
+    CampaignSettings,
+    CharacterName,
+    CharacterRecord,
+    StaleError,
+    active_character_in,
+    find_character_in,
+    get_character_in,
+    insert_character_in,
+    require_active_in,
+    resolve_campaign_in,
+    save_character_in,
+    set_active_in,
+)
+
+CACHE_SECONDS = 30.0
+MAX_CUSTOM_ENTRIES_PER_MANTLE = 20
+STUNT_LINE_SEPARATORS = (":", " - ", " — ")
+
+
+class NotYours(RuleError):
+    """A player tried to change (or look at) something that belongs to someone else."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is asking, and where."""
+
+    guild_id: int
+    channel_id: int
+    user_id: int
+    is_gm: bool = False
+
+
+@dataclass(frozen=True)
+class DraftState:
+    id: int
+    user_id: int
+    campaign: CampaignInfo
+    draft: CreationDraft
+    version: int
+    resumed: bool = False
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    record: CharacterRecord
+    source: str
+    unmapped: list[str]
+
+
+@dataclass(frozen=True)
+class MilestoneResult:
+    record: CharacterRecord
+    milestone: MilestoneRecord
+
+
+@dataclass(frozen=True)
+class CustomEntry:
+    id: int
+    mantle_key: str
+    kind: str  # "stunt" or "condition"
+    name: str
+    stunt: Stunt | None
+    track: Track | None
+
+
+@dataclass(frozen=True)
+class MantleView:
+    mantle: Mantle
+    custom: list[CustomEntry]
+    one_point_boxes: bool
+
+
+@dataclass
+class _Cache:
+    """Short-lived per-process memory for autocomplete (which must answer without waiting)."""
+
+    campaigns: dict[tuple[int, int], tuple[float, CampaignInfo]] = field(default_factory=dict)
+    active: dict[tuple[int, int, int], tuple[float, int | None]] = field(default_factory=dict)
+    sheets: dict[int, Character] = field(default_factory=dict)
+
+    @staticmethod
+    def fresh(stamp: float) -> bool:
+        return time.monotonic() - stamp < CACHE_SECONDS
+
+
+# --------------------------------------------------------------------------- parsing helpers
+def parse_stunt_line(line: str, what: str = "stunt") -> Stunt:
+    """'Name: what it does' (or 'Name - what it does', or just 'Name') to a Stunt."""
+    cleaned = line.strip()
+    if not cleaned:
+        raise SheetError(f"The {what} is empty; write it as 'Name: what it does'.")
+    name, text = cleaned, ""
+    for separator in STUNT_LINE_SEPARATORS:
+        if separator in cleaned:
+            name, text = (part.strip() for part in cleaned.split(separator, 1))
+            break
+    return make_stunt(name, text)
+
+
+def make_stunt(name: str, text: str = "") -> Stunt:
+    clean_name = clean_text(name, "stunt name", STUNT_NAME_MAX)
+    clean_body = " ".join(text.split())
+    if len(clean_body) > STUNT_TEXT_MAX:
+        raise SheetError(
+            f"The stunt text is {len(clean_body)} characters long; keep it to "
+            f"{STUNT_TEXT_MAX} or fewer."
+        )
+    return Stunt(name=clean_name, text=clean_body)
+
+
+def parse_skill_names(text: str) -> list[str]:
+    return [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
+
+
+def pyramid_ratings(rows: dict[int, str]) -> dict[str, int]:
+    """{4: "Fight", 3: "Athletics, Will", ...} -> {skill: rating}; a skill twice is refused."""
+    ratings: dict[str, int] = {}
+    for rating, text in rows.items():
+        for name in parse_skill_names(text):
+            if name.casefold() in {k.casefold() for k in ratings}:
+                raise SheetError(f"{name} appears twice; each skill sits at one rating.")
+            ratings[name] = rating
+    return ratings
+
+
+def parse_rating_text(text: str) -> int:
+    try:
+        return parse_rating(text)
+    except ValueError as error:
+        raise SheetError(str(error)) from None
+
+
+def build_minor_change(
+    change: str, old: str | None, new: str | None, text: str | None
+) -> MinorChange:
+    """The slash options of a minor milestone to the rules' change object."""
+
+    def need(value: str | None, label: str) -> str:
+        if not value or not value.strip():
+            raise SheetError(f"This change needs the `{label}` option.")
+        return value
+
+    if change == "swap_skills":
+        return SwapSkills(first=need(old, "old"), second=need(new, "new"))
+    if change == "replace_average_skill":
+        return ReplaceAverageSkill(old=need(old, "old"), new=need(new, "new"))
+    if change == "rewrite_stunt":
+        name = need(old, "old")
+        return RewriteStunt(name=name, stunt=make_stunt(new or name, need(text, "text")))
+    if change == "buy_stunt":
+        return BuyStunt(stunt=make_stunt(need(new, "new"), text or ""))
+    if change == "rewrite_aspect":
+        return RewriteAspect(old=need(old, "old"), new=need(new, "new"))
+    raise SheetError(
+        "Pick a change: swap skills, replace an Average skill, rewrite a stunt, buy a stunt "
+        "or rewrite an aspect."
+    )
+
+
+def _one_point(settings: CampaignSettings) -> bool:
+    return settings.stress_style is StressStyle.CONDENSED
+
+
+def _entry_of(row: CustomMantleEntry) -> CustomEntry:
+    assert row.id is not None
+    stunt = Stunt.model_validate_json(row.entry_json) if row.kind == "stunt" else None
+    track = Track.model_validate_json(row.entry_json) if row.kind == "condition" else None
+    return CustomEntry(row.id, row.mantle_key, row.kind, row.name, stunt, track)
+
+
+# --------------------------------------------------------------------------- the service
+class CharacterService:
+    def __init__(self, db: Database, campaigns: CampaignService) -> None:
+        self.db = db
+        self.campaigns = campaigns
+        self.cache = _Cache()
+
+    # ----- small shared steps -----
+
+    def _remember(self, record: CharacterRecord) -> None:
+        self.cache.sheets[record.id] = record.sheet
+
+    def _forget_names(self, campaign_id: int) -> None:
+        self.campaigns.names.forget(campaign_id)
+
+    def _forget_active(self, actor: Actor) -> None:
+        for key in [
+            k for k in self.cache.active if k[0] == actor.guild_id and k[2] == actor.user_id
+        ]:
+            self.cache.active.pop(key, None)
+
+    @staticmethod
+    def _check_may_edit(actor: Actor, record: CharacterRecord, doing: str) -> None:
+        if record.owner_id != actor.user_id and not actor.is_gm:
+            raise NotYours(
+                f"{record.name} is not your character, so you cannot {doing}. Players change "
+                "only their own characters; ask the GM."
+            )
+
+    @staticmethod
+    def _check_may_view(actor: Actor, record: CharacterRecord) -> None:
+        if record.is_npc and not actor.is_gm and record.owner_id != actor.user_id:
+            raise NotYours(f"{record.name} is an NPC; only the GM can look at NPC sheets.")
+
+    async def _target_in(
+        self, session: AsyncSession, actor: Actor, name: str | None
+    ) -> tuple[CampaignInfo, CharacterRecord]:
+        campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+        if name and name.strip():
+            record = await find_character_in(session, campaign.id, name)
+        else:
+            record = await require_active_in(session, campaign, actor.channel_id, actor.user_id)
+        return campaign, record
+
+    # ----- reading -----
+
+    async def campaign(self, actor: Actor) -> CampaignInfo:
+        async with self.db.session() as session:
+            return await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+
+    async def view(self, actor: Actor, name: str | None) -> tuple[CampaignInfo, CharacterRecord]:
+        async with self.db.session() as session:
+            campaign, record = await self._target_in(session, actor, name)
+        self._check_may_view(actor, record)
+        self._remember(record)
+        return campaign, record
+
+    async def listing(self, actor: Actor) -> tuple[CampaignInfo, list[CharacterName], set[int]]:
+        """The campaign's characters (NPCs only for the GM) and the actor's active ids."""
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+            rows = await session.exec(
+                select(
+                    CharacterRow.id, CharacterRow.name, CharacterRow.owner_id, CharacterRow.is_npc
+                )
+                .where(CharacterRow.campaign_id == campaign.id)
+                .order_by(CharacterRow.name)
+            )
+            names = [
+                CharacterName(int(i or 0), n, int(o), bool(npc)) for i, n, o, npc in rows.all()
+            ]
+            active_rows = await session.exec(
+                select(ActiveCharacter.character_id).where(
+                    ActiveCharacter.guild_id == actor.guild_id,
+                    ActiveCharacter.user_id == actor.user_id,
+                    col(ActiveCharacter.channel_id).in_([actor.channel_id, SERVER_WIDE]),
+                )
+            )
+            active = {int(a) for a in active_rows.all()}
+        visible = [n for n in names if actor.is_gm or not n.is_npc or n.owner_id == actor.user_id]
+        return campaign, visible, active
+
+    async def export(self, actor: Actor, name: str | None) -> tuple[CharacterRecord, str]:
+        async with self.db.session() as session:
+            _, record = await self._target_in(session, actor, name)
+        self._check_may_edit(actor, record, "export it")
+        return record, export_character(record.sheet.model_copy(update={"id": None}))
+
+    # ----- import / switch / delete -----
+
+    async def import_file(self, actor: Actor, data: bytes, filename: str) -> ImportResult:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+            settings = campaign.settings
+            result: ConversionResult = convert_bytes(
+                data, filename, settings.skill_list(), settings.stress_style
+            )
+            sheet = result.character.model_copy(update={"id": None})
+            if sheet.is_npc and not actor.is_gm:
+                raise NotYours("Only the GM can import NPC sheets.")
+            record = await insert_character_in(session, campaign, actor.user_id, sheet)
+            if not sheet.is_npc:
+                await set_active_in(session, actor.guild_id, actor.user_id, record.id, None)
+        self._forget_names(campaign.id)
+        self._forget_active(actor)
+        self._remember(record)
+        return ImportResult(record, result.source, list(result.unmapped))
+
+    async def switch(self, actor: Actor, name: str, *, server_wide: bool) -> CharacterRecord:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+            record = await find_character_in(session, campaign.id, name)
+            if record.owner_id != actor.user_id and not actor.is_gm:
+                raise NotYours(
+                    f"{record.name} is not your character; you can only play your own. "
+                    "See `/character list`."
+                )
+            scope = None if server_wide else actor.channel_id
+            await set_active_in(session, actor.guild_id, actor.user_id, record.id, scope)
+        self._forget_active(actor)
+        return record
+
+    async def delete(self, actor: Actor, name: str) -> str:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+            record = await find_character_in(session, campaign.id, name)
+            self._check_may_edit(actor, record, "delete it")
+            await session.exec(  # type: ignore[call-overload]
+                delete(ActiveCharacter).where(col(ActiveCharacter.character_id) == record.id)
+            )
+            await session.exec(  # type: ignore[call-overload]
+                delete(MilestoneLog).where(col(MilestoneLog.character_id) == record.id)
+            )
+            result = await session.exec(  # type: ignore[call-overload]
+                delete(CharacterRow).where(
+                    col(CharacterRow.id) == record.id, col(CharacterRow.version) == record.version
+                )
+            )
+            if result.rowcount != 1:
+                raise StaleError(f"{record.name} was just changed; look again and retry.")
+        self._forget_names(campaign.id)
+        self.cache.sheets.pop(record.id, None)
+        self.cache.active.clear()
+        return record.name
+
+    # ----- editing -----
+
+    async def edit(
+        self,
+        actor: Actor,
+        name: str | None,
+        change: Callable[[Character, CampaignSettings], Character],
+        doing: str = "change it",
+    ) -> CharacterRecord:
+        """Load the character, check the actor may change it, apply `change`, save."""
+        async with self.db.session() as session:
+            campaign, record = await self._target_in(session, actor, name)
+            self._check_may_edit(actor, record, doing)
+            updated = change(record.sheet, campaign.settings)
+            saved = await save_character_in(session, record, updated)
+        if saved.name != record.name:
+            self._forget_names(campaign.id)
+        self._remember(saved)
+        return saved
+
+    def skill_edit(
+        self, actor: Actor, skill: str, rating_text: str
+    ) -> Callable[[Character, CampaignSettings], Character]:
+        """A skill change; a PC's skills must keep the column rule unless the GM makes it."""
+        rating = parse_rating_text(rating_text)
+
+        def change(sheet: Character, settings: CampaignSettings) -> Character:
+            updated = sheet.set_skill(skill, rating, settings.skill_list())
+            if not sheet.is_npc and not actor.is_gm:
+                problem = column_violation(updated.skills)
+                if problem:
+                    raise SheetError(problem)
+            return updated
+
+        return change
+
+    async def add_stunt(self, actor: Actor, name: str | None, stunt: Stunt) -> CharacterRecord:
+        return await self.edit(actor, name, lambda c, _s: c.add_stunt(stunt), "add a stunt to it")
+
+    # ----- NPCs -----
+
+    async def create_npc(
+        self,
+        actor: Actor,
+        kind: NpcKind,
+        name: str,
+        aspects: list[str],
+        skills_text: str,
+        stress_boxes: int,
+    ) -> CharacterRecord:
+        if not actor.is_gm:
+            raise NotYours("Only the GM can make NPCs.")
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+            skill_list = campaign.settings.skill_list()
+            ratings = parse_skill_ratings(skills_text)
+            if kind is NpcKind.MINOR:
+                sheet = new_minor_npc(name, aspects, ratings, stress_boxes, skill_list=skill_list)
+            else:
+                base = new_character(
+                    name, stress_style=campaign.settings.stress_style, npc_kind=kind
+                )
+                base = base.model_copy(update={"refresh": 0, "fate_points": 0})
+                for text in aspects:
+                    base = base.set_aspect(AspectKind.FREE, text)
+                base = base.set_skills(ratings, skill_list, replace=False)
+                if kind is NpcKind.MONSTER and stress_boxes:
+                    base = base.add_track(npc_stress_track(stress_boxes))
+                sheet = make_npc(base, kind)
+            record = await insert_character_in(session, campaign, actor.user_id, sheet)
+        self._forget_names(campaign.id)
+        self._remember(record)
+        return record
+
+    # ----- milestones -----
+
+    async def milestone(
+        self,
+        actor: Actor,
+        name: str | None,
+        minor: MinorChange | None,
+        major: MajorMilestone | None,
+    ) -> MilestoneResult:
+        if major is not None and (major.gm_grants_refresh or major.gm_grants_second_skill):
+            if not actor.is_gm:
+                raise NotYours(
+                    "Only the GM grants +1 refresh or a second skill step; ask the GM to run "
+                    "this milestone, or leave those options off."
+                )
+        async with self.db.session() as session:
+            campaign, record = await self._target_in(session, actor, name)
+            self._check_may_edit(actor, record, "give it a milestone")
+            skills = campaign.settings.skill_list()
+            if major is not None:
+                updated, log = major_milestone(record.sheet, major, skills)
+            elif minor is not None:
+                updated, log = minor_milestone(record.sheet, minor, skills)
+            else:
+                raise SheetError("Say what the milestone changes.")
+            saved = await save_character_in(session, record, updated)
+            session.add(
+                MilestoneLog(
+                    campaign_id=campaign.id,
+                    character_id=record.id,
+                    kind=log.kind.value,
+                    changes_json=json.dumps(log.changes),
+                    actor_id=actor.user_id,
+                )
+            )
+        self._remember(saved)
+        return MilestoneResult(saved, log)
+
+    async def milestones_of(self, character_id: int) -> list[tuple[str, list[str]]]:
+        async with self.db.session() as session:
+            rows = await session.exec(
+                select(MilestoneLog)
+                .where(MilestoneLog.character_id == character_id)
+                .order_by(col(MilestoneLog.id))
+            )
+            return [(r.kind, list(json.loads(r.changes_json))) for r in rows.all()]
+
+    # ----- mantles -----
+
+    async def _custom_in(
+        self, session: AsyncSession, campaign_id: int, mantle_key: str | None = None
+    ) -> list[CustomEntry]:
+        query = select(CustomMantleEntry).where(CustomMantleEntry.campaign_id == campaign_id)
+        if mantle_key is not None:
+            query = query.where(CustomMantleEntry.mantle_key == mantle_key)
+        rows = await session.exec(query.order_by(col(CustomMantleEntry.id)))
+        return [_entry_of(r) for r in rows.all()]
+
+    async def mantle_view(self, actor: Actor, mantle_name: str) -> MantleView:
+        mantle = get_mantle(mantle_name)
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+            custom = await self._custom_in(session, campaign.id, mantle.key)
+        return MantleView(mantle, custom, _one_point(campaign.settings))
+
+    @staticmethod
+    def mantle_parts(
+        mantle: Mantle, custom: list[CustomEntry], settings: CampaignSettings
+    ) -> tuple[list[Stunt], list[Track]]:
+        """Core stunts and condition tracks of a mantle, the campaign's custom ones included
+        (a custom entry with the same name as a data one replaces it)."""
+        stunts = core_stunts(mantle)
+        tracks = condition_tracks(mantle, one_point_boxes=_one_point(settings))
+        for entry in custom:
+            if entry.stunt is not None:
+                stunts = [s for s in stunts if s.name.casefold() != entry.name.casefold()]
+                stunts.append(entry.stunt.model_copy(update={"core": True, "cost": 0}))
+            if entry.track is not None:
+                tracks = [t for t in tracks if t.label.casefold() != entry.name.casefold()]
+                tracks.append(entry.track)
+        return stunts, tracks
+
+    async def apply_mantle(
+        self, actor: Actor, name: str | None, mantle_name: str
+    ) -> tuple[CharacterRecord, list[str]]:
+        """Add the mantle's core stunts and conditions; returns the names of conditions the
+        data only names (the GM completes them in the editor)."""
+        mantle = get_mantle(mantle_name)
+        async with self.db.session() as session:
+            campaign, record = await self._target_in(session, actor, name)
+            self._check_may_edit(actor, record, "give it a mantle")
+            if record.sheet.mantle:
+                raise SheetError(
+                    f"{record.name} already carries the {record.sheet.mantle} mantle; a "
+                    "character has one mantle."
+                )
+            custom = await self._custom_in(session, campaign.id, mantle.key)
+            stunts, tracks = self.mantle_parts(mantle, custom, campaign.settings)
+            updated = apply_mantle(record.sheet, stunts, tracks, mantle.name)
+            saved = await save_character_in(session, record, updated)
+        self._remember(saved)
+        covered = {e.name.casefold() for e in custom if e.track is not None}
+        missing = [
+            c.name for c in incomplete_conditions(mantle) if c.name.casefold() not in covered
+        ]
+        return saved, missing
+
+    async def add_custom_stunt(
+        self, actor: Actor, mantle_name: str, stunt: Stunt
+    ) -> tuple[Mantle, CustomEntry]:
+        return await self._add_custom(
+            actor, mantle_name, "stunt", stunt.name, stunt.model_dump_json()
+        )
+
+    async def add_custom_condition(
+        self,
+        actor: Actor,
+        mantle_name: str,
+        name: str,
+        recovery: Recovery,
+        boxes: int | None,
+        stress: int,
+    ) -> tuple[Mantle, CustomEntry]:
+        mantle = get_mantle(mantle_name)
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+        if not 1 <= stress <= 20:
+            raise SheetError("A condition absorbs 1 to 20 shifts.")
+        if recovery is Recovery.LASTING and boxes not in (None, 2):
+            raise SheetError("A lasting condition has two boxes.")
+        value = stress_for_style(stress, one_point_boxes=_one_point(campaign.settings))
+        label = clean_text(name, "condition name", 60)
+        key = f"{mantle.key}:{'_'.join(label.casefold().split())}"
+        track = condition_track(key, label, recovery, value, boxes)
+        return await self._add_custom(
+            actor, mantle.name, "condition", label, track.model_dump_json()
+        )
+
+    async def _add_custom(
+        self, actor: Actor, mantle_name: str, kind: str, name: str, payload: str
+    ) -> tuple[Mantle, CustomEntry]:
+        if not actor.is_gm:
+            raise NotYours("Only the GM edits the campaign's mantles.")
+        mantle = get_mantle(mantle_name)
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+            existing = await self._custom_in(session, campaign.id, mantle.key)
+            if len(existing) >= MAX_CUSTOM_ENTRIES_PER_MANTLE:
+                raise SheetError(
+                    f"A mantle holds at most {MAX_CUSTOM_ENTRIES_PER_MANTLE} custom entries; "
+                    "remove one first."
+                )
+            same = [e for e in existing if e.kind == kind and e.name.casefold() == name.casefold()]
+            for old in same:
+                row = await session.get(CustomMantleEntry, old.id)
+                if row is not None:
+                    await session.delete(row)
+            await session.flush()
+            row = CustomMantleEntry(
+                campaign_id=campaign.id,
+                mantle_key=mantle.key,
+                kind=kind,
+                name=name[:80],
+                entry_json=payload,
+                author_id=actor.user_id,
+            )
+            session.add(row)
+            await session.flush()
+            return mantle, _entry_of(row)
+
+    async def remove_custom(self, actor: Actor, mantle_name: str, name: str) -> Mantle:
+        if not actor.is_gm:
+            raise NotYours("Only the GM edits the campaign's mantles.")
+        mantle = get_mantle(mantle_name)
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+            entries = await self._custom_in(session, campaign.id, mantle.key)
+            found = [e for e in entries if e.name.casefold() == name.strip().casefold()]
+            if not found:
+                raise SheetError(
+                    f"The {mantle.name} mantle has no custom entry '{name.strip()[:80]}' in this "
+                    "campaign; see `/mantle show`."
+                )
+            for entry in found:
+                row = await session.get(CustomMantleEntry, entry.id)
+                if row is not None:
+                    await session.delete(row)
+        return mantle
+
+    # ----- guided creation drafts -----
+
+    async def open_draft(self, actor: Actor) -> DraftState:
+        """The user's stored draft in this campaign, or a fresh one."""
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+            row = (
+                await session.exec(
+                    select(CharacterDraftRow).where(
+                        CharacterDraftRow.campaign_id == campaign.id,
+                        CharacterDraftRow.user_id == actor.user_id,
+                    )
+                )
+            ).first()
+            resumed = row is not None
+            if row is None:
+                draft = CreationDraft(stress_style=campaign.settings.stress_style)
+                row = CharacterDraftRow(
+                    campaign_id=campaign.id,
+                    guild_id=actor.guild_id,
+                    user_id=actor.user_id,
+                    draft_json=draft.model_dump_json(),
+                )
+                session.add(row)
+                await session.flush()
+            return self._draft_state(row, campaign, resumed=resumed)
+
+    @staticmethod
+    def _draft_state(
+        row: CharacterDraftRow, campaign: CampaignInfo, *, resumed: bool = False
+    ) -> DraftState:
+        assert row.id is not None
+        draft = CreationDraft.model_validate_json(row.draft_json)
+        return DraftState(row.id, row.user_id, campaign, draft, row.version, resumed)
+
+    async def _draft_row(
+        self, session: AsyncSession, draft_id: int, user_id: int
+    ) -> tuple[CharacterDraftRow, CampaignInfo]:
+        row = await session.get(CharacterDraftRow, draft_id)
+        if row is None:
+            raise RuleError(
+                "That character draft is finished or was started over; run `/character create` "
+                "to see where you are."
+            )
+        if row.user_id != user_id:
+            raise NotYours("This is someone else's character draft; run `/character create`.")
+        campaign_row = await session.get(Campaign, row.campaign_id)
+        if campaign_row is None:
+            raise RuleError("That campaign no longer exists.")
+        return row, CampaignInfo.of(campaign_row)
+
+    async def get_draft(self, draft_id: int, user_id: int) -> DraftState:
+        async with self.db.session() as session:
+            row, campaign = await self._draft_row(session, draft_id, user_id)
+            return self._draft_state(row, campaign)
+
+    async def update_draft(
+        self,
+        draft_id: int,
+        user_id: int,
+        change: Callable[[CreationDraft, CampaignInfo, list[CustomEntry]], CreationDraft],
+    ) -> DraftState:
+        async with self.db.session() as session:
+            row, campaign = await self._draft_row(session, draft_id, user_id)
+            draft = CreationDraft.model_validate_json(row.draft_json)
+            custom = await self._custom_in(session, campaign.id)
+            updated = change(draft, campaign, custom)
+            result = await session.exec(  # type: ignore[call-overload]
+                update(CharacterDraftRow)
+                .where(
+                    col(CharacterDraftRow.id) == draft_id,
+                    col(CharacterDraftRow.version) == row.version,
+                )
+                .values(
+                    draft_json=updated.model_dump_json(),
+                    version=row.version + 1,
+                    updated_at=utcnow(),
+                )
+            )
+            if result.rowcount != 1:
+                raise StaleError("The draft changed in another window; run `/character create`.")
+            return DraftState(draft_id, user_id, campaign, updated, row.version + 1)
+
+    async def restart_draft(self, draft_id: int, user_id: int) -> DraftState:
+        return await self.update_draft(
+            draft_id,
+            user_id,
+            lambda _d, campaign, _c: CreationDraft(stress_style=campaign.settings.stress_style),
+        )
+
+    async def finish_draft(self, draft_id: int, actor: Actor) -> CharacterRecord:
+        async with self.db.session() as session:
+            row, campaign = await self._draft_row(session, draft_id, actor.user_id)
+            draft = CreationDraft.model_validate_json(row.draft_json)
+            sheet = draft.finish(campaign.settings.skill_list())
+            record = await insert_character_in(session, campaign, actor.user_id, sheet)
+            await set_active_in(session, actor.guild_id, actor.user_id, record.id, None)
+            await session.delete(row)
+        self._forget_names(campaign.id)
+        self._forget_active(actor)
+        self._remember(record)
+        return record
+
+    # ----- autocomplete (from memory; at most one quick query per half minute) -----
+
+    async def campaign_cached(self, actor: Actor) -> CampaignInfo:
+        key = (actor.guild_id, actor.channel_id)
+        hit = self.cache.campaigns.get(key)
+        if hit and self.cache.fresh(hit[0]):
+            return hit[1]
+        campaign = await self.campaigns.current(actor.guild_id, actor.channel_id)
+        self.cache.campaigns[key] = (time.monotonic(), campaign)
+        return campaign
+
+    async def names_cached(self, actor: Actor) -> list[CharacterName]:
+        campaign = await self.campaign_cached(actor)
+        names = await self.campaigns.character_names(campaign.id)
+        return [n for n in names if actor.is_gm or not n.is_npc or n.owner_id == actor.user_id]
+
+    async def sheet_cached(self, actor: Actor, name: str | None = None) -> Character | None:
+        """The named character (else the actor's active one) for autocomplete, or None."""
+        campaign = await self.campaign_cached(actor)
+        character_id: int | None = None
+        if name and name.strip():
+            wanted = name.strip()
+            names = await self.campaigns.character_names(campaign.id)
+            if wanted.startswith("#") and wanted[1:].isdigit():
+                character_id = int(wanted[1:])
+            else:
+                found = [n for n in names if n.name.casefold() == wanted.casefold()]
+                character_id = found[0].id if found else None
+        else:
+            key = (actor.guild_id, actor.channel_id, actor.user_id)
+            hit = self.cache.active.get(key)
+            if hit and self.cache.fresh(hit[0]):
+                character_id = hit[1]
+            else:
+                async with self.db.session() as session:
+                    record = await active_character_in(
+                        session, campaign, actor.channel_id, actor.user_id
+                    )
+                character_id = record.id if record else None
+                self.cache.active[key] = (time.monotonic(), character_id)
+                if record is not None:
+                    self._remember(record)
+        if character_id is None:
+            return None
+        sheet = self.cache.sheets.get(character_id)
+        if sheet is None:
+            async with self.db.session() as session:
+                try:
+                    record = await get_character_in(session, character_id)
+                except RuleError:
+                    return None
+            if record.campaign_id != campaign.id:
+                return None
+            self._remember(record)
+            sheet = record.sheet
+        return sheet
+
+    async def skill_list_cached(self, actor: Actor) -> SkillList:
+        return (await self.campaign_cached(actor)).settings.skill_list()
+
+
+# --------------------------------------------------------------------------- more parsing
+def parse_skill_ratings(text: str) -> dict[str, int]:
+    """'Fight +3, Athletics 2, Notice fair' -> {skill: rating} (names checked by the sheet)."""
+    ratings: dict[str, int] = {}
+    for part in parse_skill_names(text):
+        words = part.rsplit(None, 1)
+        if len(words) != 2:
+            raise SheetError(
+                f"'{part[:40]}' needs a rating: write skills like 'Fight +3, Notice +1'."
+            )
+        ratings[words[0].strip()] = parse_rating_text(words[1])
+    return ratings
+
+
+def get_service(bot: Any) -> CharacterService:
+    """The bot's one CharacterService (created on first use by whichever cog loads first)."""
+    service = getattr(bot, "characters", None)
+    if not isinstance(service, CharacterService):
+        service = CharacterService(bot.db, bot.campaigns)
+        bot.characters = service
+    return service

@@ -1,0 +1,181 @@
+"""/campaign: several campaigns per server, channel bindings and campaign settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.errors import RuleError
+from bot.fate.stress import StressStyle
+from bot.services.campaigns import CampaignSettings
+from bot.services.characters import parse_skill_names
+from bot.ui.sheet import campaign_list_embed, settings_embed
+from cogs.common.permissions import require_gm
+
+Choice = app_commands.Choice
+STYLES = [
+    Choice(name="condensed (one-point boxes)", value=StressStyle.CONDENSED.value),
+    Choice(name="escalating (Fate Core 1-2-3-4 boxes)", value=StressStyle.ESCALATING.value),
+]
+
+
+def _settings(
+    base: CampaignSettings,
+    stress: str | None,
+    skills: str | None,
+    default_skills: bool,
+    gm_channel: int | None,
+    no_gm_channel: bool,
+) -> CampaignSettings:
+    values = base.model_dump()
+    if stress:
+        values["stress_style"] = StressStyle(stress)
+    if default_skills:
+        values["skills"] = None
+    elif skills:
+        names = parse_skill_names(skills)
+        from bot.fate.skills import SkillList
+
+        SkillList.from_names(names)  # validates: raises a sentence the user can act on
+        values["skills"] = names
+    if no_gm_channel:
+        values["gm_channel_id"] = None
+    elif gm_channel is not None:
+        values["gm_channel_id"] = gm_channel
+    return CampaignSettings.model_validate(values)
+
+
+async def campaign_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[Choice[str]]:
+    if interaction.guild_id is None:
+        return []
+    bot: Any = interaction.client
+    campaigns, _ = await bot.campaigns.overview(interaction.guild_id)
+    needle = current.strip().casefold()
+    return [Choice(name=c.name, value=c.name) for c in campaigns if needle in c.name.casefold()][
+        :25
+    ]
+
+
+class Campaigns(commands.Cog):
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    campaign = app_commands.Group(
+        name="campaign", description="Campaigns on this server.", guild_only=True
+    )
+
+    @campaign.command(name="create", description="GM: start a new campaign on this server.")
+    @app_commands.describe(
+        name="The campaign's name.",
+        stress="Stress boxes: condensed one-point boxes, or escalating Fate Core boxes.",
+        skills="A custom skill list, comma-separated (default: Fate Condensed's 19).",
+        bind="Bind this channel to the new campaign.",
+    )
+    @app_commands.choices(stress=STYLES)
+    async def create(
+        self,
+        interaction: discord.Interaction,
+        name: app_commands.Range[str, 1, 80],
+        stress: str | None = None,
+        skills: app_commands.Range[str, 1, 2000] | None = None,
+        bind: bool = True,
+    ) -> None:
+        await require_gm(self.bot, interaction, "create campaigns")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        settings = _settings(CampaignSettings(), stress, skills, False, None, False)
+        info = await self.bot.campaigns.create(interaction.guild_id, name, settings)
+        if bind:
+            await self.bot.campaigns.bind(interaction.guild_id, interaction.channel_id, info.name)
+        where = " and bound this channel to it" if bind else ""
+        await interaction.response.send_message(
+            f"Created the campaign **{info.name}**{where}.", ephemeral=True
+        )
+
+    @campaign.command(name="bind", description="GM: play a campaign in this channel.")
+    @app_commands.describe(name="The campaign this channel plays.")
+    @app_commands.autocomplete(name=campaign_autocomplete)
+    async def bind(self, interaction: discord.Interaction, name: str) -> None:
+        await require_gm(self.bot, interaction, "bind channels to campaigns")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        info = await self.bot.campaigns.bind(interaction.guild_id, interaction.channel_id, name)
+        await interaction.response.send_message(
+            f"This channel now plays **{info.name}**.", ephemeral=True
+        )
+
+    @campaign.command(name="list", description="The campaigns on this server and their channels.")
+    async def list_(self, interaction: discord.Interaction) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        campaigns, channels = await self.bot.campaigns.overview(interaction.guild_id)
+        here = await self.bot.campaigns.current(interaction.guild_id, interaction.channel_id)
+        entries = [
+            (
+                c.name,
+                c.is_default,
+                c.settings.stress_style.value,
+                channels.get(c.id, []),
+                c.id == here.id,
+            )
+            for c in campaigns
+        ]
+        await interaction.response.send_message(embed=campaign_list_embed(entries), ephemeral=True)
+
+    @campaign.command(
+        name="settings", description="Show or (GM) change this channel's campaign settings."
+    )
+    @app_commands.describe(
+        stress="Stress boxes: condensed one-point boxes, or escalating Fate Core boxes.",
+        skills="A custom skill list, comma-separated.",
+        default_skills="Go back to Fate Condensed's 19 skills.",
+        gm_channel="Where hidden information for the GM goes.",
+        no_gm_channel="Stop using a GM channel.",
+    )
+    @app_commands.choices(stress=STYLES)
+    async def settings(
+        self,
+        interaction: discord.Interaction,
+        stress: str | None = None,
+        skills: app_commands.Range[str, 1, 2000] | None = None,
+        default_skills: bool = False,
+        gm_channel: discord.TextChannel | None = None,
+        no_gm_channel: bool = False,
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        info = await self.bot.campaigns.current(interaction.guild_id, interaction.channel_id)
+        changing = stress or skills or default_skills or gm_channel or no_gm_channel
+        if changing:
+            await require_gm(self.bot, interaction, "change campaign settings")
+            if skills and default_skills:
+                raise RuleError("Give a custom `skills` list or `default_skills`, not both.")
+            new = _settings(
+                info.settings,
+                stress,
+                skills,
+                default_skills,
+                gm_channel.id if gm_channel else None,
+                no_gm_channel,
+            )
+            info = await self.bot.campaigns.update_settings(info.id, new)
+            get_service_cache_clear(self.bot)
+        s = info.settings
+        embed = settings_embed(
+            info.name, s.stress_style.value, s.skill_list().names, bool(s.skills), s.gm_channel_id
+        )
+        await interaction.response.send_message(
+            "Settings saved." if changing else None, embed=embed, ephemeral=True
+        )
+
+
+def get_service_cache_clear(bot: Any) -> None:
+    """Autocomplete's cached campaign settings are stale after a change."""
+    from bot.services.characters import get_service
+
+    get_service(bot).cache.campaigns.clear()
+
+
+async def setup(bot: Any) -> None:
+    await bot.add_cog(Campaigns(bot))
