@@ -25,8 +25,6 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.campaigns",
     "cogs.characters",
     "cogs.mantles",
-    "cogs.rolls",
-    "cogs.conflicts",
 )
 
 
