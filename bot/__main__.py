@@ -66,10 +66,65 @@ def run_migrate(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _configure_validate_pack(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="the pack file (YAML) to check")
+
+
+def run_validate_pack(args: argparse.Namespace) -> int:
+    from bot.games.dfccg.packs import validate_pack_file
+
+    errors = validate_pack_file(args.file)
+    for error in errors:
+        print(error)
+    if errors:
+        print(f"{len(errors)} error(s) in {args.file}", file=sys.stderr)
+        return 1
+    print(f"{args.file}: the pack is valid")
+    return 0
+
+
+def _configure_simulate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", choices=["dfccg"], help="which game to simulate")
+    parser.add_argument("--games", type=int, default=100, help="how many games (default 100)")
+    parser.add_argument("--players", type=int, default=3, help="players per game, 1 to 5")
+    parser.add_argument(
+        "--difficulty",
+        default="wizard",
+        choices=["apprentice", "wizard", "merlin"],
+        help="how hard",
+    )
+    parser.add_argument("--book", default="storm-front", help="a book key, or side-jobs")
+    parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results")
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    import json
+
+    from bot.errors import RuleError
+    from bot.games.dfccg.simulate import simulate
+
+    if args.games < 1 or not 1 <= args.players <= 5:
+        print("--games must be at least 1 and --players between 1 and 5", file=sys.stderr)
+        return 2
+    try:
+        line = simulate(args.games, args.players, args.difficulty, args.book, args.seed)
+    except (RuleError, ValueError) as exc:
+        print(str(exc).splitlines()[0][:300], file=sys.stderr)
+        return 2
+    print(json.dumps(line, sort_keys=True))
+    return 0
+
+
 TOOLS: dict[
     str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 ] = {
     "migrate": ("create or upgrade the database", lambda p: None, run_migrate),
+    "validate-pack": (
+        "check a card pack file; errors with line:column",
+        _configure_validate_pack,
+        run_validate_pack,
+    ),
+    "simulate": ("play AI-only games and print one JSON line", _configure_simulate, run_simulate),
 }
 
 

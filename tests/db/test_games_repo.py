@@ -1,0 +1,111 @@
+"""GameService on a real database: one live game per channel, optimistic concurrency, idle."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+from bot.db.engine import Database
+from bot.errors import RuleError
+from bot.services.games import AlreadyDone, GameService, NotSeated
+
+GUILD = 1_234_567_890_123_456_789
+CHANNEL = GUILD + 1
+HOST = GUILD + 2
+GUEST = GUILD + 3
+
+
+async def _running(service: GameService) -> int:
+    info = await service.create_lobby(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        host_id=HOST,
+        host_name="host",
+        engine_key="dfccg",
+        options={"difficulty": "apprentice"},
+    )
+    await service.lobby_action(info.id, GUEST, "guest", "join")
+    started = await service.lobby_action(info.id, HOST, "host", "start")
+    assert started.status == "running" and started.view is not None
+    return info.id
+
+
+async def test_one_live_game_per_channel(db: Database) -> None:
+    service = GameService(db)
+    info = await service.create_lobby(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        host_id=HOST,
+        host_name="host",
+        engine_key="dfccg",
+        options={},
+    )
+    assert info.seats[0].user_id == HOST and info.status == "lobby"
+    with pytest.raises(RuleError, match="already has a game"):
+        await service.create_lobby(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            host_id=GUEST,
+            host_name="g",
+            engine_key="dfccg",
+            options={},
+        )
+    with pytest.raises(RuleError, match="difficulty"):
+        await service.create_lobby(
+            guild_id=GUILD,
+            channel_id=CHANNEL + 9,
+            host_id=GUEST,
+            host_name="g",
+            engine_key="dfccg",
+            options={"difficulty": "godlike"},
+        )
+    await service.abandon(CHANNEL, HOST, is_gm=False)
+    again = await service.create_lobby(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        host_id=GUEST,
+        host_name="g",
+        engine_key="dfccg",
+        options={},
+    )
+    games, total = await service.history(GUILD)
+    assert total == 2 and {g.status for g in games} == {"abandoned", "lobby"}
+    assert again.id != info.id
+
+
+async def test_stale_and_concurrent_moves_apply_once(db: Database) -> None:
+    service = GameService(db)
+    game_id = await _running(service)
+    info = await service.get(game_id)
+    current_name = info.current_names[0]
+    user = HOST if current_name == "host" else GUEST
+    hand = await service.hand(game_id, user)
+    assert hand.actions
+    action = hand.actions[0]
+    results = await asyncio.gather(
+        service.act(game_id, user, info.version, action.id),
+        service.act(game_id, user, info.version, action.id),
+        return_exceptions=True,
+    )
+    assert sum(not isinstance(r, BaseException) for r in results) == 1
+    assert all(isinstance(r, AlreadyDone) for r in results if isinstance(r, BaseException))
+    assert (await service.get(game_id)).version == info.version + 1
+    assert len(await service.action_log(game_id)) == 1
+    with pytest.raises(NotSeated):
+        await service.hand(game_id, GUILD + 77)
+
+
+async def test_idle_warns_once_then_abandons(db: Database) -> None:
+    service = GameService(db)
+    game_id = await _running(service)
+    last = (await service.get(game_id)).last_activity
+    assert await service.idle_check(last + timedelta(minutes=5), 60, 240) == []
+    warned = await service.idle_check(last + timedelta(minutes=61), 60, 240)
+    assert [(n.game.id, n.kind) for n in warned] == [(game_id, "warn")]
+    assert await service.idle_check(last + timedelta(minutes=62), 60, 240) == []
+    ended = await service.idle_check(last + timedelta(minutes=241), 60, 240)
+    assert [(n.game.id, n.kind) for n in ended] == [(game_id, "abandon")]
+    assert (await service.get(game_id)).status == "abandoned"
+    assert await service.status(CHANNEL) is None

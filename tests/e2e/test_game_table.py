@@ -1,0 +1,288 @@
+"""The game table through the fake Discord: lobby, board, hands, full games, restarts, clicks."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from sqlmodel import col, select
+
+import cogs.games
+from bot.db.models.games import GameActionLog, GameRow
+from bot.games.base import get_engine
+from bot.games.dfccg.packs import card_index, load_library
+from bot.testing.harness import Reply, Table, iter_components, message_text
+
+JSON = dict[str, Any]
+
+
+@pytest.fixture(autouse=True)
+def fast_board(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cogs.games, "BOARD_COALESCE_SECONDS", 0.01)
+
+
+async def _row(table: Table, game_id: int) -> GameRow:
+    assert table.bot is not None
+    async with table.bot.db.session() as session:  # type: ignore[attr-defined]
+        row = await session.get(GameRow, game_id)
+        assert row is not None
+        return row
+
+
+def _game_id(reply: Reply) -> int:
+    for component in reply.components():
+        custom_id = component.get("custom_id") or ""
+        if custom_id.startswith("ftg:"):
+            return int(custom_id.split(":")[2])
+    raise AssertionError("no game button on the message")
+
+
+async def _lobby(table: Table, joiners: list[int], ai: int = 0, **options: Any) -> tuple[int, int]:
+    lobby = await table.slash("game new", user=table.player, game="dfccg", **options)
+    assert not lobby.ephemeral and "lobby" in lobby.text
+    game_id = _game_id(lobby)
+    for user in joiners:
+        joined = await table.click(lobby, "Join", user=user)
+        assert not joined.ephemeral
+    for _ in range(ai):
+        await table.click(lobby, "Add AI seat", user=table.player)
+    started = await table.click(lobby, "Start", user=table.player)
+    assert "My hand" in started.labels()
+    assert lobby.message is not None
+    return game_id, int(lobby.message["id"])
+
+
+def _edited_ephemeral(reply: Reply) -> bool:
+    """A move edits the ephemeral hand it was clicked on."""
+    return reply.callback_type == 7 and bool((reply.message or {}).get("flags", 0) & 64)
+
+
+def _all_labels(message: JSON) -> list[str]:
+    found = []
+    for component in iter_components(message.get("components") or []):
+        found.append(component.get("label") or "")
+        found.append(component.get("placeholder") or "")
+        for option in component.get("options") or []:
+            found.append(option.get("label") or "")
+    return found
+
+
+def _public_text(table: Table) -> str:
+    parts = []
+    for message in table.channel_messages():
+        parts.append(message_text(message))
+        parts.extend(_all_labels(message))
+    return "\n".join(parts)
+
+
+def _hidden_names(state: Any) -> set[str]:
+    """Names of action cards that are in some hand and in no public pile right now."""
+    cards = card_index(load_library())
+    in_hands = {cards[r.card_id].name for t in state.tableaux for r in t.hand}
+    public = {cards[r.card_id].name for t in state.tableaux for r in t.discard}
+    return in_hands - public
+
+
+async def _step(table: Table, game_id: int, board_id: int, rng: random.Random) -> bool:
+    """One move chosen by the engine's AI and played by a human through My hand buttons."""
+    row = await _row(table, game_id)
+    if row.status != "running":
+        return False
+    engine = get_engine("dfccg")
+    state = engine.load_state(row.state or "")
+    seat = engine.current_seats(state)[0]
+    action = engine.choose_action(state, seat, rng)
+    user = int(seat)
+    hand = await table.click(table.message(board_id), "My hand", user=user)
+    assert hand.ephemeral and "Your move" in hand.text
+    custom_id = f"ftg:a:{game_id}:{row.version}:{action.id}"
+    message = hand.message
+    assert message is not None
+    for _ in range(10):
+        if any(c.get("custom_id") == custom_id for c in iter_components(message["components"])):
+            break
+        message = (await table.click(message, "Next ▶", user=user)).message
+        assert message is not None
+    moved = await table.click(message, custom_id, user=user)
+    assert _edited_ephemeral(moved) and "Already done" not in moved.text
+    assert (await _row(table, game_id)).version > row.version
+    return True
+
+
+async def _play_out(
+    table: Table, game_id: int, board_id: int, *, check_hidden: bool = False, limit: int = 600
+) -> int:
+    rng = random.Random(7)
+    steps = 0
+    while await _step(table, game_id, board_id, rng):
+        steps += 1
+        assert steps < limit, "the game did not end"
+        if check_hidden:
+            row = await _row(table, game_id)
+            state = get_engine("dfccg").load_state(row.state or "")
+            text = _public_text(table)
+            leaked = [name for name in _hidden_names(state) if name in text]
+            assert not leaked, f"hand card(s) {leaked} shown publicly at step {steps}"
+    return steps
+
+
+async def test_full_three_player_game_to_the_score_without_leaks(table: Table) -> None:
+    game_id, board_id = await _lobby(table, [table.player2, table.player3])
+    board = table.message(board_id)
+    assert any(a["filename"] == f"board-{game_id}.png" for a in board["attachments"])
+    steps = await _play_out(table, game_id, board_id, check_hidden=True)
+    assert steps > 5
+    row = await _row(table, game_id)
+    assert row.status == "finished" and row.result
+    result = json.loads(row.result)
+    board_text = message_text(table.message(board_id))
+    assert "Game over" in board_text and result["summary"] in board_text
+    assert "My hand" not in _all_labels(table.message(board_id))
+    assert "Showdown" in board_text
+    history = await table.slash("game history", user=table.gm)
+    assert history.ephemeral and f"#{game_id}" in history.text and "finished" in history.text
+    async with table.bot.db.session() as session:  # type: ignore[union-attr]
+        logged = (
+            await session.exec(select(GameActionLog).where(col(GameActionLog.game_id) == game_id))
+        ).all()
+    assert len([e for e in logged if e.user_id is not None]) == steps
+
+
+async def test_solo_game_with_three_characters_ends_with_a_score(table: Table) -> None:
+    game_id, board_id = await _lobby(table, [], difficulty="apprentice")
+    row = await _row(table, game_id)
+    state = get_engine("dfccg").load_state(row.state or "")
+    assert len(state.tableaux) == 3 and all(t.seat == str(table.player) for t in state.tableaux)
+    await _play_out(table, game_id, board_id)
+    text = message_text(table.message(board_id))
+    assert "Game over" in text and "Score: players" in text
+
+
+async def test_ai_seats_play_their_own_turns(table: Table) -> None:
+    game_id, board_id = await _lobby(table, [], ai=2)
+    row = await _row(table, game_id)
+    state = get_engine("dfccg").load_state(row.state or "")
+    assert (
+        get_engine("dfccg").current_seats(state) == [str(table.player)] or row.status != "running"
+    )
+    await _play_out(table, game_id, board_id)
+    async with table.bot.db.session() as session:  # type: ignore[union-attr]
+        logged = (
+            await session.exec(select(GameActionLog).where(col(GameActionLog.game_id) == game_id))
+        ).all()
+    assert any(e.seat.startswith("ai:") for e in logged)
+
+
+async def test_restart_mid_game_old_buttons_still_work(table: Table) -> None:
+    game_id, board_id = await _lobby(table, [table.player2, table.player3])
+    rng = random.Random(3)
+    for _ in range(4):
+        await _step(table, game_id, board_id, rng)
+    row = await _row(table, game_id)
+    engine = get_engine("dfccg")
+    state = engine.load_state(row.state or "")
+    user = int(engine.current_seats(state)[0])
+    old_hand = await table.click(table.message(board_id), "My hand", user=user)
+    old_message = json.loads(json.dumps(old_hand.message))
+    await table.restart()
+    action = engine.choose_action(state, str(user), rng)
+    moved = await table.click(old_message, f"ftg:a:{game_id}:{row.version}:{action.id}", user=user)
+    assert _edited_ephemeral(moved) and "Already done" not in moved.text
+    assert (await _row(table, game_id)).version == row.version + 1
+    await _play_out(table, game_id, board_id)
+    assert "Game over" in message_text(table.message(board_id))
+
+
+async def test_double_click_applies_once_and_strangers_are_refused(table: Table) -> None:
+    game_id, board_id = await _lobby(table, [table.player2])
+    row = await _row(table, game_id)
+    engine = get_engine("dfccg")
+    state = engine.load_state(row.state or "")
+    user = int(engine.current_seats(state)[0])
+    other = table.player2 if user == table.player else table.player
+    hand = await table.click(table.message(board_id), "My hand", user=user)
+    snapshot = json.loads(json.dumps(hand.message))
+    action = engine.legal_actions(state, str(user))[0]
+    custom_id = f"ftg:a:{game_id}:{row.version}:{action.id}"
+
+    stranger = table.fake.add_member(table.guild_id, "mallory")
+    refused = await table.click(table.message(board_id), "My hand", user=stranger)
+    assert refused.ephemeral and "not playing" in refused.text
+    refused = await table.click(snapshot, custom_id, user=stranger)
+    assert refused.ephemeral and "not playing" in refused.text
+    not_yours = await table.click(snapshot, custom_id, user=other)
+    assert not_yours.ephemeral and "not your turn" in not_yours.text
+
+    first = await table.click(snapshot, custom_id, user=user)
+    assert "Already done" not in first.text
+    second = await table.click(snapshot, custom_id, user=user)
+    assert second.ephemeral and "Already done" in second.text
+    assert (await _row(table, game_id)).version == row.version + 1
+    async with table.bot.db.session() as session:  # type: ignore[union-attr]
+        logged = (
+            await session.exec(
+                select(GameActionLog).where(
+                    col(GameActionLog.game_id) == game_id, col(GameActionLog.user_id) == user
+                )
+            )
+        ).all()
+    assert len(logged) == 1
+
+
+async def test_lobby_rules_status_abandon_and_one_game_per_channel(table: Table) -> None:
+    choices = await table.autocomplete("game new", "game", user=table.player)
+    assert any(c["value"] == "dfccg" for c in choices)
+    books = await table.autocomplete("game new", "book", user=table.player, game="dfccg")
+    assert {"storm-front", "side-jobs"} <= {c["value"] for c in books}
+    bad = await table.slash("game new", user=table.player, game="chess")
+    assert bad.ephemeral and "no game called" in bad.text
+    lobby = await table.slash("game new", user=table.player, game="dfccg", difficulty="merlin")
+    assert "merlin" in lobby.text
+    again = await table.slash("game new", user=table.player2, game="dfccg")
+    assert again.ephemeral and "already has a game" in again.text
+    not_host = await table.click(lobby, "Start", user=table.player2)
+    assert not_host.ephemeral and "Only the host" in not_host.text
+    picked = await table.select(
+        lobby, "ftg:o:" + str(_game_id(lobby)) + ":difficulty", ["apprentice"], user=table.player
+    )
+    assert "apprentice" in picked.text
+    await table.click(lobby, "Join", user=table.player2)
+    twice = await table.click(lobby, "Join", user=table.player2)
+    assert twice.ephemeral and "already have a seat" in twice.text
+    left = await table.click(lobby, "Leave", user=table.player2)
+    assert "bob" not in message_text(left.message)
+    status = await table.slash("game status", user=table.player3)
+    assert status.ephemeral and "lobby" in status.text
+    refused = await table.slash("game abandon", user=table.player3)
+    assert refused.ephemeral and "host or a GM" in refused.text
+    snapshot = json.loads(json.dumps(lobby.message))
+    done = await table.slash("game abandon", user=table.gm)
+    assert not done.ephemeral and "abandoned" in done.text
+    fresh = await table.slash("game new", user=table.player2, game="dfccg")
+    assert not fresh.ephemeral and "lobby" in fresh.text
+    assert "abandoned" in message_text(lobby.message)
+    late = await table.click(snapshot, "Join", user=table.player3)
+    assert late.ephemeral and "already started (or ended)" in late.text
+
+
+async def test_idle_games_warn_then_time_out(table: Table) -> None:
+    from datetime import timedelta
+
+    game_id, board_id = await _lobby(table, [table.player2])
+    cog = table.bot.get_cog("GameTable")  # type: ignore[union-attr]
+    assert cog is not None
+    row = await _row(table, game_id)
+    last = row.last_activity
+    settings = table.bot.settings  # type: ignore[union-attr]
+    await cog.check_idle(last + timedelta(minutes=settings.game_idle_warn_minutes + 1))
+    await table.settle()
+    assert any("idle" in (m.get("content") or "") for m in table.channel_messages())
+    await cog.check_idle(last + timedelta(minutes=settings.game_idle_timeout_minutes + 1))
+    await table.settle()
+    assert (await _row(table, game_id)).status == "abandoned"
+    assert "abandoned" in message_text(table.message(board_id))
+    assert any("has been abandoned" in (m.get("content") or "") for m in table.channel_messages())
+    loop = [t for t in __import__("asyncio").all_tasks() if t.get_name() == "fatetable-idle"]
+    assert loop and not loop[0].done()
