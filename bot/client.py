@@ -25,6 +25,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.campaigns",
     "cogs.characters",
     "cogs.mantles",
+    "cogs.rolls",
 )
 
 

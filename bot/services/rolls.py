@@ -16,7 +16,6 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models.campaigns import FatePointEntry
 from bot.db.models.columns import utcnow
 from bot.db.models.rolls import RollRow
 from bot.errors import RuleError
@@ -43,10 +42,10 @@ from bot.services.campaigns import (
     StaleError,
     active_character_in,
     get_character_in,
-    log_gm_points_in,
     move_fate_points_in,
     resolve_campaign_in,
 )
+from bot.services.scenes import spend_gm_point_in
 
 DESCRIPTION_MAX = 200
 LOG_LIMIT = 10
@@ -280,6 +279,8 @@ class RollService:
             opposition_effort: int | None = None
             if against is not None:
                 opposed_row = await self._pending_row(session, campaign, channel_id, against)
+                if opposed_row.hidden and not hidden:
+                    raise RuleError("A hidden roll can only be opposed by another hidden roll.")
                 if character is not None and opposed_row.character_id == character.id:
                     raise RuleError("A character cannot oppose their own roll; pick another roll.")
                 opposition_effort = Roll.model_validate_json(opposed_row.roll_json).effort()
@@ -600,33 +601,9 @@ class RollService:
     async def _spend_gm_point(
         self, session: AsyncSession, campaign: CampaignInfo, row: RollRow, actor_id: int, note: str
     ) -> None:
-        """The GM pool's balance is the last GM entry of the ledger (scenes fill it)."""
-        last = (
-            await session.exec(
-                select(FatePointEntry)
-                .where(
-                    FatePointEntry.campaign_id == campaign.id,
-                    col(FatePointEntry.character_id).is_(None),
-                )
-                .order_by(col(FatePointEntry.id).desc())
-                .limit(1)
-            )
-        ).first()
-        balance = last.balance_after if last is not None else 0
-        if balance < 1:
-            raise RuleError(
-                "The GM pool has no fate point (it fills when a scene starts); "
-                "use a free invoke instead."
-            )
-        await log_gm_points_in(
-            session,
-            campaign.id,
-            -1,
-            balance - 1,
-            reason="invoke",
-            actor_id=actor_id,
-            note=note,
-            channel_id=row.channel_id,
+        """One point out of the GM pool of the channel's scene (with its ledger entry)."""
+        await spend_gm_point_in(
+            session, campaign, row.channel_id, reason="invoke", actor_id=actor_id, note=note
         )
 
     # ----------------------------------------------------------------- other buttons

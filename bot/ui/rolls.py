@@ -1,0 +1,400 @@
+"""Rendering rolls: the roll message, its buttons, the invoke picker, /roll log and /rules.
+
+Pure: domain values in, embeds and component specs out. The cog turns the specs into
+DynamicItems whose custom ids are built here, so the ids and the regexes live side by side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import discord
+
+from bot.fate.dice import fate_symbols
+from bot.fate.dice_expr import DiceExpressionResult
+from bot.fate.ladder import LADDER, adjective, describe, signed
+from bot.fate.outcomes import OutcomeKind
+from bot.fate.rolls import Invoke, InvokeMode, Payment, Roll, ScaleLevel, ScaleMode, Side
+from bot.fate.rules_ref import RulesTopic
+from bot.services.aspects_in_play import AspectInPlay
+from bot.services.rolls import PaymentOption, RollView
+from bot.ui.common import (
+    COLOUR,
+    CONTENT_LIMIT,
+    FIELD_VALUE_LIMIT,
+    SELECT_OPTION_LIMIT,
+    clip,
+    safe_embed,
+)
+
+OUTCOME_COLOURS = {
+    OutcomeKind.FAIL: discord.Colour.red(),
+    OutcomeKind.TIE: discord.Colour.light_grey(),
+    OutcomeKind.SUCCESS: discord.Colour.green(),
+    OutcomeKind.SUCCESS_WITH_STYLE: discord.Colour.gold(),
+}
+MAX_LISTED_INVOKES = 15
+OPTION_LABEL_LIMIT = 100
+
+# custom ids ---------------------------------------------------------------------------------
+# roll:<id>:<act> on the roll message; the pickers carry the version the clicker saw.
+ROLL_BUTTON_TEMPLATE = r"roll:(?P<id>\d+):(?P<act>inv|rr|tw|def|close|hos|scale)"
+STUNT_SELECT_TEMPLATE = r"roll:(?P<id>\d+):stunt"
+ASPECT_SELECT_TEMPLATE = r"rpa:(?P<id>\d+):(?P<ver>\d+):(?P<mode>[br]):(?P<hostile>[01])"
+PAYMENT_SELECT_TEMPLATE = (
+    r"rpp:(?P<id>\d+):(?P<ver>\d+):(?P<mode>[br]):(?P<hostile>[01]):(?P<key>[^\s]{1,60})"
+)
+DEFEND_SELECT_TEMPLATE = r"rdf:(?P<id>\d+)"
+SCALE_SELECT_TEMPLATE = r"rsc:(?P<id>\d+):(?P<ver>\d+)(?::(?P<r>\d))?(?::(?P<o>\d))?"
+RULES_SHARE_TEMPLATE = r"rules:share:(?P<key>[a-z0-9_]{1,40})"
+NO_SKILL = "__none__"
+
+
+def roll_button_id(roll_id: int, act: str) -> str:
+    return f"roll:{roll_id}:{act}"
+
+
+def stunt_select_id(roll_id: int) -> str:
+    return f"roll:{roll_id}:stunt"
+
+
+def aspect_select_id(roll_id: int, version: int, mode: InvokeMode, hostile: bool) -> str:
+    return f"rpa:{roll_id}:{version}:{_mode_code(mode)}:{int(hostile)}"
+
+
+def payment_select_id(
+    roll_id: int, version: int, mode: InvokeMode, hostile: bool, aspect_key: str
+) -> str:
+    return f"rpp:{roll_id}:{version}:{_mode_code(mode)}:{int(hostile)}:{aspect_key}"
+
+
+def defend_select_id(roll_id: int) -> str:
+    return f"rdf:{roll_id}"
+
+
+def scale_select_id(roll_id: int, version: int, *levels: int) -> str:
+    return ":".join([f"rsc:{roll_id}:{version}", *(str(level) for level in levels)])
+
+
+def rules_share_id(key: str) -> str:
+    return f"rules:share:{key}"
+
+
+def _mode_code(mode: InvokeMode) -> str:
+    return "r" if mode is InvokeMode.REROLL else "b"
+
+
+def mode_from_code(code: str) -> InvokeMode:
+    return InvokeMode.REROLL if code == "r" else InvokeMode.BONUS
+
+
+# the roll message ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ButtonSpec:
+    label: str
+    custom_id: str
+    style: discord.ButtonStyle
+    disabled: bool = False
+    row: int = 0
+
+
+@dataclass(frozen=True)
+class SelectSpec:
+    custom_id: str
+    placeholder: str
+    options: list[discord.SelectOption]
+    row: int = 0
+
+
+def _invoke_line(invoke: Invoke) -> str:
+    paid = "fate point" if invoke.payment is Payment.FATE_POINT else "free invoke"
+    if invoke.is_boost:
+        paid = "boost"
+    name = clip(invoke.aspect_name, 100)
+    if invoke.hostile:
+        what = f"hostile +2 to the opposition with *{name}*"
+    elif invoke.mode is InvokeMode.REROLL:
+        before = fate_symbols(invoke.dice_before or [])
+        after = fate_symbols(invoke.dice_after or [])
+        what = f"reroll with *{name}*: {before} → {after}"
+    else:
+        what = f"+2 with *{name}*"
+    return f"• {clip(invoke.invoker_name, 80)}: {what} ({paid})"
+
+
+def _breakdown(roll: Roll) -> str:
+    parts = [f"dice {signed(roll.dice_total)}"]
+    if roll.skill is not None:
+        parts.insert(0, f"{clip(roll.skill, 40)} {signed(roll.skill_rating)}")
+    for modifier in roll.modifiers:
+        parts.append(f"{clip(modifier.label, 60)} {signed(modifier.value)}")
+    invoked = sum(i.bonus for i in roll.invokes if not i.hostile)
+    if invoked:
+        parts.append(f"invokes {signed(invoked)}")
+    if roll.teamwork_bonus:
+        parts.append(f"teamwork {signed(roll.teamwork_bonus)}")
+    for adjustment in roll.scale:
+        if adjustment.side is Side.ROLLER and adjustment.mode is ScaleMode.BEFORE_ROLL:
+            parts.append(f"scale {signed(adjustment.levels)}")
+    after = roll.effort() - roll.effort_before_scale_success()
+    if after:
+        parts.append(f"scale after success {signed(after)}")
+    return " · ".join(parts)
+
+
+def _scale_line(roll: Roll) -> str | None:
+    if not roll.scale:
+        return None
+    lines = []
+    for adjustment in roll.scale:
+        side = "the roller" if adjustment.side is Side.ROLLER else "the opposition"
+        how = {
+            ScaleMode.BEFORE_ROLL: f"+{adjustment.levels} before the roll",
+            ScaleMode.AFTER_SUCCESS: f"+{2 * adjustment.levels} on a success",
+            ScaleMode.EXTRA_FREE_INVOKES: (
+                f"{adjustment.levels} extra free invoke(s) on a successful advantage"
+            ),
+        }[adjustment.mode]
+        lines.append(f"{side} is {adjustment.levels} level(s) higher: {how}")
+    extra = roll.extra_free_invokes()
+    if extra:
+        lines.append(f"extra free invokes earned: {extra}")
+    return "\n".join(lines)
+
+
+def roll_title(roll: Roll) -> str:
+    who = clip(roll.roller.name, 80)
+    if roll.skill is not None:
+        return f"{who} rolls {roll.skill} ({signed(roll.skill_rating)})"
+    return f"{who} rolls 4dF"
+
+
+def roll_embed(view: RollView) -> discord.Embed:
+    roll = view.roll
+    result = roll.result()
+    colour = OUTCOME_COLOURS[result.kind] if result is not None else COLOUR
+    embed = discord.Embed(title=roll_title(roll), colour=colour)
+    if roll.description:
+        embed.description = clip(roll.description, 300)
+    embed.add_field(name="Dice", value=f"`{fate_symbols(roll.dice)}` ({signed(roll.dice_total)})")
+    embed.add_field(name="Effort", value=f"**{describe(roll.effort())}**")
+    target = roll.opposition()
+    if target is not None:
+        against = (
+            f"roll #{view.opposes_id}: {describe(target)}"
+            if roll.opposition_effort is not None and view.opposes_id is not None
+            else describe(target)
+        )
+        embed.add_field(name="Against", value=against)
+    if result is not None:
+        shifts = f"{result.shifts:+d} shift{'s' if abs(result.shifts) != 1 else ''}"
+        embed.add_field(name="Outcome", value=f"**{result.kind.label}** ({shifts})", inline=False)
+    embed.add_field(name="Total", value=clip(_breakdown(roll), FIELD_VALUE_LIMIT), inline=False)
+    if roll.invokes:
+        lines = [_invoke_line(i) for i in roll.invokes[-MAX_LISTED_INVOKES:]]
+        if len(roll.invokes) > MAX_LISTED_INVOKES:
+            lines.insert(0, f"… {len(roll.invokes) - MAX_LISTED_INVOKES} earlier")
+        embed.add_field(
+            name="Invokes", value=clip("\n".join(lines), FIELD_VALUE_LIMIT), inline=False
+        )
+    if roll.teamwork:
+        lines = [
+            f"• {clip(h.helper_name, 80)} ({signed(h.helper_rating)}): "
+            + ("+1" if h.bonus else "no bonus, the cap is reached")
+            for h in roll.teamwork
+        ]
+        embed.add_field(
+            name="Teamwork", value=clip("\n".join(lines), FIELD_VALUE_LIMIT), inline=False
+        )
+    scale = _scale_line(roll)
+    if scale:
+        embed.add_field(name="Scale", value=clip(scale, FIELD_VALUE_LIMIT), inline=False)
+    status = "closed" if view.closed else "open for invokes"
+    hidden = " · hidden roll" if view.hidden else ""
+    embed.set_footer(text=f"Roll #{view.id} · {status}{hidden}")
+    return safe_embed(embed)
+
+
+def roll_buttons(view: RollView) -> list[ButtonSpec]:
+    """The buttons of an open roll; a closed roll has none."""
+    if view.closed:
+        return []
+    primary, secondary, danger = (
+        discord.ButtonStyle.primary,
+        discord.ButtonStyle.secondary,
+        discord.ButtonStyle.danger,
+    )
+    return [
+        ButtonSpec("Invoke +2", roll_button_id(view.id, "inv"), primary),
+        ButtonSpec("Invoke reroll", roll_button_id(view.id, "rr"), primary),
+        ButtonSpec("Teamwork +1", roll_button_id(view.id, "tw"), secondary),
+        ButtonSpec("Defend", roll_button_id(view.id, "def"), secondary),
+        ButtonSpec("Close", roll_button_id(view.id, "close"), secondary),
+        ButtonSpec("Hostile invoke (GM)", roll_button_id(view.id, "hos"), danger, row=1),
+        ButtonSpec("Scale (GM)", roll_button_id(view.id, "scale"), danger, row=1),
+    ]
+
+
+def stunt_select(view: RollView) -> SelectSpec | None:
+    if view.closed or not view.stunts:
+        return None
+    options = [
+        discord.SelectOption(
+            label=clip(f"{s.name} ({signed(s.bonus)})", OPTION_LABEL_LIMIT), value=str(s.index)
+        )
+        for s in view.stunts
+    ]
+    return SelectSpec(stunt_select_id(view.id), "Add a stunt bonus", options, row=2)
+
+
+# pickers --------------------------------------------------------------------------------------
+def aspect_picker(
+    view: RollView, aspects: list[AspectInPlay], mode: InvokeMode, hostile: bool
+) -> tuple[str, SelectSpec]:
+    what = (
+        "a hostile invoke (+2 to the opposition)"
+        if hostile
+        else ("a reroll" if mode is InvokeMode.REROLL else "+2")
+    )
+    text = f"Roll #{view.id}: which aspect do you invoke for {what}?"
+    options = []
+    for aspect in aspects:
+        held = sum(aspect.free_invokes.values())
+        extra = []
+        if aspect.is_boost:
+            extra.append("boost")
+        if held:
+            extra.append(f"{held} free")
+        if aspect.hidden:
+            extra.append("GM only")
+        description = clip(aspect.owner + (" · " + ", ".join(extra) if extra else ""), 100)
+        options.append(
+            discord.SelectOption(
+                label=clip(aspect.name, OPTION_LABEL_LIMIT),
+                value=aspect.key,
+                description=description,
+            )
+        )
+    return text, SelectSpec(
+        aspect_select_id(view.id, view.version, mode, hostile), "Pick an aspect", options
+    )
+
+
+def payment_picker(
+    view: RollView,
+    aspect: AspectInPlay,
+    options: list[PaymentOption],
+    mode: InvokeMode,
+    hostile: bool,
+) -> tuple[str, SelectSpec]:
+    text = f"Roll #{view.id}: invoke *{clip(aspect.name, 100)}* — how do you pay?"
+    select_options = [
+        discord.SelectOption(
+            label=clip(o.label, OPTION_LABEL_LIMIT), value=o.value[:SELECT_OPTION_LIMIT]
+        )
+        for o in options
+    ]
+    return text, SelectSpec(
+        payment_select_id(view.id, view.version, mode, hostile, aspect.key),
+        "How do you pay?",
+        select_options,
+    )
+
+
+def defend_picker(view: RollView, skills: list[str]) -> tuple[str, SelectSpec]:
+    options = [discord.SelectOption(label=clip(s, OPTION_LABEL_LIMIT), value=s) for s in skills]
+    options.append(discord.SelectOption(label="No skill (+0)", value=NO_SKILL))
+    text = f"Defend against roll #{view.id} ({describe(view.roll.effort())}): roll which skill?"
+    return text, SelectSpec(defend_select_id(view.id), "Pick a skill to defend with", options)
+
+
+def scale_picker(
+    view: RollView, roller: int | None, opposition: int | None
+) -> tuple[str, SelectSpec]:
+    levels = [
+        discord.SelectOption(label=level.label, value=str(int(level))) for level in ScaleLevel
+    ]
+    if roller is None:
+        return (
+            f"Roll #{view.id}: what is the scale of the roller's side?",
+            SelectSpec(scale_select_id(view.id, view.version), "Roller's scale", levels),
+        )
+    if opposition is None:
+        return (
+            f"Roll #{view.id}: the roller is {ScaleLevel(roller).label}. "
+            "What is the scale of the opposition?",
+            SelectSpec(
+                scale_select_id(view.id, view.version, roller), "Opposition's scale", levels
+            ),
+        )
+    modes = [
+        discord.SelectOption(
+            label="+1 per level before the roll", value=ScaleMode.BEFORE_ROLL.value
+        ),
+        discord.SelectOption(
+            label="+2 per level after a success", value=ScaleMode.AFTER_SUCCESS.value
+        ),
+        discord.SelectOption(
+            label="1 extra free invoke per level (successful advantage)",
+            value=ScaleMode.EXTRA_FREE_INVOKES.value,
+        ),
+    ]
+    return (
+        f"Roll #{view.id}: {ScaleLevel(roller).label} against {ScaleLevel(opposition).label}. "
+        "Which benefit does the higher side get?",
+        SelectSpec(
+            scale_select_id(view.id, view.version, roller, opposition), "Scale benefit", modes
+        ),
+    )
+
+
+# log, expressions, rules ---------------------------------------------------------------------
+def log_line(view: RollView) -> str:
+    roll = view.roll
+    line = f"**#{view.id}** {roll_title(roll)}: `{fate_symbols(roll.dice)}` → {describe(roll.effort())}"
+    result = roll.result()
+    if result is not None:
+        line += f" vs {signed(result.opposition)}: {result.kind.label} ({result.shifts:+d})"
+    if roll.invokes:
+        line += "\n   invokes: " + "; ".join(
+            f"{clip(i.invoker_name, 30)} *{clip(i.aspect_name, 40)}*"
+            f" {'reroll' if i.mode is InvokeMode.REROLL else '+2'}"
+            f" ({'fate point' if i.payment is Payment.FATE_POINT else 'free'})"
+            for i in roll.invokes[:5]
+        )
+        if len(roll.invokes) > 5:
+            line += f"; +{len(roll.invokes) - 5} more"
+    if view.hidden:
+        line += " *(hidden)*"
+    return line
+
+
+def log_embed(views: list[RollView]) -> discord.Embed:
+    embed = discord.Embed(title="Last rolls in this channel", colour=COLOUR)
+    if not views:
+        embed.description = "No rolls here yet. Make one with `/roll`."
+    else:
+        embed.description = clip("\n".join(log_line(v) for v in views), 4000)
+    return safe_embed(embed)
+
+
+def expression_text(who: str, result: DiceExpressionResult, description: str = "") -> str:
+    head = f"**{clip(who, 80)}** rolls `{result.expression.text()}`"
+    if description:
+        head += f" — {clip(description, 200)}"
+    return clip(f"{head}\n{result.breakdown()}", CONTENT_LIMIT)
+
+
+def rules_embed(topic: RulesTopic) -> discord.Embed:
+    return safe_embed(discord.Embed(title=topic.title, description=topic.text, colour=COLOUR))
+
+
+def ladder_choices(current: str) -> list[tuple[str, str]]:
+    """(label, value) pairs for the difficulty autocomplete."""
+    needle = current.strip().casefold()
+    found = []
+    for rating in sorted(LADDER, reverse=True):
+        label = f"{adjective(rating)} ({signed(rating)})"
+        if not needle or needle in label.casefold():
+            found.append((label, adjective(rating)))
+    return found[:25]

@@ -1,0 +1,660 @@
+"""/roll, /roll-log and /rules, and every button and select on a roll message.
+
+Thin: parse, check who clicks, call one RollService method, render with bot.ui.rolls, respond.
+The roll's state lives in its database row, so the buttons work after a restart.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.errors import RuleError
+from bot.fate.dice_expr import looks_like_dice_expression, roll_dice_expression
+from bot.fate.rolls import Action, InvokeMode, ScaleLevel, ScaleMode
+from bot.fate.rules_ref import get_topic, search_topics
+from bot.services.rolls import RollService, RollView
+from bot.ui.common import clip
+from bot.ui.rolls import (
+    ASPECT_SELECT_TEMPLATE,
+    DEFEND_SELECT_TEMPLATE,
+    NO_SKILL,
+    PAYMENT_SELECT_TEMPLATE,
+    ROLL_BUTTON_TEMPLATE,
+    RULES_SHARE_TEMPLATE,
+    SCALE_SELECT_TEMPLATE,
+    STUNT_SELECT_TEMPLATE,
+    ButtonSpec,
+    SelectSpec,
+    aspect_picker,
+    defend_picker,
+    expression_text,
+    ladder_choices,
+    log_embed,
+    mode_from_code,
+    payment_picker,
+    roll_buttons,
+    roll_embed,
+    rules_embed,
+    rules_share_id,
+    scale_picker,
+    stunt_select,
+)
+from cogs.common.errors import NotAllowed, guarded
+from cogs.common.permissions import member_is_gm
+
+log = logging.getLogger(__name__)
+
+ACTIONS = {
+    "overcome": Action.OVERCOME,
+    "create_advantage": Action.CREATE_ADVANTAGE,
+    "attack": Action.ATTACK,
+    "defend": Action.DEFEND,
+}
+
+
+# --------------------------------------------------------------------------- plumbing
+def _cog(interaction: discord.Interaction) -> Rolls:
+    cog = interaction.client.get_cog("Rolls")  # type: ignore[attr-defined]
+    assert isinstance(cog, Rolls)
+    return cog
+
+
+def _name(interaction: discord.Interaction) -> str:
+    return getattr(interaction.user, "display_name", None) or interaction.user.name
+
+
+def _select_value(item: discord.ui.Select[Any]) -> str:
+    if not item.values:
+        raise RuleError("Pick one of the options.")
+    return item.values[0]
+
+
+def roll_view_items(view: RollView) -> discord.ui.View | None:
+    """The roll message's components, or None when the roll is closed."""
+    buttons = roll_buttons(view)
+    stunts = stunt_select(view)
+    if not buttons and stunts is None:
+        return None
+    items = discord.ui.View(timeout=None)
+    for spec in buttons:
+        items.add_item(RollButton.from_spec(spec))
+    if stunts is not None:
+        items.add_item(StuntSelect.from_spec(stunts))
+    return items
+
+
+def picker_items(spec: SelectSpec, factory: type[PickerSelect]) -> discord.ui.View:
+    items = discord.ui.View(timeout=None)
+    items.add_item(factory.from_spec(spec))
+    return items
+
+
+# --------------------------------------------------------------------------- roll message items
+class RollButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ROLL_BUTTON_TEMPLATE):
+    def __init__(
+        self,
+        roll_id: int,
+        act: str,
+        *,
+        label: str = "…",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        row: int | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"roll:{roll_id}:{act}", row=row)
+        )
+        self.roll_id = roll_id
+        self.act = act
+
+    @classmethod
+    def from_spec(cls, spec: ButtonSpec) -> RollButton:
+        match = re.fullmatch(ROLL_BUTTON_TEMPLATE, spec.custom_id)
+        assert match is not None
+        return cls(int(match["id"]), match["act"], label=spec.label, style=spec.style, row=spec.row)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> RollButton:
+        return cls(int(match["id"]), match["act"])
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _cog(interaction).on_roll_button(interaction, self.roll_id, self.act)
+
+
+class PickerSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"(?!)"):
+    """A select whose whole state is its custom id (a roll id, a version, earlier choices)."""
+
+    def __init__(
+        self,
+        custom_id: str,
+        match: re.Match[str] | None = None,
+        *,
+        placeholder: str | None = None,
+        options: list[discord.SelectOption] | None = None,
+        row: int | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=custom_id,
+                placeholder=placeholder,
+                options=options or [discord.SelectOption(label="-", value="-")],
+                row=row,
+            )
+        )
+        self.match = match
+
+    @classmethod
+    def from_spec(cls, spec: SelectSpec) -> PickerSelect:
+        return cls(spec.custom_id, placeholder=spec.placeholder, options=spec.options, row=spec.row)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> PickerSelect:
+        return cls(match.string, match)
+
+    def group(self, name: str) -> str:
+        if self.match is None:
+            match = re.fullmatch(self.__discord_ui_compiled_template__, self.custom_id)
+            assert match is not None
+            self.match = match
+        return str(self.match[name] or "")
+
+
+class StuntSelect(PickerSelect, template=STUNT_SELECT_TEMPLATE):
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        value = _select_value(self.item)
+        if not value.isdigit():
+            raise RuleError("Pick one of the stunts in the list.")
+        await _cog(interaction).on_stunt(interaction, int(self.group("id")), int(value))
+
+
+class AspectSelect(PickerSelect, template=ASPECT_SELECT_TEMPLATE):
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _cog(interaction).on_aspect_chosen(
+            interaction,
+            int(self.group("id")),
+            mode_from_code(self.group("mode")),
+            self.group("hostile") == "1",
+            _select_value(self.item),
+        )
+
+
+class PaymentSelect(PickerSelect, template=PAYMENT_SELECT_TEMPLATE):
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _cog(interaction).on_payment_chosen(
+            interaction,
+            int(self.group("id")),
+            int(self.group("ver")),
+            mode_from_code(self.group("mode")),
+            self.group("hostile") == "1",
+            self.group("key"),
+            _select_value(self.item),
+        )
+
+
+class DefendSelect(PickerSelect, template=DEFEND_SELECT_TEMPLATE):
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        value = _select_value(self.item)
+        await _cog(interaction).on_defend(
+            interaction, int(self.group("id")), None if value == NO_SKILL else value
+        )
+
+
+class ScaleSelect(PickerSelect, template=SCALE_SELECT_TEMPLATE):
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        roller, opposition = self.group("r"), self.group("o")
+        await _cog(interaction).on_scale_step(
+            interaction,
+            int(self.group("id")),
+            int(self.group("ver")),
+            int(roller) if roller else None,
+            int(opposition) if opposition else None,
+            _select_value(self.item),
+        )
+
+
+class RulesShareButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=RULES_SHARE_TEMPLATE
+):
+    def __init__(self, key: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Share", style=discord.ButtonStyle.primary, custom_id=rules_share_id(key)
+            )
+        )
+        self.key = key
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> RulesShareButton:
+        return cls(match["key"])
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        topic = get_topic(self.key)
+        embed = rules_embed(topic)
+        embed.set_footer(text=f"Shared by {clip(_name(interaction), 80)} · /rules {topic.key}")
+        await interaction.response.send_message(embed=embed)
+
+
+# --------------------------------------------------------------------------- the cog
+class Rolls(commands.Cog):
+    def __init__(self, bot: Any, rng: random.Random | None = None) -> None:
+        self.bot = bot
+        self.service = RollService(bot.db, rng)
+        self.rng = rng or random.SystemRandom()
+
+    # ----------------------------------------------------------------- drawing
+    async def _redraw(self, view: RollView, *, skip: int | None = None) -> None:
+        """Edit every copy of a roll's message (public and GM channel) except `skip`."""
+        targets = []
+        if view.message_id is not None and not view.hidden:
+            targets.append((view.channel_id, view.message_id))
+        if view.gm_channel_id is not None and view.gm_message_id is not None:
+            targets.append((view.gm_channel_id, view.gm_message_id))
+        for channel_id, message_id in targets:
+            if message_id == skip:
+                continue
+            message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
+            try:
+                await message.edit(embed=roll_embed(view), view=roll_view_items(view))
+            except discord.HTTPException as error:
+                log.info("could not redraw roll %s message %s: %s", view.id, message_id, error)
+
+    async def _redraw_all(self, views: list[RollView], *, skip: int | None = None) -> None:
+        for view in views:
+            await self._redraw(view, skip=skip)
+
+    async def _post(self, interaction: discord.Interaction, view: RollView) -> None:
+        """Answer a /roll: publicly, or for a hidden roll ephemerally plus the GM's copy."""
+        embed, items = roll_embed(view), roll_view_items(view)
+        extra: dict[str, Any] = {"view": items} if items is not None else {}
+        gm_message_id: int | None = None
+        if view.hidden:
+            await interaction.response.send_message(embed=embed, ephemeral=True, **extra)
+            if view.gm_channel_id is not None and view.gm_channel_id != view.channel_id:
+                channel = self.bot.get_partial_messageable(view.gm_channel_id)
+                try:
+                    copy = await channel.send(embed=embed, **extra)
+                    gm_message_id = copy.id
+                except discord.HTTPException as error:
+                    log.info("could not post hidden roll %s to the GM channel: %s", view.id, error)
+            await self.service.set_messages(view.id, message_id=None, gm_message_id=gm_message_id)
+            return
+        await interaction.response.send_message(embed=embed, **extra)
+        message = await interaction.original_response()
+        await self.service.set_messages(view.id, message_id=message.id)
+
+    # ----------------------------------------------------------------- /roll
+    @app_commands.command(name="roll", description="Roll 4dF (+ a skill) on the ladder, or dice.")
+    @app_commands.guild_only()
+    @app_commands.describe(
+        skill="A skill of your active character, or a plain number like +2.",
+        modifier="An extra bonus or penalty (-20 to +20).",
+        difficulty="What to beat: a number or a ladder word (Mediocre +0 is fine).",
+        description="What you are doing (shown on the roll).",
+        hidden="A secret roll: only you and the GM channel see it.",
+        against="A pending roll to oppose (active opposition).",
+        expression="General dice instead of 4dF, e.g. 2d6+1, 4dF-1, 1d20.",
+        action="Which of the four actions this roll is.",
+    )
+    @app_commands.choices(
+        action=[
+            app_commands.Choice(name="Overcome", value="overcome"),
+            app_commands.Choice(name="Create an advantage", value="create_advantage"),
+            app_commands.Choice(name="Attack", value="attack"),
+            app_commands.Choice(name="Defend", value="defend"),
+        ]
+    )
+    async def roll(
+        self,
+        interaction: discord.Interaction,
+        skill: app_commands.Range[str, 1, 60] | None = None,
+        modifier: app_commands.Range[int, -20, 20] = 0,
+        difficulty: app_commands.Range[str, 1, 40] | None = None,
+        description: app_commands.Range[str, 1, 200] | None = None,
+        hidden: bool = False,
+        against: int | None = None,
+        expression: app_commands.Range[str, 1, 100] | None = None,
+        action: app_commands.Choice[str] | None = None,
+    ) -> None:
+        assert interaction.guild is not None and interaction.channel_id is not None
+        if expression is None and skill is not None and looks_like_dice_expression(skill):
+            expression, skill = skill, None
+        if expression is not None:
+            await self._roll_expression(interaction, expression, skill, description, hidden)
+            return
+        is_gm = await member_is_gm(self.bot, interaction)
+        change = await self.service.start(
+            guild_id=interaction.guild.id,
+            channel_id=interaction.channel_id,
+            user_id=interaction.user.id,
+            user_name=_name(interaction),
+            skill=skill,
+            modifier=modifier,
+            difficulty=difficulty,
+            description=description,
+            hidden=hidden,
+            against=against,
+            action=ACTIONS[action.value] if action is not None else None,
+            is_gm=is_gm,
+        )
+        await self._post(interaction, change.view)
+        await self._redraw_all(change.others)
+
+    async def _roll_expression(
+        self,
+        interaction: discord.Interaction,
+        expression: str,
+        skill: str | None,
+        description: str | None,
+        hidden: bool,
+    ) -> None:
+        if skill is not None:
+            raise RuleError("Give either a skill or a dice expression, not both.")
+        result = roll_dice_expression(expression, self.rng)
+        text = expression_text(_name(interaction), result, description or "")
+        await interaction.response.send_message(text, ephemeral=hidden)
+        if hidden:
+            campaign = await self.bot.campaigns.current(
+                interaction.guild_id, interaction.channel_id
+            )
+            gm_channel = campaign.settings.gm_channel_id
+            if gm_channel is not None and gm_channel != interaction.channel_id:
+                try:
+                    await self.bot.get_partial_messageable(gm_channel).send(f"Hidden roll:\n{text}")
+                except discord.HTTPException as error:
+                    log.info("could not post a hidden expression to the GM channel: %s", error)
+
+    @roll.autocomplete("skill")
+    async def skill_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild is None or interaction.channel_id is None:
+            return []
+        text = current.strip()
+        try:
+            number = int(text)
+        except ValueError:
+            number = None
+        choices: list[app_commands.Choice[str]] = []
+        if number is not None:
+            choices.append(app_commands.Choice(name=f"plain 4dF {number:+d}", value=f"{number:+d}"))
+        skills = await self.service.skills_for(
+            interaction.guild.id, interaction.channel_id, interaction.user.id
+        )
+        needle = text.casefold()
+        for name, rating in skills:
+            if needle in name.casefold():
+                choices.append(app_commands.Choice(name=f"{name} ({rating:+d})", value=name))
+        return choices[:25]
+
+    @roll.autocomplete("difficulty")
+    async def difficulty_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return [
+            app_commands.Choice(name=label, value=value) for label, value in ladder_choices(current)
+        ]
+
+    @roll.autocomplete("against")
+    async def against_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[int]]:
+        if interaction.channel_id is None:
+            return []
+        is_gm = await member_is_gm(self.bot, interaction)
+        pending = await self.service.pending(interaction.channel_id, is_gm=is_gm)
+        needle = current.strip().casefold()
+        choices = []
+        for view in pending:
+            roll = view.roll
+            label = f"#{view.id} {roll.roller.name}: {roll.skill or '4dF'} → {roll.effort():+d}"
+            if needle and needle not in label.casefold():
+                continue
+            choices.append(app_commands.Choice(name=clip(label, 100), value=view.id))
+        return choices[:25]
+
+    # ----------------------------------------------------------------- /roll-log and /rules
+    @app_commands.command(name="roll-log", description="The last rolls of this channel.")
+    @app_commands.guild_only()
+    async def roll_log(self, interaction: discord.Interaction) -> None:
+        assert interaction.channel_id is not None
+        is_gm = await member_is_gm(self.bot, interaction)
+        views = await self.service.log(interaction.channel_id, is_gm=is_gm)
+        await interaction.response.send_message(embed=log_embed(views), ephemeral=True)
+
+    @app_commands.command(name="rules", description="A short rules reference topic.")
+    @app_commands.describe(topic="The topic: the ladder, actions, invoking, scale, teamwork ...")
+    async def rules(self, interaction: discord.Interaction, topic: str) -> None:
+        found = get_topic(topic)
+        items = discord.ui.View(timeout=None)
+        items.add_item(RulesShareButton(found.key))
+        await interaction.response.send_message(
+            embed=rules_embed(found), view=items, ephemeral=True
+        )
+
+    @rules.autocomplete("topic")
+    async def topic_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return [app_commands.Choice(name=t.title, value=t.key) for t in search_topics(current)]
+
+    # ----------------------------------------------------------------- roll buttons
+    async def on_roll_button(
+        self, interaction: discord.Interaction, roll_id: int, act: str
+    ) -> None:
+        is_gm = await member_is_gm(self.bot, interaction)
+        user = interaction.user.id
+        if act in ("inv", "rr", "hos"):
+            hostile = act == "hos"
+            if hostile and not is_gm:
+                raise NotAllowed("Only the GM can make a hostile invoke.")
+            mode = InvokeMode.REROLL if act == "rr" else InvokeMode.BONUS
+            picker = await self.service.invoke_picker(
+                roll_id, user_id=user, is_gm=is_gm, hostile=hostile
+            )
+            text, spec = aspect_picker(picker.view, picker.aspects, mode, hostile)
+            await interaction.response.send_message(
+                text, view=picker_items(spec, AspectSelect), ephemeral=True
+            )
+        elif act == "tw":
+            change = await self.service.teamwork(roll_id, user_id=user, is_gm=is_gm)
+            await self._update_clicked(interaction, change.view)
+            await self._redraw_all(change.others)
+            if change.note:
+                await interaction.followup.send(change.note, ephemeral=True)
+        elif act == "close":
+            change = await self.service.close(roll_id, user_id=user, is_gm=is_gm)
+            await self._update_clicked(interaction, change.view)
+        elif act == "def":
+            skills = await self.service.defend_skills(roll_id, user_id=user, is_gm=is_gm)
+            view = await self.service.get(roll_id)
+            text, spec = defend_picker(view, skills)
+            await interaction.response.send_message(
+                text, view=picker_items(spec, DefendSelect), ephemeral=True
+            )
+        elif act == "scale":
+            if not is_gm:
+                raise NotAllowed("Only the GM sets scale.")
+            view = await self.service.get(roll_id)
+            if view.closed:
+                raise RuleError("This roll is closed; scale can no longer change it.")
+            text, spec = scale_picker(view, None, None)
+            await interaction.response.send_message(
+                text, view=picker_items(spec, ScaleSelect), ephemeral=True
+            )
+
+    async def _update_clicked(self, interaction: discord.Interaction, view: RollView) -> None:
+        """Redraw the message that was clicked in place, then its other copies."""
+        items = roll_view_items(view)
+        await interaction.response.edit_message(embed=roll_embed(view), view=items)
+        clicked = interaction.message.id if interaction.message is not None else None
+        await self._redraw(view, skip=clicked)
+
+    async def on_stunt(self, interaction: discord.Interaction, roll_id: int, index: int) -> None:
+        is_gm = await member_is_gm(self.bot, interaction)
+        change = await self.service.add_stunt(
+            roll_id, user_id=interaction.user.id, is_gm=is_gm, stunt_index=index
+        )
+        await self._update_clicked(interaction, change.view)
+        await self._redraw_all(change.others)
+
+    # ----------------------------------------------------------------- pickers
+    async def on_aspect_chosen(
+        self,
+        interaction: discord.Interaction,
+        roll_id: int,
+        mode: InvokeMode,
+        hostile: bool,
+        key: str,
+    ) -> None:
+        is_gm = await member_is_gm(self.bot, interaction)
+        view, aspect, options = await self.service.payment_options(
+            roll_id, user_id=interaction.user.id, is_gm=is_gm, aspect_key=key, hostile=hostile
+        )
+        text, spec = payment_picker(view, aspect, options, mode, hostile)
+        await interaction.response.edit_message(
+            content=text, view=picker_items(spec, PaymentSelect)
+        )
+
+    async def on_payment_chosen(
+        self,
+        interaction: discord.Interaction,
+        roll_id: int,
+        version: int,
+        mode: InvokeMode,
+        hostile: bool,
+        key: str,
+        payment: str,
+    ) -> None:
+        is_gm = await member_is_gm(self.bot, interaction)
+        change = await self.service.invoke(
+            roll_id,
+            version=version,
+            user_id=interaction.user.id,
+            user_name=_name(interaction),
+            is_gm=is_gm,
+            aspect_key=key,
+            mode=mode,
+            hostile=hostile,
+            payment=payment,
+        )
+        view = change.view
+        last = view.roll.invokes[-1]
+        done = f"Invoked *{clip(last.aspect_name, 100)}* on roll #{view.id}."
+        if view.hidden:  # the roller's only copy is ephemeral: show the new state here
+            items = roll_view_items(view)
+            await interaction.response.edit_message(
+                content=done, embed=roll_embed(view), view=items
+            )
+        else:
+            await interaction.response.edit_message(content=done, view=None)
+        await self._redraw(view)
+        await self._redraw_all(change.others)
+
+    async def on_defend(
+        self, interaction: discord.Interaction, roll_id: int, skill: str | None
+    ) -> None:
+        assert interaction.guild is not None
+        is_gm = await member_is_gm(self.bot, interaction)
+        acting = await self.service.get(roll_id)
+        change = await self.service.start(
+            guild_id=interaction.guild.id,
+            channel_id=acting.channel_id,
+            user_id=interaction.user.id,
+            user_name=_name(interaction),
+            skill=skill,
+            against=roll_id,
+            action=Action.DEFEND,
+            is_gm=is_gm,
+        )
+        view = change.view
+        await interaction.response.edit_message(
+            content=f"You defend against roll #{roll_id}: see roll #{view.id}.", view=None
+        )
+        items = roll_view_items(view)
+        extra: dict[str, Any] = {"view": items} if items is not None else {}
+        channel = self.bot.get_partial_messageable(view.channel_id)
+        message = await channel.send(embed=roll_embed(view), **extra)
+        await self.service.set_messages(view.id, message_id=message.id)
+        await self._redraw_all(change.others)
+
+    async def on_scale_step(
+        self,
+        interaction: discord.Interaction,
+        roll_id: int,
+        version: int,
+        roller: int | None,
+        opposition: int | None,
+        value: str,
+    ) -> None:
+        is_gm = await member_is_gm(self.bot, interaction)
+        if not is_gm:
+            raise NotAllowed("Only the GM sets scale.")
+        view = await self.service.get(roll_id)
+        if view.version != version:
+            raise RuleError("The roll changed since you opened this; click Scale again.")
+        if roller is None or opposition is None:
+            if not value.isdigit() or int(value) not in {int(level) for level in ScaleLevel}:
+                raise RuleError("Pick one of the scale levels.")
+            if roller is None:
+                roller = int(value)
+            else:
+                opposition = int(value)
+            if opposition is None or roller != opposition:
+                text, spec = scale_picker(view, roller, opposition)
+                await interaction.response.edit_message(
+                    content=text, view=picker_items(spec, ScaleSelect)
+                )
+                return
+            mode = ScaleMode.BEFORE_ROLL  # equal scale: nothing to add, clears earlier scale
+        else:
+            try:
+                mode = ScaleMode(value)
+            except ValueError:
+                raise RuleError("Pick one of the scale benefits.") from None
+        change = await self.service.scale(
+            roll_id,
+            version=version,
+            is_gm=is_gm,
+            roller_level=ScaleLevel(roller),
+            opposition_level=ScaleLevel(opposition),
+            mode=mode,
+        )
+        await interaction.response.edit_message(
+            content=f"Scale set on roll #{roll_id}: {ScaleLevel(roller).label} against "
+            f"{ScaleLevel(opposition).label}.",
+            view=None,
+        )
+        await self._redraw(change.view)
+        await self._redraw_all(change.others)
+
+
+async def setup(bot: Any) -> None:
+    bot.add_dynamic_items(
+        RollButton,
+        StuntSelect,
+        AspectSelect,
+        PaymentSelect,
+        DefendSelect,
+        ScaleSelect,
+        RulesShareButton,
+    )
+    await bot.add_cog(Rolls(bot))

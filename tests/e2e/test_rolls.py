@@ -1,0 +1,324 @@
+"""/roll and the invokes on the roll message, through the fake Discord."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.fate.sheet import AspectKind, new_character
+from bot.fate.stunts import Stunt
+from bot.services.campaigns import (
+    CampaignService,
+    get_character_in,
+    insert_character_in,
+    resolve_campaign_in,
+    set_active_in,
+)
+from bot.testing.harness import Reply, Table, iter_components, message_text
+
+JSON = dict  # a message as the fake Discord stores it
+
+
+async def make_character(
+    table: Table,
+    user: int,
+    name: str,
+    skills: dict[str, int],
+    *,
+    aspects: tuple[str, ...] = (),
+    free_invokes: int = 0,
+    stunts: tuple[Stunt, ...] = (),
+) -> int:
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        sheet = new_character(name, skills=skills)
+        kinds = (AspectKind.HIGH_CONCEPT, AspectKind.TROUBLE, AspectKind.FREE)
+        for kind, text in zip(kinds, aspects, strict=False):
+            sheet = sheet.set_aspect(kind, text)
+        if aspects and free_invokes:
+            sheet = sheet.set_free_invokes(aspects[0], free_invokes)
+        for stunt in stunts:
+            sheet = sheet.add_stunt(stunt)
+        record = await insert_character_in(s, campaign, user, sheet)
+        await set_active_in(s, table.guild_id, user, record.id, None)
+        return record.id
+
+
+async def character(table: Table, character_id: int):  # type: ignore[no-untyped-def]
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        return await get_character_in(s, character_id)
+
+
+def option_value(message: JSON, label_part: str) -> str:
+    for component in iter_components(message.get("components") or []):
+        for option in component.get("options") or []:
+            if label_part in option["label"] or label_part == option["value"]:
+                return str(option["value"])
+    raise AssertionError(f"no option {label_part!r} in {message.get('components')}")
+
+
+async def harry(table: Table, free_invokes: int = 0) -> int:
+    return await make_character(
+        table,
+        table.player,
+        "Harry",
+        {"Lore": 4, "Will": 3},
+        aspects=("Wizard Private Eye", "Trouble Magnet"),
+        free_invokes=free_invokes,
+    )
+
+
+async def invoke(
+    table: Table,
+    roll: Reply | JSON,
+    aspect: str,
+    payment: str,
+    *,
+    user: int,
+    button: str = "Invoke +2",
+) -> Reply:
+    picker = await table.click(roll, button, user=user)
+    assert picker.ephemeral, picker.text
+    chosen = await table.select(
+        picker, "Pick an aspect", [option_value(picker.message or {}, aspect)], user=user
+    )
+    assert "how do you pay" in chosen.text, chosen.text
+    return await table.select(
+        chosen, "How do you pay?", [option_value(chosen.message or {}, payment)], user=user
+    )
+
+
+def private(reply: Reply) -> bool:
+    """The message a reply created or updated is ephemeral (also for in-place updates)."""
+    return bool(reply.message and (reply.message.get("flags") or 0) & 64)
+
+
+def roll_message(table: Table, reply: Reply) -> JSON:
+    assert reply.message is not None
+    return table.message(reply.message["id"])
+
+
+async def test_roll_a_skill(table: Table) -> None:
+    await harry(table)
+    choices = await table.autocomplete("roll", "skill", user=table.player, skill="lo")
+    assert choices[0]["value"] == "Lore" and "+4" in choices[0]["name"]
+    ladder = await table.autocomplete("roll", "difficulty", user=table.player, difficulty="medi")
+    assert [c["value"] for c in ladder] == ["Mediocre"]
+    reply = await table.slash(
+        "roll", user=table.player, skill="Lore", difficulty="Mediocre", description="Find the lair"
+    )
+    assert not reply.ephemeral
+    text = reply.text
+    assert "Harry rolls Lore (+4)" in text and "Find the lair" in text
+    assert "Mediocre (+0)" in text and "Outcome" in text and "shift" in text
+    assert any(symbol in text for symbol in ("[+]", "[-]", "[0]"))
+    assert {"Invoke +2", "Invoke reroll", "Teamwork +1", "Defend", "Close"} <= set(reply.labels())
+    assert "Hostile invoke (GM)" in reply.labels() and "Scale (GM)" in reply.labels()
+
+
+async def test_plain_roll_without_character_and_errors(table: Table) -> None:
+    reply = await table.slash("roll", user=table.player3, modifier=2, difficulty="good")
+    assert not reply.ephemeral and "carol rolls 4dF" in reply.text and "Good (+3)" in reply.text
+    bad = await table.slash("roll", user=table.player3, skill="Lore")
+    assert bad.ephemeral and "no active character" in bad.text
+    worse = await table.slash("roll", user=table.player3, difficulty="impossible")
+    assert worse.ephemeral and "not a rating" in worse.text
+
+
+async def test_invoke_with_a_fate_point_then_second_paid_refused(table: Table) -> None:
+    harry_id = await harry(table)
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    before = (await character(table, harry_id)).sheet.fate_points
+    done = await invoke(table, reply, "Wizard Private Eye", "fate point", user=table.player)
+    assert private(done) and "Invoked" in done.text
+    assert (await character(table, harry_id)).sheet.fate_points == before - 1
+    shown = message_text(roll_message(table, reply))
+    assert "alice: +2 with *Wizard Private Eye* (fate point)" in shown
+
+    picker = await table.click(reply, "Invoke +2", user=table.player)
+    chosen = await table.select(
+        picker, "Pick an aspect", [option_value(picker.message or {}, "Wizard")], user=table.player
+    )
+    again = await table.select(
+        chosen,
+        "How do you pay?",
+        [option_value(chosen.message or {}, "fate point")],
+        user=table.player,
+    )
+    assert again.ephemeral and "already spent" in again.text
+    assert (await character(table, harry_id)).sheet.fate_points == before - 1
+
+
+async def test_invoke_with_a_free_invoke(table: Table) -> None:
+    harry_id = await harry(table, free_invokes=2)
+    reply = await table.slash("roll", user=table.player, skill="Will")
+    await invoke(table, reply, "Wizard Private Eye", "Free invoke", user=table.player)
+    await invoke(table, reply, "Wizard Private Eye", "Free invoke", user=table.player)
+    sheet = (await character(table, harry_id)).sheet
+    assert sheet.find_aspect("Wizard Private Eye").free_invokes == 0
+    assert sheet.fate_points == 3
+    assert message_text(roll_message(table, reply)).count("(free invoke)") == 2
+
+
+async def test_reroll(table: Table) -> None:
+    await harry(table)
+    reply = await table.slash("roll", user=table.player, skill="Lore")
+    await invoke(
+        table, reply, "Trouble Magnet", "fate point", user=table.player, button="Invoke reroll"
+    )
+    assert "reroll with *Trouble Magnet*" in message_text(roll_message(table, reply))
+
+
+async def test_teamwork_and_stranger_refused(table: Table) -> None:
+    await harry(table)
+    await make_character(table, table.player2, "Molly", {"Lore": 2})
+    reply = await table.slash("roll", user=table.player, skill="Lore")
+    helped = await table.click(reply, "Teamwork +1", user=table.player2)
+    assert helped.callback_type == 7
+    text = message_text(roll_message(table, reply))
+    assert "Molly (+2): +1" in text and "teamwork +1" in text
+    own = await table.click(reply, "Teamwork +1", user=table.player)
+    assert own.ephemeral and "teamwork comes from the others" in own.text
+
+    stranger = await table.click(reply, "Invoke +2", user=table.player3)
+    assert stranger.ephemeral and "Only the roller" in stranger.text
+    closing = await table.click(reply, "Close", user=table.player3)
+    assert closing.ephemeral and "Only the roller" in closing.text
+    hostile = await table.click(reply, "Hostile invoke", user=table.player2)
+    assert hostile.ephemeral and "Only the GM" in hostile.text
+    assert "open for invokes" in message_text(roll_message(table, reply))
+
+
+async def test_restart_then_invoke_on_an_old_roll(table: Table) -> None:
+    harry_id = await harry(table)
+    reply = await table.slash("roll", user=table.player, skill="Lore")
+    await table.restart()
+    await invoke(table, reply, "Wizard Private Eye", "fate point", user=table.player)
+    assert (await character(table, harry_id)).sheet.fate_points == 2
+    assert "(fate point)" in message_text(roll_message(table, reply))
+
+
+async def test_two_concurrent_clicks_spend_one_fate_point(table: Table) -> None:
+    harry_id = await harry(table)
+    reply = await table.slash("roll", user=table.player, skill="Lore")
+    picker = await table.click(reply, "Invoke +2", user=table.player)
+    chosen = await table.select(
+        picker, "Pick an aspect", [option_value(picker.message or {}, "Wizard")], user=table.player
+    )
+    value = option_value(chosen.message or {}, "fate point")
+    snapshot = dict(chosen.message or {})
+    first, second = await asyncio.gather(
+        table.select(snapshot, "How do you pay?", [value], user=table.player),
+        table.select(snapshot, "How do you pay?", [value], user=table.player),
+    )
+    assert (await character(table, harry_id)).sheet.fate_points == 2
+    texts = [first.text, second.text]
+    assert sum("Invoked" in t for t in texts) == 1
+    assert any("changed" in t for t in texts)
+    assert message_text(roll_message(table, reply)).count("(fate point)") == 1
+
+
+async def test_new_roll_closes_the_old_one(table: Table) -> None:
+    await harry(table)
+    first = await table.slash("roll", user=table.player, skill="Lore")
+    await table.slash("roll", user=table.player, skill="Will")
+    old = roll_message(table, first)
+    assert "closed" in message_text(old) and not old.get("components")
+
+
+async def test_hidden_roll_never_public(table: Table) -> None:
+    assert table.bot is not None
+    service: CampaignService = table.bot.campaigns  # type: ignore[attr-defined]
+    campaign = await service.current(table.guild_id, table.channel)
+    await service.update_settings(
+        campaign.id, campaign.settings.model_copy(update={"gm_channel_id": table.other_channel})
+    )
+    before = len(table.channel_messages())
+    reply = await table.slash(
+        "roll", user=table.gm, modifier=3, hidden=True, description="The secret ambush"
+    )
+    assert reply.ephemeral and "The secret ambush" in reply.text
+    assert len(table.channel_messages()) == before
+    assert all("secret ambush" not in message_text(m) for m in table.channel_messages())
+    copies = [
+        m for m in table.channel_messages(table.other_channel) if "secret ambush" in message_text(m)
+    ]
+    assert len(copies) == 1
+    log = await table.slash("roll-log", user=table.player)
+    assert log.ephemeral and "secret" not in log.text and "hidden" not in log.text
+    gm_log = await table.slash("roll-log", user=table.gm)
+    assert "(hidden)" in gm_log.text
+    pending = await table.autocomplete("roll", "against", user=table.player)
+    assert pending == []
+    hidden_expr = await table.slash("roll", user=table.gm, expression="1d20", hidden=True)
+    assert hidden_expr.ephemeral
+    assert len(table.channel_messages()) == before
+
+
+async def test_dice_expression_and_limits(table: Table) -> None:
+    reply = await table.slash("roll", user=table.player, expression="2d6+1")
+    assert not reply.ephemeral and "2d6+1" in reply.text and "=" in reply.text
+    via_skill = await table.slash("roll", user=table.player, skill="4dF-1")
+    assert not via_skill.ephemeral and "4dF-1" in via_skill.text
+    too_many = await table.slash("roll", user=table.player, expression="500d6")
+    assert too_many.ephemeral and "at most 100 dice" in too_many.text
+    odd = await table.slash("roll", user=table.player, expression="1d1")
+    assert odd.ephemeral and "2 to 1000 sides" in odd.text
+    junk = await table.slash("roll", user=table.player, expression="2d6+fish")
+    assert junk.ephemeral and "Could not read" in junk.text
+
+
+async def test_rules_share(table: Table) -> None:
+    choices = await table.autocomplete("rules", "topic", user=table.player, topic="lad")
+    assert choices and choices[0]["value"] == "ladder"
+    reply = await table.slash("rules", user=table.player, topic="ladder")
+    assert reply.ephemeral and "Legendary" in reply.text
+    before = len(table.channel_messages())
+    shared = await table.click(reply, "Share", user=table.player)
+    assert not shared.ephemeral
+    assert len(table.channel_messages()) == before + 1
+    assert "Legendary" in message_text(table.channel_messages()[-1])
+    unknown = await table.slash("rules", user=table.player, topic="ladderz")
+    assert unknown.ephemeral and "Did you mean" in unknown.text
+
+
+async def test_defend_opposes_and_stunt_select(table: Table) -> None:
+    stunt = Stunt(name="Occult Scholar", text="+2 Lore", skill="Lore", bonus=2)
+    await make_character(
+        table, table.player, "Harry", {"Lore": 4}, aspects=("Wizard",), stunts=(stunt,)
+    )
+    await make_character(table, table.player2, "Molly", {"Will": 2, "Lore": 1})
+    reply = await table.slash("roll", user=table.player, skill="Lore")
+    assert any(
+        "Occult Scholar" in o["label"]
+        for c in iter_components(reply.message["components"])
+        for o in c.get("options") or []
+    )  # type: ignore[index]
+    added = await table.select(reply, "Add a stunt bonus", ["0"], user=table.player)
+    assert added.callback_type == 7 and "Occult Scholar +2" in message_text(
+        roll_message(table, reply)
+    )
+    picker = await table.click(reply, "Defend", user=table.player2)
+    assert picker.ephemeral
+    defended = await table.select(
+        picker, "Pick a skill to defend with", ["Will"], user=table.player2
+    )
+    assert "You defend" in defended.text
+    last = table.channel_messages()[-1]
+    assert "Molly rolls Will (+2)" in message_text(last) and "Outcome" in message_text(last)
+    acting = message_text(roll_message(table, reply))
+    assert "Outcome" in acting and "roll #" in acting
+
+
+async def test_gm_scale(table: Table) -> None:
+    await harry(table)
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    refused = await table.click(reply, "Scale", user=table.player)
+    assert refused.ephemeral and "Only the GM" in refused.text
+    step = await table.click(reply, "Scale", user=table.gm)
+    step = await table.select(step, "Roller's scale", ["2"], user=table.gm)
+    step = await table.select(step, "Opposition's scale", ["0"], user=table.gm)
+    step = await table.select(step, "Scale benefit", ["before_roll"], user=table.gm)
+    assert "Scale set" in step.text
+    assert "+2 before the roll" in message_text(roll_message(table, reply))
