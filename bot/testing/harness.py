@@ -21,7 +21,13 @@ from typing import Any
 
 import discord
 
-from bot.testing.fake_discord import EPHEMERAL, JSON, FakeDiscord, InteractionRecord
+from bot.testing.fake_discord import (
+    ALL_PERMISSIONS,
+    EPHEMERAL,
+    JSON,
+    FakeDiscord,
+    InteractionRecord,
+)
 
 BotFactory = Callable[[], Awaitable[discord.Client]]
 _BUSY_PREFIXES = (
@@ -259,7 +265,9 @@ class Table:
                 resolved.setdefault("roles", {})[str(value)] = role
                 entry["value"] = str(value)
             elif kind == 7:
-                resolved.setdefault("channels", {})[str(value)] = self.fake.channels[int(value)]
+                channel = dict(self.fake.channels[int(value)])
+                channel.setdefault("permissions", str(ALL_PERMISSIONS))  # as Discord resolves it
+                resolved.setdefault("channels", {})[str(value)] = channel
                 entry["value"] = str(value)
             elif kind == 11:
                 attachment = value

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+from bot.fate.sheet import AspectKind, new_character
+from bot.fate.sheet_io import export_character
 from bot.testing.harness import Reply, Table
 
 SKILLS: dict[str, str | list[str]] = {
@@ -57,3 +63,419 @@ async def test_guided_dfc_character(table: Table) -> None:
     assert "Chasing Rumors" in text and "Card Catalogue Mind" in text
     assert "Mental stress** [1][1][1][1][1][1]" in text
     assert "3 / 3" in text
+
+
+# --------------------------------------------------------------------------- helpers
+FIXTURES = Path(__file__).resolve().parents[1] / "unit" / "sheets" / "fixtures"
+
+
+def plain_sheet(name: str) -> bytes:
+    """A finished plain Fate Condensed character in our own file format."""
+    sheet = new_character(
+        name,
+        skills={
+            "Fight": 4,
+            "Athletics": 3,
+            "Physique": 3,
+            "Will": 2,
+            "Notice": 2,
+            "Shoot": 2,
+            "Stealth": 1,
+            "Provoke": 1,
+            "Rapport": 1,
+            "Crafts": 1,
+        },
+    )
+    sheet = sheet.set_aspect(AspectKind.HIGH_CONCEPT, "Ex-Marine Bodyguard")
+    sheet = sheet.set_aspect(AspectKind.TROUBLE, "Never Backs Down")
+    sheet = sheet.set_aspect(AspectKind.FREE, "Scar Across the Knuckles")
+    sheet = sheet.set_aspect(AspectKind.FREE, "Knows Every Bouncer in Town")
+    return export_character(sheet).encode()
+
+
+async def imported(table: Table, user: int, name: str) -> Reply:
+    upload = table.fake.add_attachment(f"{name}.json", plain_sheet(name))
+    reply = await table.slash("character import", user=user, file=upload)
+    assert reply.ephemeral and f"Imported **{name}**" in reply.text, reply.text
+    return reply
+
+
+def attachment_bytes(table: Table, reply: Reply) -> bytes:
+    message = reply.message or reply.followups[-1]
+    (attachment,) = message["attachments"]
+    return table.fake.attachments[int(attachment["id"])][1]
+
+
+async def exported(table: Table, user: int, **options: Any) -> bytes:
+    reply = await table.slash("character export", user=user, **options)
+    assert reply.ephemeral
+    return attachment_bytes(table, reply)
+
+
+# --------------------------------------------------------------------------- tests
+async def test_apply_mantle_halves_stress_and_reports_incomplete(table: Table) -> None:
+    await imported(table, table.player, "Ruth Kane")
+    shown = await table.slash("mantle show", user=table.player, name="Monster Hunter")
+    assert shown.ephemeral and "Wounded" in shown.text and "absorbs 2" in shown.text
+    applied = await table.slash("mantle apply", user=table.player, name="Monster Hunter")
+    assert applied.ephemeral
+    assert "now carries the **Monster Hunter** mantle" in applied.text
+    assert "In Pursuit" in applied.text  # only named by the seed: the GM completes it
+    sheet = await table.slash("character sheet", user=table.player, full=True)
+    assert "Ruth Kane — Monster Hunter" in sheet.text
+    assert "**Wounded** [2][2] *lasting*, absorbs 2" in sheet.text
+    again = await table.slash("mantle apply", user=table.player, name="Medic")
+    assert again.ephemeral and "already carries" in again.text
+
+    # The GM completes the missing condition for the campaign; the next hunter gets it.
+    refused = await table.slash(
+        "mantle condition",
+        user=table.player,
+        mantle="Monster Hunter",
+        name="In Pursuit",
+        kind="sticky",
+    )
+    assert refused.ephemeral and "Only the GM" in refused.text
+    saved = await table.slash(
+        "mantle condition",
+        user=table.gm,
+        mantle="Monster Hunter",
+        name="In Pursuit",
+        kind="sticky",
+        stress=2,
+    )
+    assert saved.ephemeral and "In Pursuit" in saved.text
+    await imported(table, table.player2, "Sam Okafor")
+    second = await table.slash("mantle apply", user=table.player2, name="monster hunter")
+    assert "In Pursuit" not in second.text.split("mantle.")[1].split("\n")[0]
+    sheet = await table.slash("character sheet", user=table.player2, full=True)
+    assert "**In Pursuit** [1] *sticky*" in sheet.text
+    listed = await table.slash("mantle show", user=table.player, name="Monster Hunter")
+    assert "This campaign's entries" in listed.text
+
+
+async def test_export_and_reimport_unchanged(table: Table) -> None:
+    await guided_character(table, table.player)
+    first = await exported(table, table.player)
+    document = json.loads(first)
+    assert document["format"] == "fate-table/character"
+    assert document["character"]["mantle"] == "Clued-In Mortal"
+
+    made = await table.slash("campaign create", user=table.gm, name="Second Table", bind=False)
+    assert made.ephemeral and "Second Table" in made.text
+    bound = await table.slash(
+        "campaign bind", user=table.gm, channel=table.other_channel, name="Second Table"
+    )
+    assert "Second Table" in bound.text
+    upload = table.fake.add_attachment("harriet.json", first)
+    back = await table.slash(
+        "character import", user=table.player, channel=table.other_channel, file=upload
+    )
+    assert "Imported **Harriet Blackwood** from a Fate Table file" in back.text
+    second = await exported(table, table.player, channel=table.other_channel)
+    assert json.loads(second) == document
+
+
+async def test_player_cannot_edit_or_export_someone_elses_sheet(table: Table) -> None:
+    await imported(table, table.player, "Ruth Kane")
+    before = await exported(table, table.player)
+    tries: list[tuple[str, dict[str, Any]]] = [
+        ("character edit aspect", {"kind": "trouble", "text": "Hates Bob"}),
+        ("character edit skill", {"skill": "Fight", "rating": "1"}),
+        ("character edit refresh", {"value": 5}),
+        ("character edit box", {"track": "physical", "box": 1}),
+        ("character export", {}),
+        ("character delete", {}),
+        ("mantle apply", {"name": "Medic"}),
+    ]
+    for command, options in tries:
+        reply = await table.slash(command, user=table.player2, character="Ruth Kane", **options)
+        assert reply.ephemeral, command
+        assert "not your character" in reply.text, (command, reply.text)
+    switched = await table.slash("character switch", user=table.player2, character="Ruth Kane")
+    assert switched.ephemeral and "not your character" in switched.text
+    assert await exported(table, table.player) == before
+
+    # The GM may change any character of the campaign.
+    done = await table.slash(
+        "character edit box", user=table.gm, character="Ruth Kane", track="physical", box=2
+    )
+    assert done.ephemeral and "[1][x][1]" in done.text
+    assert table.channel_messages() == []
+
+
+async def test_bad_input_changes_nothing(table: Table) -> None:
+    await imported(table, table.player, "Ruth Kane")
+    before = await exported(table, table.player)
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        ("character edit skill", {"skill": "Swordplay", "rating": "+2"}, "no skill called"),
+        ("character edit skill", {"skill": "Fight", "rating": "awesome"}, "not a rating"),
+        ("character edit skill", {"skill": "Lore", "rating": "+6"}, "no rank may hold more"),
+        ("character edit aspect", {"kind": "free", "text": "A Sixth Aspect"}, "already has 2 free"),
+        ("character edit refresh", {"value": 0}, "never drop below 1"),
+        ("character edit aspect", {"kind": "trouble", "text": "x" * 150}, "keep it to 100"),
+        ("character edit stunt", {"name": "Big", "text": "y" * 450}, "keep it to 400"),
+        ("character edit box", {"track": "physical", "box": 9}, "there is no box 9"),
+        ("character edit consequence", {"slot": "mild", "aspect": ""}, "cannot be empty"),
+        ("character sheet", {"character": "Nobody"}, "No character called"),
+    ]
+    for command, options, expected in cases:
+        reply = await table.slash(command, user=table.player, **options)
+        assert reply.ephemeral, command
+        assert expected in reply.text, (command, reply.text)
+    assert await exported(table, table.player) == before
+    assert table.channel_messages() == []
+
+
+async def test_bad_import_files(table: Table) -> None:
+    cases = [
+        (b"{not json", "not valid JSON"),
+        (json.dumps({"hello": "world"}).encode(), "neither a Fate Table character"),
+        (json.dumps({"format": "fate-table/character", "version": 9}).encode(), "newer"),
+        (b"\xff\xfe\x00garbage", "not UTF-8"),
+        (b" " * (300 * 1024), "limited to 256 KiB"),
+    ]
+    for data, expected in cases:
+        upload = table.fake.add_attachment("bad.json", data)
+        reply = await table.slash("character import", user=table.player, file=upload)
+        assert reply.ephemeral and expected in reply.text, (expected, reply.text)
+    listed = await table.slash("character list", user=table.player)
+    assert "No characters yet" in listed.text
+
+
+async def test_fari_import_reports_unmapped(table: Table) -> None:
+    data = (FIXTURES / "fari_current.json").read_bytes()
+    upload = table.fake.add_attachment("rourke.json", data)
+    reply = await table.slash("character import", user=table.player, file=upload)
+    assert reply.ephemeral and "from a Fari file" in reply.text
+    assert "Could not be mapped" in reply.text
+    sheet = await table.slash("character sheet", user=table.player)
+    assert "Michael Rourke" in sheet.text
+
+
+async def test_guided_flow_resumes_after_restart(table: Table) -> None:
+    user = table.player
+    start = await table.slash("character create", user=user)
+    nomantle = await table.select(start, "Mantle group", ["none"], user=user)
+    opened = await table.click(nomantle, "Write aspects", user=user)
+    aspects = await table.submit(
+        opened, {"high_concept": "Streetwise Medium", "trouble": "Ghosts Never Leave"}, user=user
+    )
+    assert "3. Skills" in aspects.text
+
+    # A pyramid violation is refused and the draft stays where it was.
+    opened = await table.click(aspects, "Rate skills", user=user)
+    wrong = await table.submit(opened, {**SKILLS, "good": "Will"}, user=user)
+    assert wrong.ephemeral and "two Good (+3) skills; you have 1" in wrong.text
+
+    await table.restart()
+    resumed = await table.slash("character create", user=user)
+    assert "Picking up your saved draft" in resumed.text and "3. Skills" in resumed.text
+    assert "Streetwise Medium" in resumed.text
+    # The button on the message from before the restart still works.
+    opened = await table.click(aspects, "Rate skills", user=user)
+    rated = await table.submit(opened, SKILLS, user=user)
+    assert "4. Name" in rated.text
+
+    # Start over clears the draft.
+    restarted = await table.click(rated, "Start over", user=user)
+    assert "1. Mantle" in restarted.text and "Streetwise Medium" not in restarted.text
+    # Someone else's draft buttons refuse.
+    other = await table.click(rated, "Start over", user=table.player2)
+    assert other.ephemeral and "someone else's" in other.text
+
+
+async def test_guided_flow_refuses_too_many_stunts_and_sixth_aspect(table: Table) -> None:
+    user = table.player
+    start = await table.slash("character create", user=user)
+    nomantle = await table.select(start, "Mantle group", ["none"], user=user)
+    opened = await table.click(nomantle, "Write aspects", user=user)
+    too_long = await table.submit(
+        opened, {"high_concept": "Same Words", "trouble": "same words"}, user=user
+    )
+    assert too_long.ephemeral and "Two of the aspects are the same" in too_long.text
+
+
+async def test_switch_list_and_delete(table: Table) -> None:
+    await imported(table, table.player, "Ruth Kane")
+    await imported(table, table.player, "Dana Voss")
+    listed = await table.slash("character list", user=table.player)
+    assert "Dana Voss *(active, yours)*" in listed.text and "Ruth Kane *(yours)*" in listed.text
+    switched = await table.slash("character switch", user=table.player, character="Ruth Kane")
+    assert "in this channel" in switched.text
+    sheet = await table.slash("character sheet", user=table.player)
+    assert "Ruth Kane" in sheet.text
+    elsewhere = await table.slash("character sheet", user=table.player, channel=table.other_channel)
+    assert "Dana Voss" in elsewhere.text
+    gone = await table.slash("character delete", user=table.player, character="Ruth Kane")
+    assert "Deleted **Ruth Kane**" in gone.text
+    sheet = await table.slash("character sheet", user=table.player)
+    assert "Dana Voss" in sheet.text
+
+
+async def test_autocomplete_characters_skills_aspects_stunts_mantles(table: Table) -> None:
+    await imported(table, table.player, "Ruth Kane")
+    names = await table.autocomplete("character sheet", "character", user=table.player)
+    assert [c["value"] for c in names] == ["Ruth Kane"]
+    skills = await table.autocomplete(
+        "character edit skill", "skill", user=table.player, skill="ath"
+    )
+    assert [c["value"] for c in skills][0] == "Athletics"
+    aspects = await table.autocomplete(
+        "character edit aspect", "text", user=table.player, kind="free", text="scar"
+    )
+    assert [c["value"] for c in aspects] == ["Scar Across the Knuckles"]
+    await table.slash(
+        "character edit stunt", user=table.player, name="Brawler", text="+2 to Fight."
+    )
+    stunts = await table.autocomplete("character edit stunt", "name", user=table.player)
+    assert [c["value"] for c in stunts] == ["Brawler"]
+    boxes = await table.autocomplete("character edit box", "track", user=table.player)
+    assert {c["value"] for c in boxes} == {"physical", "mental"}
+    mantles = await table.autocomplete("mantle show", "name", user=table.player, name="red")
+    assert "Red Court Vampire" in [c["value"] for c in mantles]
+
+
+async def test_npcs_are_gm_only_and_private(table: Table) -> None:
+    refused = await table.slash(
+        "character npc",
+        user=table.player,
+        kind="minor",
+        name="Thug",
+        aspects="Hired Muscle",
+        skills="Fight +2",
+    )
+    assert refused.ephemeral and "Only the GM" in refused.text
+    made = await table.slash(
+        "character npc",
+        user=table.gm,
+        kind="minor",
+        name="Thug",
+        aspects="Hired Muscle",
+        skills="Fight +2",
+        stress=2,
+    )
+    assert made.ephemeral and "NPC **Thug**" in made.text and "Stress** [1][1]" in made.text
+    too_big = await table.slash(
+        "character npc",
+        user=table.gm,
+        kind="minor",
+        name="Boss",
+        aspects="A | B | C",
+        skills="Fight +2",
+    )
+    assert too_big.ephemeral and "one or two aspects" in too_big.text
+    peek = await table.slash("character sheet", user=table.player, character="Thug")
+    assert peek.ephemeral and "only the GM" in peek.text
+    names = await table.autocomplete("character sheet", "character", user=table.player)
+    assert names == []
+    boss = await table.slash(
+        "character npc",
+        user=table.gm,
+        kind="major",
+        name="Marcone",
+        aspects="Gentleman Crime Lord | Protects Children",
+        skills="Resources +5, Will +4",
+    )
+    assert "major NPC" in boss.text and "Superb (+5)" in boss.text
+
+
+async def test_milestones(table: Table) -> None:
+    await imported(table, table.player, "Ruth Kane")
+    minor = await table.slash(
+        "character milestone minor",
+        user=table.player,
+        change="swap_skills",
+        old="Fight",
+        new="Shoot",
+    )
+    assert minor.ephemeral and "Swapped Fight" in minor.text
+    hc = await table.slash(
+        "character milestone minor",
+        user=table.player,
+        change="rewrite_aspect",
+        old="Ex-Marine Bodyguard",
+        new="Retired Bodyguard",
+    )
+    assert hc.ephemeral and "except the high concept" in hc.text
+    extras = await table.slash(
+        "character milestone major", user=table.player, raise_skill="Stealth", refresh=True
+    )
+    assert extras.ephemeral and "Only the GM grants" in extras.text
+    column = await table.slash("character milestone major", user=table.player, raise_skill="Fight")
+    assert column.ephemeral and "no rank may hold more" in column.text
+    major = await table.slash(
+        "character milestone major",
+        user=table.gm,
+        character="Ruth Kane",
+        raise_skill="Lore",
+        refresh=True,
+    )
+    assert "Raised Lore to Average (+1)" in major.text and "Refresh rises to 4" in major.text
+
+
+async def test_stunt_writer(table: Table) -> None:
+    await imported(table, table.player, "Ruth Kane")
+    opened = await table.slash("stunt write", user=table.player, template="bonus")
+    assert opened.modal is not None
+    bad = await table.submit(
+        opened,
+        {
+            "name": "Eagle Eye",
+            "because": "never miss a detail",
+            "skill": "Perception",
+            "action": "overcome",
+            "circumstance": "searching a room",
+        },
+        user=table.player,
+    )
+    assert bad.ephemeral and "no skill called 'Perception'" in bad.text
+    good = await table.submit(
+        opened,
+        {
+            "name": "Eagle Eye",
+            "because": "never miss a detail",
+            "skill": "Notice",
+            "action": "overcome",
+            "circumstance": "searching a room",
+        },
+        user=table.player,
+    )
+    assert good.ephemeral
+    assert "Because I never miss a detail, I get +2 when I use Notice to overcome" in good.text
+    rule = await table.slash("stunt write", user=table.player, template="rule")
+    done = await table.submit(
+        rule,
+        {
+            "name": "First In",
+            "because": "am always ready",
+            "feat": "act first in a fight",
+            "limitation": "when I am unhurt",
+        },
+        user=table.player,
+    )
+    assert "I can act first in a fight, but only when I am unhurt." in done.text
+    sheet = await table.slash("character sheet", user=table.player, full=True)
+    assert "Eagle Eye" in sheet.text and "First In" in sheet.text
+
+
+async def test_campaign_settings_are_gm_only(table: Table) -> None:
+    shown = await table.slash("campaign settings", user=table.player)
+    assert shown.ephemeral and "condensed" in shown.text and "Athletics" in shown.text
+    refused = await table.slash("campaign settings", user=table.player, stress="escalating")
+    assert refused.ephemeral and "Only the GM" in refused.text
+    changed = await table.slash(
+        "campaign settings",
+        user=table.gm,
+        stress="escalating",
+        skills="Fists, Guns, Talk, Run",
+        gm_channel=table.other_channel,
+    )
+    assert "Settings saved" in changed.text and "escalating" in changed.text
+    assert "Fists, Guns, Talk, Run" in changed.text
+    listed = await table.slash("campaign list", user=table.player)
+    assert "Main campaign" in listed.text and "escalating stress" in listed.text
+    dupes = await table.slash("campaign settings", user=table.gm, skills="Run, run")
+    assert dupes.ephemeral and "listed twice" in dupes.text
+    start = await table.slash("character create", user=table.player)
+    assert start.ephemeral
