@@ -26,6 +26,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.characters",
     "cogs.mantles",
     "cogs.rolls",
+    "cogs.conflicts",
 )
 
 

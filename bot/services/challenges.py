@@ -1,0 +1,289 @@
+"""Challenges in a channel: the GM lists overcome tasks; players claim and roll them."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models.conflicts import EncounterRow
+from bot.errors import RuleError
+from bot.fate import challenge as rules
+from bot.fate.challenge import MAX_TASKS, Challenge, ChallengeTask
+from bot.fate.ladder import describe
+from bot.fate.rolls import Action, Roller, make_roll
+from bot.services.campaigns import (
+    find_character_in,
+    get_character_in,
+    require_active_in,
+    resolve_campaign_in,
+)
+from bot.services.conflicts import (
+    LOG_KEEP,
+    Choice,
+    ConflictService,
+    Member,
+    active_encounter_in,
+    check_version,
+    load_encounter_in,
+    member_of,
+    parse_difficulty,
+    roll_line,
+    save_encounter_in,
+    set_tracker_in,
+)
+
+
+class ChallengeState(BaseModel):
+    challenge: Challenge
+    members: dict[str, Member] = Field(default_factory=dict)
+    log: list[str] = Field(default_factory=list)
+    stopped: bool = False
+
+    def name(self, member_id: str | None) -> str:
+        member = self.members.get(member_id or "")
+        return member.name if member else str(member_id)
+
+    def add_log(self, *lines: str) -> None:
+        self.log = [*self.log, *[line for line in lines if line]][-LOG_KEEP:]
+
+    @property
+    def complete(self) -> bool:
+        return rules.summary(self.challenge).complete
+
+
+@dataclass
+class ChallengeSnapshot:
+    id: int
+    version: int
+    channel_id: int
+    tracker_message_id: int | None
+    state: ChallengeState
+    message: str = ""
+
+
+def parse_tasks(text: str) -> list[tuple[str, int, str]]:
+    """ "Lore:3, Athletics:Fair:climb the wall" -> [(skill, difficulty, description)]."""
+    tasks = []
+    for part in [p.strip() for p in text.split(",") if p.strip()]:
+        pieces = [p.strip() for p in part.split(":")]
+        if len(pieces) < 2 or not pieces[0]:
+            raise RuleError(
+                f"'{part[:60]}' is not skill:difficulty; write tasks like `Lore:3, Athletics:Fair`."
+            )
+        tasks.append((pieces[0][:40], parse_difficulty(pieces[1]), ":".join(pieces[2:])[:200]))
+    if not 1 <= len(tasks) <= MAX_TASKS:
+        raise RuleError(f"A challenge has 1 to {MAX_TASKS} tasks.")
+    return tasks
+
+
+def _task_label(number: int, task: ChallengeTask) -> str:
+    text = f"{number}. {task.skill} vs {describe(task.difficulty)}"
+    return text + (f" - {task.description}" if task.description else "")
+
+
+Step = Callable[[AsyncSession, EncounterRow, ChallengeState], Awaitable[str]]
+
+
+class ChallengeService:
+    def __init__(self, db: Database, conflicts: ConflictService) -> None:
+        self.db = db
+        self.conflicts = conflicts  # shares its dice (rng_factory)
+
+    @staticmethod
+    def _snapshot(row: EncounterRow, state: ChallengeState, message: str = "") -> ChallengeSnapshot:
+        assert row.id is not None
+        return ChallengeSnapshot(
+            row.id, row.version, row.channel_id, row.tracker_message_id, state, message
+        )
+
+    async def _act(self, challenge_id: int, version: int | None, step: Step) -> ChallengeSnapshot:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, challenge_id, "challenge")
+            return await self._act_on(session, row, version, step)
+
+    async def _act_on(
+        self, session: AsyncSession, row: EncounterRow, version: int | None, step: Step
+    ) -> ChallengeSnapshot:
+        check_version(row, version)
+        if not row.active:
+            raise RuleError("This challenge is over; start a new one with `/challenge start`.")
+        state = ChallengeState.model_validate_json(row.state_json)
+        message = await step(session, row, state)
+        row.version = await save_encounter_in(
+            session, row, state.model_dump_json(), active=not (state.complete or state.stopped)
+        )
+        return self._snapshot(row, state, message)
+
+    async def _in_channel(self, channel_id: int, step: Step) -> ChallengeSnapshot:
+        async with self.db.session() as session:
+            row = await active_encounter_in(session, channel_id, "challenge")
+            if row is None:
+                raise RuleError("No challenge is running here; start one with `/challenge start`.")
+            return await self._act_on(session, row, None, step)
+
+    async def start(
+        self,
+        guild_id: int,
+        channel_id: int,
+        user_id: int,
+        tasks: list[tuple[str, int, str]],
+        title: str = "",
+    ) -> ChallengeSnapshot:
+        async with self.db.session() as session:
+            if await active_encounter_in(session, channel_id, "challenge") is not None:
+                raise RuleError("A challenge is already running here; `/challenge end` closes it.")
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            row = EncounterRow(
+                campaign_id=campaign.id,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                kind="challenge",
+                state_json="{}",
+                created_by=user_id,
+            )
+            session.add(row)
+            await session.flush()
+            challenge, _ = rules.start_challenge(str(row.id), tasks, " ".join(title.split()))
+            state = ChallengeState(challenge=challenge)
+            row.state_json = state.model_dump_json()
+            session.add(row)
+            await session.flush()
+            return self._snapshot(row, state)
+
+    async def get(self, challenge_id: int) -> ChallengeSnapshot:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, challenge_id, "challenge")
+            return self._snapshot(row, ChallengeState.model_validate_json(row.state_json))
+
+    async def set_tracker(self, challenge_id: int, message_id: int) -> None:
+        async with self.db.session() as session:
+            await set_tracker_in(session, challenge_id, message_id)
+
+    def open_tasks(self, snap: ChallengeSnapshot) -> list[Choice]:
+        return [
+            Choice(task.id, _task_label(n, task)[:100])
+            for n, task in enumerate(snap.state.challenge.tasks, start=1)
+            if task.result is None and task.assigned_to is None
+        ]
+
+    def rollable_tasks(self, snap: ChallengeSnapshot, user_id: int, is_gm: bool) -> list[Choice]:
+        found = []
+        for n, task in enumerate(snap.state.challenge.tasks, start=1):
+            if task.result is not None or task.assigned_to is None:
+                continue
+            member = snap.state.members.get(task.assigned_to)
+            if member is not None and member.controlled_by(user_id, is_gm):
+                found.append(Choice(task.id, _task_label(n, task)[:100], member.name[:100]))
+        return found
+
+    async def claim(
+        self, challenge_id: int, version: int | None, guild_id: int, user_id: int, task_id: str
+    ) -> ChallengeSnapshot:
+        async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            record = await require_active_in(session, campaign, row.channel_id, user_id)
+            key = str(record.id)
+            state.members[key] = member_of(record)
+            state.challenge, _ = rules.claim(state.challenge, task_id, key)
+            task = state.challenge.task(task_id)
+            line = f"{record.name} takes the {task.skill} task."
+            state.add_log(line)
+            return line
+
+        return await self._act(challenge_id, version, step)
+
+    @staticmethod
+    def _task_at(state: ChallengeState, number: int) -> ChallengeTask:
+        if not 1 <= number <= len(state.challenge.tasks):
+            raise RuleError(
+                f"Pick a task number from 1 to {len(state.challenge.tasks)} (see the tracker)."
+            )
+        return state.challenge.tasks[number - 1]
+
+    async def assign(self, channel_id: int, number: int, name: str) -> ChallengeSnapshot:
+        async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
+            task = self._task_at(state, number)
+            record = await find_character_in(session, row.campaign_id, name)
+            key = str(record.id)
+            state.members[key] = member_of(record)
+            state.challenge, _ = rules.assign(state.challenge, task.id, key)
+            line = f"The GM gives the {task.skill} task to {record.name}."
+            state.add_log(line)
+            return line
+
+        return await self._in_channel(channel_id, step)
+
+    async def roll(
+        self, challenge_id: int, version: int | None, user_id: int, is_gm: bool, task_id: str
+    ) -> ChallengeSnapshot:
+        async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
+            task = state.challenge.task(task_id)
+            member = state.members.get(task.assigned_to or "")
+            if member is None:
+                raise RuleError("Claim that task before rolling it.")
+            if not member.controlled_by(user_id, is_gm):
+                raise RuleError(f"That task is {member.name}'s; roll one of yours.")
+            sheet = (await get_character_in(session, member.character_id)).sheet
+            dice_roll, _ = make_roll(
+                self.conflicts.rng_factory(),
+                Roller(character_id=member.character_id, user_id=member.owner_id, name=member.name),
+                skill=task.skill,
+                skill_rating=sheet.rating(task.skill),
+                difficulty=task.difficulty,
+                action=Action.OVERCOME,
+            )
+            key = task.assigned_to or ""
+            state.challenge, events = rules.record_roll(
+                state.challenge, task_id, key, dice_roll.effort()
+            )
+            line = f"{roll_line(member.name, dice_roll)} vs {describe(task.difficulty)}: "
+            line += events[0].text if events else ""
+            state.add_log(line)
+            return line
+
+        return await self._act(challenge_id, version, step)
+
+    async def cost(self, channel_id: int, number: int, cost: str) -> ChallengeSnapshot:
+        async with self.db.session() as session:
+            row = await active_encounter_in(session, channel_id, "challenge")
+            if row is None:
+                row = await self._latest_in(session, channel_id)
+            state = ChallengeState.model_validate_json(row.state_json)
+            task = self._task_at(state, number)
+            state.challenge = rules.set_cost(state.challenge, task.id, cost)
+            state.add_log(f"Cost of the {task.skill} task: {' '.join(cost.split())[:200]}")
+            row.version = await save_encounter_in(
+                session, row, state.model_dump_json(), active=row.active
+            )
+            return self._snapshot(row, state, "Cost noted.")
+
+    async def _latest_in(self, session: AsyncSession, channel_id: int) -> EncounterRow:
+        from sqlmodel import col, select
+
+        row = (
+            await session.exec(
+                select(EncounterRow)
+                .where(EncounterRow.channel_id == channel_id, EncounterRow.kind == "challenge")
+                .order_by(col(EncounterRow.id).desc())
+            )
+        ).first()
+        if row is None:
+            raise RuleError("No challenge has run here; start one with `/challenge start`.")
+        return row
+
+    async def end(self, channel_id: int) -> ChallengeSnapshot:
+        async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
+            state.stopped = True
+            total = rules.summary(state.challenge)
+            line = (
+                f"The GM closes the challenge: {total.successes} success(es), {total.ties} tie(s), "
+                f"{total.failures} failure(s), {total.open} not rolled."
+            )
+            state.add_log(line)
+            return line
+
+        return await self._in_channel(channel_id, step)

@@ -1,0 +1,1077 @@
+"""Conflicts in a channel: start, turns, attacks and defences, invokes, absorbing, concessions.
+
+One service call = one transaction: load the encounter row, call the pure rules in
+`bot.fate.conflict` / `bot.fate.harm` / `bot.fate.rolls`, write sheets and fate points through
+the campaign spine, and save the row with an optimistic version check (a double click applies
+once). Dice come from `rng_factory` (SystemRandom in production; tests script it).
+
+The encounter helpers at the top are shared with contests and challenges.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from pydantic import BaseModel, Field
+from sqlalchemy import update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models.columns import utcnow
+from bot.db.models.conflicts import EncounterRow
+from bot.errors import RuleError
+from bot.fate import conflict as rules
+from bot.fate.aspects import (
+    Aspect,
+    AspectKind,
+    FailChoice,
+    OutcomeKind,
+    classify,
+    create_advantage_new,
+    make_boost,
+)
+from bot.fate.aspects import Event as RuleEvent
+from bot.fate.aspects import spend_free_invoke as spend_own_invoke
+from bot.fate.conflict import Combatant, Conflict, ConflictKind, Phase
+from bot.fate.dice import fate_symbols
+from bot.fate.harm import AbsorbChoice, SlotRef, suggest_absorb_options
+from bot.fate.ladder import describe, parse_rating
+from bot.fate.rolls import Action, InvokeMode, Payment, Roll, Roller, apply_invoke, make_roll
+from bot.fate.sheet import Character
+from bot.fate.tracks import Track, TrackKind
+from bot.services import aspects_in_play
+from bot.services.campaigns import (
+    CampaignInfo,
+    CharacterRecord,
+    StaleError,
+    find_character_in,
+    get_character_in,
+    log_gm_points_in,
+    move_fate_points_in,
+    resolve_campaign_in,
+    save_character_in,
+)
+
+MAX_ZONES = 10
+ZONE_NAME_MAX = 40
+LOG_KEEP = 8
+MAX_PARTICIPANTS = rules.MAX_COMBATANTS
+SOURCE_PREFIX = "cf"
+
+T = TypeVar("T")
+
+
+# --------------------------------------------------------------------------- shared row helpers
+class Member(BaseModel):
+    """Who a combatant (or contest/challenge member) is, and who may act for them."""
+
+    character_id: int
+    owner_id: int
+    name: str
+    is_npc: bool
+
+    def controlled_by(self, user_id: int, is_gm: bool) -> bool:
+        return is_gm or (not self.is_npc and self.owner_id == user_id)
+
+
+def member_of(record: CharacterRecord) -> Member:
+    return Member(
+        character_id=record.id, owner_id=record.owner_id, name=record.name, is_npc=record.is_npc
+    )
+
+
+async def active_encounter_in(
+    session: AsyncSession, channel_id: int, kind: str
+) -> EncounterRow | None:
+    return (
+        await session.exec(
+            select(EncounterRow)
+            .where(
+                EncounterRow.channel_id == channel_id,
+                EncounterRow.kind == kind,
+                col(EncounterRow.active),
+            )
+            .order_by(col(EncounterRow.id).desc())
+        )
+    ).first()
+
+
+async def load_encounter_in(session: AsyncSession, encounter_id: int, kind: str) -> EncounterRow:
+    row = await session.get(EncounterRow, encounter_id)
+    if row is None or row.kind != kind:
+        raise RuleError(f"That {kind} no longer exists.")
+    return row
+
+
+def check_version(row: EncounterRow, version: int | None) -> None:
+    if version is not None and row.version != version:
+        raise StaleError(
+            "Someone acted first (or you clicked twice); look at the tracker again and retry."
+        )
+
+
+async def save_encounter_in(
+    session: AsyncSession, row: EncounterRow, state_json: str, *, active: bool
+) -> int:
+    """Write the new state if nobody changed the row since it was read; returns the version."""
+    assert row.id is not None
+    result = await session.exec(  # type: ignore[call-overload]
+        update(EncounterRow)
+        .where(col(EncounterRow.id) == row.id, col(EncounterRow.version) == row.version)
+        .values(state_json=state_json, active=active, version=row.version + 1, updated_at=utcnow())
+    )
+    if result.rowcount != 1:
+        raise StaleError(
+            "Someone acted first (or you clicked twice); look at the tracker again and retry."
+        )
+    return row.version + 1
+
+
+async def set_tracker_in(session: AsyncSession, encounter_id: int, message_id: int) -> None:
+    await session.exec(  # type: ignore[call-overload]
+        update(EncounterRow)
+        .where(col(EncounterRow.id) == encounter_id)
+        .values(tracker_message_id=message_id)
+    )
+
+
+def parse_names(text: str, what: str, limit: int = MAX_PARTICIPANTS) -> list[str]:
+    names = [n.strip() for n in text.replace(";", ",").split(",") if n.strip()]
+    if not names:
+        raise RuleError(f"List the {what} by name, separated by commas (e.g. `Harry, Molly`).")
+    if len(names) > limit:
+        raise RuleError(f"List at most {limit} {what}.")
+    return names
+
+
+def parse_difficulty(text: str) -> int:
+    try:
+        return parse_rating(text)
+    except ValueError as error:
+        raise RuleError(f"Difficulty: {error}") from None
+
+
+def roll_line(name: str, roll: Roll) -> str:
+    skill = f"{roll.skill} " if roll.skill else ""
+    invokes = f" +{2 * len(roll.invokes)} invokes" if roll.invokes else ""
+    return (
+        f"{name}: {skill}{roll.skill_rating:+d} {fate_symbols(roll.dice)}{invokes} = "
+        f"{describe(roll.effort())}"
+    )
+
+
+def skill_choices(sheet: Character, limit: int = 25) -> list[tuple[str, int]]:
+    """The skills a character would roll, best first (for selects)."""
+    rated = sorted(sheet.skills.items(), key=lambda kv: (-kv[1], kv[0]))
+    return rated[:limit]
+
+
+# --------------------------------------------------------------------------- conflict state
+class ConflictState(BaseModel):
+    conflict: Conflict
+    members: dict[str, Member]
+    zones: list[str] = Field(default_factory=list)
+    aspects: list[Aspect] = Field(default_factory=list)  # boosts, advantages, consequences
+    attack_roll: Roll | None = None
+    defence_roll: Roll | None = None
+    log: list[str] = Field(default_factory=list)
+    gm_carried: int = 0  # fate points NPC payouts gave the GM for later scenes
+    next_aspect: int = 1
+
+    def name(self, combatant_id: str | None) -> str:
+        if combatant_id is None:
+            return "nobody"
+        member = self.members.get(combatant_id)
+        return member.name if member else combatant_id
+
+    def add_log(self, *lines: str) -> None:
+        self.log = [*self.log, *[line for line in lines if line]][-LOG_KEEP:]
+
+    def new_aspect_id(self) -> str:
+        key = f"{SOURCE_PREFIX}:{self.conflict.id}:{self.next_aspect}"
+        self.next_aspect += 1
+        return key
+
+
+@dataclass
+class ConflictSnapshot:
+    """What the tracker and the replies need after a call."""
+
+    id: int
+    version: int
+    channel_id: int
+    tracker_message_id: int | None
+    state: ConflictState
+    sheets: dict[str, Character] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def conflict(self) -> Conflict:
+        return self.state.conflict
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: str
+    label: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class AbsorbOption:
+    index: int
+    label: str
+    slots_needing_text: tuple[str, ...]  # labels of consequence slots that need an aspect
+
+
+def _events_text(state: ConflictState, events: list[RuleEvent]) -> list[str]:
+    lines = []
+    for event in events:
+        if event.kind in ("turn", "conflict_started"):
+            continue
+        who = state.name(event.who) if event.who and event.who in state.members else None
+        lines.append(f"{who}: {event.text}" if who else event.text)
+    return lines
+
+
+def _roller(member: Member) -> Roller:
+    return Roller(character_id=member.character_id, user_id=member.owner_id, name=member.name)
+
+
+def _resolve_skill(sheet: Character, skill: str) -> tuple[str, int]:
+    wanted = " ".join(skill.split())
+    if not wanted or len(wanted) > 40:
+        raise RuleError("Pick a skill from the list (or type its name, up to 40 characters).")
+    for name, rating in sheet.skills.items():
+        if name.casefold() == wanted.casefold():
+            return name, rating
+    return wanted, 0
+
+
+class ConflictService:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.rng_factory: Callable[[], random.Random] = random.SystemRandom
+
+    # ------------------------------------------------------------------ plumbing
+    async def _snapshot_in(
+        self, session: AsyncSession, row: EncounterRow, state: ConflictState, message: str = ""
+    ) -> ConflictSnapshot:
+        sheets: dict[str, Character] = {}
+        for cid, member in state.members.items():
+            try:
+                sheets[cid] = (await get_character_in(session, member.character_id)).sheet
+            except RuleError:
+                continue
+        assert row.id is not None
+        return ConflictSnapshot(
+            row.id, row.version, row.channel_id, row.tracker_message_id, state, sheets, message
+        )
+
+    async def _act(
+        self,
+        conflict_id: int,
+        version: int | None,
+        step: Callable[[AsyncSession, CampaignInfo, EncounterRow, ConflictState], Awaitable[str]],
+    ) -> ConflictSnapshot:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, conflict_id, "conflict")
+            check_version(row, version)
+            if not row.active:
+                raise RuleError("This conflict is over; start a new one with `/conflict start`.")
+            state = ConflictState.model_validate_json(row.state_json)
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            message = await step(session, campaign, row, state)
+            ended = state.conflict.phase is Phase.ENDED
+            if ended:
+                await self._pay_in(session, campaign, row, state)
+            row.version = await save_encounter_in(
+                session, row, state.model_dump_json(), active=not ended
+            )
+            return await self._snapshot_in(session, row, state, message)
+
+    async def _pay_in(
+        self, session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+    ) -> None:
+        note = f"conflict #{row.id}"
+        for payout in rules.payouts_due(state.conflict):
+            change = payout.change
+            if payout.is_npc:
+                state.gm_carried += change.delta
+                await log_gm_points_in(
+                    session,
+                    campaign.id,
+                    change.delta,
+                    state.gm_carried,
+                    reason=change.reason.value,
+                    actor_id=row.created_by,
+                    note=f"{note}: {state.name(change.who)}",
+                    channel_id=row.channel_id,
+                )
+                continue
+            member = state.members[change.who]
+            record = await get_character_in(session, member.character_id)
+            await move_fate_points_in(
+                session,
+                record,
+                change.delta,
+                reason=change.reason.value,
+                actor_id=row.created_by,
+                note=note,
+                channel_id=row.channel_id,
+            )
+        if state.conflict.payouts:
+            paid = ", ".join(
+                f"{state.name(p.change.who)} +{p.change.delta}" for p in state.conflict.payouts
+            )
+            state.add_log(f"Fate points paid: {paid}.")
+
+    @staticmethod
+    def _member(state: ConflictState, combatant_id: str) -> Member:
+        member = state.members.get(combatant_id)
+        if member is None:
+            raise RuleError("That character is not in this conflict.")
+        return member
+
+    def _require_control(
+        self, state: ConflictState, combatant_id: str | None, user_id: int, is_gm: bool, doing: str
+    ) -> Member:
+        if combatant_id is None:
+            raise RuleError("Nobody is acting right now; the GM picks who goes next.")
+        member = self._member(state, combatant_id)
+        if not member.controlled_by(user_id, is_gm):
+            who = "the GM" if member.is_npc else f"{member.name}'s player or the GM"
+            raise RuleError(f"Only {who} can {doing}.")
+        return member
+
+    async def _sheet_in(self, session: AsyncSession, member: Member) -> CharacterRecord:
+        return await get_character_in(session, member.character_id)
+
+    # ------------------------------------------------------------------ start and read
+    async def start(
+        self,
+        guild_id: int,
+        channel_id: int,
+        user_id: int,
+        kind: ConflictKind,
+        participants: list[str],
+        first: str,
+        zones: list[str],
+    ) -> ConflictSnapshot:
+        if len(zones) > MAX_ZONES:
+            raise RuleError(f"Use at most {MAX_ZONES} zones.")
+        if any(len(z) > ZONE_NAME_MAX for z in zones):
+            raise RuleError(f"Keep zone names to {ZONE_NAME_MAX} characters.")
+        if len({z.casefold() for z in zones}) != len(zones):
+            raise RuleError("Two zones have the same name; give each zone its own name.")
+        async with self.db.session() as session:
+            if await active_encounter_in(session, channel_id, "conflict") is not None:
+                raise RuleError(
+                    "A conflict is already running here; finish it with `/conflict end` first."
+                )
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            members: dict[str, Member] = {}
+            for name in participants:
+                record = await find_character_in(session, campaign.id, name)
+                members[str(record.id)] = member_of(record)
+            first_record = await find_character_in(session, campaign.id, first)
+            if str(first_record.id) not in members:
+                raise RuleError(f"{first_record.name} is not among the participants; list them.")
+            scene_zones = await _scene_zones_in(session, channel_id) if not zones else None
+            if scene_zones is not None:
+                zones = list(scene_zones)
+            adjacency = scene_zones or {
+                z: [
+                    n
+                    for n in (
+                        zones[i - 1] if i else None,
+                        zones[i + 1] if i + 1 < len(zones) else None,
+                    )
+                    if n
+                ]
+                for i, z in enumerate(zones)
+            }
+            combatants = [
+                Combatant(
+                    id=cid,
+                    name=m.name,
+                    side="npcs" if m.is_npc else "pcs",
+                    is_npc=m.is_npc,
+                    zone=zones[0] if zones else None,
+                )
+                for cid, m in members.items()
+            ]
+            row = EncounterRow(
+                campaign_id=campaign.id,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                kind="conflict",
+                state_json="{}",
+                created_by=user_id,
+            )
+            session.add(row)
+            await session.flush()
+            assert row.id is not None
+            conflict, events = rules.start_conflict(
+                str(row.id), kind, combatants, str(first_record.id), adjacency
+            )
+            state = ConflictState(conflict=conflict, members=members, zones=zones)
+            state.add_log(f"A {kind.value} conflict begins; {first_record.name} acts first.")
+            row.state_json = state.model_dump_json()
+            session.add(row)
+            await session.flush()
+            return await self._snapshot_in(session, row, state)
+
+    async def get(self, conflict_id: int) -> ConflictSnapshot:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, conflict_id, "conflict")
+            state = ConflictState.model_validate_json(row.state_json)
+            return await self._snapshot_in(session, row, state)
+
+    async def in_channel(self, channel_id: int) -> ConflictSnapshot:
+        async with self.db.session() as session:
+            row = await active_encounter_in(session, channel_id, "conflict")
+            if row is None:
+                raise RuleError("No conflict is running here; start one with `/conflict start`.")
+            state = ConflictState.model_validate_json(row.state_json)
+            return await self._snapshot_in(session, row, state)
+
+    async def set_tracker(self, conflict_id: int, message_id: int) -> None:
+        async with self.db.session() as session:
+            await set_tracker_in(session, conflict_id, message_id)
+
+    # ------------------------------------------------------------------ turn order
+    async def pick_next(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, next_id: str
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            c = state.conflict
+            if c.phase is Phase.CHOOSING_NEXT:
+                if not is_gm:
+                    raise RuleError("The GM picks who acts next now.")
+                c, events = rules.gm_pick_next(c, next_id)
+            else:
+                self._require_control(state, c.current, user_id, is_gm, "pick who acts next")
+                assert c.current is not None
+                c, events = rules.end_turn(c, c.current, next_id)
+            state.conflict = c
+            state.add_log(*_events_text(state, events))
+            return f"{state.name(next_id)} acts next."
+
+        return await self._act(conflict_id, version, step)
+
+    # ------------------------------------------------------------------ attack and defence
+    async def attack(
+        self,
+        conflict_id: int,
+        version: int | None,
+        user_id: int,
+        is_gm: bool,
+        target: str,
+        skill: str,
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            c = state.conflict
+            attacker = self._require_control(state, c.current, user_id, is_gm, "attack now")
+            assert c.current is not None
+            rules.attack(c, c.current, target, 0)  # validate before rolling
+            sheet = (await self._sheet_in(session, attacker)).sheet
+            name, rating = _resolve_skill(sheet, skill)
+            roll, _ = make_roll(
+                self.rng_factory(),
+                _roller(attacker),
+                skill=name,
+                skill_rating=rating,
+                action=Action.ATTACK,
+            )
+            c, events = rules.attack(c, c.current, target, roll.effort())
+            state.conflict = c
+            state.attack_roll, state.defence_roll = roll, None
+            line = f"{roll_line(attacker.name, roll)} - attacks {state.name(target)}."
+            state.add_log(line)
+            return line
+
+        return await self._act(conflict_id, version, step)
+
+    async def defend(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, skill: str
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            c = state.conflict
+            if c.phase is not Phase.DEFENDING or c.pending is None:
+                raise RuleError("There is no attack waiting for a defence.")
+            defender = self._require_control(state, c.pending.defender, user_id, is_gm, "defend")
+            sheet = (await self._sheet_in(session, defender)).sheet
+            name, rating = _resolve_skill(sheet, skill)
+            roll, _ = make_roll(
+                self.rng_factory(),
+                _roller(defender),
+                skill=name,
+                skill_rating=rating,
+                action=Action.DEFEND,
+            )
+            c, events = rules.defend(c, c.pending.defender, roll.effort())
+            state.conflict = c
+            state.defence_roll = roll
+            lines = [f"{roll_line(defender.name, roll)} - defends."]
+            lines += self._after_resolution(state, events)
+            state.add_log(*lines)
+            return " ".join(lines)
+
+        return await self._act(conflict_id, version, step)
+
+    def _after_resolution(self, state: ConflictState, events: list[RuleEvent]) -> list[str]:
+        """Turn boost events into boost aspects; describe the rest."""
+        lines = []
+        for event in events:
+            if event.kind == "boost" and isinstance(event.data.get("boost_for"), str):
+                holder = str(event.data["boost_for"])
+                text = "Opening" if event.who != holder else "Momentum"
+                boost = make_boost(
+                    state.new_aspect_id(), f"{text} for {state.name(holder)}"[:80], holder
+                )
+                state.aspects = [*state.aspects, boost]
+            if event.kind in ("defence",):
+                continue
+            lines.append(_events_text(state, [event])[0])
+        if state.conflict.phase is not Phase.ABSORBING and state.conflict.pending is None:
+            state.attack_roll = state.defence_roll = None
+        return lines
+
+    # ------------------------------------------------------------------ invokes
+    def _invoker(self, state: ConflictState, user_id: int, is_gm: bool) -> str:
+        c = state.conflict
+        pending = c.pending
+        if pending is None or c.phase not in (Phase.DEFENDING, Phase.ABSORBING):
+            raise RuleError("Invokes here go on an attack in progress; there is none right now.")
+        sides = (
+            [pending.attacker]
+            if c.phase is Phase.DEFENDING
+            else [
+                pending.attacker,
+                pending.defender,
+            ]
+        )
+        mine = [s for s in sides if state.members[s].controlled_by(user_id, is_gm)]
+        if not mine:
+            if c.phase is Phase.DEFENDING:
+                raise RuleError(
+                    "Before the defence only the attacker can invoke; defend first, then invoke."
+                )
+            raise RuleError("Only the attacker or the defender can invoke on this attack.")
+        own_pcs = [
+            s for s in mine if not state.members[s].is_npc and state.members[s].owner_id == user_id
+        ]
+        npcs = [s for s in mine if state.members[s].is_npc]
+        return (own_pcs or npcs or mine)[0]
+
+    async def invoke_choices(
+        self, conflict_id: int, user_id: int, is_gm: bool
+    ) -> tuple[str, list[Choice]]:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, conflict_id, "conflict")
+            state = ConflictState.model_validate_json(row.state_json)
+            who = self._invoker(state, user_id, is_gm)
+            member = state.members[who]
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            sheet = (await self._sheet_in(session, member)).sheet
+            return member.name, await self._choices_in(session, campaign, row, state, who, sheet)
+
+    async def _choices_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        who: str,
+        sheet: Character,
+    ) -> list[Choice]:
+        choices: list[Choice] = []
+        for aspect in state.aspects:
+            if aspect.hidden:
+                continue
+            if aspect.invokes_held_by(who):
+                choices.append(
+                    Choice(f"free|{aspect.id}", f"Free invoke: {aspect.text}"[:100], "no cost")
+                )
+            if aspect.kind is not AspectKind.BOOST:
+                choices.append(
+                    Choice(f"fp|{aspect.id}", f"Fate point: {aspect.text}"[:100], "costs 1 FP")
+                )
+        if "char" not in aspects_in_play.SOURCES:
+            for index, own in enumerate(sheet.aspects):
+                choices.append(
+                    Choice(f"fp|own:{index}", f"Fate point: {own.text}"[:100], "your aspect")
+                )
+        holder = "gm" if state.members[who].is_npc else f"char:{state.members[who].character_id}"
+        others = await aspects_in_play.aspects_in_play(
+            session, campaign, row.channel_id, include_hidden=False
+        )
+        for other in others:
+            if other.key.startswith(f"{SOURCE_PREFIX}:"):
+                continue
+            if other.free_invokes.get(holder):
+                choices.append(
+                    Choice(
+                        f"free|{other.key}", f"Free invoke: {other.name}"[:100], other.owner[:100]
+                    )
+                )
+            if not other.is_boost:
+                choices.append(
+                    Choice(f"fp|{other.key}", f"Fate point: {other.name}"[:100], other.owner[:100])
+                )
+        unique: list[Choice] = []
+        seen: set[str] = set()
+        for choice in choices:
+            if choice.label.casefold() in seen:
+                continue
+            seen.add(choice.label.casefold())
+            unique.append(choice)
+        return unique[:25]
+
+    async def invoke(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, choice: str
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            who = self._invoker(state, user_id, is_gm)
+            member = state.members[who]
+            record = await self._sheet_in(session, member)
+            valid = {
+                c.value
+                for c in await self._choices_in(session, campaign, row, state, who, record.sheet)
+            }
+            if choice not in valid:
+                raise RuleError(
+                    "That aspect cannot be invoked now; open Invoke again and pick one."
+                )
+            payment, key = choice.split("|", 1)
+            aspect_name, owner = await self._pay_invoke_in(
+                session, campaign, row, state, who, record, payment, key, user_id
+            )
+            if owner is not None and payment == "fp" and owner != who:
+                if state.conflict.combatant(owner).side != state.conflict.combatant(who).side:
+                    state.conflict, _ = rules.hostile_invoke(state.conflict, who, owner)
+            return self._apply_bonus(state, who, member, aspect_name, payment, user_id, key)
+
+        return await self._act(conflict_id, version, step)
+
+    async def _pay_invoke_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        who: str,
+        record: CharacterRecord,
+        payment: str,
+        key: str,
+        user_id: int,
+    ) -> tuple[str, str | None]:
+        """Spend the fate point or the free invoke; returns (aspect name, owning combatant)."""
+        owner: str | None = None
+        if key.startswith("own:"):
+            name = record.sheet.aspects[int(key[4:])].text
+        elif key.startswith(f"{SOURCE_PREFIX}:"):
+            aspect = next(a for a in state.aspects if a.id == key)
+            name, owner = aspect.text, aspect.owner
+            if payment == "free":
+                spent, _ = spend_own_invoke(aspect, who)
+                kept: list[Aspect] = []
+                for item in state.aspects:
+                    if item.id != key:
+                        kept.append(item)
+                    elif spent is not None:
+                        kept.append(spent)
+                state.aspects = kept
+        else:
+            found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
+            name = found.name
+            owner = next((c.id for c in state.conflict.combatants if c.name == found.owner), None)
+            if payment == "free":
+                holder = "gm" if state.members[who].is_npc else f"char:{record.id}"
+                await aspects_in_play.spend_free_invoke(
+                    session, campaign, row.channel_id, key, holder
+                )
+        if payment == "fp":
+            await move_fate_points_in(
+                session,
+                record,
+                -1,
+                reason="invoke",
+                actor_id=user_id,
+                note=f"{name} (conflict #{row.id})",
+                channel_id=row.channel_id,
+            )
+        return name, owner
+
+    def _apply_bonus(
+        self,
+        state: ConflictState,
+        who: str,
+        member: Member,
+        aspect_name: str,
+        payment: str,
+        user_id: int,
+        key: str,
+    ) -> str:
+        c = state.conflict
+        assert c.pending is not None
+        pay = Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE
+        is_attacker = who == c.pending.attacker
+        roll = state.attack_roll if is_attacker else state.defence_roll
+        if roll is not None:
+            roll, _ = apply_invoke(
+                roll,
+                self.rng_factory(),
+                invoker_id=user_id,
+                invoker_name=member.name,
+                aspect_key=key,
+                aspect_name=aspect_name,
+                mode=InvokeMode.BONUS,
+                payment=pay,
+                payer_id=member.character_id,
+            )
+        line = f"{member.name} invokes {aspect_name} for +2."
+        if c.phase is Phase.DEFENDING:
+            assert roll is not None
+            state.attack_roll = roll
+            pending = c.pending.model_copy(update={"attack_effort": roll.effort()})
+            state.conflict = c.model_copy(update={"pending": pending})
+            state.add_log(line)
+            return f"{line} The attack is now {describe(roll.effort())}."
+        if is_attacker:
+            state.attack_roll = roll
+        else:
+            state.defence_roll = roll
+        state.conflict, events = rules.invoke_on_attack(c, who, 2)
+        lines = [line, *self._after_resolution(state, [e for e in events if e.kind != "invoke"])]
+        state.add_log(*lines)
+        return " ".join(lines)
+
+    async def trade_for_boost(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            pending = state.conflict.pending
+            if pending is None:
+                raise RuleError("There is no hit waiting to be absorbed.")
+            self._require_control(state, pending.attacker, user_id, is_gm, "trade a shift")
+            state.conflict, events = rules.trade_shift_for_boost(state.conflict, pending.attacker)
+            lines = self._after_resolution(state, events)
+            state.add_log(*lines)
+            return " ".join(lines)
+
+        return await self._act(conflict_id, version, step)
+
+    # ------------------------------------------------------------------ absorbing
+    @staticmethod
+    def _options(state: ConflictState, tracks: list[Track]) -> list[AbsorbChoice]:
+        pending = state.conflict.pending
+        if state.conflict.phase is not Phase.ABSORBING or pending is None:
+            raise RuleError("There is no hit waiting to be absorbed.")
+        return suggest_absorb_options(tracks, state.conflict.harm, pending.shifts, limit=20)
+
+    async def absorb_options(
+        self, conflict_id: int, user_id: int, is_gm: bool
+    ) -> tuple[int, int, list[AbsorbOption]]:
+        """(version, shifts, options) for the defender's choice."""
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, conflict_id, "conflict")
+            state = ConflictState.model_validate_json(row.state_json)
+            pending = state.conflict.pending
+            if pending is None or state.conflict.phase is not Phase.ABSORBING:
+                raise RuleError("There is no hit waiting to be absorbed.")
+            member = self._require_control(state, pending.defender, user_id, is_gm, "take the hit")
+            tracks = (await self._sheet_in(session, member)).sheet.tracks
+            labels = {t.key: t for t in tracks}
+            options = []
+            for index, option in enumerate(self._options(state, tracks)):
+                options.append(
+                    AbsorbOption(
+                        index,
+                        describe_absorb(option, labels),
+                        tuple(
+                            labels[s.track].label
+                            for s in option.slots
+                            if labels[s.track].kind is TrackKind.CONSEQUENCE
+                        ),
+                    )
+                )
+            return row.version, pending.shifts, options
+
+    async def absorb(
+        self,
+        conflict_id: int,
+        version: int | None,
+        user_id: int,
+        is_gm: bool,
+        index: int,
+        texts: list[str],
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            pending = state.conflict.pending
+            if pending is None or state.conflict.phase is not Phase.ABSORBING:
+                raise RuleError("There is no hit waiting to be absorbed.")
+            member = self._require_control(state, pending.defender, user_id, is_gm, "take the hit")
+            record = await self._sheet_in(session, member)
+            options = self._options(state, record.sheet.tracks)
+            if not 0 <= index < len(options):
+                raise RuleError("That choice is gone; press Take the hit again.")
+            option = options[index]
+            by_key = {t.key: t for t in record.sheet.tracks}
+            wanted = iter(texts)
+            slots = [
+                SlotRef(
+                    track=s.track,
+                    aspect=next(wanted, None)
+                    if by_key[s.track].kind is TrackKind.CONSEQUENCE
+                    else None,
+                )
+                for s in option.slots
+            ]
+            option = option.model_copy(update={"slots": slots})
+            attacker = pending.attacker
+            state.conflict, events, result = rules.absorb(
+                state.conflict, record.sheet.tracks, option
+            )
+            if not result.taken_out:
+                await save_character_in(
+                    session, record, record.sheet.model_copy(update={"tracks": result.tracks})
+                )
+            for aspect in result.new_aspects:
+                state.aspects = [
+                    *state.aspects,
+                    aspect.model_copy(
+                        update={"id": state.new_aspect_id(), "owner": pending.defender}
+                    ),
+                ]
+            state.attack_roll = state.defence_roll = None
+            lines = _events_text(state, events)
+            if result.taken_out:
+                lines.append(f"{state.name(attacker)} decides how {member.name} is taken out.")
+            state.add_log(*lines)
+            return " ".join(lines)
+
+        return await self._act(conflict_id, version, step)
+
+    # ------------------------------------------------------------------ other actions
+    async def _action_roll_in(
+        self,
+        session: AsyncSession,
+        state: ConflictState,
+        member: Member,
+        skill: str,
+        action: Action,
+    ) -> Roll:
+        sheet = (await self._sheet_in(session, member)).sheet
+        name, rating = _resolve_skill(sheet, skill)
+        roll, _ = make_roll(
+            self.rng_factory(), _roller(member), skill=name, skill_rating=rating, action=action
+        )
+        return roll
+
+    async def overcome(
+        self,
+        conflict_id: int,
+        version: int | None,
+        user_id: int,
+        is_gm: bool,
+        skill: str,
+        difficulty: str,
+    ) -> ConflictSnapshot:
+        target = parse_difficulty(difficulty)
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            c = state.conflict
+            member = self._require_control(state, c.current, user_id, is_gm, "act now")
+            assert c.current is not None
+            rules.overcome(c, c.current, 0, target)  # validate before rolling
+            roll = await self._action_roll_in(session, state, member, skill, Action.OVERCOME)
+            state.conflict, events = rules.overcome(c, c.current, roll.effort(), target)
+            line = f"{roll_line(member.name, roll)} vs {describe(target)}."
+            lines = [line, *_events_text(state, events)]
+            state.add_log(*lines)
+            return " ".join(lines)
+
+        return await self._act(conflict_id, version, step)
+
+    async def create_advantage(
+        self,
+        conflict_id: int,
+        version: int | None,
+        user_id: int,
+        is_gm: bool,
+        skill: str,
+        difficulty: str,
+        aspect_text: str,
+    ) -> ConflictSnapshot:
+        target = parse_difficulty(difficulty)
+        text = " ".join(aspect_text.split())
+        if not text or len(text) > 80:
+            raise RuleError("Name the aspect you want to create (1 to 80 characters).")
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            c = state.conflict
+            member = self._require_control(state, c.current, user_id, is_gm, "act now")
+            assert c.current is not None
+            rules.create_advantage(c, c.current, OutcomeKind.TIE)  # validate first
+            roll = await self._action_roll_in(
+                session, state, member, skill, Action.CREATE_ADVANTAGE
+            )
+            outcome = classify(roll.effort(), target)
+            state.conflict, events = rules.create_advantage(c, c.current, outcome)
+            aspect, more = create_advantage_new(
+                outcome,
+                aspect_id=state.new_aspect_id(),
+                text=text,
+                actor=c.current,
+                fail_choice=FailChoice.NOT_CREATED,
+            )
+            if aspect is not None:
+                state.aspects = [*state.aspects, aspect]
+            lines = [f"{roll_line(member.name, roll)} vs {describe(target)}."]
+            lines += _events_text(state, more)
+            state.add_log(*lines)
+            return " ".join(lines)
+
+        return await self._act(conflict_id, version, step)
+
+    async def move(
+        self,
+        conflict_id: int,
+        version: int | None,
+        user_id: int,
+        is_gm: bool,
+        zone: str,
+        skill: str | None = None,
+        difficulty: str | None = None,
+    ) -> ConflictSnapshot:
+        target = parse_difficulty(difficulty) if difficulty else None
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            c = state.conflict
+            member = self._require_control(state, c.current, user_id, is_gm, "move now")
+            assert c.current is not None
+            lines = []
+            effort = None
+            if skill and target is not None:
+                roll = await self._action_roll_in(session, state, member, skill, Action.OVERCOME)
+                effort = roll.effort()
+                lines.append(f"{roll_line(member.name, roll)} vs {describe(target)}.")
+            state.conflict, events = rules.move(
+                c,
+                c.current,
+                zone,
+                impeded=effort is not None,
+                overcome_effort=effort,
+                difficulty=target,
+            )
+            lines += _events_text(state, events)
+            if any(e.kind == "moved" for e in events):
+                lines[-1] = lines[-1].rstrip(".") + f" to {zone}."
+            state.add_log(*lines)
+            return " ".join(lines)
+
+        return await self._act(conflict_id, version, step)
+
+    def needs_roll_to_move(self, snapshot: ConflictSnapshot, zone: str) -> bool:
+        """Whether a move to `zone` is more than the free move (the UI then asks for a roll)."""
+        c = snapshot.conflict
+        if c.current is None or zone not in c.adjacency:
+            return False
+        here = c.combatant(c.current).zone
+        adjacent = here is not None and zone in c.adjacency.get(here, [])
+        return not adjacent or c.free_move_used
+
+    async def concede(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, who: str
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            self._require_control(state, who, user_id, is_gm, "concede for them")
+            state.conflict, events = rules.concede(state.conflict, who)
+            lines = _events_text(state, events)
+            state.add_log(*lines)
+            return " ".join(lines)
+
+        return await self._act(conflict_id, version, step)
+
+    def concede_choices(
+        self, snapshot: ConflictSnapshot, user_id: int, is_gm: bool
+    ) -> list[Choice]:
+        return [
+            Choice(c.id, c.name[:100])
+            for c in snapshot.conflict.active()
+            if snapshot.state.members[c.id].controlled_by(user_id, is_gm)
+        ]
+
+    async def end(self, channel_id: int) -> ConflictSnapshot:
+        async with self.db.session() as session:
+            row = await active_encounter_in(session, channel_id, "conflict")
+            if row is None:
+                raise RuleError("No conflict is running here.")
+            assert row.id is not None
+            conflict_id, version = row.id, row.version
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            state.conflict, events = rules.end_conflict(state.conflict)
+            state.add_log("The GM ends the conflict.")
+            return "The conflict is over."
+
+        return await self._act(conflict_id, version, step)
+
+
+async def _scene_zones_in(session: AsyncSession, channel_id: int) -> dict[str, list[str]] | None:
+    """The zones (and what touches what) of the channel's running scene, if there is one."""
+    from bot.db.models.scenes import SceneRow
+    from bot.fate.scene import Scene
+
+    row = await session.get(SceneRow, channel_id)
+    if row is None or not row.active:
+        return None
+    scene = Scene.model_validate_json(row.scene_json)
+    names = {z.key: z.name for z in scene.zones}
+    if not names:
+        return None
+    return {z.name: [names[k] for k in z.adjacent if k in names] for z in scene.zones[:MAX_ZONES]}
+
+
+def describe_absorb(option: AbsorbChoice, tracks: dict[str, Track]) -> str:
+    if option.taken_out:
+        return "Taken out (absorb nothing)"
+    parts = []
+    by_track: dict[str, list[int]] = {}
+    for ref in option.stress:
+        by_track.setdefault(ref.track, []).append(ref.box + 1)
+    for key, boxes in by_track.items():
+        label = tracks[key].label if key in tracks else key
+        parts.append(f"{label} box {', '.join(str(b) for b in boxes)}")
+    for slot in option.slots:
+        track = tracks.get(slot.track)
+        parts.append(f"{track.label} ({track.absorb})" if track else slot.track)
+    return " + ".join(parts)[:100]

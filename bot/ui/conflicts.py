@@ -1,0 +1,274 @@
+"""Trackers for conflicts, contests and challenges: state -> embed plus which controls to show.
+
+Pure: no I/O and no rules. The cog turns the control specs into DynamicItems.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import discord
+
+from bot.fate.challenge import Challenge
+from bot.fate.challenge import summary as challenge_summary
+from bot.fate.conflict import Phase, Status, eligible_next
+from bot.fate.ladder import describe
+from bot.fate.sheet import Character
+from bot.fate.tracks import TrackKind
+from bot.services.challenges import ChallengeSnapshot
+from bot.services.conflicts import ConflictSnapshot
+from bot.services.contests import ContestSnapshot
+from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, MAX_SELECT_OPTIONS, clip, safe_embed
+
+ENDED_COLOUR = discord.Colour.dark_grey()
+MAX_TRACKER_FIELDS = 20
+
+
+@dataclass(frozen=True)
+class ButtonSpec:
+    action: str
+    label: str
+    style: discord.ButtonStyle = discord.ButtonStyle.secondary
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    value: str
+    label: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Controls:
+    buttons: tuple[ButtonSpec, ...] = ()
+    select_action: str | None = None
+    select_placeholder: str = ""
+    options: tuple[OptionSpec, ...] = ()
+
+
+def _harm_lines(sheet: Character | None) -> str:
+    if sheet is None:
+        return "(sheet missing)"
+    lines = []
+    for track in sheet.tracks:
+        if track.kind is TrackKind.STRESS:
+            lines.append(f"{track.label}: {track.render_boxes() or '-'}")
+        elif track.kind is TrackKind.CONSEQUENCE:
+            if track.aspect:
+                lines.append(f"{track.label}: *{clip(track.aspect, 80)}*")
+        elif track.kind is TrackKind.CONDITION and not track.is_free:
+            lines.append(f"{track.label} (marked)")
+    free = [
+        t.label.split(" ")[0] for t in sheet.tracks if t.kind is TrackKind.CONSEQUENCE and t.is_free
+    ]
+    if free:
+        lines.append("Free slots: " + ", ".join(free))
+    return "\n".join(lines) or "no stress or consequences"
+
+
+def conflict_tracker(snapshot: ConflictSnapshot) -> discord.Embed:
+    state = snapshot.state
+    c = state.conflict
+    ended = c.phase is Phase.ENDED
+    title = f"Conflict #{snapshot.id} ({c.kind.value})"
+    title += " - over" if ended else f" - exchange {c.exchange}"
+    embed = discord.Embed(title=title, colour=ENDED_COLOUR if ended else COLOUR)
+    embed.description = clip("\n".join(state.log) or "The conflict begins.", 2000)
+    for combatant in c.combatants[:MAX_TRACKER_FIELDS]:
+        if combatant.status is Status.CONCEDED:
+            mark = "conceded"
+        elif combatant.status is Status.TAKEN_OUT:
+            mark = "taken out"
+        elif combatant.id == c.current:
+            mark = "acting now"
+        elif combatant.id in c.acted:
+            mark = "acted"
+        else:
+            mark = "waiting"
+        kind = "NPC" if combatant.is_npc else "PC"
+        zone = f" in {combatant.zone}" if combatant.zone else ""
+        embed.add_field(
+            name=clip(f"{combatant.name} ({kind}){zone} - {mark}", 256),
+            value=clip(_harm_lines(snapshot.sheets.get(combatant.id)), FIELD_VALUE_LIMIT),
+            inline=True,
+        )
+    aspects = [a for a in state.aspects if not a.hidden]
+    if aspects:
+        embed.add_field(
+            name="Aspects from this conflict",
+            value=clip(
+                "\n".join(
+                    f"*{a.text}*"
+                    + (f" ({a.kind.value})" if a.kind.value == "boost" else "")
+                    + (
+                        f" - free invokes: {', '.join(state.name(h) for h in a.free_invokes)}"
+                        if a.free_invokes
+                        else ""
+                    )
+                    for a in aspects
+                ),
+                FIELD_VALUE_LIMIT,
+            ),
+            inline=False,
+        )
+    if state.zones:
+        embed.add_field(name="Zones", value=clip(" - ".join(state.zones), 1024), inline=False)
+    embed.add_field(name="Now", value=clip(_now_line(snapshot), 1024), inline=False)
+    embed.set_footer(text=f"conflict {snapshot.id} · v{snapshot.version}")
+    return safe_embed(embed)
+
+
+def _now_line(snapshot: ConflictSnapshot) -> str:
+    state = snapshot.state
+    c = state.conflict
+    if c.phase is Phase.ENDED:
+        winner = {"pcs": "The PCs", "npcs": "The NPCs"}.get(c.winner_side or "", "Nobody")
+        return f"{winner} carry the day." if c.winner_side else "The conflict is over."
+    if c.phase is Phase.DEFENDING and c.pending:
+        return (
+            f"{state.name(c.pending.defender)} must defend against "
+            f"{describe(c.pending.attack_effort)} (press Defend; the attacker may invoke first)."
+        )
+    if c.phase is Phase.ABSORBING and c.pending:
+        return (
+            f"A {c.pending.shifts}-shift hit on {state.name(c.pending.defender)}: invoke, or "
+            "press Take the hit to choose stress and consequences."
+        )
+    if c.phase is Phase.CHOOSING_NEXT:
+        return "The GM picks who acts next."
+    action = " (action used)" if c.action_used else ""
+    return f"{state.name(c.current)} acts{action}; then pick who goes next."
+
+
+def conflict_controls(snapshot: ConflictSnapshot) -> Controls:
+    c = snapshot.conflict
+    if c.phase is Phase.ENDED:
+        return Controls()
+    blue, red = discord.ButtonStyle.primary, discord.ButtonStyle.danger
+    buttons: tuple[ButtonSpec, ...]
+    if c.phase is Phase.DEFENDING:
+        buttons = (ButtonSpec("def", "Defend", blue), ButtonSpec("inv", "Invoke"))
+        return Controls(buttons)
+    if c.phase is Phase.ABSORBING:
+        buttons = (
+            ButtonSpec("abs", "Take the hit", blue),
+            ButtonSpec("inv", "Invoke"),
+            ButtonSpec("boost", "Trade a shift for a boost"),
+        )
+        return Controls(buttons)
+    if c.phase is Phase.CHOOSING_NEXT:
+        buttons = (ButtonSpec("con", "Concede", red),)
+    else:
+        buttons = (
+            ButtonSpec("atk", "Attack", blue),
+            ButtonSpec("ovc", "Overcome"),
+            ButtonSpec("adv", "Create advantage"),
+            ButtonSpec("mov", "Move"),
+            ButtonSpec("con", "Concede", red),
+        )
+    options = tuple(
+        OptionSpec(p.id, clip(p.name, 100), "NPC" if p.is_npc else "PC")
+        for p in eligible_next(c)[:MAX_SELECT_OPTIONS]
+    )
+    return Controls(buttons, "next", "Pick who acts next", options)
+
+
+# --------------------------------------------------------------------------- contests
+def contest_tracker(snapshot: ContestSnapshot) -> discord.Embed:
+    state = snapshot.state
+    contest = state.contest
+    over = contest.winner is not None
+    title = f"Contest #{snapshot.id} - to {contest.victories_needed} victories"
+    embed = discord.Embed(title=title, colour=ENDED_COLOUR if over else COLOUR)
+    embed.description = clip("\n".join(state.log) or "The contest begins.", 2000)
+    for side in contest.sides:
+        names = ", ".join(state.name(m) for m in side.members)
+        rolled = contest.exchange.rolls.get(side.key)
+        status = (
+            f"rolled {describe(rolled.effort)}"
+            if rolled
+            else "forfeited its roll"
+            if side.key in contest.exchange.forfeited
+            else "to roll"
+        )
+        helpers = contest.exchange.helpers.get(side.key, [])
+        helping = f"\nTeamwork: {', '.join(state.name(h) for h in helpers)}" if helpers else ""
+        intent = f"\nIntent: {clip(side.intent, 200)}" if side.intent else ""
+        boxes = "■" * side.victories + "□" * max(0, contest.victories_needed - side.victories)
+        embed.add_field(
+            name=clip(f"{side.name}: {boxes} ({side.victories})", 256),
+            value=clip(f"{names}{intent}\nThis exchange: {status}{helping}", 1024),
+            inline=False,
+        )
+    if contest.twists:
+        embed.add_field(
+            name="Twists", value=clip("\n".join(f"*{t}*" for t in contest.twists), 1024)
+        )
+    if over:
+        embed.add_field(name="Result", value=f"{contest.side(contest.winner or '').name} wins.")
+    elif state.awaiting_twist:
+        embed.add_field(name="Now", value="A tie for the highest effort: the GM adds a twist.")
+    else:
+        embed.add_field(name="Now", value=f"Exchange {contest.exchange.number}: each side rolls.")
+    embed.set_footer(text=f"contest {snapshot.id} · v{snapshot.version}")
+    return safe_embed(embed)
+
+
+def contest_controls(snapshot: ContestSnapshot) -> Controls:
+    if snapshot.state.contest.winner is not None or snapshot.state.stopped:
+        return Controls()
+    if snapshot.state.awaiting_twist:
+        return Controls((ButtonSpec("twist", "Add a twist (GM)", discord.ButtonStyle.primary),))
+    return Controls(
+        (
+            ButtonSpec("roll", "Roll for my side", discord.ButtonStyle.primary),
+            ButtonSpec("help", "Teamwork +1"),
+        )
+    )
+
+
+# --------------------------------------------------------------------------- challenges
+def challenge_tracker(snapshot: ChallengeSnapshot) -> discord.Embed:
+    challenge: Challenge = snapshot.state.challenge
+    total = challenge_summary(challenge)
+    title = f"Challenge #{snapshot.id}" + (f": {challenge.title}" if challenge.title else "")
+    embed = discord.Embed(title=clip(title, 256), colour=ENDED_COLOUR if total.complete else COLOUR)
+    lines = []
+    for number, task in enumerate(challenge.tasks, start=1):
+        who = snapshot.state.name(task.assigned_to) if task.assigned_to else "open"
+        line = f"**{number}. {task.skill}** vs {describe(task.difficulty)}"
+        if task.description:
+            line += f" - {clip(task.description, 100)}"
+        if task.result is None:
+            line += f" · {who}"
+        else:
+            outcome = task.result.outcome.value.replace("_", " ")
+            line += f" · {who}: {describe(task.result.effort)}, **{outcome}**"
+            if task.result.cost:
+                line += f" (cost: {clip(task.result.cost, 100)})"
+        lines.append(line)
+    embed.description = clip("\n".join(lines), 3000)
+    if snapshot.state.log:
+        embed.add_field(name="Rolls", value=clip("\n".join(snapshot.state.log), 1024), inline=False)
+    embed.add_field(
+        name="Summary",
+        value=(
+            f"{total.successes} success(es) ({total.with_style} with style), {total.ties} tie(s), "
+            f"{total.failures} failure(s), {total.open} open"
+            + (" - complete: the GM reads the mix." if total.complete else "")
+        ),
+        inline=False,
+    )
+    embed.set_footer(text=f"challenge {snapshot.id} · v{snapshot.version}")
+    return safe_embed(embed)
+
+
+def challenge_controls(snapshot: ChallengeSnapshot) -> Controls:
+    if challenge_summary(snapshot.state.challenge).complete or snapshot.state.stopped:
+        return Controls()
+    return Controls(
+        (
+            ButtonSpec("claim", "Claim a task"),
+            ButtonSpec("roll", "Roll a task", discord.ButtonStyle.primary),
+        )
+    )

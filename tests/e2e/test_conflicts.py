@@ -1,0 +1,442 @@
+"""Conflicts, contests and challenges through the fake Discord: trackers, buttons, restarts.
+
+Dice are scripted: the services take their dice from `rng_factory`, which these tests replace
+with a generator that hands out the faces the seed's worked examples need.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from sqlmodel import select
+
+from bot.db.models.campaigns import FatePointEntry
+from bot.fate.sheet import AspectKind, NpcKind, new_character, new_minor_npc
+from bot.services.campaigns import (
+    CharacterRecord,
+    get_character_in,
+    insert_character_in,
+    resolve_campaign_in,
+    set_active_in,
+)
+from bot.testing.harness import Reply, Table, iter_components, message_text
+
+
+class ScriptedDice(random.Random):
+    """Fate dice in the order the test queues them; 0 once the queue is empty."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.queue: list[int] = []
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        return self.queue.pop(0) if self.queue else 0
+
+    def load(self, *dice: int) -> None:
+        self.queue.extend(dice)
+
+
+def use_dice(table: Table, dice: ScriptedDice) -> None:
+    assert table.bot is not None
+    cog: Any = table.bot.get_cog("Conflicts")
+    cog.conflicts.rng_factory = lambda: dice
+
+
+async def make_characters(table: Table) -> dict[str, CharacterRecord]:
+    assert table.bot is not None
+    db: Any = table.bot.db  # type: ignore[attr-defined]
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        charles = new_character("Charles", skills={"Athletics": 3, "Fight": 2, "Lore": 1})
+        charles = charles.set_aspect(AspectKind.HIGH_CONCEPT, "Knight of the Sword")
+        molly = new_character("Molly", skills={"Shoot": 3, "Athletics": 1, "Lore": 2})
+        molly = molly.set_aspect(AspectKind.HIGH_CONCEPT, "Wizard's apprentice")
+        ghoul = new_character(
+            "Ghoul", skills={"Fight": 2, "Athletics": 1}, npc_kind=NpcKind.MAJOR
+        ).set_aspect(AspectKind.HIGH_CONCEPT, "Hungry ghoul")
+        ghoul2 = new_minor_npc("Ghoul Two", ["Ghoul pack"], {"Fight": 1}, stress_boxes=1)
+        made = {
+            "charles": await insert_character_in(s, campaign, table.player, charles),
+            "molly": await insert_character_in(s, campaign, table.player2, molly),
+            "ghoul": await insert_character_in(s, campaign, table.gm, ghoul),
+            "ghoul2": await insert_character_in(s, campaign, table.gm, ghoul2),
+        }
+        await set_active_in(s, table.guild_id, table.player, made["charles"].id, None)
+        await set_active_in(s, table.guild_id, table.player2, made["molly"].id, None)
+    return made
+
+
+async def sheet(table: Table, record: CharacterRecord) -> Any:
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        return (await get_character_in(s, record.id)).sheet
+
+
+def option_value(message: dict[str, Any], placeholder: str, label_start: str) -> str:
+    for component in iter_components(message.get("components") or []):
+        if component.get("placeholder") == placeholder:
+            for option in component.get("options") or []:
+                if option["label"].startswith(label_start):
+                    return str(option["value"])
+            labels = [o["label"] for o in component.get("options") or []]
+            raise AssertionError(f"no option {label_start!r} in {placeholder!r}: {labels}")
+    raise AssertionError(f"no select {placeholder!r}")
+
+
+def step_message(reply: Reply) -> dict[str, Any]:
+    message = reply.message or (reply.followups[-1] if reply.followups else None)
+    assert message is not None, reply.text
+    return message
+
+
+async def choose(
+    table: Table, reply: Reply, placeholder: str, label_start: str, *, user: int
+) -> Reply:
+    message = step_message(reply)
+    value = option_value(message, placeholder, label_start)
+    return await table.select(message, placeholder, [value], user=user)
+
+
+class ConflictDriver:
+    def __init__(self, table: Table, tracker_id: int) -> None:
+        self.table = table
+        self.tracker_id = tracker_id
+
+    @property
+    def tracker(self) -> dict[str, Any]:
+        return self.table.message(self.tracker_id)
+
+    @property
+    def text(self) -> str:
+        return message_text(self.tracker)
+
+    async def attack(self, user: int, target: str, skill: str) -> Reply:
+        opened = await self.table.click(self.tracker, "Attack", user=user)
+        assert opened.ephemeral, opened.text
+        picked = await choose(self.table, opened, "Attack whom?", target, user=user)
+        return await choose(self.table, picked, "Attack with", skill, user=user)
+
+    async def defend(self, user: int, skill: str) -> Reply:
+        opened = await self.table.click(self.tracker, "Defend", user=user)
+        return await choose(self.table, opened, "Defend with", skill, user=user)
+
+    async def take_hit(self, user: int, option: str) -> Reply:
+        opened = await self.table.click(self.tracker, "Take the hit", user=user)
+        assert opened.ephemeral, opened.text
+        return await choose(self.table, opened, "How do you take it?", option, user=user)
+
+    async def invoke(self, user: int, option: str) -> Reply:
+        opened = await self.table.click(self.tracker, "Invoke", user=user)
+        assert opened.ephemeral, opened.text
+        return await choose(self.table, opened, "Pick an aspect", option, user=user)
+
+    async def next(self, user: int, name: str) -> Reply:
+        value = option_value(self.tracker, "Pick who acts next", name)
+        return await self.table.select(self.tracker, "Pick who acts next", [value], user=user)
+
+
+async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> None:
+    people = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice, bob = table.gm, table.player, table.player2
+
+    refused = await table.slash(
+        "conflict start",
+        user=alice,
+        kind="physical",
+        participants="Charles, Ghoul",
+        first="Ghoul",
+    )
+    assert refused.ephemeral and "Only the GM" in refused.text
+
+    choices = await table.autocomplete(
+        "conflict start", "participants", user=gm, participants="Charles, Gh"
+    )
+    assert {c["value"] for c in choices} == {"Charles, Ghoul", "Charles, Ghoul Two"}
+
+    started = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="physical",
+        participants="Charles, Molly, Ghoul, Ghoul Two",
+        first="Ghoul",
+        zones="Street, Alley, Roof",
+    )
+    assert not started.ephemeral, started.text
+    assert started.message is not None
+    tracker_id = int(started.message["id"])
+    assert tracker_id in table.fake.pins[table.channel]
+    run = ConflictDriver(table, tracker_id)
+    first_view = json.loads(json.dumps(run.tracker))
+    assert "exchange 1" in run.text and "Ghoul (NPC) in Street - acting now" in run.text
+    assert {"Attack", "Overcome", "Create advantage", "Move", "Concede"} <= set(
+        started.labels(run.tracker)
+    )
+
+    # Only the GM acts for the ghoul.
+    wrong = await table.click(run.tracker, "Attack", user=alice)
+    assert wrong.ephemeral and "Only the GM" in wrong.text
+
+    # Seed example 1: the ghoul's Fair Fight [0][0][+][+] vs Charles's Good Athletics [0][0][0][-].
+    dice.load(0, 0, 1, 1)
+    attacked = await run.attack(gm, "Charles", "Fight")
+    assert "attacks Charles" in attacked.text and "Great (+4)" in attacked.text
+    assert "Charles must defend" in run.text
+    dice.load(0, 0, 0, -1)
+    defended = await run.defend(alice, "Athletics")
+    assert "2-shift hit" in defended.text
+    taken = await run.take_hit(alice, "Physical stress box 1, 2")
+    assert "2 stress box(es) marked" in taken.text
+    charles = await sheet(table, people["charles"])
+    assert [b.marked for b in charles.track("physical").boxes] == [True, True, False]
+    assert "[x][x][1]" in run.text
+
+    # A double click on the old tracker buttons applies nothing.
+    stale = await table.click(first_view, "Attack", user=gm)
+    assert stale.ephemeral and "out of date" in stale.text
+
+    # Elective order: the GM picks Molly for the ghoul.
+    await run.next(gm, "Molly")
+    assert "Molly (PC) in Street - acting now" in run.text
+
+    # Molly attacks Ghoul Two, and invokes her aspect with a fate point after the defence.
+    dice.load(0, 0, 0, 0)
+    await run.attack(bob, "Ghoul Two", "Shoot")
+    dice.load(0, 0, 0, 0)
+    defended = await run.defend(gm, "Fight")
+    assert "2-shift hit" in defended.text
+    invoked = await run.invoke(bob, "Fate point: Wizard's apprentice")
+    assert "4-shift hit" in invoked.text
+    assert (await sheet(table, people["molly"])).fate_points == 2
+    out = await run.take_hit(gm, "Taken out")
+    assert "Taken out" in out.text
+    assert "Ghoul Two (NPC) in Street - taken out" in run.text
+
+    # Molly hands over to Charles, who only moves (a free move) and opens exchange 2 with the ghoul.
+    await run.next(bob, "Charles")
+    opened = await table.click(run.tracker, "Move", user=alice)
+    moved = await choose(table, opened, "Move where?", "Alley", user=alice)
+    assert "moves to Alley" in moved.text
+    assert "Charles (PC) in Alley" in run.text
+    await run.next(alice, "Ghoul")
+    assert "exchange 2" in run.text
+
+    # Seed example 2: a Fantastic (+6) blow against an Average (+1) defence is 5 shifts,
+    # absorbed by a moderate consequence and his last box.
+    dice.load(1, 1, 1, 1)
+    attacked = await run.attack(gm, "Charles", "Fight")
+    assert "Fantastic (+6)" in attacked.text
+    dice.load(-1, -1, 0, 0)
+    defended = await run.defend(alice, "Athletics")
+    assert "Average (+1)" in defended.text and "5-shift hit" in defended.text
+    opened = await table.click(run.tracker, "Take the hit", user=alice)
+    modal = await choose(
+        table, opened, "How do you take it?", "Physical stress box 3 + Moderate", user=alice
+    )
+    assert modal.modal is not None
+    named = await table.submit(modal, {"c0": "Torn shoulder"}, user=alice)
+    assert "Torn shoulder" in named.text
+    charles = await sheet(table, people["charles"])
+    assert charles.track("moderate").aspect == "Torn shoulder"
+    assert all(b.marked for b in charles.track("physical").boxes)
+    assert "free invokes: Ghoul" in run.text
+    await run.next(gm, "Charles")
+
+    # A restart in the middle: the pinned tracker's buttons carry on where they stopped.
+    await table.restart()
+    use_dice(table, dice)
+    await run.next(alice, "Molly")
+    assert "Molly (PC) in Street - acting now" in run.text
+
+    # Molly concedes before any dice: paid 1 fate point when the conflict ends.
+    opened = await table.click(run.tracker, "Concede", user=bob)
+    conceded = await choose(table, opened, "Who concedes?", "Molly", user=bob)
+    assert "concedes and will gain 1 fate point" in conceded.text
+    assert "The GM picks who acts next" in run.text
+    not_gm = await run.next(bob, "Ghoul")
+    assert not_gm.ephemeral and "GM picks" in not_gm.text
+    await run.next(gm, "Ghoul")
+    assert "exchange 3" in run.text
+
+    # Seed example 3: Legendary (+8) (a free invoke on his consequence) against Poor (-1),
+    # with every box and the moderate slot used: Charles is taken out.
+    dice.load(1, 1, 1, 1)
+    await run.attack(gm, "Charles", "Fight")
+    dice.load(-1, -1, -1, -1)
+    defended = await run.defend(alice, "Athletics")
+    assert "Poor (-1)" in defended.text and "7-shift hit" in defended.text
+    invoked = await run.invoke(gm, "Free invoke: Torn shoulder")
+    assert "9-shift hit" in invoked.text
+    opened = await table.click(run.tracker, "Take the hit", user=alice)
+    options = [
+        o["label"]
+        for c in iter_components(step_message(opened).get("components") or [])
+        for o in c.get("options") or []
+    ]
+    assert options == ["Taken out (absorb nothing)"]
+    await choose(table, opened, "How do you take it?", "Taken out", user=alice)
+
+    assert "over" in run.text and "The NPCs carry the day" in run.text
+    assert not started.labels(run.tracker)
+    assert (await sheet(table, people["molly"])).fate_points == 3
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        entries = (await s.exec(select(FatePointEntry))).all()
+    reasons = [(e.who, e.delta, e.reason) for e in entries]
+    assert ("Molly", -1, "invoke") in reasons and ("Molly", 1, "concession") in reasons
+    # Nothing the conflict posted publicly pings anyone.
+    for message in table.channel_messages():
+        assert (message.get("allowed_mentions") or {"parse": []}) == {"parse": []}
+
+
+async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> None:
+    await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice = table.gm, table.player
+    started = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="mental",
+        participants="Charles, Ghoul",
+        first="Charles",
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    opened = await table.click(run.tracker, "Create advantage", user=alice)
+    assert opened.modal is not None
+    dice.load(1, 1, 1, 1)
+    made = await table.submit(
+        opened, {"skill": "Lore", "difficulty": "Fair", "aspect": "Ghoul lore"}, user=alice
+    )
+    assert "Ghoul lore is created with 2 free invoke(s)" in made.text
+    assert "Ghoul lore" in run.text
+    again = await table.click(run.tracker, "Overcome", user=alice)
+    dice.load(0, 0, 0, 0)
+    refused = await table.submit(again, {"skill": "Lore", "difficulty": "2"}, user=alice)
+    assert "already took your action" in refused.text
+
+    await run.next(alice, "Ghoul")
+    opened = await table.click(run.tracker, "Concede", user=gm)
+    await choose(table, opened, "Who concedes?", "Ghoul", user=gm)
+    assert "over" in run.text and "The PCs carry the day" in run.text
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        entries = (await s.exec(select(FatePointEntry))).all()
+    assert [(e.who, e.delta, e.reason) for e in entries] == [("GM", 1, "concession")]
+
+    ended = await table.slash("conflict end", user=gm)
+    assert ended.ephemeral and "No conflict is running" in ended.text
+
+
+async def test_contest_to_three_victories_with_twist_and_restart(table: Table) -> None:
+    await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice, bob = table.gm, table.player, table.player2
+    started = await table.slash(
+        "contest start",
+        user=gm,
+        side_a="Charles, Molly",
+        side_b="Ghoul",
+        intent_a="Reach the car",
+        intent_b="Catch them",
+    )
+    assert started.message is not None and not started.ephemeral, started.text
+    tracker_id = int(started.message["id"])
+    assert tracker_id in table.fake.pins[table.channel]
+
+    def tracker() -> dict[str, Any]:
+        return table.message(tracker_id)
+
+    async def side_roll(user: int, skill: str, *faces: int) -> Reply:
+        dice.load(*faces)
+        opened = await table.click(tracker(), "Roll for my side", user=user)
+        return await choose(table, opened, "Roll which skill?", skill, user=user)
+
+    # Exchange 1: Molly helps, Charles rolls Athletics +3 +1 teamwork; the ghoul rolls +1.
+    helped = await table.click(tracker(), "Teamwork +1", user=bob)
+    assert "helps" in helped.text
+    rolled = await side_roll(alice, "Athletics", 0, 0, 0, 0)
+    assert "teamwork +1" in rolled.text
+    done = await side_roll(gm, "Athletics", 0, 0, 0, 0)
+    assert "Exchange 1: Charles & Molly marks 2 victory(ies)" in done.text
+
+    # Exchange 2: a tie, so the GM adds a twist.
+    await side_roll(alice, "Athletics", 0, 0, 0, -1)
+    tie = await side_roll(gm, "Athletics", 0, 0, 0, 1)
+    assert "tie" in tie.text
+    assert "Add a twist (GM)" in started.labels(tracker())
+    not_gm = await table.click(tracker(), "Add a twist (GM)", user=alice)
+    assert not_gm.ephemeral and "Only the GM" in not_gm.text
+
+    await table.restart()
+    use_dice(table, dice)
+    modal = await table.click(tracker(), "Add a twist (GM)", user=gm)
+    twisted = await table.submit(modal, {"aspect": "Bridge collapsing"}, user=gm)
+    assert "twist: Bridge collapsing" in twisted.text
+    assert "Bridge collapsing" in message_text(tracker())
+
+    # Exchange 3: the ghoul wins one; exchange 4: Charles wins the contest (3 victories).
+    await side_roll(alice, "Athletics", -1, -1, 0, 0)
+    third = await side_roll(gm, "Athletics", 1, 1, 0, 0)
+    assert "Ghoul marks 1 victory" in third.text
+    await side_roll(alice, "Athletics", 0, 0, 1, 0)
+    won = await side_roll(gm, "Athletics", 0, 0, 0, 0)
+    assert "Charles & Molly wins the contest" in won.text
+    assert "wins." in message_text(tracker()) and not started.labels(tracker())
+
+
+async def test_challenge_of_three_tasks_with_restart(table: Table) -> None:
+    people = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice, bob = table.gm, table.player, table.player2
+    bad = await table.slash("challenge start", user=gm, tasks="Lore, Athletics:2")
+    assert bad.ephemeral and "skill:difficulty" in bad.text
+    started = await table.slash(
+        "challenge start",
+        user=gm,
+        tasks="Lore:3:read the runes, Athletics:Fair, Shoot:Good",
+        title="Escape the library",
+    )
+    assert started.message is not None and not started.ephemeral, started.text
+    tracker_id = int(started.message["id"])
+
+    def tracker() -> dict[str, Any]:
+        return table.message(tracker_id)
+
+    opened = await table.click(tracker(), "Claim a task", user=alice)
+    claimed = await choose(table, opened, "Which task?", "2. Athletics", user=alice)
+    assert "Charles takes the Athletics task" in claimed.text
+    assigned = await table.slash("challenge assign", user=gm, task=3, character="Molly")
+    assert "Molly" in assigned.text
+    opened = await table.click(tracker(), "Claim a task", user=bob)
+    await choose(table, opened, "Which task?", "1. Lore", user=bob)
+
+    dice.load(0, 0, 0, 0)
+    opened = await table.click(tracker(), "Roll a task", user=alice)
+    rolled = await choose(table, opened, "Which task?", "2. Athletics", user=alice)
+    assert "success" in rolled.text
+
+    await table.restart()
+    use_dice(table, dice)
+    nothing = await table.click(tracker(), "Roll a task", user=alice)
+    assert nothing.ephemeral and "no task to roll" in nothing.text
+    dice.load(1, 0, 0, 0)
+    opened = await table.click(tracker(), "Roll a task", user=bob)
+    await choose(table, opened, "Which task?", "1. Lore", user=bob)
+    dice.load(-1, -1, 0, 0)
+    opened = await table.click(tracker(), "Roll a task", user=bob)
+    await choose(table, opened, "Which task?", "3. Shoot", user=bob)
+    cost = await table.slash("challenge cost", user=gm, task=1, cost="The runes wake the guardian")
+    assert cost.ephemeral
+    text = message_text(tracker())
+    assert "1 success(es)" in text and "1 tie(s)" in text and "1 failure(s)" in text
+    assert "complete" in text and "The runes wake the guardian" in text
+    assert not started.labels(tracker())
+    assert people["molly"].name == "Molly"
