@@ -30,6 +30,27 @@ def _about(table: Table, state: dict[str, Any], i: int) -> Request:
     return ("about", table.player, {})
 
 
+async def _roll_setup(table: Table) -> dict[str, Any]:
+    """A character with skills and aspects for the rolling player."""
+    from bot.fate.sheet import AspectKind, new_character
+    from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
+
+    assert table.bot is not None
+    async with table.bot.db.session() as session:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
+        sheet = new_character("Bench Wizard", skills={"Lore": 4, "Will": 3}).set_aspect(
+            AspectKind.HIGH_CONCEPT, "Wizard for Hire"
+        )
+        record = await insert_character_in(session, campaign, table.player, sheet)
+        await set_active_in(session, table.guild_id, table.player, record.id, None)
+    return {}
+
+
+def _roll(table: Table, state: dict[str, Any], i: int) -> Request:
+    return ("roll", table.player, {"skill": "Lore", "difficulty": "Fair"})
+
+
 SCENARIOS: dict[str, Scenario] = {
     "about": Scenario("about", _about),
+    "roll": Scenario("roll", _roll, _roll_setup),
 }

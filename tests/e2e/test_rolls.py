@@ -322,3 +322,37 @@ async def test_gm_scale(table: Table) -> None:
     step = await table.select(step, "Scale benefit", ["before_roll"], user=table.gm)
     assert "Scale set" in step.text
     assert "+2 before the roll" in message_text(roll_message(table, reply))
+
+
+async def test_scene_boost_and_gm_hostile_invoke(table: Table) -> None:
+    await harry(table)
+    started = await table.slash("scene start", user=table.gm, aspects="On Fire", characters="Harry")
+    assert not started.ephemeral, started.text
+    boost = await table.slash(
+        "aspect add", user=table.gm, text="Slippery Floor", kind="boost", boost_for="Harry"
+    )
+    assert not boost.ephemeral, boost.text
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+
+    picker = await table.click(reply, "Invoke +2", user=table.player)
+    chosen = await table.select(
+        picker,
+        "Pick an aspect",
+        [option_value(picker.message or {}, "Slippery")],
+        user=table.player,
+    )
+    labels = [
+        o["label"]
+        for c in iter_components(chosen.message["components"])
+        for o in c.get("options") or []  # type: ignore[index]
+    ]
+    assert labels and all("fate point" not in label for label in labels)  # boosts are only free
+    await table.select(
+        chosen, "How do you pay?", [option_value(chosen.message or {}, "Free")], user=table.player
+    )
+    assert "(boost)" in message_text(roll_message(table, reply))
+
+    await invoke(table, reply, "On Fire", "GM pool", user=table.gm, button="Hostile invoke")
+    shown = message_text(roll_message(table, reply))
+    assert "hostile +2 to the opposition with *On Fire*" in shown
+    assert "Great (+4)" in shown  # Fair +2 raised by the hostile invoke
