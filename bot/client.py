@@ -22,6 +22,8 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.core",
     "cogs.games",
     "cogs.scenes",
+    "cogs.economy",
+    "cogs.safety",
     "cogs.campaigns",
     "cogs.characters",
     "cogs.mantles",

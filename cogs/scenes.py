@@ -113,6 +113,7 @@ class BoardUpdater:
                 if not data.active:
                     with contextlib.suppress(discord.HTTPException):
                         await message.unpin()
+                    await self.service.set_board_message(channel_id, None)
                 return
         if not data.active:
             return

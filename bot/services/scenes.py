@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import event, update
@@ -108,18 +109,22 @@ def split_list(text: str | None, what: str, limit: int = MAX_LIST_ITEMS) -> list
 
 def notify_after_commit(session: AsyncSession, channel_id: int) -> None:
     """Ask for a board refresh of `channel_id` once this transaction commits."""
-    pending: set[int] = session.info.setdefault("scene_boards", set())
+    _queue(session.sync_session, channel_id)
+
+
+def _queue(sync_session: Any, channel_id: int) -> None:
+    pending: set[int] = sync_session.info.setdefault("scene_boards", set())
     if channel_id in pending:
         return
     pending.add(channel_id)
     if len(pending) == 1:
 
         def fire(_session: object) -> None:
-            for channel in session.info.pop("scene_boards", set()):
+            for channel in sync_session.info.pop("scene_boards", set()):
                 for listener in list(board_listeners):
                     listener(channel)
 
-        event.listen(session.sync_session, "after_commit", fire, once=True)
+        event.listen(sync_session, "after_commit", fire, once=True)
 
 
 async def touch_board_in(session: AsyncSession, channel_id: int | None) -> None:
@@ -129,6 +134,18 @@ async def touch_board_in(session: AsyncSession, channel_id: int | None) -> None:
     row = await session.get(SceneRow, channel_id)
     if row is not None and row.active:
         notify_after_commit(session, channel_id)
+
+
+def _entry_inserted(_mapper: object, _connection: object, entry: FatePointEntry) -> None:
+    """Any fate point movement in a channel refreshes that channel's board after commit."""
+    from sqlalchemy.orm import object_session
+
+    sync_session = object_session(entry)
+    if entry.channel_id is not None and sync_session is not None:
+        _queue(sync_session, entry.channel_id)
+
+
+event.listen(FatePointEntry, "after_insert", _entry_inserted)
 
 
 # --------------------------------------------------------------------------- persistence

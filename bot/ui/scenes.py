@@ -7,7 +7,18 @@ from collections import Counter
 import discord
 
 from bot.fate.aspects import Aspect, AspectKind
+from bot.fate.compels import CompelState
 from bot.fate.ladder import describe, signed
+from bot.fate.recovery import MilestoneKind
+from bot.services.compels import OfferView
+from bot.services.economy import (
+    LedgerLine,
+    LedgerPage,
+    MilestoneReport,
+    Movement,
+    Refreshed,
+    Treatment,
+)
 from bot.services.scenes import AdvantageResult, BoardData, SceneEnded, SceneStarted
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, clip, safe_embed
 
@@ -143,3 +154,135 @@ def advantage_embed(result: AdvantageResult) -> discord.Embed:
         )
     embed.add_field(name=clip(result.aspect_text, 256), value=clip(what, FIELD_VALUE_LIMIT))
     return safe_embed(embed)
+
+
+# --------------------------------------------------------------------------- the economy
+REASONS = {
+    "invoke": "invoke",
+    "hostile_invoke": "hostile invoke",
+    "compel_accepted": "compel accepted",
+    "compel_refused": "compel refused",
+    "compel_offered": "paid to compel",
+    "compel_withdrawn": "compel withdrawn",
+    "concession": "concession",
+    "refresh": "refresh",
+    "hostile_invoke_payout": "hostile invoke payout",
+    "stunt": "stunt",
+    "scene_pool": "GM pool at scene start",
+    "gm_edit": "GM edit",
+    "undo": "undo",
+}
+
+
+def ledger_line(line: LedgerLine) -> str:
+    reason = REASONS.get(line.reason, line.reason.replace("_", " "))
+    note = f" — {clip(line.note, 60)}" if line.note else ""
+    struck = "~~" if line.undone else ""
+    return (
+        f"`#{line.id}` {struck}**{clip(line.who, 40)}** {line.delta:+d} → {line.balance_after} "
+        f"({reason}){struck}{note}"
+    )
+
+
+def ledger_embed(page: LedgerPage) -> discord.Embed:
+    embed = discord.Embed(
+        title="Fate point ledger",
+        description=_lines(
+            [ledger_line(x) for x in page.lines], "No fate point has moved in this campaign yet."
+        ),
+        colour=COLOUR,
+    )
+    embed.set_footer(
+        text=f"Page {page.page + 1} of {page.pages} · newest first · struck = undone · "
+        "the GM reverses the last movement with /fp undo"
+    )
+    return safe_embed(embed)
+
+
+def undo_text(original: LedgerLine, inverse: LedgerLine) -> str:
+    reason = REASONS.get(original.reason, original.reason)
+    return (
+        f"Undone `#{original.id}` ({reason}, {original.delta:+d} for {clip(original.who, 40)}): "
+        f"{clip(inverse.who, 40)} now has {inverse.balance_after}."
+    )
+
+
+def movement_text(move: Movement) -> str:
+    verb = "gains" if move.delta > 0 else "loses"
+    return f"{clip(move.who, 40)} {verb} {abs(move.delta)} fate point(s): now {move.balance_after}."
+
+
+def refreshed_text(result: Refreshed) -> str:
+    lines = [f"**Session {result.session_number} starts.** Fate points refresh."]
+    for move in result.raised:
+        lines.append(f"• {clip(move.who, 40)}: +{move.delta} → {move.balance_after}")
+    if result.kept:
+        lines.append(clip("Already at or above refresh (kept): " + ", ".join(result.kept), 600))
+    return clip("\n".join(lines), 1900)
+
+
+def milestone_text(report: MilestoneReport) -> str:
+    if report.kind is MilestoneKind.MINOR:
+        head = f"**Session {report.number} ends.** Everyone earns a minor milestone."
+    else:
+        head = f"**Arc {report.number} ends.** Everyone earns a major milestone."
+    lines = [head]
+    if report.unused:
+        lines.append(clip("May still use a milestone: " + ", ".join(report.unused), 900))
+        lines.append("Mark one as used with `/session use-milestone`.")
+    if report.recovered:
+        lines.append(clip("Recovered: " + "; ".join(report.recovered), 600))
+    return clip("\n".join(lines), 1900)
+
+
+def treatment_embed(result: Treatment) -> discord.Embed:
+    embed = discord.Embed(
+        title=clip(f"{result.healer} treats {result.patient}", 256),
+        description=(
+            f"{result.dice_text} {signed(sum(result.dice))} + {result.skill} "
+            f"{signed(result.rating)} = **{describe(result.effort)}** "
+            f"against {describe(result.difficulty)}: **{result.outcome.label}**"
+        ),
+        colour=COLOUR,
+    )
+    embed.add_field(
+        name="Recovery", value=clip("\n".join(e.text for e in result.events), FIELD_VALUE_LIMIT)
+    )
+    return safe_embed(embed)
+
+
+# --------------------------------------------------------------------------- compels
+STATE_TEXT = {
+    CompelState.OFFERED: "Waiting for an answer.",
+    CompelState.ACCEPTED: "**Accepted**: +1 fate point.",
+    CompelState.REFUSED: "**Refused**: it cost a fate point.",
+    CompelState.WITHDRAWN: "**Withdrawn.**",
+}
+
+
+def offer_text(offer: OfferView) -> str:
+    lines = [
+        f"**Compel #{offer.id}** on **{clip(offer.target, 60)}**, by {clip(offer.offered_by, 60)}",
+        f"Aspect: *{clip(offer.aspect, 100)}*",
+        f"Complication: {clip(offer.complication, 300)}",
+    ]
+    if offer.state is CompelState.OFFERED:
+        lines.append(
+            f"{clip(offer.target, 60)}: accept for +1 fate point, or refuse for one point."
+        )
+    else:
+        lines.append(STATE_TEXT[offer.state])
+    if offer.points_note:
+        lines.append(offer.points_note)
+    return clip("\n".join(lines), 1900)
+
+
+def offers_list_text(offers: list[OfferView]) -> str:
+    if not offers:
+        return "No compel is waiting for an answer. Offer one with `/compel offer`."
+    lines = [
+        f"• #{o.id} on **{clip(o.target, 40)}** (*{clip(o.aspect, 60)}*) by "
+        f"{clip(o.offered_by, 40)} in <#{o.channel_id}>"
+        for o in offers
+    ]
+    return clip("Open compels:\n" + "\n".join(lines), 1900)

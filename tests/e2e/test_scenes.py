@@ -3,6 +3,7 @@ sessions, recovery, the fate point ledger and the safety tools."""
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -266,3 +267,210 @@ async def test_scene_end_clears_stress_and_boosts_and_keeps_game_aspects(table: 
     assert table.fake.pins.get(table.channel) == []  # the ended board is unpinned
     show = await table.slash("scene show", user=table.player)
     assert show.ephemeral and "No scene is running" in show.text
+
+
+# ---------------------------------------------------------------------------- compels
+def offer_message(table: Table) -> dict[str, Any]:
+    return [m for m in table.channel_messages() if "**Compel #" in (m.get("content") or "")][-1]
+
+
+async def test_compels_accepted_and_refused_move_fate_points_both_ways(table: Table) -> None:
+    harry = await make_character(table, table.player, "Harry")
+    await start_scene(table, aspects="Pouring Rain", characters="Harry")
+
+    offered = await table.slash(
+        "compel offer",
+        user=table.gm,
+        target="Harry",
+        aspect="Pouring Rain",
+        complication="Your staff slips on the wet stones.",
+    )
+    assert not offered.ephemeral and "Compel #" in offered.text
+    assert {"Accept (+1 FP)", "Refuse (-1 FP)", "Withdraw"} <= set(offered.labels())
+    listed = await table.slash("compel list", user=table.player2)
+    assert listed.ephemeral and "on **Harry**" in listed.text
+
+    stranger = await table.click(offered, "Accept", user=table.player2)
+    assert stranger.ephemeral and "Only Harry's player" in stranger.text
+    await table.restart()  # the offer's buttons survive a restart
+    stale = copy.deepcopy(offered.message)  # a second client still showing the buttons
+    assert stale is not None
+    accepted = await table.click(offered, "Accept", user=table.player)
+    assert "Accepted" in message_text(accepted.message) and accepted.buttons() == []
+    assert (await sheet_of(table, harry)).fate_points == 4
+    twice = await table.click(stale, "Accept", user=table.player)
+    assert twice.ephemeral and "already accepted" in twice.text
+    assert (await sheet_of(table, harry)).fate_points == 4
+    assert "Harry: **4**" in message_text(board(table))
+
+    second = await table.slash(
+        "compel offer", user=table.gm, target="Harry", aspect="Pouring Rain", complication="Cold."
+    )
+    refused = await table.click(second, "Refuse", user=table.player)
+    assert "Refused" in message_text(refused.message)
+    assert (await sheet_of(table, harry)).fate_points == 3
+
+    await table.slash("fp take", user=table.gm, character="Harry", amount=3)
+    assert (await sheet_of(table, harry)).fate_points == 0
+    third = await table.slash(
+        "compel offer", user=table.gm, target="Harry", aspect="Pouring Rain", complication="Soaked."
+    )
+    broke = await table.click(third, "Refuse", user=table.player)
+    assert broke.ephemeral and "accept it instead" in broke.text
+    assert (await sheet_of(table, harry)).fate_points == 0
+    await table.click(third, "Accept", user=table.player)
+    assert (await sheet_of(table, harry)).fate_points == 1
+    empty = await table.slash("compel list", user=table.gm)
+    assert "No compel is waiting" in empty.text
+
+
+async def test_a_player_pays_to_compel_and_gets_it_back_on_withdraw(table: Table) -> None:
+    await make_character(table, table.player, "Harry")
+    molly = await make_character(table, table.player2, "Molly")
+    await start_scene(table, aspects="Crowded Market", characters="Harry, Molly")
+    offered = await table.slash(
+        "compel offer",
+        user=table.player2,
+        target="Harry",
+        aspect="Crowded Market",
+        complication="You lose sight of the thief.",
+    )
+    assert "by Molly" in offered.text
+    assert (await sheet_of(table, molly)).fate_points == 2
+    not_gm = await table.click(offered, "Withdraw", user=table.player)
+    assert not_gm.ephemeral and "Only whoever offered" in not_gm.text
+    withdrawn = await table.click(offered, "Withdraw", user=table.player2)
+    assert "Withdrawn" in message_text(withdrawn.message)
+    assert (await sheet_of(table, molly)).fate_points == 3
+    hidden = await table.slash("aspect add", user=table.gm, text="Secret Cult", hidden=True)
+    assert hidden.ephemeral
+    sneaky = await table.slash(
+        "compel offer", user=table.gm, target="Harry", aspect="Secret Cult", complication="x"
+    )
+    assert sneaky.ephemeral and "reveal it" in sneaky.text
+
+
+# ---------------------------------------------------------------------------- sessions, ledger
+async def test_session_start_refreshes_only_those_below_refresh(table: Table) -> None:
+    harry = await make_character(table, table.player, "Harry", fate_points=1)
+    molly = await make_character(table, table.player2, "Molly", fate_points=5)
+    await make_character(table, table.gm, "Marcone", npc=True, fate_points=0)
+    refused = await table.slash("session start", user=table.player)
+    assert refused.ephemeral and "Only the GM" in refused.text
+    started = await table.slash("session start", user=table.gm)
+    assert "Session 1 starts" in started.text
+    assert "Harry: +2 → 3" in started.text and "kept): Molly" in started.text
+    assert "Marcone" not in started.text
+    assert (await sheet_of(table, harry)).fate_points == 3
+    assert (await sheet_of(table, molly)).fate_points == 5
+
+    ended = await table.slash("session end", user=table.gm)
+    assert "Session 1 ends" in ended.text and "Harry (minor)" in ended.text
+    used = await table.slash("session use-milestone", user=table.player)
+    assert "Harry has used a minor milestone" in used.text
+    again = await table.slash("session use-milestone", user=table.player)
+    assert again.ephemeral and "no unused minor milestone" in again.text
+    arc = await table.slash("session arc-end", user=table.gm)
+    assert "Arc 1 ends" in arc.text and "Harry (major)" in arc.text
+    assert "Molly (minor)" in arc.text
+    not_twice = await table.slash("session end", user=table.gm)
+    assert not_twice.ephemeral and "No session is running" in not_twice.text
+
+
+async def test_gm_undoes_a_fate_point_movement_and_the_log_pages(table: Table) -> None:
+    harry = await make_character(table, table.player, "Harry")
+    nothing = await table.slash("fp undo", user=table.gm)
+    assert nothing.ephemeral and "no fate point movement left" in nothing.text
+    given = await table.slash("fp give", user=table.gm, character="Harry", amount=2, note="nice")
+    assert "Harry gains 2 fate point(s): now 5" in given.text
+    not_gm = await table.slash("fp undo", user=table.player)
+    assert not_gm.ephemeral and "Only the GM" in not_gm.text
+    undone = await table.slash("fp undo", user=table.gm)
+    assert "Undone" in undone.text and "now has 3" in undone.text
+    assert (await sheet_of(table, harry)).fate_points == 3
+    log = await table.slash("fp log", user=table.player)
+    assert log.ephemeral and "~~" in log.text and "undo" in log.text
+    assert "no fate point movement left" in (await table.slash("fp undo", user=table.gm)).text
+
+    for _ in range(11):
+        await table.slash("fp give", user=table.gm, character="Harry", amount=1)
+    paged = await table.slash("fp log", user=table.player, character="Harry")
+    assert "Page 1 of 2" in paged.text
+    older = await table.click(paged, "Older ▶", user=table.player)
+    assert "Page 2 of 2" in message_text(older.message)
+    too_many = await table.slash("fp take", user=table.gm, character="Harry", amount=10)
+    assert (await sheet_of(table, harry)).fate_points == 4
+    assert not too_many.ephemeral
+
+    no_scene_pool = await table.slash("fp give", user=table.gm, character="GM")
+    assert no_scene_pool.ephemeral and "No scene is running" in no_scene_pool.text
+    await start_scene(table, characters="Harry")
+    pool = await table.slash("fp give", user=table.gm, character="GM", amount=2)
+    assert "GM pool gains 2" in pool.text and "now 3" in pool.text
+    await table.slash("fp undo", user=table.gm)
+    assert "GM pool: **1**" in message_text(board(table))
+
+
+# ---------------------------------------------------------------------------- recovery, safety
+async def test_treated_mild_consequence_clears_after_one_full_scene(table: Table) -> None:
+    harry = await make_character(table, table.player, "Harry")
+    await make_character(table, table.player2, "Molly", skills={"Lore": 2, "Will": 1, "Notice": 1})
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        record = await get_character_in(s, harry)
+        await save_character_in(s, record, record.sheet.take_consequence("mild", "Bruised Ribs"))
+    await start_scene(table, characters="Harry, Molly")
+    economy: Any = table.bot.get_cog("Economy")  # type: ignore[attr-defined]
+    economy.economy.rng = FixedDice([1, 0, 0, 0])  # +1 + Lore +2 = 3 against Fair (+2)
+    treated = await table.slash(
+        "recovery treat",
+        user=table.player2,
+        patient="Harry",
+        consequence="mild",
+        skill="Lore",
+        healing_name="Taped Ribs",
+    )
+    assert "Success" in treated.text and "Taped Ribs" in treated.text
+    assert (await sheet_of(table, harry)).track("mild").aspect == "Taped Ribs"
+    await table.slash("scene end", user=table.gm)  # the scene of the treatment does not count
+    assert (await sheet_of(table, harry)).track("mild").aspect == "Taped Ribs"
+    await start_scene(table, characters="Harry")
+    ended = await table.slash("scene end", user=table.gm)
+    assert "Taped Ribs has cleared" in ended.text
+    assert (await sheet_of(table, harry)).track("mild").is_free
+
+    economy.economy.rng = FixedDice([0, 0, 0, 0])
+    empty = await table.slash(
+        "recovery treat", user=table.player, consequence="mild", skill="Lore", healing_name="x"
+    )
+    assert empty.ephemeral and "holds no consequence" in empty.text
+
+
+@pytest.mark.parametrize(
+    ("command", "options", "word"),
+    [
+        ("x-card", {}, "X-card"),
+        ("script-change", {"signal": "pause"}, "Pause"),
+        ("script-change", {"signal": "rewind"}, "Rewind"),
+        ("script-change", {"signal": "fast-forward"}, "Fast-forward"),
+    ],
+)
+async def test_safety_signals_never_say_who(
+    table: Table, command: str, options: dict[str, Any], word: str
+) -> None:
+    reply = await table.slash(command, user=table.player3, **options)
+    assert reply.ephemeral and "never" in reply.text
+    notices = [m for m in table.channel_messages() if word in (m.get("content") or "")]
+    assert len(notices) == 1
+    notice = notices[0]
+    assert "interaction" not in notice and "interaction_user_id" not in notice
+    assert "carol" not in notice["content"] and str(table.player3) not in json_dump(notice)
+    again = await table.slash(command, user=table.player, **options)
+    assert again.ephemeral
+    assert len([m for m in table.channel_messages() if word in (m.get("content") or "")]) == 1
+
+
+def json_dump(value: Any) -> str:
+    import json
+
+    return json.dumps(value)

@@ -1,0 +1,292 @@
+"""Compel offers: stored rows answered by buttons, with the fate points each answer moves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models.scenes import CompelOfferRow, SceneRow
+from bot.errors import RuleError
+from bot.fate import compels
+from bot.fate.aspects import GM
+from bot.fate.compels import CompelOffer, CompelState
+from bot.fate.economy import FatePointChange
+from bot.services.aspects_in_play import aspects_in_play
+from bot.services.campaigns import (
+    CampaignInfo,
+    CharacterRecord,
+    StaleError,
+    find_character_in,
+    get_character_in,
+    move_fate_points_in,
+    require_active_in,
+    resolve_campaign_in,
+)
+from bot.services.scenes import change_gm_pool_in, holder_of, scene_of
+
+MAX_OPEN_LISTED = 25
+
+
+class CompelNotYours(RuleError):
+    """Someone other than the target pressed a compel's button."""
+
+
+@dataclass(frozen=True)
+class OfferView:
+    id: int
+    channel_id: int
+    target: str
+    offered_by: str  # "the GM" or a character name
+    aspect: str
+    complication: str
+    state: CompelState
+    message_id: int | None
+    points_note: str = ""  # what the answer did, e.g. "Harry now has 4 fate points."
+
+
+async def _resolve_aspect(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    target: CharacterRecord,
+    ref: str,
+    is_gm: bool,
+) -> tuple[str, str]:
+    """(aspect id, aspect text) from an autocomplete key or text; hidden ones are refused."""
+    wanted = " ".join(ref.split())
+    found = await aspects_in_play(session, campaign, channel_id, include_hidden=True)
+    for aspect in found:
+        if aspect.key == ref.strip() or aspect.name.casefold() == wanted.casefold():
+            if aspect.hidden:
+                raise RuleError(
+                    "That aspect is hidden; reveal it with `/aspect reveal` before compelling it."
+                    if is_gm
+                    else "There is no such aspect in play; pick one from the suggestions."
+                )
+            if aspect.is_boost:
+                raise RuleError("Boosts cannot be compelled. Pick a real aspect.")
+            return aspect.key, aspect.name
+    for text in target.sheet.aspect_texts():
+        if text.casefold() == wanted.casefold():
+            return f"sheet:{target.id}", text
+    raise RuleError(
+        f"'{wanted[:80]}' is not an aspect of {target.name} or of this scene; "
+        "pick one from the suggestions."
+    )
+
+
+def _view(
+    row: CompelOfferRow, offer: CompelOffer, target: str, by: str, note: str = ""
+) -> OfferView:
+    assert row.id is not None
+    return OfferView(
+        id=row.id,
+        channel_id=row.channel_id,
+        target=target,
+        offered_by=by,
+        aspect=offer.aspect_text,
+        complication=offer.complication,
+        state=offer.state,
+        message_id=row.message_id,
+        points_note=note,
+    )
+
+
+class CompelService:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def offer(
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        user_id: int,
+        is_gm: bool,
+        target: str,
+        aspect: str,
+        complication: str,
+    ) -> OfferView:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            victim = await find_character_in(session, campaign.id, target)
+            mine = (
+                None if is_gm else await require_active_in(session, campaign, channel_id, user_id)
+            )
+            aspect_id, aspect_text = await _resolve_aspect(
+                session, campaign, channel_id, victim, aspect, is_gm
+            )
+            row = CompelOfferRow(
+                campaign_id=campaign.id,
+                channel_id=channel_id,
+                target_character_id=victim.id,
+                offerer_character_id=mine.id if mine else None,
+                offered_by_user=user_id,
+                offer_json="{}",
+            )
+            session.add(row)
+            await session.flush()
+            offer, changes, _ = compels.offer_compel(
+                str(row.id),
+                offered_by=holder_of(mine) if mine else GM,
+                target=holder_of(victim),
+                aspect_id=aspect_id,
+                aspect_text=aspect_text,
+                complication=complication,
+                target_is_npc=victim.is_npc,
+                offerer_points=mine.sheet.fate_points if mine else 0,
+            )
+            await self._apply(session, campaign, row, changes, user_id)
+            row.offer_json = offer.model_dump_json()
+            session.add(row)
+            await session.flush()
+            return _view(row, offer, victim.name, mine.name if mine else "the GM")
+
+    async def _apply(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: CompelOfferRow,
+        changes: list[FatePointChange],
+        actor_id: int,
+    ) -> str:
+        notes = []
+        for change in changes:
+            note = f"compel #{row.id}"
+            if change.who == GM:
+                pool, _ = await change_gm_pool_in(
+                    session,
+                    campaign,
+                    row.channel_id,
+                    change.delta,
+                    reason=change.reason.value,
+                    actor_id=actor_id,
+                    note=note,
+                )
+                notes.append(f"The GM pool now holds {pool}.")
+                continue
+            record = await get_character_in(session, int(change.who.split(":", 1)[1]))
+            updated, _ = await move_fate_points_in(
+                session,
+                record,
+                change.delta,
+                reason=change.reason.value,
+                actor_id=actor_id,
+                note=note,
+                channel_id=row.channel_id,
+            )
+            notes.append(f"{updated.name} now has {updated.sheet.fate_points} fate point(s).")
+        return " ".join(notes)
+
+    async def _load(
+        self, session: AsyncSession, offer_id: int
+    ) -> tuple[CompelOfferRow, CompelOffer, CampaignInfo]:
+        row = await session.get(CompelOfferRow, offer_id)
+        if row is None or row.target_character_id is None:
+            raise RuleError("That compel no longer exists.")
+        offer = CompelOffer.model_validate_json(row.offer_json)
+        from bot.db.models.campaigns import Campaign
+
+        campaign_row = await session.get(Campaign, row.campaign_id)
+        assert campaign_row is not None
+        return row, offer, CampaignInfo.of(campaign_row)
+
+    async def _save(self, session: AsyncSession, row: CompelOfferRow, offer: CompelOffer) -> None:
+        result = await session.exec(  # type: ignore[call-overload]
+            update(CompelOfferRow)
+            .where(col(CompelOfferRow.id) == row.id, col(CompelOfferRow.version) == row.version)
+            .values(
+                offer_json=offer.model_dump_json(), state=offer.state.value, version=row.version + 1
+            )
+        )
+        if result.rowcount != 1:
+            raise StaleError("That compel was answered at the same moment by someone else.")
+        row.version += 1
+
+    async def answer(self, offer_id: int, *, user_id: int, is_gm: bool, accept: bool) -> OfferView:
+        async with self.db.session() as session:
+            row, offer, campaign = await self._load(session, offer_id)
+            assert row.target_character_id is not None
+            target = await get_character_in(session, row.target_character_id)
+            if not offer.is_open:
+                raise RuleError(f"That compel was already {offer.state.value}.")
+            allowed = is_gm if offer.target_wallet == GM else target.owner_id == user_id
+            if not allowed:
+                who = "the GM" if offer.target_wallet == GM else f"{target.name}'s player"
+                raise CompelNotYours(f"Only {who} can answer this compel.")
+            if accept:
+                answered, changes, _ = compels.accept(offer)
+            else:
+                balance = await self._balance(session, row, offer, target)
+                answered, changes, _ = compels.refuse(offer, balance)
+            await self._save(session, row, answered)
+            note = await self._apply(session, campaign, row, changes, user_id)
+            return _view(row, answered, target.name, await self._offerer(session, row), note)
+
+    async def withdraw(self, offer_id: int, *, user_id: int, is_gm: bool) -> OfferView:
+        async with self.db.session() as session:
+            row, offer, campaign = await self._load(session, offer_id)
+            assert row.target_character_id is not None
+            target = await get_character_in(session, row.target_character_id)
+            if not offer.is_open:
+                raise RuleError(f"That compel was already {offer.state.value}.")
+            if row.offered_by_user != user_id and not is_gm:
+                raise CompelNotYours(
+                    "Only whoever offered this compel, or the GM, can withdraw it."
+                )
+            answered, changes, _ = compels.withdraw(offer, offer.offered_by)
+            await self._save(session, row, answered)
+            note = await self._apply(session, campaign, row, changes, user_id)
+            return _view(row, answered, target.name, await self._offerer(session, row), note)
+
+    async def _balance(
+        self,
+        session: AsyncSession,
+        row: CompelOfferRow,
+        offer: CompelOffer,
+        target: CharacterRecord,
+    ) -> int:
+        if offer.target_wallet != GM:
+            return target.sheet.fate_points
+        scene = await session.get(SceneRow, row.channel_id)
+        return scene_of(scene).gm_pool if scene is not None and scene.active else 0
+
+    async def _offerer(self, session: AsyncSession, row: CompelOfferRow) -> str:
+        if row.offerer_character_id is None:
+            return "the GM"
+        try:
+            return (await get_character_in(session, row.offerer_character_id)).name
+        except RuleError:
+            return "a player"
+
+    async def set_message(self, offer_id: int, message_id: int) -> None:
+        async with self.db.session() as session:
+            row = await session.get(CompelOfferRow, offer_id)
+            if row is not None:
+                row.message_id = message_id
+                session.add(row)
+
+    async def open_offers(self, guild_id: int, channel_id: int) -> list[OfferView]:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            rows = await session.exec(
+                select(CompelOfferRow)
+                .where(
+                    CompelOfferRow.campaign_id == campaign.id,
+                    CompelOfferRow.state == CompelState.OFFERED.value,
+                )
+                .order_by(col(CompelOfferRow.id))
+                .limit(MAX_OPEN_LISTED)
+            )
+            views = []
+            for row in rows.all():
+                if row.target_character_id is None:
+                    continue
+                offer = CompelOffer.model_validate_json(row.offer_json)
+                target = await get_character_in(session, row.target_character_id)
+                views.append(_view(row, offer, target.name, await self._offerer(session, row)))
+            return views

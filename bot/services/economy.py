@@ -1,0 +1,433 @@
+"""The fate point ledger (log, undo, GM edits), sessions and arcs with their milestones, and
+consequence recovery.
+
+Balances live on the characters and, for the GM, on the channel's scene; every movement goes
+through `move_fate_points_in` / `change_gm_pool_in`, which write a `FatePointEntry` each.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from sqlalchemy import func
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models.campaigns import CharacterRow, FatePointEntry
+from bot.db.models.scenes import RecoveryRow, SceneRow
+from bot.errors import RuleError
+from bot.fate import recovery
+from bot.fate.aspects import Event, OutcomeKind, classify
+from bot.fate.dice import fate_symbols
+from bot.fate.economy import refresh_delta
+from bot.fate.recovery import MilestoneKind
+from bot.fate.tracks import Track
+from bot.services.campaigns import (
+    CampaignInfo,
+    CharacterRecord,
+    find_character_in,
+    get_character_in,
+    move_fate_points_in,
+    require_active_in,
+    resolve_campaign_in,
+    save_character_in,
+)
+from bot.services.scenes import (
+    change_gm_pool_in,
+    load_play_in,
+    load_recovery_in,
+    resolve_skill,
+    roll_effort,
+    save_play_in,
+    save_recovery_in,
+)
+
+LOG_PAGE_SIZE = 10
+MAX_EDIT = 10
+UNDO_LOOKBACK = 50
+GM_NAMES = ("gm", "the gm", "gm pool")
+
+
+@dataclass(frozen=True)
+class LedgerLine:
+    id: int
+    who: str
+    delta: int
+    balance_after: int
+    reason: str
+    note: str
+    undone: bool
+    at: str
+
+
+@dataclass(frozen=True)
+class LedgerPage:
+    lines: list[LedgerLine]
+    page: int
+    pages: int
+    campaign_id: int
+    character: str | None
+
+
+@dataclass(frozen=True)
+class Movement:
+    who: str
+    delta: int
+    balance_after: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    session_number: int
+    raised: list[Movement]
+    kept: list[str]  # PCs at or above refresh
+
+
+@dataclass(frozen=True)
+class MilestoneReport:
+    kind: MilestoneKind
+    number: int  # session or arc number that ended
+    unused: list[str]  # characters who may still use a milestone
+    recovered: list[str]
+
+
+@dataclass(frozen=True)
+class Treatment:
+    healer: str
+    patient: str
+    skill: str
+    rating: int
+    dice: list[int]
+    effort: int
+    difficulty: int
+    outcome: OutcomeKind
+    events: list[Event]
+
+    @property
+    def dice_text(self) -> str:
+        return fate_symbols(self.dice)
+
+
+def _line(entry: FatePointEntry) -> LedgerLine:
+    assert entry.id is not None
+    return LedgerLine(
+        id=entry.id,
+        who=entry.who,
+        delta=entry.delta,
+        balance_after=entry.balance_after,
+        reason=entry.reason,
+        note=entry.note,
+        undone=entry.undone,
+        at=entry.created_at.strftime("%Y-%m-%d %H:%M"),
+    )
+
+
+async def _pcs_in(session: AsyncSession, campaign_id: int) -> list[CharacterRecord]:
+    rows = await session.exec(
+        select(CharacterRow)
+        .where(CharacterRow.campaign_id == campaign_id, col(CharacterRow.is_npc).is_(False))
+        .order_by(CharacterRow.name)
+    )
+    return [CharacterRecord.of(row) for row in rows.all()]
+
+
+class EconomyService:
+    def __init__(self, db: Database, rng: random.Random | None = None) -> None:
+        self.db = db
+        self.rng = rng or random.Random()
+
+    # ----- the ledger
+    async def log(
+        self, guild_id: int, channel_id: int, *, page: int = 0, character: str | None = None
+    ) -> LedgerPage:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            return await self.log_of(session, campaign.id, page=page, character=character)
+
+    async def log_page(self, campaign_id: int, page: int, who: str | None) -> LedgerPage:
+        """Another page of a ledger already shown; `who` is None, "GM" or "#<character id>"."""
+        async with self.db.session() as session:
+            return await self.log_of(session, campaign_id, page=page, character=who)
+
+    async def log_of(
+        self, session: AsyncSession, campaign_id: int, *, page: int, character: str | None
+    ) -> LedgerPage:
+        query = select(FatePointEntry).where(FatePointEntry.campaign_id == campaign_id)
+        counter = (
+            select(func.count())
+            .select_from(FatePointEntry)
+            .where(FatePointEntry.campaign_id == campaign_id)
+        )
+        label = None
+        if character:
+            if character.strip().casefold() in GM_NAMES:
+                query = query.where(col(FatePointEntry.character_id).is_(None))
+                counter = counter.where(col(FatePointEntry.character_id).is_(None))
+                label = "GM"
+            else:
+                record = await find_character_in(session, campaign_id, character)
+                query = query.where(FatePointEntry.character_id == record.id)
+                counter = counter.where(FatePointEntry.character_id == record.id)
+                label = f"#{record.id}"
+        total = (await session.exec(counter)).one()
+        pages = max(1, -(-int(total) // LOG_PAGE_SIZE))
+        page = min(max(0, page), pages - 1)
+        rows = await session.exec(
+            query.order_by(col(FatePointEntry.id).desc())
+            .offset(page * LOG_PAGE_SIZE)
+            .limit(LOG_PAGE_SIZE)
+        )
+        return LedgerPage([_line(r) for r in rows.all()], page, pages, campaign_id, label)
+
+    async def undo(
+        self, guild_id: int, channel_id: int, *, actor_id: int
+    ) -> tuple[LedgerLine, LedgerLine]:
+        """Reverse the newest movement of the campaign that is not an undo and not undone yet."""
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            rows = await session.exec(
+                select(FatePointEntry)
+                .where(
+                    FatePointEntry.campaign_id == campaign.id,
+                    col(FatePointEntry.undone).is_(False),
+                    FatePointEntry.reason != "undo",
+                )
+                .order_by(col(FatePointEntry.id).desc())
+                .limit(UNDO_LOOKBACK)
+            )
+            for entry in rows.all():
+                inverse = await self._reverse(session, campaign, entry, actor_id)
+                if inverse is None:
+                    continue
+                entry.undone = True
+                inverse.undoes_id = entry.id
+                session.add(entry)
+                session.add(inverse)
+                await session.flush()
+                return _line(entry), _line(inverse)
+        raise RuleError("There is no fate point movement left to undo.")
+
+    async def _reverse(
+        self, session: AsyncSession, campaign: CampaignInfo, entry: FatePointEntry, actor_id: int
+    ) -> FatePointEntry | None:
+        note = f"undo #{entry.id} ({entry.reason})"
+        if entry.character_id is not None:
+            record = await get_character_in(session, entry.character_id)
+            if record.sheet.fate_points - entry.delta < 0:
+                raise RuleError(
+                    f"Undoing #{entry.id} would leave {record.name} below zero; "
+                    "those points were already spent."
+                )
+            _, inverse = await move_fate_points_in(
+                session,
+                record,
+                -entry.delta,
+                reason="undo",
+                actor_id=actor_id,
+                note=note,
+                channel_id=entry.channel_id,
+            )
+            return inverse
+        if entry.who != "GM" or entry.channel_id is None:
+            return None  # a deleted character's movement: nothing left to change
+        scene = await session.get(SceneRow, entry.channel_id)
+        if scene is None or not scene.active or scene.campaign_id != campaign.id:
+            return None  # that scene's pool is gone with the scene
+        _, inverse = await change_gm_pool_in(
+            session,
+            campaign,
+            entry.channel_id,
+            -entry.delta,
+            reason="undo",
+            actor_id=actor_id,
+            note=note,
+        )
+        return inverse
+
+    async def edit(
+        self, guild_id: int, channel_id: int, *, actor_id: int, target: str, delta: int, note: str
+    ) -> Movement:
+        """The GM gives or takes fate points (a character's, or the GM pool of this scene)."""
+        if delta == 0 or abs(delta) > MAX_EDIT:
+            raise RuleError(f"Give or take 1 to {MAX_EDIT} fate points.")
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            if target.strip().casefold() in GM_NAMES:
+                pool, _ = await change_gm_pool_in(
+                    session,
+                    campaign,
+                    channel_id,
+                    delta,
+                    reason="gm_edit",
+                    actor_id=actor_id,
+                    note=note,
+                )
+                return Movement("GM pool", delta, pool, "gm_edit")
+            record = await find_character_in(session, campaign.id, target)
+            updated, entry = await move_fate_points_in(
+                session,
+                record,
+                delta,
+                reason="gm_edit",
+                actor_id=actor_id,
+                note=note,
+                channel_id=channel_id,
+            )
+            return Movement(updated.name, delta, entry.balance_after, "gm_edit")
+
+    # ----- sessions and arcs
+    async def start_session(self, guild_id: int, channel_id: int, *, actor_id: int) -> Refreshed:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            play_row, play = await load_play_in(session, campaign.id)
+            milestones, _ = recovery.start_session(play.milestones)
+            await save_play_in(
+                session, play_row, play.model_copy(update={"milestones": milestones})
+            )
+            raised: list[Movement] = []
+            kept: list[str] = []
+            for record in await _pcs_in(session, campaign.id):
+                delta = refresh_delta(record.sheet.fate_points, record.sheet.refresh)
+                if not delta:
+                    kept.append(record.name)
+                    continue
+                updated, entry = await move_fate_points_in(
+                    session,
+                    record,
+                    delta,
+                    reason="refresh",
+                    actor_id=actor_id,
+                    note=f"session {milestones.session_number}",
+                    channel_id=channel_id,
+                )
+                raised.append(Movement(updated.name, delta, entry.balance_after, "refresh"))
+            return Refreshed(milestones.session_number, raised, kept)
+
+    async def end_session(self, guild_id: int, channel_id: int) -> MilestoneReport:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            play_row, play = await load_play_in(session, campaign.id)
+            pcs = await _pcs_in(session, campaign.id)
+            number = play.milestones.session_number
+            milestones, _ = recovery.end_session(play.milestones, [str(p.id) for p in pcs])
+            await save_play_in(
+                session, play_row, play.model_copy(update={"milestones": milestones})
+            )
+            recovered = await self._tick_all(session, pcs, recovery.after_session)
+            return MilestoneReport(
+                MilestoneKind.MINOR, number, self._unused(milestones, pcs), recovered
+            )
+
+    async def end_arc(self, guild_id: int, channel_id: int) -> MilestoneReport:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            play_row, play = await load_play_in(session, campaign.id)
+            pcs = await _pcs_in(session, campaign.id)
+            number = play.milestones.arc_number
+            milestones, _ = recovery.end_arc(play.milestones, [str(p.id) for p in pcs])
+            await save_play_in(
+                session, play_row, play.model_copy(update={"milestones": milestones})
+            )
+
+            def major(
+                tracks: list[Track], state: recovery.RecoveryState
+            ) -> tuple[list[Track], recovery.RecoveryState, list[Event]]:
+                return recovery.after_major_milestone(tracks, state)
+
+            recovered = await self._tick_all(session, pcs, major)
+            return MilestoneReport(
+                MilestoneKind.MAJOR, number, self._unused(milestones, pcs), recovered
+            )
+
+    @staticmethod
+    def _unused(milestones: recovery.Campaign, pcs: list[CharacterRecord]) -> list[str]:
+        names = {str(p.id): p.name for p in pcs}
+        shown = []
+        for grant in recovery.unused_milestones(milestones):
+            if grant.character_id in names:
+                shown.append(f"{names[grant.character_id]} ({grant.kind.value})")
+        return sorted(set(shown))
+
+    async def _tick_all(self, session: AsyncSession, pcs: list[CharacterRecord], tick) -> list[str]:  # type: ignore[no-untyped-def]
+        recovered: list[str] = []
+        for record in pcs:
+            row = await session.get(RecoveryRow, record.id)
+            if row is None:
+                continue
+            _, state = await load_recovery_in(session, record.id)
+            tracks, state, events = tick(record.sheet.tracks, state)
+            if tracks != record.sheet.tracks:
+                await save_character_in(
+                    session, record, record.sheet.model_copy(update={"tracks": tracks})
+                )
+            await save_recovery_in(session, row, state)
+            recovered.extend(f"{record.name}: {e.text}" for e in events)
+        return recovered
+
+    async def use_milestone(
+        self, guild_id: int, channel_id: int, *, user_id: int, kind: MilestoneKind
+    ) -> str:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            record = await require_active_in(session, campaign, channel_id, user_id)
+            play_row, play = await load_play_in(session, campaign.id)
+            milestones = recovery.use_milestone(play.milestones, str(record.id), kind)
+            await save_play_in(
+                session, play_row, play.model_copy(update={"milestones": milestones})
+            )
+            return record.name
+
+    # ----- recovery
+    async def treat(
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        user_id: int,
+        patient: str | None,
+        consequence: str,
+        skill: str,
+        healing_name: str,
+    ) -> Treatment:
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            healer = await require_active_in(session, campaign, channel_id, user_id)
+            target = await find_character_in(session, campaign.id, patient) if patient else healer
+            skill_name, rating = resolve_skill(healer, campaign, skill)
+            track = target.sheet.track(consequence)
+            scene = await session.get(SceneRow, channel_id)
+            _, play = await load_play_in(session, campaign.id)
+            row, state = await load_recovery_in(session, target.id)
+            dice, effort = roll_effort(self.rng, rating)
+            tracks, state, events = recovery.treat(
+                target.sheet.tracks,
+                state,
+                track.key,
+                effort=effort,
+                healing_text=healing_name,
+                treating_self=target.id == healer.id,
+                during_scene=scene is not None and scene.active,
+                during_session=play.milestones.in_session,
+            )
+            if tracks != target.sheet.tracks:
+                await save_character_in(
+                    session, target, target.sheet.model_copy(update={"tracks": tracks})
+                )
+                await save_recovery_in(session, row, state)
+            difficulty = recovery.treatment_difficulty(
+                recovery.severity_of(track), target.id == healer.id
+            )
+            return Treatment(
+                healer=healer.name,
+                patient=target.name,
+                skill=skill_name,
+                rating=rating,
+                dice=dice,
+                effort=effort,
+                difficulty=difficulty,
+                outcome=classify(effort, difficulty),
+                events=events,
+            )
