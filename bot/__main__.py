@@ -115,10 +115,39 @@ def run_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _convert_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a Fate Table or Fari character .json file")
+
+
+def run_convert_character(args: argparse.Namespace) -> int:
+    """Print the sheet in Fate Table's JSON format, then what could not be mapped (stderr)."""
+    from bot.errors import RuleError
+    from bot.fate.sheet_io import convert_file
+
+    try:
+        text, unmapped = convert_file(args.file)
+    except RuleError as error:
+        print(f"cannot convert {args.file}: {error}", file=sys.stderr)
+        return 1
+    print(text)
+    if unmapped:
+        print(f"could not be mapped ({len(unmapped)}):", file=sys.stderr)
+        for item in unmapped:
+            print(f"  - {item}", file=sys.stderr)
+    else:
+        print("everything was mapped", file=sys.stderr)
+    return 0
+
+
 TOOLS: dict[
     str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 ] = {
     "migrate": ("create or upgrade the database", lambda p: None, run_migrate),
+    "convert-character": (
+        "print a Fate Table or Fari character file as Fate Table JSON, and what was not mapped",
+        _convert_args,
+        run_convert_character,
+    ),
     "validate-pack": (
         "check a card pack file; errors with line:column",
         _configure_validate_pack,
