@@ -50,7 +50,26 @@ def _roll(table: Table, state: dict[str, Any], i: int) -> Request:
     return ("roll", table.player, {"skill": "Lore", "difficulty": "Fair"})
 
 
+async def _card_table_setup(table: Table) -> dict[str, Any]:
+    """Solo Dresden card games in several channels (one live game per channel)."""
+    channels = []
+    for n in range(16):
+        channel = table.fake.add_channel(table.guild_id, f"cards-{n}")
+        lobby = await table.slash(
+            "game new", user=table.player, channel=channel, game="dfccg", difficulty="apprentice"
+        )
+        await table.click(lobby, "Start", user=table.player)
+        channels.append(channel)
+    return {"channels": channels}
+
+
+def _card_play(table: Table, state: dict[str, Any], i: int) -> Request:
+    channels = state["channels"]
+    return ("game move", table.player, {"action": "auto", "channel": channels[i % len(channels)]})
+
+
 SCENARIOS: dict[str, Scenario] = {
     "about": Scenario("about", _about),
     "roll": Scenario("roll", _roll, _roll_setup),
+    "card-play": Scenario("card-play", _card_play, _card_table_setup),
 }

@@ -337,6 +337,51 @@ class GameTable(commands.Cog):
             raise RuleError("There is no game in this channel; start one with `/game new`.")
         await interaction.response.send_message(embed=status_embed(info), ephemeral=True)
 
+    @game.command(name="move", description="Make a move by name instead of a button.")
+    @app_commands.describe(
+        action="Your move (start typing; the list shows what you may do now), or auto."
+    )
+    async def move(self, interaction: discord.Interaction, action: str) -> None:
+        assert interaction.channel_id is not None
+        info = await self.games.status(interaction.channel_id)
+        if info is None:
+            raise RuleError("There is no game in this channel; start one with `/game new`.")
+        version_text, _, action_id = action.strip().partition(":")
+        if action.strip().lower() == "auto":
+            version, action_id = None, "auto"
+        elif version_text.isdigit() and action_id:
+            version = int(version_text)
+        else:
+            raise RuleError("Pick your move from the suggestions of `/game move`, or type auto.")
+        outcome = await self.games.act(info.id, interaction.user.id, version, action_id[:40])
+        self.schedule_board(info.id)
+        hand = await self.games.hand(info.id, interaction.user.id)
+        view, page, pages = hand_view(hand, 0)
+        embed = hand_embed(hand, page, pages, outcome.private_events[-5:])
+        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+
+    @move.autocomplete("action")
+    async def _move_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.channel_id is None:
+            return []
+        info = await self.games.status(interaction.channel_id)
+        if info is None or info.status != "running" or info.seat_of(interaction.user.id) is None:
+            return []
+        hand = await self.games.hand(info.id, interaction.user.id)
+        needle = current.lower()
+        choices = [
+            app_commands.Choice(name=clip(a.label, 100), value=f"{info.version}:{a.id}")
+            for a in hand.actions
+            if needle in a.label.lower()
+        ]
+        if hand.actions and "auto".startswith(needle[:4]):
+            choices.append(
+                app_commands.Choice(name="auto: let the AI choose my move", value="auto")
+            )
+        return choices[:25]
+
     @game.command(name="abandon", description="End the game in this channel (host or GM).")
     async def abandon(self, interaction: discord.Interaction) -> None:
         assert interaction.channel_id is not None

@@ -38,6 +38,7 @@ PUBLIC_LOG_KEEP = 12  # recent public events kept on the row for the board
 HISTORY_LIMIT = 10
 SEAT_NAME_MAX = 32
 LIVE = ("lobby", "running")
+AUTO = "auto"  # an action id meaning: let the AI pick my move
 
 
 class NotSeated(RuleError):
@@ -450,7 +451,11 @@ class GameService:
         actions = engine.legal_actions(state, seat.seat) if info.status == "running" else []
         return HandInfo(info, seat, engine.private_view(state, seat.seat), actions)
 
-    async def act(self, game_id: int, user_id: int, version: int, action_id: str) -> ActOutcome:
+    async def act(
+        self, game_id: int, user_id: int, version: int | None, action_id: str
+    ) -> ActOutcome:
+        """Apply the user's action at ``version`` (None: whatever is current). The action id
+        ``auto`` lets the engine's AI choose the move for the user's seat."""
         async with self.db.session() as session:
             row = await self._load(session, game_id)
             if row.status != "running":
@@ -463,6 +468,8 @@ class GameService:
             seat = next((s for s in seats if s.user_id == user_id), None)
             if seat is None:
                 raise NotSeated("You are not playing in this game; only its players can act.")
+            if version is None:
+                version = row.version
             if row.version != version:
                 raise AlreadyDone(
                     "Already done: that choice was made or the table has moved on. "
@@ -474,7 +481,10 @@ class GameService:
             if seat.seat not in current:
                 names = ", ".join(s.name for s in seats if s.seat in current) or "nobody"
                 raise RuleError(f"It is not your turn: waiting for {names}.")
-            action = find_action(engine, state, seat.seat, action_id)
+            if action_id == AUTO:
+                action = engine.choose_action(state, seat.seat, _rng(row, 0))
+            else:
+                action = find_action(engine, state, seat.seat, action_id)
             state, events = engine.apply(state, seat.seat, action, _rng(row, 0))
             logs = [
                 GameActionLog(

@@ -286,3 +286,22 @@ async def test_idle_games_warn_then_time_out(table: Table) -> None:
     assert any("has been abandoned" in (m.get("content") or "") for m in table.channel_messages())
     loop = [t for t in __import__("asyncio").all_tasks() if t.get_name() == "fatetable-idle"]
     assert loop and not loop[0].done()
+
+
+async def test_move_command_with_autocomplete_and_auto(table: Table) -> None:
+    game_id, board_id = await _lobby(table, [])
+    choices = await table.autocomplete("game move", "action", user=table.player)
+    row = await _row(table, game_id)
+    assert choices and all(
+        c["value"].startswith(f"{row.version}:") or c["value"] == "auto" for c in choices
+    )
+    assert await table.autocomplete("game move", "action", user=table.player2) == []
+    first = next(c for c in choices if c["value"] != "auto")
+    moved = await table.slash("game move", user=table.player, action=first["value"])
+    assert moved.ephemeral and "Your hand" in moved.text
+    stale = await table.slash("game move", user=table.player, action=first["value"])
+    assert stale.ephemeral and "Already done" in stale.text
+    auto = await table.slash("game move", user=table.player, action="auto")
+    assert auto.ephemeral and (await _row(table, game_id)).version == row.version + 2
+    nonsense = await table.slash("game move", user=table.player, action="fly away")
+    assert nonsense.ephemeral and "suggestions" in nonsense.text
