@@ -119,16 +119,17 @@ async def save_encounter_in(
 ) -> int:
     """Write the new state if nobody changed the row since it was read; returns the version."""
     assert row.id is not None
+    expected = row.version
     result = await session.exec(  # type: ignore[call-overload]
         update(EncounterRow)
-        .where(col(EncounterRow.id) == row.id, col(EncounterRow.version) == row.version)
-        .values(state_json=state_json, active=active, version=row.version + 1, updated_at=utcnow())
+        .where(col(EncounterRow.id) == row.id, col(EncounterRow.version) == expected)
+        .values(state_json=state_json, active=active, version=expected + 1, updated_at=utcnow())
     )
     if result.rowcount != 1:
         raise StaleError(
             "Someone acted first (or you clicked twice); look at the tracker again and retry."
         )
-    return row.version + 1
+    return expected + 1
 
 
 async def set_tracker_in(session: AsyncSession, encounter_id: int, message_id: int) -> None:
@@ -536,7 +537,13 @@ class ConflictService:
         for event in events:
             if event.kind == "boost" and isinstance(event.data.get("boost_for"), str):
                 holder = str(event.data["boost_for"])
-                text = "Opening" if event.who != holder else "Momentum"
+                text = (
+                    "Opening"
+                    if event.text.startswith("A tie")
+                    else "Sure footing"
+                    if event.text.startswith("Defended")
+                    else "Momentum"
+                )
                 boost = make_boost(
                     state.new_aspect_id(), f"{text} for {state.name(holder)}"[:80], holder
                 )

@@ -1,0 +1,184 @@
+"""The encounter rows and services without Discord: versions, payouts, boosts, contests, challenges."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from sqlmodel import select
+
+from bot.db.engine import Database
+from bot.db.models.campaigns import FatePointEntry
+from bot.db.models.conflicts import EncounterRow
+from bot.errors import RuleError
+from bot.fate.conflict import ConflictKind, Phase
+from bot.fate.sheet import AspectKind, NpcKind, new_character
+from bot.services.campaigns import (
+    CharacterRecord,
+    StaleError,
+    get_character_in,
+    insert_character_in,
+    resolve_campaign_in,
+)
+from bot.services.challenges import ChallengeService, parse_tasks
+from bot.services.conflicts import ConflictService
+from bot.services.contests import ContestService
+
+GUILD, CHANNEL, GM, ALICE = 10**18 + 11, 10**18 + 12, 10**18 + 13, 10**18 + 14
+
+
+class Dice(random.Random):
+    def __init__(self, *faces: int) -> None:
+        super().__init__(0)
+        self.queue = list(faces)
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        return self.queue.pop(0) if self.queue else 0
+
+
+async def _people(db: Database) -> dict[str, CharacterRecord]:
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        harry = new_character("Harry", skills={"Fight": 2, "Athletics": 2, "Will": 3})
+        harry = harry.set_aspect(AspectKind.HIGH_CONCEPT, "Wizard detective")
+        brute = new_character("Brute", skills={"Fight": 3, "Athletics": 0}, npc_kind=NpcKind.MAJOR)
+        return {
+            "harry": await insert_character_in(s, campaign, ALICE, harry),
+            "brute": await insert_character_in(s, campaign, GM, brute),
+        }
+
+
+def _service(db: Database, *faces: int) -> ConflictService:
+    service = ConflictService(db)
+    dice = Dice(*faces)
+    service.rng_factory = lambda: dice
+    return service
+
+
+async def test_state_round_trips_and_one_conflict_per_channel(db: Database) -> None:
+    people = await _people(db)
+    service = _service(db)
+    snap = await service.start(
+        GUILD, CHANNEL, GM, ConflictKind.PHYSICAL, ["Harry", "Brute"], "Brute", ["Hall", "Stairs"]
+    )
+    assert snap.version == 1 and snap.conflict.current == str(people["brute"].id)
+    assert snap.conflict.adjacency == {"Hall": ["Stairs"], "Stairs": ["Hall"]}
+    again = await service.get(snap.id)
+    assert again.state == snap.state
+    with pytest.raises(RuleError, match="already running"):
+        await service.start(
+            GUILD, CHANNEL, GM, ConflictKind.MENTAL, ["Harry", "Brute"], "Harry", []
+        )
+    with pytest.raises(RuleError, match="not among the participants"):
+        await service.start(GUILD, CHANNEL + 1, GM, ConflictKind.MENTAL, ["Harry"], "Brute", [])
+    await service.set_tracker(snap.id, 555)
+    assert (await service.in_channel(CHANNEL)).tracker_message_id == 555
+
+
+async def test_double_click_applies_once(db: Database) -> None:
+    people = await _people(db)
+    service = _service(db)
+    snap = await service.start(
+        GUILD, CHANNEL, GM, ConflictKind.PHYSICAL, ["Harry", "Brute"], "Brute", []
+    )
+    harry = str(people["harry"].id)
+    moved = await service.pick_next(snap.id, snap.version, GM, True, harry)
+    assert moved.version == snap.version + 1
+    with pytest.raises(StaleError):
+        await service.pick_next(snap.id, snap.version, GM, True, harry)
+    async with db.session() as s:
+        row = await s.get(EncounterRow, snap.id)
+        assert row is not None and row.version == moved.version
+    with pytest.raises(RuleError, match="Only Harry's player or the GM"):
+        await service.pick_next(snap.id, moved.version, GM + 99, False, str(people["brute"].id))
+
+
+async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
+    people = await _people(db)
+    harry, brute = str(people["harry"].id), str(people["brute"].id)
+    # brute: Fight 3 + [+][+][+][0] = 6; Harry Athletics 2 + [0][0][0][-] = 1: 5 shifts, with style
+    service = _service(db, 1, 1, 1, 0, 0, 0, 0, -1)
+    snap = await service.start(
+        GUILD, CHANNEL, GM, ConflictKind.PHYSICAL, ["Harry", "Brute"], "Brute", []
+    )
+    snap = await service.attack(snap.id, snap.version, GM, True, harry, "Fight")
+    assert snap.conflict.phase is Phase.DEFENDING
+    snap = await service.defend(snap.id, snap.version, ALICE, False, "Athletics")
+    assert snap.conflict.pending is not None and snap.conflict.pending.shifts == 5
+    snap = await service.trade_for_boost(snap.id, snap.version, GM, True)
+    assert snap.conflict.pending is not None and snap.conflict.pending.shifts == 4
+    assert [a.text for a in snap.state.aspects if a.kind.value == "boost"] == ["Momentum for Brute"]
+    version, shifts, options = await service.absorb_options(snap.id, ALICE, False)
+    assert shifts == 4 and options[-1].label.startswith("Taken out")
+    moderate = next(o for o in options if o.label.startswith("Moderate"))
+    with pytest.raises(RuleError, match="Name the"):
+        await service.absorb(snap.id, version, ALICE, False, moderate.index, [""])
+    snap = await service.absorb(snap.id, version, ALICE, False, moderate.index, ["Cracked ribs"])
+    snap = await service.pick_next(snap.id, snap.version, GM, True, harry)
+    # Harry attacks: Fight 2 - 1 = 1 vs Brute Athletics 0 + [+][+][+][+] = 4: defended with style
+    dice = Dice(0, 0, 0, -1, 1, 1, 1, 1)
+    service.rng_factory = lambda: dice
+    snap = await service.attack(snap.id, snap.version, ALICE, False, brute, "Fight")
+    snap = await service.defend(snap.id, snap.version, GM, True, "Athletics")
+    assert snap.conflict.phase is Phase.ACTING
+    assert "Sure footing for Brute" in [a.text for a in snap.state.aspects]
+    snap = await service.pick_next(snap.id, snap.version, ALICE, False, brute)
+    # Brute attacks again and pays a fate point to invoke Harry's consequence: a hostile invoke.
+    dice.queue = [0, 0, 0, 0, 0, 0, 0, 0]
+    snap = await service.attack(snap.id, snap.version, GM, True, harry, "Fight")
+    choices = await service.invoke_choices(snap.id, GM, True)
+    ribs = next(c for c in choices[1] if c.label == "Fate point: Cracked ribs")
+    snap = await service.invoke(snap.id, snap.version, GM, True, ribs.value)
+    assert snap.conflict.pending is not None and snap.conflict.pending.attack_effort == 5
+    snap = await service.defend(snap.id, snap.version, ALICE, False, "Athletics")
+    _, _, options = await service.absorb_options(snap.id, ALICE, False)
+    snap = await service.absorb(snap.id, snap.version, ALICE, False, options[0].index, ["Dazed"])
+    snap = await service.pick_next(snap.id, snap.version, GM, True, harry)
+    snap = await service.concede(snap.id, snap.version, ALICE, False, harry)
+    assert snap.conflict.phase is Phase.ENDED
+    async with db.session() as s:
+        entries = (await s.exec(select(FatePointEntry))).all()
+        harry_after = await get_character_in(s, people["harry"].id)
+        brute_after = await get_character_in(s, people["brute"].id)
+    got = sorted((e.who, e.delta, e.reason) for e in entries)
+    consequences = sum(1 for t in harry_after.sheet.tracks if t.aspect)
+    assert got == [
+        ("Brute", -1, "invoke"),
+        ("Harry", 1, "hostile_invoke_payout"),
+        ("Harry", 1 + consequences, "concession"),
+    ]
+    assert harry_after.sheet.fate_points == 3 + 2 + consequences
+    assert brute_after.sheet.fate_points == 2
+    with pytest.raises(RuleError, match="over"):
+        await service.concede(snap.id, snap.version, ALICE, False, harry)
+
+
+async def test_contest_and_challenge_services(db: Database) -> None:
+    people = await _people(db)
+    conflicts = _service(db, 1, 1, 1, 1, 0, 0, 0, 0)
+    contests = ContestService(db, conflicts)
+    snap = await contests.start(GUILD, CHANNEL, GM, [("Harry", "escape"), ("Brute", "")], 1)
+    harry, brute = str(people["harry"].id), str(people["brute"].id)
+    snap = await contests.roll(snap.id, snap.version, ALICE, False, harry, "Athletics")
+    with pytest.raises(StaleError):
+        await contests.roll(snap.id, snap.version - 1, GM, True, brute, "Athletics")
+    snap = await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
+    assert snap.state.contest.winner == "s1"
+    with pytest.raises(RuleError, match="over"):
+        await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
+
+    challenges = ChallengeService(db, conflicts)
+    assert parse_tasks("Lore:3, Will:Great:hold on") == [("Lore", 3, ""), ("Will", 4, "hold on")]
+    with pytest.raises(RuleError, match="Difficulty"):
+        parse_tasks("Lore:lots")
+    made = await challenges.start(GUILD, CHANNEL, GM, parse_tasks("Will:2"), "Hold the door")
+    made = await challenges.assign(CHANNEL, 1, "Harry")
+    with pytest.raises(RuleError, match="Harry's"):
+        await challenges.roll(made.id, made.version, GM + 99, False, "t1")
+    done = await challenges.roll(made.id, made.version, ALICE, False, "t1")
+    assert done.state.complete
+    async with db.session() as s:
+        row = await s.get(EncounterRow, done.id)
+        assert row is not None and not row.active
