@@ -8,10 +8,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.errors import RuleError
 from bot.fate.stress import StressStyle
 from bot.services.campaigns import CampaignSettings
-from bot.services.characters import parse_skill_names
+from bot.services.characters import get_service, settings_with
 from bot.ui.sheet import campaign_list_embed, settings_embed
 from cogs.common.permissions import require_gm
 
@@ -20,32 +19,6 @@ STYLES = [
     Choice(name="condensed (one-point boxes)", value=StressStyle.CONDENSED.value),
     Choice(name="escalating (Fate Core 1-2-3-4 boxes)", value=StressStyle.ESCALATING.value),
 ]
-
-
-def _settings(
-    base: CampaignSettings,
-    stress: str | None,
-    skills: str | None,
-    default_skills: bool,
-    gm_channel: int | None,
-    no_gm_channel: bool,
-) -> CampaignSettings:
-    values = base.model_dump()
-    if stress:
-        values["stress_style"] = StressStyle(stress)
-    if default_skills:
-        values["skills"] = None
-    elif skills:
-        names = parse_skill_names(skills)
-        from bot.fate.skills import SkillList
-
-        SkillList.from_names(names)  # validates: raises a sentence the user can act on
-        values["skills"] = names
-    if no_gm_channel:
-        values["gm_channel_id"] = None
-    elif gm_channel is not None:
-        values["gm_channel_id"] = gm_channel
-    return CampaignSettings.model_validate(values)
 
 
 async def campaign_autocomplete(
@@ -87,7 +60,7 @@ class Campaigns(commands.Cog):
     ) -> None:
         await require_gm(self.bot, interaction, "create campaigns")
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        settings = _settings(CampaignSettings(), stress, skills, False, None, False)
+        settings = settings_with(CampaignSettings(), stress=stress, skills=skills)
         info = await self.bot.campaigns.create(interaction.guild_id, name, settings)
         if bind:
             await self.bot.campaigns.bind(interaction.guild_id, interaction.channel_id, info.name)
@@ -147,34 +120,28 @@ class Campaigns(commands.Cog):
         assert interaction.guild_id is not None and interaction.channel_id is not None
         info = await self.bot.campaigns.current(interaction.guild_id, interaction.channel_id)
         changing = stress or skills or default_skills or gm_channel or no_gm_channel
+        note = ""
         if changing:
             await require_gm(self.bot, interaction, "change campaign settings")
-            if skills and default_skills:
-                raise RuleError("Give a custom `skills` list or `default_skills`, not both.")
-            new = _settings(
+            new = settings_with(
                 info.settings,
-                stress,
-                skills,
-                default_skills,
-                gm_channel.id if gm_channel else None,
-                no_gm_channel,
+                stress=stress,
+                skills=skills,
+                default_skills=default_skills,
+                gm_channel=gm_channel.id if gm_channel else None,
+                no_gm_channel=no_gm_channel,
             )
-            info = await self.bot.campaigns.update_settings(info.id, new)
-            get_service_cache_clear(self.bot)
+            info, updated = await get_service(self.bot).change_settings(info, new)
+            if updated:
+                sheets = "1 sheet now uses" if updated == 1 else f"{updated} sheets now use"
+                note = f" {sheets} the new stress boxes."
         s = info.settings
         embed = settings_embed(
             info.name, s.stress_style.value, s.skill_list().names, bool(s.skills), s.gm_channel_id
         )
         await interaction.response.send_message(
-            "Settings saved." if changing else None, embed=embed, ephemeral=True
+            f"Settings saved.{note}" if changing else None, embed=embed, ephemeral=True
         )
-
-
-def get_service_cache_clear(bot: Any) -> None:
-    """Autocomplete's cached campaign settings are stale after a change."""
-    from bot.services.characters import get_service
-
-    get_service(bot).cache.campaigns.clear()
 
 
 async def setup(bot: Any) -> None:

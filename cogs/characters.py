@@ -14,8 +14,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.dfc.mantles import get_mantle, mantle_data, mantles_by_group
+from bot.dfc.mantles import get_mantle, mantle_data
 from bot.errors import RuleError
+from bot.fate.ladder import describe
 from bot.fate.milestones import MajorMilestone, RecoveryStart
 from bot.fate.sheet import (
     MAX_FREE_ASPECTS,
@@ -27,7 +28,7 @@ from bot.fate.sheet import (
     NpcKind,
 )
 from bot.fate.sheet_io import MAX_IMPORT_BYTES
-from bot.fate.stunts import Action, write_bonus_stunt, write_rule_stunt
+from bot.fate.stunts import write_bonus_stunt, write_rule_stunt
 from bot.fate.tracks import TrackKind
 from bot.services.campaigns import CampaignSettings
 from bot.services.characters import (
@@ -779,8 +780,6 @@ class Characters(commands.Cog):
         record = await self.service.edit(
             actor, character, self.service.skill_edit(actor, skill, rating)
         )
-        from bot.fate.ladder import describe
-
         value = record.sheet.rating(skill)
         await interaction.response.send_message(
             f"**{record.name}**: {skill.strip()} is now {describe(value)}.", ephemeral=True
@@ -1073,13 +1072,3 @@ async def setup(bot: Any) -> None:
     get_service(bot)
     bot.add_dynamic_items(DraftButton, DraftSelect)
     await bot.add_cog(Characters(bot))
-
-
-__all__ = [
-    "Action",
-    "Characters",
-    "actor_of",
-    "character_autocomplete",
-    "mantles_by_group",
-    "setup",
-]

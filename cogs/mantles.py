@@ -63,12 +63,6 @@ class Mantles(commands.Cog):
     async def show(self, interaction: discord.Interaction, name: str) -> None:
         actor = await actor_of(self.bot, interaction)
         view = await get_service(self.bot).mantle_view(actor, name)
-        from bot.dfc.mantles import condition_tracks
-
-        values = {
-            t.label: t.absorb
-            for t in condition_tracks(view.mantle, one_point_boxes=view.one_point_boxes)
-        }
         custom = [
             (e.kind, stunt_line(e.stunt, full=True) if e.stunt else track_line(e.track))  # type: ignore[arg-type]
             for e in view.custom
@@ -81,7 +75,7 @@ class Mantles(commands.Cog):
                 group,
                 custom,  # type: ignore[arg-type]
                 one_point_boxes=view.one_point_boxes,
-                condition_values=values,
+                condition_values=view.condition_values,
             ),
             ephemeral=True,
         )

@@ -140,6 +140,12 @@ class MantleView:
     custom: list[CustomEntry]
     one_point_boxes: bool
 
+    @property
+    def condition_values(self) -> dict[str, int]:
+        """Condition name -> shifts it absorbs under this campaign's stress style."""
+        tracks = condition_tracks(self.mantle, one_point_boxes=self.one_point_boxes)
+        return {t.label: t.absorb for t in tracks}
+
 
 @dataclass
 class _Cache:
@@ -228,6 +234,34 @@ def build_minor_change(
     )
 
 
+def settings_with(
+    base: CampaignSettings,
+    *,
+    stress: str | None = None,
+    skills: str | None = None,
+    default_skills: bool = False,
+    gm_channel: int | None = None,
+    no_gm_channel: bool = False,
+) -> CampaignSettings:
+    """New campaign settings from the options given (the rest kept); validates the skill list."""
+    if skills and default_skills:
+        raise RuleError("Give a custom `skills` list or `default_skills`, not both.")
+    values = base.model_dump()
+    if stress:
+        values["stress_style"] = StressStyle(stress)
+    if default_skills:
+        values["skills"] = None
+    elif skills:
+        names = parse_skill_names(skills)
+        SkillList.from_names(names)  # raises a sentence the user can act on
+        values["skills"] = names
+    if no_gm_channel:
+        values["gm_channel_id"] = None
+    elif gm_channel is not None:
+        values["gm_channel_id"] = gm_channel
+    return CampaignSettings.model_validate(values)
+
+
 def _one_point(settings: CampaignSettings) -> bool:
     return settings.stress_style is StressStyle.CONDENSED
 
@@ -282,6 +316,31 @@ class CharacterService:
         else:
             record = await require_active_in(session, campaign, actor.channel_id, actor.user_id)
         return campaign, record
+
+    # ----- campaign settings -----
+
+    async def change_settings(
+        self, campaign: CampaignInfo, settings: CampaignSettings
+    ) -> tuple[CampaignInfo, int]:
+        """Save new settings; when the stress style changes, every sheet of the campaign
+        re-derives its stress boxes (marks kept). Returns the campaign and sheets updated."""
+        info = await self.campaigns.update_settings(campaign.id, settings)
+        self.cache.campaigns.clear()
+        if campaign.settings.stress_style is settings.stress_style:
+            return info, 0
+        changed = 0
+        async with self.db.session() as session:
+            rows = await session.exec(
+                select(CharacterRow).where(CharacterRow.campaign_id == campaign.id)
+            )
+            for row in rows.all():
+                record = CharacterRecord.of(row)
+                saved = await save_character_in(
+                    session, record, record.sheet.recompute_stress(settings.stress_style)
+                )
+                self._remember(saved)
+                changed += 1
+        return info, changed
 
     # ----- reading -----
 

@@ -460,6 +460,7 @@ async def test_stunt_writer(table: Table) -> None:
 
 
 async def test_campaign_settings_are_gm_only(table: Table) -> None:
+    await imported(table, table.player, "Ruth Kane")
     shown = await table.slash("campaign settings", user=table.player)
     assert shown.ephemeral and "condensed" in shown.text and "Athletics" in shown.text
     refused = await table.slash("campaign settings", user=table.player, stress="escalating")
@@ -472,6 +473,9 @@ async def test_campaign_settings_are_gm_only(table: Table) -> None:
         gm_channel=table.other_channel,
     )
     assert "Settings saved" in changed.text and "escalating" in changed.text
+    assert "1 sheet now uses the new stress boxes" in changed.text
+    sheet = await table.slash("character sheet", user=table.player)
+    assert "**Physical stress** [1][2][3][4]" in sheet.text
     assert "Fists, Guns, Talk, Run" in changed.text
     listed = await table.slash("campaign list", user=table.player)
     assert "Main campaign" in listed.text and "escalating stress" in listed.text
