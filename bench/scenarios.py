@@ -68,8 +68,74 @@ def _card_play(table: Table, state: dict[str, Any], i: int) -> Request:
     return ("game move", table.player, {"action": "auto", "channel": channels[i % len(channels)]})
 
 
+async def _conflict_setup(table: Table) -> dict[str, Any]:
+    """Conflicts (a PC against an NPC) in several channels; the GM passes the turn around."""
+    from bot.fate.sheet import new_character, new_minor_npc
+    from bot.services.campaigns import insert_character_in, resolve_campaign_in
+
+    assert table.bot is not None
+    channels = []
+    async with table.bot.db.session() as session:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
+        for n in range(8):
+            pc = new_character(f"Bench Knight {n}", skills={"Fight": 3, "Athletics": 2})
+            npc = new_minor_npc(f"Bench Ghoul {n}", ["Ghoul"], {"Fight": 2}, stress_boxes=2)
+            await insert_character_in(session, campaign, table.player, pc)
+            await insert_character_in(session, campaign, table.gm, npc)
+    for n in range(8):
+        channel = table.fake.add_channel(table.guild_id, f"conflict-{n}")
+        await table.slash(
+            "conflict start",
+            user=table.gm,
+            channel=channel,
+            kind="physical",
+            participants=f"Bench Knight {n}, Bench Ghoul {n}",
+            first=f"Bench Ghoul {n}",
+            zones="Street, Alley",
+        )
+        channels.append(channel)
+    return {"channels": channels}
+
+
+def _conflict_turn(table: Table, state: dict[str, Any], i: int) -> Request:
+    channels = state["channels"]
+    return ("conflict next", table.gm, {"channel": channels[i % len(channels)]})
+
+
+async def _sheet_setup(table: Table) -> dict[str, Any]:
+    """Eight players, each with a full sheet of their own (as a table of regulars has)."""
+    from bot.fate.sheet import AspectKind, new_character
+    from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
+
+    assert table.bot is not None
+    players = [table.fake.add_member(table.guild_id, f"sheet-player-{n}") for n in range(8)]
+    skills = {"Fight": 4, "Athletics": 3, "Physique": 3, "Will": 2, "Notice": 2, "Lore": 2}
+    async with table.bot.db.session() as session:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
+        for player in players:
+            sheet = new_character(f"Sheet Bench {player}", skills=skills)
+            sheet = sheet.set_aspect(AspectKind.HIGH_CONCEPT, "Ex-Marine Bodyguard")
+            sheet = sheet.set_aspect(AspectKind.TROUBLE, "Never Backs Down")
+            record = await insert_character_in(session, campaign, player, sheet)
+            await set_active_in(session, table.guild_id, player, record.id, None)
+    return {"players": players}
+
+
+def _sheet_view(table: Table, state: dict[str, Any], i: int) -> Request:
+    players = state["players"]
+    return ("character sheet", players[i % len(players)], {"full": i % 2 == 0})
+
+
+def _sheet_update(table: Table, state: dict[str, Any], i: int) -> Request:
+    players = state["players"]
+    return ("character edit fate-points", players[i % len(players)], {"value": i % 10})
+
+
 SCENARIOS: dict[str, Scenario] = {
     "about": Scenario("about", _about),
+    "sheet-view": Scenario("sheet-view", _sheet_view, _sheet_setup),
+    "sheet-update": Scenario("sheet-update", _sheet_update, _sheet_setup),
     "roll": Scenario("roll", _roll, _roll_setup),
     "card-play": Scenario("card-play", _card_play, _card_table_setup),
+    "conflict-turn": Scenario("conflict-turn", _conflict_turn, _conflict_setup),
 }
