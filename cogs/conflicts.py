@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import RuleError
-from bot.fate.conflict import ConflictKind, Phase
+from bot.fate.conflict import ConflictKind, Phase, eligible_next
 from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_tasks
 from bot.services.conflicts import (
     Choice,
@@ -765,6 +765,35 @@ class Conflicts(commands.Cog):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         return await self._names(interaction, current.replace(",", " "))
+
+    @conflict.command(name="next", description="End your turn and pick who acts next.")
+    @app_commands.describe(who="Who acts next; empty = the first who has not acted this exchange.")
+    async def conflict_next(
+        self, interaction: discord.Interaction, who: app_commands.Range[str, 0, 100] = ""
+    ) -> None:
+        assert interaction.channel_id is not None
+        snap = await self.conflicts.pass_turn(
+            interaction.channel_id, interaction.user.id, await self._is_gm(interaction), who
+        )
+        await interaction.response.send_message(snap.message, ephemeral=True)
+        await self.refresh(snap)
+
+    @conflict_next.autocomplete("who")
+    async def _next_ac(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.channel_id is None:
+            return []
+        try:
+            snap = await self.conflicts.in_channel(interaction.channel_id)
+        except RuleError:
+            return []
+        wanted = current.strip().casefold()
+        return [
+            app_commands.Choice(name=clip(p.name, 100), value=clip(p.name, 100))
+            for p in eligible_next(snap.conflict)
+            if wanted in p.name.casefold()
+        ][:25]
 
     @conflict.command(name="tracker", description="Post the tracker again (the old one stops).")
     async def conflict_tracker_cmd(self, interaction: discord.Interaction) -> None:

@@ -467,6 +467,27 @@ class ConflictService:
 
         return await self._act(conflict_id, version, step)
 
+    async def pass_turn(
+        self, channel_id: int, user_id: int, is_gm: bool, who: str | None
+    ) -> ConflictSnapshot:
+        """/conflict next: hand the turn to `who` (a name), or to the first eligible character."""
+        snapshot = await self.in_channel(channel_id)
+        c = snapshot.conflict
+        eligible = [p for p in rules.eligible_next(c) if p.id != c.current] or rules.eligible_next(
+            c
+        )
+        if who:
+            wanted = " ".join(who.split()).casefold()
+            found = next((p for p in c.combatants if p.name.casefold() == wanted), None)
+            if found is None:
+                raise RuleError(f"'{who[:80]}' is not in this conflict; pick from the suggestions.")
+            target = found.id
+        elif eligible:
+            target = eligible[0].id
+        else:
+            raise RuleError("Nobody is left to act in this conflict.")
+        return await self.pick_next(snapshot.id, None, user_id, is_gm, target)
+
     # ------------------------------------------------------------------ attack and defence
     async def attack(
         self,

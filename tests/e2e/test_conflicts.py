@@ -320,7 +320,11 @@ async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> N
     refused = await table.submit(again, {"skill": "Lore", "difficulty": "2"}, user=alice)
     assert "already took your action" in refused.text
 
-    await run.next(alice, "Ghoul")
+    wrong = await table.slash("conflict next", user=alice, who="Nobody")
+    assert wrong.ephemeral and "not in this conflict" in wrong.text
+    passed = await table.slash("conflict next", user=alice)
+    assert passed.ephemeral and "Ghoul acts next" in passed.text
+    assert "Ghoul (NPC) - acting now" in run.text
     opened = await table.click(run.tracker, "Concede", user=gm)
     await choose(table, opened, "Who concedes?", "Ghoul", user=gm)
     assert "over" in run.text and "The PCs carry the day" in run.text
