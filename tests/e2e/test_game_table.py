@@ -305,3 +305,24 @@ async def test_move_command_with_autocomplete_and_auto(table: Table) -> None:
     assert auto.ephemeral and (await _row(table, game_id)).version == row.version + 2
     nonsense = await table.slash("game move", user=table.player, action="fly away")
     assert nonsense.ephemeral and "suggestions" in nonsense.text
+
+
+def test_hand_pages_and_board_image_respect_limits() -> None:
+    from bot.games.base import Action
+    from bot.ui.board_image import render_board
+    from bot.ui.games import ACTIONS_PER_PAGE, action_page
+
+    actions = [Action(id=f"d:c{i}", label="X" * 80, kind="discard") for i in range(47)]
+    seen = []
+    for page in range(3):
+        specs, shown, pages = action_page(actions, page)
+        assert pages == 3 and shown == page and len(specs) <= ACTIONS_PER_PAGE
+        assert all(s.row < 4 and len(s.label) <= 80 for s in specs)
+        seen += [s.action_id for s in specs]
+    assert seen == [a.id for a in actions]
+    assert action_page(actions, 99)[1] == 2
+    engine = get_engine("dfccg")
+    state = engine.new_game(engine.parse_options({}), ["1", "2", "3"], random.Random(1))
+    png = render_board(engine.public_view(state))
+    assert png.startswith(b"\x89PNG")
+    assert render_board({}).startswith(b"\x89PNG")
