@@ -153,7 +153,7 @@ class _Cache:
 
     campaigns: dict[tuple[int, int], tuple[float, CampaignInfo]] = field(default_factory=dict)
     active: dict[tuple[int, int, int], tuple[float, int | None]] = field(default_factory=dict)
-    sheets: dict[int, Character] = field(default_factory=dict)
+    sheets: dict[int, tuple[float, Character]] = field(default_factory=dict)
 
     @staticmethod
     def fresh(stamp: float) -> bool:
@@ -283,7 +283,7 @@ class CharacterService:
     # ----- small shared steps -----
 
     def _remember(self, record: CharacterRecord) -> None:
-        self.cache.sheets[record.id] = record.sheet
+        self.cache.sheets[record.id] = (time.monotonic(), record.sheet)
 
     def _forget_names(self, campaign_id: int) -> None:
         self.campaigns.names.forget(campaign_id)
@@ -853,7 +853,8 @@ class CharacterService:
                     self._remember(record)
         if character_id is None:
             return None
-        sheet = self.cache.sheets.get(character_id)
+        cached = self.cache.sheets.get(character_id)
+        sheet = cached[1] if cached and self.cache.fresh(cached[0]) else None
         if sheet is None:
             async with self.db.session() as session:
                 try:

@@ -88,6 +88,7 @@ def plain_sheet(name: str) -> bytes:
     )
     sheet = sheet.set_aspect(AspectKind.HIGH_CONCEPT, "Ex-Marine Bodyguard")
     sheet = sheet.set_aspect(AspectKind.TROUBLE, "Never Backs Down")
+    sheet = sheet.set_aspect(AspectKind.RELATIONSHIP, "Dana Pulled Me Out of the River")
     sheet = sheet.set_aspect(AspectKind.FREE, "Scar Across the Knuckles")
     sheet = sheet.set_aspect(AspectKind.FREE, "Knows Every Bouncer in Town")
     return export_character(sheet).encode()
@@ -307,6 +308,9 @@ async def test_switch_list_and_delete(table: Table) -> None:
     assert "Ruth Kane" in sheet.text
     elsewhere = await table.slash("character sheet", user=table.player, channel=table.other_channel)
     assert "Dana Voss" in elsewhere.text
+    shared = await table.slash("character sheet", user=table.player, share=True)
+    assert not shared.ephemeral and "Ruth Kane" in shared.text
+    assert len(table.channel_messages()) == 1
     gone = await table.slash("character delete", user=table.player, character="Ruth Kane")
     assert "Deleted **Ruth Kane**" in gone.text
     sheet = await table.slash("character sheet", user=table.player)
@@ -365,6 +369,8 @@ async def test_npcs_are_gm_only_and_private(table: Table) -> None:
         skills="Fight +2",
     )
     assert too_big.ephemeral and "one or two aspects" in too_big.text
+    private = await table.slash("character sheet", user=table.gm, character="Thug", share=True)
+    assert private.ephemeral and "NPC sheets stay private" in private.text
     peek = await table.slash("character sheet", user=table.player, character="Thug")
     assert peek.ephemeral and "only the GM" in peek.text
     names = await table.autocomplete("character sheet", "character", user=table.player)
