@@ -6,6 +6,7 @@ version it was drawn for, so old clicks work after a restart and a double click 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -220,6 +221,11 @@ class Conflicts(commands.Cog):
         self.conflicts = ConflictService(bot.db)
         self.contests = ContestService(bot.db, self.conflicts)
         self.challenges = ChallengeService(bot.db, self.conflicts)
+        # tracker message id -> newest snapshot waiting to be drawn / version drawn
+        self._pending: dict[int, Snapshot] = {}
+        self._shown: dict[int, int] = {}
+        self._editing: set[int] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ helpers
     async def _is_gm(self, interaction: discord.Interaction) -> bool:
@@ -241,6 +247,7 @@ class Conflicts(commands.Cog):
         else:
             await self.challenges.set_tracker(snapshot.id, message.id)
         snapshot.tracker_message_id = message.id
+        self._shown[message.id] = snapshot.version
         try:
             await message.pin(reason=f"Fate Table {kind} tracker")
         except discord.HTTPException:
@@ -251,24 +258,49 @@ class Conflicts(commands.Cog):
             )
 
     async def refresh(self, snapshot: Snapshot) -> None:
-        """Edit the tracker message in place."""
-        if snapshot.tracker_message_id is None:
+        """Edit the tracker message in place, coalescing bursts: while one edit is in flight,
+        newer snapshots replace each other and only the newest is written next."""
+        key = snapshot.tracker_message_id
+        if key is None or snapshot.version <= self._shown.get(key, 0):
             return
-        embed, view = render(snapshot)
-        channel = self.bot.get_partial_messageable(snapshot.channel_id)
-        message = channel.get_partial_message(snapshot.tracker_message_id)
+        waiting = self._pending.get(key)
+        if waiting is None or waiting.version < snapshot.version:
+            self._pending[key] = snapshot
+        if key in self._editing:
+            return
+        self._editing.add(key)
+        task = asyncio.create_task(self._flush(key), name=f"fatetable-tracker-{key}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _flush(self, key: int) -> None:
         try:
-            await message.edit(embed=embed, view=view)
-        except discord.HTTPException:
-            log.warning("could not edit tracker %s", snapshot.tracker_message_id)
+            while key in self._pending:
+                snapshot = self._pending.pop(key)
+                if snapshot.version <= self._shown.get(key, 0):
+                    continue
+                embed, view = render(snapshot)
+                channel = self.bot.get_partial_messageable(snapshot.channel_id)
+                try:
+                    await channel.get_partial_message(key).edit(embed=embed, view=view)
+                    self._shown[key] = snapshot.version
+                except discord.HTTPException:
+                    log.warning("could not edit tracker %s", key)
+        finally:
+            self._editing.discard(key)
 
     async def answer(self, interaction: discord.Interaction, snapshot: Snapshot, text: str) -> None:
         """Answer a component/modal: edit the tracker if it was clicked, else reply privately."""
         message = interaction.message
         on_tracker = message is not None and message.id == snapshot.tracker_message_id
         if on_tracker and interaction.type is discord.InteractionType.component:
-            embed, view = render(snapshot)
-            await interaction.response.edit_message(embed=embed, view=view)
+            key = snapshot.tracker_message_id or 0
+            if snapshot.version < self._shown.get(key, 0):
+                await interaction.response.defer()  # a newer state is already on the tracker
+            else:
+                embed, view = render(snapshot)
+                await interaction.response.edit_message(embed=embed, view=view)
+                self._shown[key] = snapshot.version
             if text:
                 await interaction.followup.send(clip(text, 2000), ephemeral=True)
             return

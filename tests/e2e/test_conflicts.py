@@ -6,6 +6,7 @@ with a generator that hands out the faces the seed's worked examples need.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from collections.abc import Sequence
@@ -444,3 +445,28 @@ async def test_challenge_of_three_tasks_with_restart(table: Table) -> None:
     assert "complete" in text and "The runes wake the guardian" in text
     assert not started.labels(tracker())
     assert people["molly"].name == "Molly"
+
+
+async def test_burst_of_turns_leaves_the_newest_state_on_the_tracker(table: Table) -> None:
+    await make_characters(table)
+    gm = table.gm
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Ghoul"
+    )
+    assert started.message is not None
+    tracker_id = int(started.message["id"])
+    records = [await table.fire("conflict next", user=gm) for _ in range(8)]
+    await asyncio.gather(*(asyncio.wait_for(r.completed.wait(), 10) for r in records))
+    await table.settle()
+    assert table.bot is not None
+    cog: Any = table.bot.get_cog("Conflicts")
+    newest = await cog.conflicts.in_channel(table.channel)
+    assert newest.version > 1
+    shown = message_text(table.message(tracker_id))
+    assert f"v{newest.version}" in shown
+    edits = [
+        r
+        for r in table.fake.requests
+        if r.method == "PATCH" and r.path.endswith(f"/messages/{tracker_id}")
+    ]
+    assert 1 <= len(edits) <= newest.version - 1
