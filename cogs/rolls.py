@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import random
 import re
+import time
 from typing import Any
 
 import discord
@@ -51,6 +52,7 @@ from cogs.common.permissions import member_is_gm
 
 log = logging.getLogger(__name__)
 
+SKILL_CACHE_SECONDS = 15.0  # autocomplete answers from memory between two lookups
 ACTIONS = {
     "overcome": Action.OVERCOME,
     "create_advantage": Action.CREATE_ADVANTAGE,
@@ -259,6 +261,20 @@ class Rolls(commands.Cog):
         self.bot = bot
         self.service = RollService(bot.db, rng)
         self.rng = rng or random.SystemRandom()
+        self._skills: dict[tuple[int, int, int], tuple[float, list[tuple[str, int]]]] = {}
+
+    async def _skills_for(
+        self, guild_id: int, channel_id: int, user_id: int
+    ) -> list[tuple[str, int]]:
+        key = (guild_id, channel_id, user_id)
+        hit = self._skills.get(key)
+        if hit is not None and time.monotonic() - hit[0] < SKILL_CACHE_SECONDS:
+            return hit[1]
+        skills = await self.service.skills_for(guild_id, channel_id, user_id)
+        if len(self._skills) > 5000:
+            self._skills.clear()
+        self._skills[key] = (time.monotonic(), skills)
+        return skills
 
     # ----------------------------------------------------------------- drawing
     async def _redraw(self, view: RollView, *, skip: int | None = None) -> None:
@@ -396,7 +412,7 @@ class Rolls(commands.Cog):
         choices: list[app_commands.Choice[str]] = []
         if number is not None:
             choices.append(app_commands.Choice(name=f"plain 4dF {number:+d}", value=f"{number:+d}"))
-        skills = await self.service.skills_for(
+        skills = await self._skills_for(
             interaction.guild.id, interaction.channel_id, interaction.user.id
         )
         needle = text.casefold()

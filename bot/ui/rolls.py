@@ -22,6 +22,7 @@ from bot.ui.common import (
     COLOUR,
     CONTENT_LIMIT,
     FIELD_VALUE_LIMIT,
+    MAX_SELECT_OPTIONS,
     SELECT_OPTION_LIMIT,
     clip,
     safe_embed,
@@ -242,7 +243,7 @@ def stunt_select(view: RollView) -> SelectSpec | None:
         discord.SelectOption(
             label=clip(f"{s.name} ({signed(s.bonus)})", OPTION_LABEL_LIMIT), value=str(s.index)
         )
-        for s in view.stunts
+        for s in view.stunts[:MAX_SELECT_OPTIONS]
     ]
     return SelectSpec(stunt_select_id(view.id), "Add a stunt bonus", options, row=2)
 
@@ -258,7 +259,7 @@ def aspect_picker(
     )
     text = f"Roll #{view.id}: which aspect do you invoke for {what}?"
     options = []
-    for aspect in aspects:
+    for aspect in aspects[:MAX_SELECT_OPTIONS]:
         held = sum(aspect.free_invokes.values())
         extra = []
         if aspect.is_boost:
@@ -292,7 +293,7 @@ def payment_picker(
         discord.SelectOption(
             label=clip(o.label, OPTION_LABEL_LIMIT), value=o.value[:SELECT_OPTION_LIMIT]
         )
-        for o in options
+        for o in options[:MAX_SELECT_OPTIONS]
     ]
     return text, SelectSpec(
         payment_select_id(view.id, view.version, mode, hostile, aspect.key),

@@ -356,3 +356,26 @@ async def test_scene_boost_and_gm_hostile_invoke(table: Table) -> None:
     shown = message_text(roll_message(table, reply))
     assert "hostile +2 to the opposition with *On Fire*" in shown
     assert "Great (+4)" in shown  # Fair +2 raised by the hostile invoke
+
+
+async def test_hidden_roll_takes_invokes_privately(table: Table) -> None:
+    assert table.bot is not None
+    service: CampaignService = table.bot.campaigns  # type: ignore[attr-defined]
+    campaign = await service.current(table.guild_id, table.channel)
+    await service.update_settings(
+        campaign.id, campaign.settings.model_copy(update={"gm_channel_id": table.other_channel})
+    )
+    harry_id = await harry(table)
+    before = len(table.channel_messages())
+    reply = await table.slash("roll", user=table.player, skill="Lore", hidden=True)
+    assert reply.ephemeral and "Invoke +2" in reply.labels()
+    done = await invoke(table, reply, "Wizard Private Eye", "fate point", user=table.player)
+    assert private(done) and "(fate point)" in done.text and "hidden roll" in done.text
+    assert (await character(table, harry_id)).sheet.fate_points == 2
+    copy = next(
+        m for m in table.channel_messages(table.other_channel) if "Harry rolls" in message_text(m)
+    )
+    assert "(fate point)" in message_text(copy)  # the GM's copy follows
+    assert len(table.channel_messages()) == before
+    helpers = await table.autocomplete("roll", "against", user=table.player2)
+    assert helpers == []
