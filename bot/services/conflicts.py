@@ -1103,3 +1103,73 @@ def describe_absorb(option: AbsorbChoice, tracks: dict[str, Track]) -> str:
         track = tracks.get(slot.track)
         parts.append(f"{track.label} ({track.absorb})" if track else slot.track)
     return " + ".join(parts)[:100]
+
+
+class ConflictAspectSource:
+    """The conflict's boosts, advantages and consequence invokes, for /roll and other features.
+
+    Holders: a PC's invokes show as "char:<id>", those of NPCs as "gm" (the GM plays them).
+    """
+
+    prefix = SOURCE_PREFIX
+
+    async def aspects(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
+    ) -> list[aspects_in_play.AspectInPlay]:
+        row = await active_encounter_in(session, channel_id, "conflict")
+        if row is None or row.campaign_id != campaign.id:
+            return []
+        state = ConflictState.model_validate_json(row.state_json)
+        found = []
+        for aspect in state.aspects:
+            holders: dict[str, int] = {}
+            for holder in aspect.free_invokes:
+                key = self._holder(state, holder)
+                holders[key] = holders.get(key, 0) + 1
+            found.append(
+                aspects_in_play.AspectInPlay(
+                    key=aspect.id,
+                    name=aspect.text,
+                    owner=state.name(aspect.owner) if aspect.owner else "conflict",
+                    is_boost=aspect.kind is AspectKind.BOOST,
+                    hidden=aspect.hidden,
+                    free_invokes=holders,
+                )
+            )
+        return found
+
+    @staticmethod
+    def _holder(state: ConflictState, combatant_id: str) -> str:
+        member = state.members.get(combatant_id)
+        if member is None or member.is_npc:
+            return "gm"
+        return f"char:{member.character_id}"
+
+    async def spend_free_invoke(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+    ) -> None:
+        row = await active_encounter_in(session, channel_id, "conflict")
+        if row is None or row.campaign_id != campaign.id:
+            raise RuleError("That aspect is no longer in play; pick another one.")
+        state = ConflictState.model_validate_json(row.state_json)
+        aspect = next((a for a in state.aspects if a.id == key), None)
+        if aspect is None:
+            raise RuleError("That aspect is no longer in play; pick another one.")
+        who = next((h for h in aspect.free_invokes if self._holder(state, h) == holder), None)
+        if who is None:
+            raise RuleError(
+                f"There is no free invoke of yours left on '{aspect.text}'; pay a fate point."
+            )
+        spent, _ = spend_own_invoke(aspect, who)
+        kept: list[Aspect] = []
+        for item in state.aspects:
+            if item.id != key:
+                kept.append(item)
+            elif spent is not None:
+                kept.append(spent)
+        state.aspects = kept
+        state.add_log(f"{state.name(who)} uses a free invoke on {aspect.text}.")
+        await save_encounter_in(session, row, state.model_dump_json(), active=row.active)
+
+
+aspects_in_play.register_source(ConflictAspectSource())

@@ -182,3 +182,34 @@ async def test_contest_and_challenge_services(db: Database) -> None:
     async with db.session() as s:
         row = await s.get(EncounterRow, done.id)
         assert row is not None and not row.active
+
+
+async def test_conflict_aspects_are_offered_to_other_features(db: Database) -> None:
+    from bot.services import aspects_in_play
+
+    people = await _people(db)
+    # Harry: Fight 2 + [+][+][+][0] = 5 vs Fair (+2): an advantage with style, two free invokes.
+    service = _service(db, 1, 1, 1, 0)
+    snap = await service.start(
+        GUILD, CHANNEL, GM, ConflictKind.PHYSICAL, ["Harry", "Brute"], "Harry", []
+    )
+    snap = await service.create_advantage(
+        snap.id, snap.version, ALICE, False, "Fight", "Fair", "Pinned down"
+    )
+    harry_holder = f"char:{people['harry'].id}"
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        found = [
+            a
+            for a in await aspects_in_play.aspects_in_play(
+                s, campaign, CHANNEL, include_hidden=False
+            )
+            if a.key.startswith("cf:")
+        ]
+        assert [(a.name, a.free_invokes) for a in found] == [("Pinned down", {harry_holder: 2})]
+        with pytest.raises(RuleError, match="no free invoke"):
+            await aspects_in_play.spend_free_invoke(s, campaign, CHANNEL, found[0].key, "gm")
+        await aspects_in_play.spend_free_invoke(s, campaign, CHANNEL, found[0].key, harry_holder)
+    after = await service.get(snap.id)
+    assert after.state.aspects[0].free_invokes == [str(people["harry"].id)]
+    assert after.version == snap.version + 1
