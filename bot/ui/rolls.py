@@ -204,6 +204,7 @@ def roll_embed(view: RollView) -> discord.Embed:
             + ("+1" if h.bonus else "no bonus, the cap is reached")
             for h in roll.teamwork
         ]
+        lines.append("Helpers share any cost or consequence of this roll.")
         embed.add_field(
             name="Teamwork", value=clip("\n".join(lines), FIELD_VALUE_LIMIT), inline=False
         )

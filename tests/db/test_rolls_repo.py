@@ -186,3 +186,50 @@ async def test_opposed_rolls_follow_each_other(db: Database) -> None:
             difficulty="2",
             against=acting.view.id,
         )
+
+
+async def test_hostile_invokes_owe_the_aspect_owner(db: Database) -> None:
+    from datetime import timedelta
+
+    from bot.db.models.columns import utcnow
+    from bot.services.rolls import owed_fate_points_in
+
+    harry_id, _ = await _setup(db)
+    start = utcnow() - timedelta(seconds=1)
+    service = RollService(db, random.Random(2))
+    made = await service.start(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        user_id=ALICE,
+        user_name="alice",
+        skill="Lore",
+        difficulty="2",
+    )
+    from bot.services.scenes import SceneService
+
+    await SceneService(db).start(GUILD, CHANNEL, actor_id=CAROL, characters=["Harry"])
+    picker = await service.invoke_picker(made.view.id, user_id=CAROL, is_gm=True, hostile=True)
+    trouble = _key([a.key for a in picker.aspects], f"char:{harry_id}:a:1")
+    _, _, options = await service.payment_options(
+        made.view.id, user_id=CAROL, is_gm=True, aspect_key=trouble, hostile=True
+    )
+    assert [o.value for o in options] == ["fp:gm"]
+    done = await service.invoke(
+        made.view.id,
+        version=made.view.version,
+        user_id=CAROL,
+        user_name="gm",
+        is_gm=True,
+        aspect_key=trouble,
+        mode=InvokeMode.BONUS,
+        hostile=True,
+        payment="fp:gm",
+    )
+    assert done.view.roll.opposition() == 4
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        assert await owed_fate_points_in(s, campaign.id, CHANNEL, start) == {harry_id: 1}
+        later = utcnow() + timedelta(seconds=5)
+        assert await owed_fate_points_in(s, campaign.id, CHANNEL, later) == {}
+        pool = (await s.exec(select(FatePointEntry).where(FatePointEntry.who == "GM"))).all()
+        assert pool[-1].delta == -1 and pool[-1].reason == "invoke"
