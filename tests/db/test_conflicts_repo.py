@@ -213,3 +213,61 @@ async def test_conflict_aspects_are_offered_to_other_features(db: Database) -> N
     after = await service.get(snap.id)
     assert after.state.aspects[0].free_invokes == [str(people["harry"].id)]
     assert after.version == snap.version + 1
+
+
+def test_trackers_stay_within_discord_limits() -> None:
+    from bot.fate import challenge, contest
+    from bot.fate.aspects import make_boost
+    from bot.fate.conflict import Combatant, start_conflict
+    from bot.services.challenges import ChallengeSnapshot, ChallengeState
+    from bot.services.conflicts import ConflictSnapshot, ConflictState, Member
+    from bot.services.contests import ContestSnapshot, ContestState
+    from bot.ui.conflicts import (
+        challenge_controls,
+        challenge_tracker,
+        conflict_controls,
+        conflict_tracker,
+        contest_tracker,
+    )
+
+    long = "W" * 80
+    people = {
+        str(i): Member(character_id=i, owner_id=i, name=f"{i}{long}"[:80], is_npc=i % 2 == 0)
+        for i in range(1, 21)
+    }
+    zones = [f"{z}{'Z' * 39}"[:40] for z in range(10)]
+    fighters = [
+        Combatant(id=k, name=m.name, side="npcs" if m.is_npc else "pcs", zone=zones[0])
+        for k, m in people.items()
+    ]
+    adjacency = {z: [] for z in zones}
+    state, _ = start_conflict("1", ConflictKind.PHYSICAL, fighters, "1", adjacency)
+    sheets = {
+        k: new_character(m.name[:80], skills={"Physique": 5, "Will": 5}) for k, m in people.items()
+    }
+    boosts = [make_boost(f"cf:1:{n}", "B" * 80, str(n)) for n in range(1, 30)]
+    cs = ConflictState(
+        conflict=state, members=people, zones=zones, aspects=boosts, log=["L" * 300] * 8
+    )
+    embed = conflict_tracker(ConflictSnapshot(1, 1, 1, 1, cs, sheets))
+    assert len(embed) <= 6000 and len(embed.fields) <= 25
+    controls = conflict_controls(ConflictSnapshot(1, 1, 1, 1, cs, sheets))
+    assert len(controls.options) <= 25 and all(len(o.label) <= 100 for o in controls.options)
+
+    sides = [
+        contest.ContestSide(key=f"s{n}", name="S" * 60, intent="I" * 200, members=list(people)[:10])
+        for n in range(3)
+    ]
+    race, _ = contest.start_contest("2", sides, 5)
+    snap = ContestSnapshot(
+        2, 1, 1, 1, ContestState(contest=race, members=people, log=["x" * 300] * 8)
+    )
+    assert len(contest_tracker(snap)) <= 6000
+
+    tasks = [("S" * 40, 3, "D" * 200) for _ in range(10)]
+    job, _ = challenge.start_challenge("3", tasks, "T" * 200)
+    for task in job.tasks:
+        job, _ = challenge.record_roll(job, task.id, "1", 3, "C" * 200)
+    chs = ChallengeSnapshot(3, 1, 1, 1, ChallengeState(challenge=job, members=people))
+    assert len(challenge_tracker(chs)) <= 6000
+    assert challenge_controls(chs).buttons == ()
