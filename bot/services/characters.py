@@ -801,9 +801,17 @@ class CharacterService:
             row, campaign = await self._draft_row(session, draft_id, actor.user_id)
             draft = CreationDraft.model_validate_json(row.draft_json)
             sheet = draft.finish(campaign.settings.skill_list())
+            # Claim the draft first: of two clicks on Finish, only one deletes the row.
+            claimed = await session.exec(  # type: ignore[call-overload]
+                delete(CharacterDraftRow).where(
+                    col(CharacterDraftRow.id) == draft_id,
+                    col(CharacterDraftRow.version) == row.version,
+                )
+            )
+            if claimed.rowcount != 1:
+                raise StaleError("That character is already finished; see `/character sheet`.")
             record = await insert_character_in(session, campaign, actor.user_id, sheet)
             await set_active_in(session, actor.guild_id, actor.user_id, record.id, None)
-            await session.delete(row)
         self._forget_names(campaign.id)
         self._forget_active(actor)
         self._remember(record)

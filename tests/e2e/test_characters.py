@@ -18,7 +18,9 @@ SKILLS: dict[str, str | list[str]] = {
 }
 
 
-async def guided_character(table: Table, user: int, name: str = "Harriet Blackwood") -> Reply:
+async def guided_character(
+    table: Table, user: int, name: str = "Harriet Blackwood", *, finish: bool = True
+) -> Reply:
     """Walk the whole guided flow as `user`, choosing the Clued-In Mortal mantle."""
     start = await table.slash("character create", user=user)
     assert start.ephemeral and "Mantle" in start.text
@@ -49,6 +51,8 @@ async def guided_character(table: Table, user: int, name: str = "Harriet Blackwo
     assert "Stress" in extra.text and "[1]" in extra.text
     stressed = await table.click(extra, "Looks right", user=user)
     later = await table.click(stressed, "Later", user=user)
+    if not finish:
+        return later
     return await table.click(later, "Finish", user=user)
 
 
@@ -489,3 +493,17 @@ async def test_campaign_settings_are_gm_only(table: Table) -> None:
     assert dupes.ephemeral and "listed twice" in dupes.text
     start = await table.slash("character create", user=table.player)
     assert start.ephemeral
+
+
+async def test_finish_twice_makes_one_character(table: Table) -> None:
+    ready = await guided_character(table, table.player, finish=False)
+    assert ready.message is not None
+    before = json.loads(json.dumps(ready.message))  # the message as a second click sees it
+    done = await table.click(ready, "Finish", user=table.player)
+    assert "is ready" in done.text
+    again = await table.click(before, "Finish", user=table.player)
+    assert again.ephemeral and "finished" in again.text
+    names = await table.autocomplete("character sheet", "character", user=table.player)
+    assert [c["value"] for c in names] == ["Harriet Blackwood"]
+    fresh = await table.slash("character create", user=table.player)
+    assert "1. Mantle" in fresh.text and "Picking up" not in fresh.text
