@@ -50,6 +50,7 @@ from cogs.common.permissions import member_is_gm
 Choice = app_commands.Choice
 NO_MANTLE = "none"
 CHOICES_MAX = 25
+MODAL_TIMEOUT = 30 * 60.0  # an open form is forgotten after half an hour (the draft is kept)
 
 
 async def actor_of(bot: Any, interaction: discord.Interaction) -> Actor:
@@ -152,7 +153,11 @@ class DraftModal(SafeModal):
     step is shown."""
 
     def __init__(self, state: DraftState, step: CreationStep, title: str) -> None:
-        super().__init__(title=title, custom_id=f"cdraftm:{state.id}:{step.name.lower()}"[:100])
+        super().__init__(
+            title=title,
+            custom_id=f"cdraftm:{state.id}:{step.name.lower()}"[:100],
+            timeout=MODAL_TIMEOUT,
+        )
         self.state = state
         self.step = step
         self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
@@ -489,9 +494,12 @@ async def send_draft(
 
 # ----------------------------------------------------------------------------- stunt writer
 class StuntWriterModal(SafeModal):
-    def __init__(self, kind: str, character: str | None) -> None:
+    def __init__(self, kind: str, character: str | None, opened_by: int) -> None:
         title = "Bonus stunt" if kind == "bonus" else "Rule-changing stunt"
-        super().__init__(title=title, custom_id=f"stuntwriter:{kind}")
+        # Modals are looked up by custom_id: one per opening, so two writers never mix.
+        super().__init__(
+            title=title, custom_id=f"stuntwriter:{kind}:{opened_by}", timeout=MODAL_TIMEOUT
+        )
         self.kind = kind
         self.character = character
         self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
@@ -1065,7 +1073,7 @@ class Characters(commands.Cog):
     async def stunt_write(
         self, interaction: discord.Interaction, template: str, character: str | None = None
     ) -> None:
-        await interaction.response.send_modal(StuntWriterModal(template, character))
+        await interaction.response.send_modal(StuntWriterModal(template, character, interaction.id))
 
 
 async def setup(bot: Any) -> None:
