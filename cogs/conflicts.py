@@ -371,6 +371,10 @@ class Conflicts(commands.Cog):
                 "That tracker is out of date (someone acted first); use the newest buttons."
             )
         state, c = snap.state, snap.conflict
+        if action == "res":
+            snap = await svc.resolve(ident, version, user, gm)
+            await self.answer(interaction, snap, snap.message)
+            return
         if action == "boost":
             snap = await svc.trade_for_boost(ident, version, user, gm)
             await self.answer(interaction, snap, snap.message)

@@ -542,11 +542,38 @@ class ConflictService:
                 skill_rating=rating,
                 action=Action.DEFEND,
             )
-            c, events = rules.defend(c, c.pending.defender, roll.effort())
-            state.conflict = c
+            if state.defence_roll is not None:
+                raise RuleError("The defence is already rolled; invoke, or resolve the attack.")
             state.defence_roll = roll
-            lines = [f"{roll_line(defender.name, roll)} - defends."]
-            lines += self._after_resolution(state, events)
+            line = (
+                f"{roll_line(defender.name, roll)} - defends against "
+                f"{describe(c.pending.attack_effort)}. Invoke, or resolve the attack."
+            )
+            state.add_log(line)
+            return line
+
+        return await self._act(conflict_id, version, step)
+
+    async def resolve(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
+    ) -> ConflictSnapshot:
+        """Both dice are down and the invokes are in: compare the efforts."""
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            c = state.conflict
+            pending = c.pending
+            if c.phase is not Phase.DEFENDING or pending is None or state.defence_roll is None:
+                raise RuleError("The defender has not rolled yet; press Defend first.")
+            allowed = [
+                state.members[x].controlled_by(user_id, is_gm)
+                for x in (pending.attacker, pending.defender)
+            ]
+            if not any(allowed):
+                raise RuleError("Only the attacker, the defender or the GM can resolve the attack.")
+            state.conflict, events = rules.defend(c, pending.defender, state.defence_roll.effort())
+            lines = self._after_resolution(state, events)
             state.add_log(*lines)
             return " ".join(lines)
 
@@ -582,17 +609,11 @@ class ConflictService:
         pending = c.pending
         if pending is None or c.phase not in (Phase.DEFENDING, Phase.ABSORBING):
             raise RuleError("Invokes here go on an attack in progress; there is none right now.")
-        sides = (
-            [pending.attacker]
-            if c.phase is Phase.DEFENDING
-            else [
-                pending.attacker,
-                pending.defender,
-            ]
-        )
+        before_defence = c.phase is Phase.DEFENDING and state.defence_roll is None
+        sides = [pending.attacker] if before_defence else [pending.attacker, pending.defender]
         mine = [s for s in sides if state.members[s].controlled_by(user_id, is_gm)]
         if not mine:
-            if c.phase is Phase.DEFENDING:
+            if before_defence:
                 raise RuleError(
                     "Before the defence only the attacker can invoke; defend first, then invoke."
                 )
@@ -774,11 +795,16 @@ class ConflictService:
         line = f"{member.name} invokes {aspect_name} for +2."
         if c.phase is Phase.DEFENDING:
             assert roll is not None
-            state.attack_roll = roll
-            pending = c.pending.model_copy(update={"attack_effort": roll.effort()})
-            state.conflict = c.model_copy(update={"pending": pending})
+            if is_attacker:
+                state.attack_roll = roll
+                pending = c.pending.model_copy(update={"attack_effort": roll.effort()})
+                state.conflict = c.model_copy(update={"pending": pending})
+                line += f" The attack is now {describe(roll.effort())}."
+            else:
+                state.defence_roll = roll
+                line += f" The defence is now {describe(roll.effort())}."
             state.add_log(line)
-            return f"{line} The attack is now {describe(roll.effort())}."
+            return line
         if is_attacker:
             state.attack_roll = roll
         else:

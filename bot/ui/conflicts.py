@@ -124,6 +124,11 @@ def _now_line(snapshot: ConflictSnapshot) -> str:
     if c.phase is Phase.ENDED:
         winner = {"pcs": "The PCs", "npcs": "The NPCs"}.get(c.winner_side or "", "Nobody")
         return f"{winner} carry the day." if c.winner_side else "The conflict is over."
+    if c.phase is Phase.DEFENDING and c.pending and state.defence_roll is not None:
+        return (
+            f"Attack {describe(c.pending.attack_effort)} against defence "
+            f"{describe(state.defence_roll.effort())}: invoke, then press Resolve the attack."
+        )
     if c.phase is Phase.DEFENDING and c.pending:
         return (
             f"{state.name(c.pending.defender)} must defend against "
@@ -146,6 +151,9 @@ def conflict_controls(snapshot: ConflictSnapshot) -> Controls:
         return Controls()
     blue, red = discord.ButtonStyle.primary, discord.ButtonStyle.danger
     buttons: tuple[ButtonSpec, ...]
+    if c.phase is Phase.DEFENDING and snapshot.state.defence_roll is not None:
+        buttons = (ButtonSpec("res", "Resolve the attack", blue), ButtonSpec("inv", "Invoke"))
+        return Controls(buttons)
     if c.phase is Phase.DEFENDING:
         buttons = (ButtonSpec("def", "Defend", blue), ButtonSpec("inv", "Invoke"))
         return Controls(buttons)

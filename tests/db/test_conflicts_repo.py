@@ -106,12 +106,21 @@ async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
     snap = await service.attack(snap.id, snap.version, GM, True, harry, "Fight")
     assert snap.conflict.phase is Phase.DEFENDING
     snap = await service.defend(snap.id, snap.version, ALICE, False, "Athletics")
+    with pytest.raises(RuleError, match="already rolled"):
+        await service.defend(snap.id, snap.version, ALICE, False, "Athletics")
+    snap = await service.resolve(snap.id, snap.version, ALICE, False)
     assert snap.conflict.pending is not None and snap.conflict.pending.shifts == 5
+    # After the resolution the defender can still invoke (a fate point on his high concept).
+    name, choices = await service.invoke_choices(snap.id, ALICE, False)
+    assert name == "Harry"
+    own = next(c for c in choices if c.label == "Fate point: Wizard detective")
+    snap = await service.invoke(snap.id, snap.version, ALICE, False, own.value)
+    assert snap.conflict.pending is not None and snap.conflict.pending.shifts == 3
     snap = await service.trade_for_boost(snap.id, snap.version, GM, True)
-    assert snap.conflict.pending is not None and snap.conflict.pending.shifts == 4
+    assert snap.conflict.pending is not None and snap.conflict.pending.shifts == 2
     assert [a.text for a in snap.state.aspects if a.kind.value == "boost"] == ["Momentum for Brute"]
     version, shifts, options = await service.absorb_options(snap.id, ALICE, False)
-    assert shifts == 4 and options[-1].label.startswith("Taken out")
+    assert shifts == 2 and options[-1].label.startswith("Taken out")
     moderate = next(o for o in options if o.label.startswith("Moderate"))
     with pytest.raises(RuleError, match="Name the"):
         await service.absorb(snap.id, version, ALICE, False, moderate.index, [""])
@@ -122,6 +131,7 @@ async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
     service.rng_factory = lambda: dice
     snap = await service.attack(snap.id, snap.version, ALICE, False, brute, "Fight")
     snap = await service.defend(snap.id, snap.version, GM, True, "Athletics")
+    snap = await service.resolve(snap.id, snap.version, ALICE, False)
     assert snap.conflict.phase is Phase.ACTING
     assert "Sure footing for Brute" in [a.text for a in snap.state.aspects]
     snap = await service.pick_next(snap.id, snap.version, ALICE, False, brute)
@@ -133,6 +143,7 @@ async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
     snap = await service.invoke(snap.id, snap.version, GM, True, ribs.value)
     assert snap.conflict.pending is not None and snap.conflict.pending.attack_effort == 5
     snap = await service.defend(snap.id, snap.version, ALICE, False, "Athletics")
+    snap = await service.resolve(snap.id, snap.version, GM, True)
     _, _, options = await service.absorb_options(snap.id, ALICE, False)
     snap = await service.absorb(snap.id, snap.version, ALICE, False, options[0].index, ["Dazed"])
     snap = await service.pick_next(snap.id, snap.version, GM, True, harry)
@@ -146,10 +157,11 @@ async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
     consequences = sum(1 for t in harry_after.sheet.tracks if t.aspect)
     assert got == [
         ("Brute", -1, "invoke"),
+        ("Harry", -1, "invoke"),
         ("Harry", 1, "hostile_invoke_payout"),
         ("Harry", 1 + consequences, "concession"),
     ]
-    assert harry_after.sheet.fate_points == 3 + 2 + consequences
+    assert harry_after.sheet.fate_points == 3 - 1 + 1 + 1 + consequences
     assert brute_after.sheet.fate_points == 2
     with pytest.raises(RuleError, match="over"):
         await service.concede(snap.id, snap.version, ALICE, False, harry)

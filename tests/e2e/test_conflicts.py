@@ -124,6 +124,9 @@ class ConflictDriver:
         opened = await self.table.click(self.tracker, "Defend", user=user)
         return await choose(self.table, opened, "Defend with", skill, user=user)
 
+    async def resolve(self, user: int) -> Reply:
+        return await self.table.click(self.tracker, "Resolve the attack", user=user)
+
     async def take_hit(self, user: int, option: str) -> Reply:
         opened = await self.table.click(self.tracker, "Take the hit", user=user)
         assert opened.ephemeral, opened.text
@@ -189,7 +192,9 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     assert "Charles must defend" in run.text
     dice.load(0, 0, 0, -1)
     defended = await run.defend(alice, "Athletics")
-    assert "2-shift hit" in defended.text
+    assert "Fair (+2)" in defended.text and "Resolve the attack" in run.text
+    resolved = await run.resolve(alice)
+    assert "2-shift hit" in resolved.text
     taken = await run.take_hit(alice, "Physical stress box 1, 2")
     assert "2 stress box(es) marked" in taken.text
     charles = await sheet(table, people["charles"])
@@ -208,10 +213,11 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     dice.load(0, 0, 0, 0)
     await run.attack(bob, "Ghoul Two", "Shoot")
     dice.load(0, 0, 0, 0)
-    defended = await run.defend(gm, "Fight")
-    assert "2-shift hit" in defended.text
+    await run.defend(gm, "Fight")
     invoked = await run.invoke(bob, "Fate point: Wizard's apprentice")
-    assert "4-shift hit" in invoked.text
+    assert "The attack is now Superb (+5)" in invoked.text
+    resolved = await run.resolve(bob)
+    assert "4-shift hit" in resolved.text
     assert (await sheet(table, people["molly"])).fate_points == 2
     out = await run.take_hit(gm, "Taken out")
     assert "Taken out" in out.text
@@ -233,7 +239,9 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     assert "Fantastic (+6)" in attacked.text
     dice.load(-1, -1, 0, 0)
     defended = await run.defend(alice, "Athletics")
-    assert "Average (+1)" in defended.text and "5-shift hit" in defended.text
+    assert "Average (+1)" in defended.text
+    resolved = await run.resolve(gm)
+    assert "5-shift hit" in resolved.text
     opened = await table.click(run.tracker, "Take the hit", user=alice)
     modal = await choose(
         table, opened, "How do you take it?", "Physical stress box 3 + Moderate", user=alice
@@ -269,9 +277,11 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     await run.attack(gm, "Charles", "Fight")
     dice.load(-1, -1, -1, -1)
     defended = await run.defend(alice, "Athletics")
-    assert "Poor (-1)" in defended.text and "7-shift hit" in defended.text
+    assert "Poor (-1)" in defended.text
     invoked = await run.invoke(gm, "Free invoke: Torn shoulder")
-    assert "9-shift hit" in invoked.text
+    assert "The attack is now Legendary (+8)" in invoked.text
+    resolved = await run.resolve(alice)
+    assert "9-shift hit" in resolved.text
     opened = await table.click(run.tracker, "Take the hit", user=alice)
     options = [
         o["label"]
