@@ -129,6 +129,27 @@ async def test_apply_mantle_halves_stress_and_reports_incomplete(table: Table) -
     sheet = await table.slash("character sheet", user=table.player, full=True)
     assert "Ruth Kane — Monster Hunter" in sheet.text
     assert "**Wounded** [2][2] *lasting*, absorbs 2" in sheet.text
+    wounded = await table.slash(
+        "character edit condition",
+        user=table.player,
+        condition="monster_hunter:wounded",
+        note="Clawed by a ghoul",
+    )
+    assert wounded.ephemeral and "condition updated" in wounded.text
+    twice = await table.slash("character edit condition", user=table.player, condition="Wounded")
+    assert twice.ephemeral and "only be taken when all its boxes are empty" in twice.text
+    await table.slash(
+        "character edit condition", user=table.player, condition="Wounded", recover=True
+    )
+    hurt = await table.slash(
+        "character edit consequence", user=table.player, slot="moderate", aspect="Cracked Ribs"
+    )
+    assert "consequence updated" in hurt.text
+    await table.slash("character edit notes", user=table.player, text="Hunts ghouls for cash.")
+    sheet = await table.slash("character sheet", user=table.player, full=True)
+    assert "**Wounded** [x][2] *lasting*, absorbs 2: Clawed by a ghoul *(recovering)*" in sheet.text
+    assert "**Moderate consequence** (4): Cracked Ribs" in sheet.text
+    assert "Hunts ghouls for cash." in sheet.text
     again = await table.slash("mantle apply", user=table.player, name="Medic")
     assert again.ephemeral and "already carries" in again.text
 
@@ -471,6 +492,12 @@ async def test_stunt_writer(table: Table) -> None:
 
 async def test_campaign_settings_are_gm_only(table: Table) -> None:
     await imported(table, table.player, "Ruth Kane")
+    for command, options in [
+        ("campaign create", {"name": "Mine"}),
+        ("campaign bind", {"name": "Main campaign"}),
+    ]:
+        refused = await table.slash(command, user=table.player, **options)
+        assert refused.ephemeral and "Only the GM" in refused.text
     shown = await table.slash("campaign settings", user=table.player)
     assert shown.ephemeral and "condensed" in shown.text and "Athletics" in shown.text
     refused = await table.slash("campaign settings", user=table.player, stress="escalating")
