@@ -492,10 +492,11 @@ async def test_stunt_writer(table: Table) -> None:
 
 async def test_campaign_settings_are_gm_only(table: Table) -> None:
     await imported(table, table.player, "Ruth Kane")
-    for command, options in [
+    attempts: list[tuple[str, dict[str, Any]]] = [
         ("campaign create", {"name": "Mine"}),
         ("campaign bind", {"name": "Main campaign"}),
-    ]:
+    ]
+    for command, options in attempts:
         refused = await table.slash(command, user=table.player, **options)
         assert refused.ephemeral and "Only the GM" in refused.text
     shown = await table.slash("campaign settings", user=table.player)
