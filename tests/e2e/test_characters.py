@@ -535,3 +535,21 @@ async def test_finish_twice_makes_one_character(table: Table) -> None:
     assert [c["value"] for c in names] == ["Harriet Blackwood"]
     fresh = await table.slash("character create", user=table.player)
     assert "1. Mantle" in fresh.text and "Picking up" not in fresh.text
+
+
+async def test_every_option_is_described(table: Table) -> None:
+    def walk(options: list[dict[str, Any]], path: str) -> list[str]:
+        missing = []
+        for option in options:
+            where = f"{path} {option['name']}"
+            if option["type"] in (1, 2):
+                missing += walk(option.get("options") or [], where)
+            elif option.get("description", "…") in ("…", "", "..."):
+                missing.append(where)
+        return missing
+
+    ours = {"campaign", "character", "mantle", "stunt"}
+    commands = [c for c in table.fake.global_commands if c["name"] in ours]
+    assert {c["name"] for c in commands} == ours
+    missing = [m for c in commands for m in walk(c.get("options") or [], c["name"])]
+    assert missing == []
