@@ -474,3 +474,23 @@ def json_dump(value: Any) -> str:
     import json
 
     return json.dumps(value)
+
+
+async def test_both_free_invokes_from_a_stylish_advantage_go_on_one_roll(table: Table) -> None:
+    from tests.e2e.test_rolls import invoke, roll_message
+
+    harry = await make_character(table, table.player, "Harry")
+    await start_scene(table, characters="Harry")
+    set_dice(table, [1, 1, 1, 1])
+    await table.slash("advantage", user=table.player, skill="Notice", aspect="Weak Spot Spotted")
+    assert (await in_play(table))["Weak Spot Spotted"].free_invokes == {f"char:{harry}": 2}
+
+    roll = await table.slash("roll", user=table.player, skill="Notice", difficulty="Fair")
+    assert not roll.ephemeral, roll.text
+    await invoke(table, roll, "Weak Spot", "Free", user=table.player)
+    await invoke(table, roll, "Weak Spot", "Free", user=table.player)
+    shown = message_text(roll_message(table, roll))
+    assert shown.count("Weak Spot Spotted") >= 2
+    assert (await in_play(table))["Weak Spot Spotted"].free_invokes == {}
+    assert (await sheet_of(table, harry)).fate_points == 3  # both invokes were free
+    assert "Harry ×" not in message_text(board(table))
