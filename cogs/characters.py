@@ -484,7 +484,12 @@ async def send_draft(
     interaction: discord.Interaction, state: DraftState, *, new_message: bool
 ) -> None:
     preview = state.draft.preview_tracks() if state.draft.step is CreationStep.STRESS else []
-    embed = draft_embed(state.draft, resumed=state.resumed, preview=preview)
+    embed = draft_embed(
+        state.draft,
+        resumed=state.resumed,
+        preview=preview,
+        skill_names=state.campaign.settings.skill_list().names,
+    )
     view = draft_view(state)
     if new_message:
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
@@ -507,9 +512,7 @@ class StuntWriterModal(SafeModal):
         self._add("because", "Because I ...", 150, "have an eye for detail")
         if kind == "bonus":
             self._add("skill", "I get +2 when I use (skill)", 40, "Notice")
-            self._add(
-                "action", "to (overcome / create an advantage / attack / defend)", 30, "overcome"
-            )
+            self._add("action", "Action: overcome, advantage, attack, defend", 30, "overcome")
             self._add("circumstance", "when ...", 150, "I search a room for clues")
         else:
             self._add("feat", "I can ...", 150, "act first in a physical conflict")

@@ -352,7 +352,11 @@ STEP_HELP = {
 
 
 def draft_embed(
-    draft: CreationDraft, *, resumed: bool = False, preview: Sequence[Track] = ()
+    draft: CreationDraft,
+    *,
+    resumed: bool = False,
+    preview: Sequence[Track] = (),
+    skill_names: Sequence[str] = (),
 ) -> discord.Embed:
     title = f"New character — {STEP_TITLES[draft.step]}"
     embed = discord.Embed(title=title, colour=COLOUR)
@@ -367,6 +371,8 @@ def draft_embed(
     summary = draft_summary(draft)
     if summary:
         embed.add_field(name="So far", value=_lines(summary), inline=False)
+    if skill_names and draft.step is CreationStep.SKILLS:
+        embed.add_field(name="Skills to choose from", value=_lines([", ".join(skill_names)]))
     if preview:
         embed.add_field(
             name="Stress and conditions", value=_lines(track_line(t) for t in preview), inline=False

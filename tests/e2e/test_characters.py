@@ -18,6 +18,20 @@ SKILLS: dict[str, str | list[str]] = {
 }
 
 
+def modal_within_limits(reply: Reply) -> Reply:
+    """Discord refuses a modal whose title or labels pass 45 characters, or with over 5 inputs."""
+    modal = reply.modal
+    assert modal is not None
+    assert len(modal["title"]) <= 45 and len(modal["components"]) <= 5
+    for row in modal["components"]:
+        inner = row["components"][0] if row.get("type") == 1 else row.get("component", row)
+        label = row.get("label") or inner.get("label") or ""
+        assert 1 <= len(label) <= 45, label
+        assert len(inner.get("placeholder") or "") <= 100
+        assert len(inner.get("value") or "") <= inner.get("max_length", 4000)
+    return reply
+
+
 async def guided_character(
     table: Table, user: int, name: str = "Harriet Blackwood", *, finish: bool = True
 ) -> Reply:
@@ -27,20 +41,20 @@ async def guided_character(
     grouped = await table.select(start, "Mantle group", ["pure_mortals"], user=user)
     picked = await table.select(grouped, "Mantle", ["clued_in_mortal"], user=user)
     assert "Aspects" in picked.text and "Clued-In Mortal" in picked.text
-    opened = await table.click(picked, "Write aspects", user=user)
+    opened = modal_within_limits(await table.click(picked, "Write aspects", user=user))
     aspects = await table.submit(
         opened,
         {"high_concept": "Occult Librarian Who Knows Too Much", "trouble": "Owes the Wrong Fae"},
         user=user,
     )
-    assert "Skills" in aspects.text
-    opened = await table.click(aspects, "Rate skills", user=user)
+    assert "Skills to choose from" in aspects.text and "Athletics, Burglary" in aspects.text
+    opened = modal_within_limits(await table.click(aspects, "Rate skills", user=user))
     skills = await table.submit(opened, SKILLS, user=user)
     assert "4. Name" in skills.text, skills.text
-    opened = await table.click(skills, "Name the character", user=user)
+    opened = modal_within_limits(await table.click(skills, "Name the character", user=user))
     named = await table.submit(opened, {"name": name}, user=user)
     refreshed = await table.click(named, "Keep refresh 3", user=user)
-    opened = await table.click(refreshed, "Write stunts", user=user)
+    opened = modal_within_limits(await table.click(refreshed, "Write stunts", user=user))
     stunted = await table.submit(
         opened,
         {"stunt1": "Card Catalogue Mind: +2 to Lore when I research in a library."},
@@ -283,14 +297,14 @@ async def test_guided_flow_resumes_after_restart(table: Table) -> None:
     user = table.player
     start = await table.slash("character create", user=user)
     nomantle = await table.select(start, "Mantle group", ["none"], user=user)
-    opened = await table.click(nomantle, "Write aspects", user=user)
+    opened = modal_within_limits(await table.click(nomantle, "Write aspects", user=user))
     aspects = await table.submit(
         opened, {"high_concept": "Streetwise Medium", "trouble": "Ghosts Never Leave"}, user=user
     )
     assert "3. Skills" in aspects.text
 
     # A pyramid violation is refused and the draft stays where it was.
-    opened = await table.click(aspects, "Rate skills", user=user)
+    opened = modal_within_limits(await table.click(aspects, "Rate skills", user=user))
     wrong = await table.submit(opened, {**SKILLS, "good": "Will"}, user=user)
     assert wrong.ephemeral and "two Good (+3) skills; you have 1" in wrong.text
 
@@ -299,7 +313,7 @@ async def test_guided_flow_resumes_after_restart(table: Table) -> None:
     assert "Picking up your saved draft" in resumed.text and "3. Skills" in resumed.text
     assert "Streetwise Medium" in resumed.text
     # The button on the message from before the restart still works.
-    opened = await table.click(aspects, "Rate skills", user=user)
+    opened = modal_within_limits(await table.click(aspects, "Rate skills", user=user))
     rated = await table.submit(opened, SKILLS, user=user)
     assert "4. Name" in rated.text
 
@@ -315,7 +329,7 @@ async def test_guided_flow_refuses_too_many_stunts_and_sixth_aspect(table: Table
     user = table.player
     start = await table.slash("character create", user=user)
     nomantle = await table.select(start, "Mantle group", ["none"], user=user)
-    opened = await table.click(nomantle, "Write aspects", user=user)
+    opened = modal_within_limits(await table.click(nomantle, "Write aspects", user=user))
     too_long = await table.submit(
         opened, {"high_concept": "Same Words", "trouble": "same words"}, user=user
     )
@@ -447,7 +461,9 @@ async def test_milestones(table: Table) -> None:
 
 async def test_stunt_writer(table: Table) -> None:
     await imported(table, table.player, "Ruth Kane")
-    opened = await table.slash("stunt write", user=table.player, template="bonus")
+    opened = modal_within_limits(
+        await table.slash("stunt write", user=table.player, template="bonus")
+    )
     assert opened.modal is not None
     bad = await table.submit(
         opened,
@@ -474,7 +490,7 @@ async def test_stunt_writer(table: Table) -> None:
     )
     assert good.ephemeral
     assert "Because I never miss a detail, I get +2 when I use Notice to overcome" in good.text
-    rule = await table.slash("stunt write", user=table.player, template="rule")
+    rule = modal_within_limits(await table.slash("stunt write", user=table.player, template="rule"))
     done = await table.submit(
         rule,
         {
