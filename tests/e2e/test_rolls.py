@@ -379,3 +379,20 @@ async def test_hidden_roll_takes_invokes_privately(table: Table) -> None:
     assert len(table.channel_messages()) == before
     helpers = await table.autocomplete("roll", "against", user=table.player2)
     assert helpers == []
+
+
+async def test_roll_against_a_pending_roll(table: Table) -> None:
+    await harry(table)
+    await make_character(table, table.player2, "Molly", {"Will": 2})
+    acting = await table.slash("roll", user=table.player, skill="Lore", action="attack")
+    roll_id = int(acting.text.split("Roll #")[1].split(" ")[0])
+    choices = await table.autocomplete("roll", "against", user=table.player2)
+    assert [c["value"] for c in choices] == [roll_id] and "Harry" in choices[0]["name"]
+    opposing = await table.slash("roll", user=table.player2, skill="Will", against=roll_id)
+    assert not opposing.ephemeral and f"roll #{roll_id}" in opposing.text
+    assert "Outcome" in opposing.text
+    updated = message_text(roll_message(table, acting))
+    assert "Against" in updated and "Outcome" in updated
+    own = await table.slash("roll", user=table.player, skill="Will", against=roll_id)
+    assert own.ephemeral and "cannot oppose their own roll" in own.text
+    assert "open for invokes" in message_text(roll_message(table, acting))  # nothing changed
