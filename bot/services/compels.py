@@ -26,7 +26,7 @@ from bot.services.campaigns import (
     require_active_in,
     resolve_campaign_in,
 )
-from bot.services.scenes import change_gm_pool_in, holder_of, scene_of
+from bot.services.scenes import change_gm_pool_in, holder_of, mark_saved, scene_of
 
 MAX_OPEN_LISTED = 25
 
@@ -198,6 +198,7 @@ class CompelService:
     async def _save(self, session: AsyncSession, row: CompelOfferRow, offer: CompelOffer) -> None:
         result = await session.exec(  # type: ignore[call-overload]
             update(CompelOfferRow)
+            .execution_options(synchronize_session=False)
             .where(col(CompelOfferRow.id) == row.id, col(CompelOfferRow.version) == row.version)
             .values(
                 offer_json=offer.model_dump_json(), state=offer.state.value, version=row.version + 1
@@ -205,7 +206,12 @@ class CompelService:
         )
         if result.rowcount != 1:
             raise StaleError("That compel was answered at the same moment by someone else.")
-        row.version += 1
+        mark_saved(
+            row,
+            offer_json=offer.model_dump_json(),
+            state=offer.state.value,
+            version=row.version + 1,
+        )
 
     async def answer(self, offer_id: int, *, user_id: int, is_gm: bool, accept: bool) -> OfferView:
         async with self.db.session() as session:

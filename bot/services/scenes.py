@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import event, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -149,6 +150,16 @@ event.listen(FatePointEntry, "after_insert", _entry_inserted)
 
 
 # --------------------------------------------------------------------------- persistence
+def mark_saved(row: Any, **values: Any) -> None:
+    """Tell the in-session object what a versioned UPDATE just wrote, without a second UPDATE."""
+    for name, value in values.items():
+        set_committed_value(row, name, value)
+
+
+def _versioned(statement: Any) -> Any:
+    return statement.execution_options(synchronize_session=False)
+
+
 async def load_play_in(
     session: AsyncSession, campaign_id: int
 ) -> tuple[CampaignPlayRow, CampaignPlay]:
@@ -162,7 +173,7 @@ async def load_play_in(
 
 async def save_play_in(session: AsyncSession, row: CampaignPlayRow, play: CampaignPlay) -> None:
     result = await session.exec(  # type: ignore[call-overload]
-        update(CampaignPlayRow)
+        _versioned(update(CampaignPlayRow))
         .where(
             col(CampaignPlayRow.campaign_id) == row.campaign_id,
             col(CampaignPlayRow.version) == row.version,
@@ -171,8 +182,7 @@ async def save_play_in(session: AsyncSession, row: CampaignPlayRow, play: Campai
     )
     if result.rowcount != 1:
         raise StaleError("Someone changed the campaign at the same moment; try again.")
-    row.version += 1
-    row.state_json = play.model_dump_json()
+    mark_saved(row, state_json=play.model_dump_json(), version=row.version + 1)
 
 
 async def load_recovery_in(
@@ -192,7 +202,7 @@ async def save_recovery_in(
     session: AsyncSession, row: RecoveryRow, state: recovery.RecoveryState
 ) -> None:
     result = await session.exec(  # type: ignore[call-overload]
-        update(RecoveryRow)
+        _versioned(update(RecoveryRow))
         .where(
             col(RecoveryRow.character_id) == row.character_id,
             col(RecoveryRow.version) == row.version,
@@ -201,7 +211,7 @@ async def save_recovery_in(
     )
     if result.rowcount != 1:
         raise StaleError("Someone changed that character's recovery at the same moment; retry.")
-    row.version += 1
+    mark_saved(row, state_json=state.model_dump_json(), version=row.version + 1)
 
 
 async def scene_row_in(session: AsyncSession, campaign: CampaignInfo, channel_id: int) -> SceneRow:
@@ -230,16 +240,13 @@ async def save_scene_in(
     if active is not None:
         values["active"] = active
     result = await session.exec(  # type: ignore[call-overload]
-        update(SceneRow)
+        _versioned(update(SceneRow))
         .where(col(SceneRow.channel_id) == row.channel_id, col(SceneRow.version) == row.version)
         .values(**values)
     )
     if result.rowcount != 1:
         raise StaleError("The scene changed at the same moment; look at the board and retry.")
-    row.version += 1
-    row.scene_json = scene.model_dump_json()
-    if active is not None:
-        row.active = active
+    mark_saved(row, **values)
     notify_after_commit(session, row.channel_id)
 
 

@@ -1,0 +1,255 @@
+"""Scene, compel, recovery and ledger services on a real database (SQLite, and PostgreSQL when set)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import pytest
+
+from bot.db.engine import Database
+from bot.db.models.scenes import CompelOfferRow, SceneRow
+from bot.errors import RuleError
+from bot.fate.sheet import new_character
+from bot.services.aspects_in_play import aspects_in_play
+from bot.services.campaigns import (
+    StaleError,
+    get_character_in,
+    insert_character_in,
+    move_fate_points_in,
+    resolve_campaign_in,
+    set_active_in,
+)
+from bot.services.compels import CompelService
+from bot.services.economy import LOG_PAGE_SIZE, EconomyService
+from bot.services.scenes import (
+    SceneService,
+    board_listeners,
+    carry_gm_points_in,
+    scene_of,
+    spend_gm_point_in,
+)
+
+GUILD, CHANNEL, OTHER = 10**18 + 11, 10**18 + 12, 10**18 + 13
+GM, ALICE, BOB = 10**18 + 21, 10**18 + 22, 10**18 + 23
+
+
+class Dice(random.Random):
+    def __init__(self, face: int) -> None:
+        super().__init__(0)
+        self.face = face
+
+    def choice(self, seq: Any) -> Any:
+        return self.face
+
+
+async def _people(db: Database) -> dict[str, int]:
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        harry = await insert_character_in(s, campaign, ALICE, new_character("Harry"))
+        molly = await insert_character_in(s, campaign, BOB, new_character("Molly"))
+        await set_active_in(s, GUILD, ALICE, harry.id, None)
+        await set_active_in(s, GUILD, BOB, molly.id, None)
+        return {"harry": harry.id, "molly": molly.id}
+
+
+async def test_scene_row_roundtrip_with_big_ids_and_board_message(db: Database) -> None:
+    people = await _people(db)
+    service = SceneService(db)
+    try:
+        started = await service.start(
+            GUILD,
+            CHANNEL,
+            actor_id=GM,
+            title="Docks",
+            aspects=["Fog"],
+            zones=["Pier"],
+            characters=["Harry", "Molly"],
+            carried=1,
+        )
+        assert started.scene.gm_pool == 3
+        await service.set_board_message(CHANNEL, 10**18 + 99)
+        board = await service.board(CHANNEL)
+        assert board is not None and board.message_id == 10**18 + 99 and board.active
+        assert board.fate_points == {f"char:{people['harry']}": 3, f"char:{people['molly']}": 3}
+        with pytest.raises(RuleError, match="already running"):
+            await service.start(GUILD, CHANNEL, actor_id=GM)
+        assert await service.board(OTHER) is None
+    finally:
+        service.close()
+
+
+async def test_gm_pool_spend_carry_and_ledger(db: Database) -> None:
+    await _people(db)
+    service = SceneService(db)
+    try:
+        async with db.session() as s:
+            campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+            assert await carry_gm_points_in(s, campaign.id, 2) == 2
+        await service.start(GUILD, CHANNEL, actor_id=GM, characters=["Harry"])
+        async with db.session() as s:
+            row = await s.get(SceneRow, CHANNEL)
+            assert row is not None and scene_of(row).gm_pool == 3  # 1 PC + 2 carried
+            for left in (2, 1, 0):
+                assert (
+                    await spend_gm_point_in(s, campaign, CHANNEL, reason="invoke", actor_id=GM)
+                    == left
+                )
+            with pytest.raises(RuleError, match="GM pool is empty"):
+                await spend_gm_point_in(s, campaign, CHANNEL, reason="invoke", actor_id=GM)
+        economy = EconomyService(db)
+        page = await economy.log(GUILD, CHANNEL, character="GM")
+        assert [line.delta for line in page.lines] == [-1, -1, -1, 3]
+        undone, inverse = await economy.undo(GUILD, CHANNEL, actor_id=GM)
+        assert undone.delta == -1 and inverse.delta == 1 and inverse.balance_after == 1
+    finally:
+        service.close()
+
+
+async def test_stale_scene_save_is_refused(db: Database) -> None:
+    await _people(db)
+    service = SceneService(db)
+    try:
+        await service.start(GUILD, CHANNEL, actor_id=GM, aspects=["Fog"])
+        from bot.services.scenes import save_scene_in
+
+        async with db.session() as s:
+            old = await s.get(SceneRow, CHANNEL)
+            assert old is not None
+            stale = SceneRow(**old.model_dump())
+        await service.add_aspect(GUILD, CHANNEL, text="Smoke")
+        with pytest.raises(StaleError):
+            async with db.session() as s:
+                await save_scene_in(s, stale, scene_of(stale))
+        board = await service.board(CHANNEL)
+        assert board is not None and [a.text for a in board.scene.aspects] == ["Fog", "Smoke"]
+    finally:
+        service.close()
+
+
+async def test_board_listeners_fire_only_after_commit(db: Database) -> None:
+    people = await _people(db)
+    service = SceneService(db)
+    seen: list[int] = []
+    board_listeners.append(seen.append)
+    try:
+        await service.start(GUILD, CHANNEL, actor_id=GM, characters=["Harry"])
+        assert seen.count(CHANNEL) >= 1
+        seen.clear()
+        with pytest.raises(RuntimeError):
+            async with db.session() as s:
+                record = await get_character_in(s, people["harry"])
+                await move_fate_points_in(
+                    s, record, 1, reason="gm_edit", actor_id=GM, channel_id=CHANNEL
+                )
+                raise RuntimeError("rolled back")
+        assert seen == []
+        async with db.session() as s:
+            record = await get_character_in(s, people["harry"])
+            await move_fate_points_in(
+                s, record, 1, reason="gm_edit", actor_id=GM, channel_id=CHANNEL
+            )
+        assert seen == [CHANNEL]  # any fate point movement in the channel refreshes its board
+    finally:
+        board_listeners.remove(seen.append)
+        service.close()
+
+
+async def test_advantage_outcomes_on_new_and_existing_aspects(db: Database) -> None:
+    people = await _people(db)
+    service = SceneService(db, rng=Dice(1))
+    try:
+        await service.start(GUILD, CHANNEL, actor_id=GM, aspects=["Fog"], characters=["Harry"])
+        harry = f"char:{people['harry']}"
+        # Notice is Mediocre (+0) on a blank sheet: +4 on the dice against Average is style
+        style = await service.create_advantage(
+            GUILD, CHANNEL, user_id=ALICE, is_gm=False, skill="Notice", aspect="Fog", difficulty=1
+        )
+        assert style.existing and style.outcome.value == "success_with_style"
+        service.rng = Dice(-1)
+        failed = await service.create_advantage(
+            GUILD, CHANNEL, user_id=ALICE, is_gm=False, skill="Notice", aspect="Fog", difficulty=0
+        )
+        assert failed.existing and failed.outcome.value == "fail"
+        async with db.session() as s:
+            campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+            fog = next(
+                a
+                for a in await aspects_in_play(s, campaign, CHANNEL, include_hidden=True)
+                if a.name == "Fog"
+            )
+        assert fog.free_invokes == {harry: 2, "gm": 1}
+        with pytest.raises(RuleError, match="no skill called"):
+            await service.create_advantage(
+                GUILD,
+                CHANNEL,
+                user_id=ALICE,
+                is_gm=False,
+                skill="Cooking",
+                aspect="x",
+                difficulty=0,
+            )
+        with pytest.raises(RuleError, match="no active character"):
+            await service.create_advantage(
+                GUILD, CHANNEL, user_id=GM, is_gm=True, skill="Notice", aspect="x", difficulty=0
+            )
+    finally:
+        service.close()
+
+
+async def test_concurrent_compel_answers_apply_once(db: Database) -> None:
+    people = await _people(db)
+    scenes = SceneService(db)
+    compels = CompelService(db)
+    try:
+        await scenes.start(GUILD, CHANNEL, actor_id=GM, aspects=["Fog"], characters=["Harry"])
+        offer = await compels.offer(
+            GUILD,
+            CHANNEL,
+            user_id=GM,
+            is_gm=True,
+            target="Harry",
+            aspect="Fog",
+            complication="You get lost.",
+        )
+        results = await asyncio.gather(
+            *(compels.answer(offer.id, user_id=ALICE, is_gm=False, accept=True) for _ in range(3)),
+            return_exceptions=True,
+        )
+        assert sum(1 for r in results if not isinstance(r, BaseException)) == 1
+        assert all(isinstance(r, RuleError) for r in results if isinstance(r, BaseException))
+        async with db.session() as s:
+            assert (await get_character_in(s, people["harry"])).sheet.fate_points == 4
+            row = await s.get(CompelOfferRow, offer.id)
+            assert row is not None and row.state == "accepted" and row.version == 2
+        with pytest.raises(RuleError, match="not an aspect"):
+            await compels.offer(
+                GUILD,
+                CHANNEL,
+                user_id=GM,
+                is_gm=True,
+                target="Harry",
+                aspect="Sunshine",
+                complication="x",
+            )
+    finally:
+        scenes.close()
+
+
+async def test_ledger_pages_and_undo_skips_nothing_it_can_reverse(db: Database) -> None:
+    people = await _people(db)
+    economy = EconomyService(db)
+    for _ in range(LOG_PAGE_SIZE + 2):
+        await economy.edit(GUILD, CHANNEL, actor_id=GM, target="Molly", delta=1, note="")
+    first = await economy.log(GUILD, CHANNEL)
+    assert first.pages == 2 and len(first.lines) == LOG_PAGE_SIZE
+    last = await economy.log_page(first.campaign_id, 5, None)
+    assert last.page == 1 and len(last.lines) == 2
+    await economy.edit(GUILD, CHANNEL, actor_id=GM, target="Harry", delta=-3, note="spent")
+    undone, _ = await economy.undo(GUILD, CHANNEL, actor_id=GM)
+    assert undone.who == "Harry" and undone.delta == -3
+    async with db.session() as s:
+        assert (await get_character_in(s, people["harry"])).sheet.fate_points == 3
+    with pytest.raises(RuleError, match="1 to 10"):
+        await economy.edit(GUILD, CHANNEL, actor_id=GM, target="Harry", delta=11, note="")
