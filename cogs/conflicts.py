@@ -607,6 +607,25 @@ class Conflicts(commands.Cog):
                 FormModal("A twist on the tie", [("aspect", "Twist aspect", "", 80)], twisted)
             )
             return
+        if action in ("res", "forfeit", "give"):
+            if action == "res":
+                result = await self.contests.resolve(ident, version, user, gm)
+            else:
+                result = await self.contests.settle_failure(
+                    ident, version, user, gm, forfeit=action == "forfeit"
+                )
+            await self.answer(interaction, result, result.message)
+            return
+        if action == "inv":
+            name, choices = await self.contests.invoke_choices(ident, user, gm)
+            if not choices:
+                raise RuleError(f"{name} has no aspect to invoke right now.")
+            await self.ask(
+                interaction,
+                f"Invoke for {name}: +2 on the side's roll.",
+                choice_view("ct", ident, version, "inv", "Pick an aspect", choices),
+            )
+            return
         members = self.contests.members_for(snap, user, gm, rolling=action == "roll")
         if not members:
             raise RuleError("None of your characters is on a side that can act now.")
@@ -619,6 +638,16 @@ class Conflicts(commands.Cog):
                 interaction,
                 "Who gives teamwork (+1 to their side's roll)?",
                 choice_view("ct", ident, version, "help", "Who helps?", members),
+            )
+            return
+        if action == "adv":
+            if len(members) == 1:
+                await self._contest_advantage(interaction, ident, version, members[0].value)
+                return
+            await self.ask(
+                interaction,
+                "Who tries to create an advantage?",
+                choice_view("ct", ident, version, "advwho", "Who acts?", members),
             )
             return
         if len(members) == 1:
@@ -646,6 +675,31 @@ class Conflicts(commands.Cog):
             interaction, f"{snap.state.name(member)} rolls for the side: pick a skill.", view
         )
 
+    async def _contest_advantage(
+        self, interaction: discord.Interaction, ident: int, version: int, member: str
+    ) -> None:
+        user, gm = interaction.user.id, await self._is_gm(interaction)
+
+        async def done(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
+            snap = await self.contests.advantage(
+                ident,
+                version,
+                user,
+                gm,
+                member,
+                values["skill"],
+                values["difficulty"],
+                values["aspect"],
+            )
+            await self.answer(modal_interaction, snap, snap.message)
+
+        fields = [
+            ("skill", "Skill", "", 40),
+            ("difficulty", "Difficulty (GM's number or word)", "Fair", 20),
+            ("aspect", "The aspect to create", "", 80),
+        ]
+        await interaction.response.send_modal(FormModal("Create an advantage", fields, done))
+
     async def contest_select(
         self,
         interaction: discord.Interaction,
@@ -659,7 +713,12 @@ class Conflicts(commands.Cog):
         if action == "who":
             await self._contest_skill(interaction, await self.contests.get(ident), value)
             return
-        if action == "help":
+        if action == "advwho":
+            await self._contest_advantage(interaction, ident, version, value)
+            return
+        if action == "inv":
+            snap = await self.contests.invoke(ident, version, user, gm, value)
+        elif action == "help":
             snap = await self.contests.teamwork(ident, version, user, gm, value)
         elif action == "roll":
             snap = await self.contests.roll(ident, version, user, gm, arg or "", value)

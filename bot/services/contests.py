@@ -12,10 +12,36 @@ from bot.db.engine import Database
 from bot.db.models.conflicts import EncounterRow
 from bot.errors import RuleError
 from bot.fate import contest as rules
-from bot.fate.contest import Contest, ContestError, ContestSide
-from bot.fate.rolls import Action, Modifier, Roller, make_roll
+from bot.fate.aspects import (
+    Aspect,
+    AspectKind,
+    FailChoice,
+    OutcomeKind,
+    classify,
+    create_advantage_new,
+)
+from bot.fate.aspects import spend_free_invoke as spend_own_invoke
+from bot.fate.contest import Contest, ContestError, ContestSide, FailedAdvantage
+from bot.fate.ladder import describe
+from bot.fate.rolls import (
+    Action,
+    InvokeMode,
+    Modifier,
+    Payment,
+    Roll,
+    Roller,
+    apply_invoke,
+    make_roll,
+)
 from bot.fate.sheet import Character
-from bot.services.campaigns import find_character_in, get_character_in, resolve_campaign_in
+from bot.services import aspects_in_play
+from bot.services.campaigns import (
+    CampaignInfo,
+    find_character_in,
+    get_character_in,
+    move_fate_points_in,
+    resolve_campaign_in,
+)
 from bot.services.conflicts import (
     LOG_KEEP,
     Choice,
@@ -25,6 +51,7 @@ from bot.services.conflicts import (
     check_version,
     load_encounter_in,
     member_of,
+    parse_difficulty,
     parse_names,
     roll_line,
     save_encounter_in,
@@ -41,6 +68,19 @@ class ContestState(BaseModel):
     log: list[str] = Field(default_factory=list)
     awaiting_twist: bool = False
     stopped: bool = False
+    rolls: dict[str, Roll] = Field(default_factory=dict)  # side -> this exchange's roll
+    aspects: list[Aspect] = Field(default_factory=list)  # advantages and boosts; holders: sides
+    pending_fail: dict[str, str] = Field(default_factory=dict)  # side -> failed aspect's text
+    next_aspect: int = 1
+
+    def new_aspect_id(self) -> str:
+        key = f"ct:{self.contest.id}:{self.next_aspect}"
+        self.next_aspect += 1
+        return key
+
+    def everyone_rolled(self) -> bool:
+        draft = self.contest.exchange
+        return all(s.key in draft.rolls or s.key in draft.forfeited for s in self.contest.sides)
 
     def name(self, member_id: str | None) -> str:
         member = self.members.get(member_id or "")
@@ -235,10 +275,17 @@ class ContestService:
                 modifiers=modifiers,
                 action=Action.OVERCOME,
             )
+            if side.key in state.pending_fail:
+                raise RuleError(
+                    f"{side.name} must first settle its failed advantage (forfeit the roll "
+                    "or give the other side a free invoke)."
+                )
             state.contest, _ = rules.roll(state.contest, side.key, key, dice_roll.effort())
+            state.rolls = {**state.rolls, side.key: dice_roll}
             teamwork = f" (teamwork +{bonus})" if bonus else ""
             lines = [f"{roll_line(member.name, dice_roll)}{teamwork} for {side.name}."]
-            lines += self._try_resolve(state)
+            if state.everyone_rolled():
+                lines.append("Every side has rolled: invoke, then resolve the exchange.")
             state.add_log(*lines)
             return " ".join(lines)
 
@@ -262,7 +309,261 @@ class ContestService:
             state.awaiting_twist = True
             return [f"Exchange {number}: a tie for the highest effort; the GM adds a twist."]
         state.awaiting_twist = False
+        state.rolls = {}
+        state.aspects = [a for a in state.aspects if a.kind is not AspectKind.BOOST]
         return [f"Exchange {number}: {e.text}" for e in events]
+
+    async def resolve(
+        self, contest_id: int, version: int | None, user_id: int, is_gm: bool
+    ) -> ContestSnapshot:
+        async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
+            if not is_gm and not any(
+                m.controlled_by(user_id, is_gm) for m in state.members.values()
+            ):
+                raise RuleError("Only the GM or someone in the contest can resolve the exchange.")
+            if state.awaiting_twist:
+                raise RuleError("The exchange is a tie: the GM adds a twist.")
+            if state.pending_fail:
+                raise RuleError("A side must first settle its failed advantage.")
+            if not state.everyone_rolled():
+                waiting = [
+                    s.name
+                    for s in state.contest.sides
+                    if s.key not in state.contest.exchange.rolls
+                    and s.key not in state.contest.exchange.forfeited
+                ]
+                raise RuleError(f"Waiting for a roll from: {', '.join(waiting)}.")
+            lines = self._try_resolve(state)
+            state.add_log(*lines)
+            return " ".join(lines)
+
+        return await self._act(contest_id, version, step)
+
+    # ------------------------------------------------------------------ advantages
+    async def advantage(
+        self,
+        contest_id: int,
+        version: int | None,
+        user_id: int,
+        is_gm: bool,
+        key: str,
+        skill: str,
+        difficulty: str,
+        aspect_text: str,
+    ) -> ContestSnapshot:
+        target = parse_difficulty(difficulty)
+        text = " ".join(aspect_text.split())
+        if not text or len(text) > 80:
+            raise RuleError("Name the aspect you want to create (1 to 80 characters).")
+
+        async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
+            member = self._control(state, key, user_id, is_gm)
+            side = state.side_of(key)
+            if side.key in state.pending_fail:
+                raise RuleError(f"{side.name} must first settle its failed advantage.")
+            sheet = (await get_character_in(session, member.character_id)).sheet
+            skill_name = " ".join(skill.split())[:40] or "Mediocre"
+            dice_roll, _ = make_roll(
+                self.conflicts.rng_factory(),
+                _roller(member),
+                skill=skill_name,
+                skill_rating=sheet.rating(skill_name),
+                difficulty=target,
+                action=Action.CREATE_ADVANTAGE,
+            )
+            outcome = classify(dice_roll.effort(), target)
+            line = f"{roll_line(member.name, dice_roll)} vs {describe(target)} to create {text}: "
+            if outcome is OutcomeKind.FAIL:
+                rules.try_advantage(state.contest, side.key, key, outcome)  # still open?
+                state.pending_fail = {**state.pending_fail, side.key: text}
+                line += "failed. Forfeit the side's roll, or give the other side a free invoke?"
+                state.add_log(line)
+                return line
+            state.contest, _ = rules.try_advantage(state.contest, side.key, key, outcome)
+            aspect, events = create_advantage_new(
+                outcome, aspect_id=state.new_aspect_id(), text=text, actor=side.key
+            )
+            if aspect is not None:
+                state.aspects = [*state.aspects, aspect]
+            line += " ".join(e.text for e in events)
+            state.add_log(line)
+            return line
+
+        return await self._act(contest_id, version, step)
+
+    async def settle_failure(
+        self, contest_id: int, version: int | None, user_id: int, is_gm: bool, forfeit: bool
+    ) -> ContestSnapshot:
+        async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
+            mine = [
+                side
+                for side in state.contest.sides
+                if side.key in state.pending_fail
+                and any(state.members[m].controlled_by(user_id, is_gm) for m in side.members)
+            ]
+            if not mine:
+                raise RuleError("None of your sides has a failed advantage to settle.")
+            side = mine[0]
+            text = state.pending_fail[side.key]
+            actor = next(m for m in side.members if state.members[m].controlled_by(user_id, is_gm))
+            choice = FailedAdvantage.FORFEIT_ROLL if forfeit else FailedAdvantage.GIVE_FREE_INVOKE
+            state.contest, events = rules.try_advantage(
+                state.contest, side.key, actor, OutcomeKind.FAIL, choice
+            )
+            if not forfeit:
+                enemy = next(s.key for s in state.contest.sides if s.key != side.key)
+                aspect, _ = create_advantage_new(
+                    OutcomeKind.FAIL,
+                    aspect_id=state.new_aspect_id(),
+                    text=text,
+                    actor=side.key,
+                    enemy=enemy,
+                    fail_choice=FailChoice.ENEMY_INVOKE,
+                )
+                if aspect is not None:
+                    state.aspects = [*state.aspects, aspect]
+            state.pending_fail = {k: v for k, v in state.pending_fail.items() if k != side.key}
+            line = f"{side.name}: " + " ".join(e.text for e in events)
+            state.add_log(line)
+            return line
+
+        return await self._act(contest_id, version, step)
+
+    # ------------------------------------------------------------------ invokes
+    def _invoker(self, state: ContestState, user_id: int, is_gm: bool) -> tuple[str, str]:
+        """(side key, roller) of a side the user plays that rolled this exchange."""
+        for side_key, side_roll in state.contest.exchange.rolls.items():
+            member = state.members.get(side_roll.roller)
+            if member is not None and member.controlled_by(user_id, is_gm):
+                if not is_gm or member.is_npc or member.owner_id == user_id:
+                    return side_key, side_roll.roller
+        for side_key, side_roll in state.contest.exchange.rolls.items():
+            member = state.members.get(side_roll.roller)
+            if member is not None and member.controlled_by(user_id, is_gm):
+                return side_key, side_roll.roller
+        raise RuleError("Your side has not rolled this exchange; invoke after your roll.")
+
+    async def invoke_choices(
+        self, contest_id: int, user_id: int, is_gm: bool
+    ) -> tuple[str, list[Choice]]:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, contest_id, "contest")
+            state = ContestState.model_validate_json(row.state_json)
+            side_key, roller = self._invoker(state, user_id, is_gm)
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            choices = await self._choices_in(session, campaign, row, state, side_key, roller)
+            return state.name(roller), choices
+
+    async def _choices_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ContestState,
+        side_key: str,
+        roller: str,
+    ) -> list[Choice]:
+        choices: list[Choice] = []
+        for aspect in state.aspects:
+            if aspect.invokes_held_by(side_key):
+                choices.append(Choice(f"free|{aspect.id}", f"Free invoke: {aspect.text}"[:100]))
+            if aspect.kind is not AspectKind.BOOST:
+                choices.append(Choice(f"fp|{aspect.id}", f"Fate point: {aspect.text}"[:100]))
+        member = state.members[roller]
+        holder = "gm" if member.is_npc else f"char:{member.character_id}"
+        for other in await aspects_in_play.aspects_in_play(
+            session, campaign, row.channel_id, include_hidden=False
+        ):
+            if other.key.startswith(("ct:", "cf:")):
+                continue
+            if other.free_invokes.get(holder):
+                choices.append(Choice(f"free|{other.key}", f"Free invoke: {other.name}"[:100]))
+            if not other.is_boost:
+                choices.append(Choice(f"fp|{other.key}", f"Fate point: {other.name}"[:100]))
+        unique: dict[str, Choice] = {}
+        for choice in choices:
+            unique.setdefault(choice.label.casefold(), choice)
+        return list(unique.values())[:25]
+
+    async def invoke(
+        self, contest_id: int, version: int | None, user_id: int, is_gm: bool, choice: str
+    ) -> ContestSnapshot:
+        async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
+            if state.awaiting_twist:
+                raise RuleError("The exchange is already a tie waiting for the GM's twist.")
+            side_key, roller = self._invoker(state, user_id, is_gm)
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            valid = {
+                c.value
+                for c in await self._choices_in(session, campaign, row, state, side_key, roller)
+            }
+            if choice not in valid:
+                raise RuleError("That aspect cannot be invoked now; press Invoke again.")
+            payment, key = choice.split("|", 1)
+            member = state.members[roller]
+            record = await get_character_in(session, member.character_id)
+            if key.startswith("ct:"):
+                aspect = next(a for a in state.aspects if a.id == key)
+                name = aspect.text
+                if payment == "free":
+                    spent, _ = spend_own_invoke(aspect, side_key)
+                    kept: list[Aspect] = []
+                    for item in state.aspects:
+                        if item.id != key:
+                            kept.append(item)
+                        elif spent is not None:
+                            kept.append(spent)
+                    state.aspects = kept
+            else:
+                found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
+                name = found.name
+                if payment == "free":
+                    holder = "gm" if member.is_npc else f"char:{member.character_id}"
+                    await aspects_in_play.spend_free_invoke(
+                        session, campaign, row.channel_id, key, holder
+                    )
+            if payment == "fp":
+                await move_fate_points_in(
+                    session,
+                    record,
+                    -1,
+                    reason="invoke",
+                    actor_id=user_id,
+                    note=f"{name} (contest #{row.id})",
+                    channel_id=row.channel_id,
+                )
+            side_roll = state.rolls.get(side_key)
+            if side_roll is None:
+                raise RuleError("Your side's roll is gone; roll again next exchange.")
+            side_roll, _ = apply_invoke(
+                side_roll,
+                self.conflicts.rng_factory(),
+                invoker_id=user_id,
+                invoker_name=member.name,
+                aspect_key=key,
+                aspect_name=name,
+                mode=InvokeMode.BONUS,
+                payment=Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE,
+                payer_id=member.character_id,
+            )
+            state.rolls = {**state.rolls, side_key: side_roll}
+            draft = state.contest.exchange
+            updated = draft.rolls[side_key].model_copy(update={"effort": side_roll.effort()})
+            state.contest = state.contest.model_copy(
+                update={
+                    "exchange": draft.model_copy(
+                        update={"rolls": {**draft.rolls, side_key: updated}}
+                    )
+                }
+            )
+            line = (
+                f"{member.name} invokes {name} for +2: "
+                f"{state.contest.side(side_key).name} is at {describe(side_roll.effort())}."
+            )
+            state.add_log(line)
+            return line
+
+        return await self._act(contest_id, version, step)
 
     async def twist(self, contest_id: int, version: int | None, aspect: str) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:

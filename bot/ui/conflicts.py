@@ -212,12 +212,46 @@ def contest_tracker(snapshot: ContestSnapshot) -> discord.Embed:
         embed.add_field(
             name="Twists", value=clip("\n".join(f"*{t}*" for t in contest.twists), 1024)
         )
+    if state.aspects:
+        sides = {s.key: s.name for s in contest.sides}
+        embed.add_field(
+            name="Aspects from this contest",
+            value=clip(
+                "\n".join(
+                    f"*{a.text}*"
+                    + (" (boost)" if a.kind.value == "boost" else "")
+                    + (
+                        f" - free invokes: {', '.join(sides.get(h, h) for h in a.free_invokes)}"
+                        if a.free_invokes
+                        else ""
+                    )
+                    for a in state.aspects
+                ),
+                1024,
+            ),
+            inline=False,
+        )
     if over:
         embed.add_field(name="Result", value=f"{contest.side(contest.winner or '').name} wins.")
+    elif state.stopped:
+        embed.add_field(name="Result", value="The GM stopped the contest.")
     elif state.awaiting_twist:
         embed.add_field(name="Now", value="A tie for the highest effort: the GM adds a twist.")
+    elif state.pending_fail:
+        embed.add_field(
+            name="Now",
+            value="A failed advantage: that side forfeits its roll or gives a free invoke.",
+        )
+    elif state.everyone_rolled():
+        embed.add_field(
+            name="Now", value="Every side has rolled: invoke, then press Resolve the exchange."
+        )
     else:
-        embed.add_field(name="Now", value=f"Exchange {contest.exchange.number}: each side rolls.")
+        embed.add_field(
+            name="Now",
+            value=f"Exchange {contest.exchange.number}: each side rolls once; others may help "
+            "or create advantages first.",
+        )
     embed.set_footer(text=f"contest {snapshot.id} · v{snapshot.version}")
     return safe_embed(embed)
 
@@ -227,10 +261,26 @@ def contest_controls(snapshot: ContestSnapshot) -> Controls:
         return Controls()
     if snapshot.state.awaiting_twist:
         return Controls((ButtonSpec("twist", "Add a twist (GM)", discord.ButtonStyle.primary),))
+    if snapshot.state.pending_fail:
+        return Controls(
+            (
+                ButtonSpec("forfeit", "Forfeit our roll"),
+                ButtonSpec("give", "Give them a free invoke"),
+            )
+        )
+    if snapshot.state.everyone_rolled():
+        return Controls(
+            (
+                ButtonSpec("res", "Resolve the exchange", discord.ButtonStyle.primary),
+                ButtonSpec("inv", "Invoke"),
+            )
+        )
     return Controls(
         (
             ButtonSpec("roll", "Roll for my side", discord.ButtonStyle.primary),
             ButtonSpec("help", "Teamwork +1"),
+            ButtonSpec("adv", "Create advantage"),
+            ButtonSpec("inv", "Invoke"),
         )
     )
 

@@ -177,6 +177,10 @@ async def test_contest_and_challenge_services(db: Database) -> None:
     with pytest.raises(StaleError):
         await contests.roll(snap.id, snap.version - 1, GM, True, brute, "Athletics")
     snap = await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
+    assert snap.state.contest.winner is None and snap.state.everyone_rolled()
+    with pytest.raises(RuleError, match="Only the GM or someone"):
+        await contests.resolve(snap.id, snap.version, GM + 99, False)
+    snap = await contests.resolve(snap.id, snap.version, ALICE, False)
     assert snap.state.contest.winner == "s1"
     with pytest.raises(RuleError, match="over"):
         await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")

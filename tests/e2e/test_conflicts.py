@@ -373,17 +373,23 @@ async def test_contest_to_three_victories_with_twist_and_restart(table: Table) -
         opened = await table.click(tracker(), "Roll for my side", user=user)
         return await choose(table, opened, "Roll which skill?", skill, user=user)
 
+    async def resolve(user: int) -> Reply:
+        return await table.click(tracker(), "Resolve the exchange", user=user)
+
     # Exchange 1: Molly helps, Charles rolls Athletics +3 +1 teamwork; the ghoul rolls +1.
     helped = await table.click(tracker(), "Teamwork +1", user=bob)
     assert "helps" in helped.text
     rolled = await side_roll(alice, "Athletics", 0, 0, 0, 0)
     assert "teamwork +1" in rolled.text
-    done = await side_roll(gm, "Athletics", 0, 0, 0, 0)
+    await side_roll(gm, "Athletics", 0, 0, 0, 0)
+    assert "Resolve the exchange" in started.labels(tracker())
+    done = await resolve(alice)
     assert "Exchange 1: Charles & Molly marks 2 victory(ies)" in done.text
 
-    # Exchange 2: a tie, so the GM adds a twist.
+    # Exchange 2: a tie, so the GM adds a twist (after a restart).
     await side_roll(alice, "Athletics", 0, 0, 0, -1)
-    tie = await side_roll(gm, "Athletics", 0, 0, 0, 1)
+    await side_roll(gm, "Athletics", 0, 0, 0, 1)
+    tie = await resolve(gm)
     assert "tie" in tie.text
     assert "Add a twist (GM)" in started.labels(tracker())
     not_gm = await table.click(tracker(), "Add a twist (GM)", user=alice)
@@ -396,12 +402,26 @@ async def test_contest_to_three_victories_with_twist_and_restart(table: Table) -
     assert "twist: Bridge collapsing" in twisted.text
     assert "Bridge collapsing" in message_text(tracker())
 
-    # Exchange 3: the ghoul wins one; exchange 4: Charles wins the contest (3 victories).
+    # Exchange 3: the ghoul fails to create an advantage and gives the PCs a free invoke on it;
+    # Charles uses it to beat the ghoul's roll and wins the contest (3 victories).
+    opened = await table.click(tracker(), "Create advantage", user=gm)
+    form = await choose(table, opened, "Who acts?", "Ghoul", user=gm)
+    assert form.modal is not None
+    dice.load(-1, -1, 0, 0)
+    failed = await table.submit(
+        form, {"skill": "Athletics", "difficulty": "Fair", "aspect": "Rotten planks"}, user=gm
+    )
+    assert "failed" in failed.text
+    early = await table.click(tracker(), "Give them a free invoke", user=alice)
+    assert early.ephemeral and "None of your sides" in early.text
+    await table.click(tracker(), "Give them a free invoke", user=gm)
+    assert "Rotten planks* - free invokes: Charles & Molly" in message_text(tracker())
     await side_roll(alice, "Athletics", -1, -1, 0, 0)
-    third = await side_roll(gm, "Athletics", 1, 1, 0, 0)
-    assert "Ghoul marks 1 victory" in third.text
-    await side_roll(alice, "Athletics", 0, 0, 1, 0)
-    won = await side_roll(gm, "Athletics", 0, 0, 0, 0)
+    await side_roll(gm, "Athletics", 1, 0, 0, 0)
+    invoked = await table.click(tracker(), "Invoke", user=alice)
+    plus = await choose(table, invoked, "Pick an aspect", "Free invoke: Rotten planks", user=alice)
+    assert "Good (+3)" in plus.text
+    won = await resolve(gm)
     assert "Charles & Molly wins the contest" in won.text
     assert "wins." in message_text(tracker()) and not started.labels(tracker())
 
