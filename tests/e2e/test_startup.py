@@ -12,7 +12,7 @@ import pytest
 
 from bot.__main__ import serve
 from bot.testing.fake_discord import FakeDiscord
-from tests.conftest import sqlite_url, make_settings
+from tests.conftest import make_settings, sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
