@@ -131,6 +131,35 @@ def _sheet_update(table: Table, state: dict[str, Any], i: int) -> Request:
     return ("character edit fate-points", players[i % len(players)], {"value": i % 10})
 
 
+async def _scene_setup(table: Table) -> dict[str, Any]:
+    """Scenes in eight channels, each with two zones and one player's character in it."""
+    from bot.fate.sheet import new_character
+    from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
+
+    assert table.bot is not None
+    players = [table.fake.add_member(table.guild_id, f"scene-player-{n}") for n in range(8)]
+    channels = [table.fake.add_channel(table.guild_id, f"scene-{n}") for n in range(8)]
+    async with table.bot.db.session() as session:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
+        for player in players:
+            sheet = new_character(f"Scene Bench {player}", skills={"Notice": 2})
+            record = await insert_character_in(session, campaign, player, sheet)
+            await set_active_in(session, table.guild_id, player, record.id, None)
+    for player, channel in zip(players, channels, strict=True):
+        await table.slash(
+            "scene start", user=table.gm, channel=channel, aspects="Fog, Rain", zones="Street, Roof"
+        )
+        await table.slash("scene join", user=player, channel=channel, zone="Street")
+    return {"players": players, "channels": channels}
+
+
+def _scene_move(table: Table, state: dict[str, Any], i: int) -> Request:
+    """A move edits the pinned board; bursts in one channel are coalesced into few edits."""
+    n = i % len(state["channels"])
+    zone = "Roof" if (i // len(state["channels"])) % 2 == 0 else "Street"
+    return ("scene move", state["players"][n], {"zone": zone, "channel": state["channels"][n]})
+
+
 SCENARIOS: dict[str, Scenario] = {
     "about": Scenario("about", _about),
     "sheet-view": Scenario("sheet-view", _sheet_view, _sheet_setup),
@@ -138,4 +167,5 @@ SCENARIOS: dict[str, Scenario] = {
     "roll": Scenario("roll", _roll, _roll_setup),
     "card-play": Scenario("card-play", _card_play, _card_table_setup),
     "conflict-turn": Scenario("conflict-turn", _conflict_turn, _conflict_setup),
+    "scene-move": Scenario("scene-move", _scene_move, _scene_setup),
 }
