@@ -922,6 +922,7 @@ class Conflicts(commands.Cog):
         intent_a="What the first side wants (optional).",
         intent_b="What the second side wants (optional).",
         intent_c="What the third side wants (optional).",
+        harming="Letters of the sides that try to harm the others (e.g. b): losers take hits.",
     )
     async def contest_start(
         self,
@@ -933,6 +934,7 @@ class Conflicts(commands.Cog):
         intent_a: app_commands.Range[str, 0, 200] = "",
         intent_b: app_commands.Range[str, 0, 200] = "",
         intent_c: app_commands.Range[str, 0, 200] = "",
+        harming: app_commands.Range[str, 0, 3] = "",
     ) -> None:
         await require_gm(self.bot, interaction, "start a contest")
         assert interaction.guild_id is not None and interaction.channel_id is not None
@@ -940,7 +942,12 @@ class Conflicts(commands.Cog):
         if side_c.strip():
             sides.append((side_c, intent_c))
         snap = await self.contests.start(
-            interaction.guild_id, interaction.channel_id, interaction.user.id, sides, victories
+            interaction.guild_id,
+            interaction.channel_id,
+            interaction.user.id,
+            sides,
+            victories,
+            harming,
         )
         await self.publish(interaction, snap)
 

@@ -149,7 +149,14 @@ class ContestService:
         user_id: int,
         sides: list[tuple[str, str]],
         victories: int,
+        harming: str = "",
     ) -> ContestSnapshot:
+        """`harming`: letters of the sides that try to harm the others (e.g. "b" or "ab")."""
+        harm_letters = {c for c in harming.casefold() if c.isalpha()}
+        if harm_letters - set("abc"[: len(sides)]):
+            raise RuleError(
+                f"Name harming sides by letter: {', '.join('abc'[: len(sides)])} (e.g. `b`)."
+            )
         async with self.db.session() as session:
             if await active_encounter_in(session, channel_id, "contest") is not None:
                 raise RuleError("A contest is already running here; `/contest end` stops it.")
@@ -172,6 +179,7 @@ class ContestService:
                         name=label[:60] or SIDE_NAMES[index],
                         intent=" ".join(intent.split())[:200],
                         members=keys,
+                        harms_others="abc"[index] in harm_letters,
                     )
                 )
             row = EncounterRow(
@@ -311,7 +319,17 @@ class ContestService:
         state.awaiting_twist = False
         state.rolls = {}
         state.aspects = [a for a in state.aspects if a.kind is not AspectKind.BOOST]
-        return [f"Exchange {number}: {e.text}" for e in events]
+        lines = []
+        for event in events:
+            if event.kind == "contest_hit":
+                attacker = state.name(str(event.data.get("attacker")))
+                lines.append(
+                    f"{state.name(event.who)} takes a {event.data.get('shifts')}-shift hit from "
+                    f"{attacker} (absorb it on the sheet)."
+                )
+            else:
+                lines.append(f"Exchange {number}: {event.text}")
+        return lines
 
     async def resolve(
         self, contest_id: int, version: int | None, user_id: int, is_gm: bool

@@ -202,6 +202,8 @@ def contest_tracker(snapshot: ContestSnapshot) -> discord.Embed:
         helpers = contest.exchange.helpers.get(side.key, [])
         helping = f"\nTeamwork: {', '.join(state.name(h) for h in helpers)}" if helpers else ""
         intent = f"\nIntent: {clip(side.intent, 200)}" if side.intent else ""
+        if side.harms_others:
+            intent += "\nAims to harm: those it beats take hits."
         boxes = "■" * side.victories + "□" * max(0, contest.victories_needed - side.victories)
         embed.add_field(
             name=clip(f"{side.name}: {boxes} ({side.victories})", 256),

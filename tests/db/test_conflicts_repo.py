@@ -171,7 +171,11 @@ async def test_contest_and_challenge_services(db: Database) -> None:
     people = await _people(db)
     conflicts = _service(db, 1, 1, 1, 1, 0, 0, 0, 0)
     contests = ContestService(db, conflicts)
-    snap = await contests.start(GUILD, CHANNEL, GM, [("Harry", "escape"), ("Brute", "")], 1)
+    with pytest.raises(RuleError, match="by letter"):
+        await contests.start(GUILD, CHANNEL, GM, [("Harry", ""), ("Brute", "")], 1, "c")
+    snap = await contests.start(
+        GUILD, CHANNEL, GM, [("Harry", "escape"), ("Brute", "")], 1, harming="a"
+    )
     harry, brute = str(people["harry"].id), str(people["brute"].id)
     snap = await contests.roll(snap.id, snap.version, ALICE, False, harry, "Athletics")
     with pytest.raises(StaleError):
@@ -182,6 +186,7 @@ async def test_contest_and_challenge_services(db: Database) -> None:
         await contests.resolve(snap.id, snap.version, GM + 99, False)
     snap = await contests.resolve(snap.id, snap.version, ALICE, False)
     assert snap.state.contest.winner == "s1"
+    assert "Brute takes a 6-shift hit from Harry" in snap.message
     with pytest.raises(RuleError, match="over"):
         await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
 
