@@ -388,7 +388,7 @@ class Scenes(commands.Cog):
             to=to,
         )
         await interaction.response.send_message(
-            f"A free invoke on **{passed.text}** passes to {receiver}."
+            f"A free invoke on **{passed.text}** passes to {receiver}.", ephemeral=passed.hidden
         )
 
     # ------------------------------------------------------------------ /advantage
@@ -435,7 +435,9 @@ class Scenes(commands.Cog):
             if on_fail == "created, enemy holds the invoke"
             else FailChoice.NOT_CREATED,
         )
-        await interaction.response.send_message(embed=advantage_embed(result))
+        await interaction.response.send_message(
+            embed=advantage_embed(result), ephemeral=result.hidden
+        )
 
 
 async def setup(bot: Any) -> None:

@@ -26,7 +26,7 @@ from bot.services.campaigns import (
     require_active_in,
     resolve_campaign_in,
 )
-from bot.services.scenes import change_gm_pool_in, holder_of, mark_saved, scene_of
+from bot.services.scenes import change_gm_pool_in, holder_of, mark_saved, retry_stale, scene_of
 
 MAX_OPEN_LISTED = 25
 
@@ -100,6 +100,7 @@ class CompelService:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    @retry_stale
     async def offer(
         self,
         guild_id: int,
@@ -213,6 +214,7 @@ class CompelService:
             version=row.version + 1,
         )
 
+    @retry_stale
     async def answer(self, offer_id: int, *, user_id: int, is_gm: bool, accept: bool) -> OfferView:
         async with self.db.session() as session:
             row, offer, campaign = await self._load(session, offer_id)
@@ -233,6 +235,7 @@ class CompelService:
             note = await self._apply(session, campaign, row, changes, user_id)
             return _view(row, answered, target.name, await self._offerer(session, row), note)
 
+    @retry_stale
     async def withdraw(self, offer_id: int, *, user_id: int, is_gm: bool) -> OfferView:
         async with self.db.session() as session:
             row, offer, campaign = await self._load(session, offer_id)

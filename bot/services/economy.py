@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import func
 from sqlmodel import col, select
@@ -20,7 +21,7 @@ from bot.db.models.scenes import RecoveryRow, SceneRow
 from bot.errors import RuleError
 from bot.fate import recovery
 from bot.fate.aspects import Event, OutcomeKind, classify
-from bot.fate.dice import fate_symbols
+from bot.fate.dice import fate_symbols, roll_fate_dice
 from bot.fate.economy import refresh_delta
 from bot.fate.recovery import MilestoneKind
 from bot.fate.tracks import Track
@@ -29,17 +30,19 @@ from bot.services.campaigns import (
     CharacterRecord,
     find_character_in,
     get_character_in,
+    log_gm_points_in,
     move_fate_points_in,
     require_active_in,
     resolve_campaign_in,
     save_character_in,
 )
 from bot.services.scenes import (
+    carry_gm_points_in,
     change_gm_pool_in,
     load_play_in,
     load_recovery_in,
     resolve_skill,
-    roll_effort,
+    retry_stale,
     save_play_in,
     save_recovery_in,
 )
@@ -48,6 +51,8 @@ LOG_PAGE_SIZE = 10
 MAX_EDIT = 10
 UNDO_LOOKBACK = 50
 GM_NAMES = ("gm", "the gm", "gm pool")
+# GM ledger entries that are carried to the next scene rather than paid into the current pool
+CARRIED_REASONS = ("concession", "hostile_invoke_payout")
 
 
 @dataclass(frozen=True)
@@ -182,6 +187,7 @@ class EconomyService:
         )
         return LedgerPage([_line(r) for r in rows.all()], page, pages, campaign_id, label)
 
+    @retry_stale
     async def undo(
         self, guild_id: int, channel_id: int, *, actor_id: int
     ) -> tuple[LedgerLine, LedgerLine]:
@@ -231,8 +237,12 @@ class EconomyService:
                 channel_id=entry.channel_id,
             )
             return inverse
-        if entry.who != "GM" or entry.channel_id is None:
+        if entry.who != "GM":
             return None  # a deleted character's movement: nothing left to change
+        if entry.reason in CARRIED_REASONS:
+            return await self._reverse_carried(session, campaign, entry, actor_id, note)
+        if entry.channel_id is None:
+            return None
         scene = await session.get(SceneRow, entry.channel_id)
         if scene is None or not scene.active or scene.campaign_id != campaign.id:
             return None  # that scene's pool is gone with the scene
@@ -247,6 +257,33 @@ class EconomyService:
         )
         return inverse
 
+    async def _reverse_carried(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        entry: FatePointEntry,
+        actor_id: int,
+        note: str,
+    ) -> FatePointEntry:
+        """NPC payouts wait as carried points for the next scene's GM pool; take them back."""
+        _, play = await load_play_in(session, campaign.id)
+        if play.carried_gm_points - entry.delta < 0:
+            raise RuleError(
+                f"Undoing #{entry.id} is not possible: those GM points already went into a scene."
+            )
+        carried = await carry_gm_points_in(session, campaign.id, -entry.delta)
+        return await log_gm_points_in(
+            session,
+            campaign.id,
+            -entry.delta,
+            carried,
+            reason="undo",
+            actor_id=actor_id,
+            note=note,
+            channel_id=entry.channel_id,
+        )
+
+    @retry_stale
     async def edit(
         self, guild_id: int, channel_id: int, *, actor_id: int, target: str, delta: int, note: str
     ) -> Movement:
@@ -279,6 +316,7 @@ class EconomyService:
             return Movement(updated.name, delta, entry.balance_after, "gm_edit")
 
     # ----- sessions and arcs
+    @retry_stale
     async def start_session(self, guild_id: int, channel_id: int, *, actor_id: int) -> Refreshed:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
@@ -306,6 +344,7 @@ class EconomyService:
                 raised.append(Movement(updated.name, delta, entry.balance_after, "refresh"))
             return Refreshed(milestones.session_number, raised, kept)
 
+    @retry_stale
     async def end_session(self, guild_id: int, channel_id: int) -> MilestoneReport:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
@@ -321,6 +360,7 @@ class EconomyService:
                 MilestoneKind.MINOR, number, self._unused(milestones, pcs), recovered
             )
 
+    @retry_stale
     async def end_arc(self, guild_id: int, channel_id: int) -> MilestoneReport:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
@@ -367,6 +407,7 @@ class EconomyService:
             recovered.extend(f"{record.name}: {e.text}" for e in events)
         return recovered
 
+    @retry_stale
     async def use_milestone(
         self, guild_id: int, channel_id: int, *, user_id: int, kind: MilestoneKind
     ) -> str:
@@ -381,11 +422,18 @@ class EconomyService:
             return record.name
 
     # ----- recovery
-    async def treat(
+    async def treat(self, guild_id: int, channel_id: int, **options: Any) -> Treatment:
+        """The dice are rolled once, before any retry."""
+        dice = roll_fate_dice(self.rng)
+        return await self._treat(guild_id, channel_id, dice=dice, **options)
+
+    @retry_stale
+    async def _treat(
         self,
         guild_id: int,
         channel_id: int,
         *,
+        dice: list[int],
         user_id: int,
         patient: str | None,
         consequence: str,
@@ -401,7 +449,7 @@ class EconomyService:
             scene = await session.get(SceneRow, channel_id)
             _, play = await load_play_in(session, campaign.id)
             row, state = await load_recovery_in(session, target.id)
-            dice, effort = roll_effort(self.rng, rating)
+            effort = sum(dice) + rating
             tracks, state, events = recovery.treat(
                 target.sheet.tracks,
                 state,

@@ -7,12 +7,14 @@ Every function that saves a scene asks for a board refresh once the transaction 
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel, Field
 from sqlalchemy import event, update
@@ -89,6 +91,33 @@ class CampaignPlay(BaseModel):
 
 
 # --------------------------------------------------------------------------- small helpers
+STALE_RETRIES = 10
+_jitter = random.Random()
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def retry_stale(work: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+    """Run a unit of work again when someone else saved the same row first.
+
+    Each attempt is a fresh transaction that re-reads everything, so two players acting on one
+    scene at once both succeed; only a real conflict that persists reaches the user.
+    """
+
+    @wraps(work)
+    async def again(*args: P.args, **kwargs: P.kwargs) -> T:
+        for attempt in range(1, STALE_RETRIES + 1):
+            try:
+                return await work(*args, **kwargs)
+            except StaleError:
+                if attempt == STALE_RETRIES:
+                    raise
+                await asyncio.sleep(_jitter.uniform(0.002, 0.01) * attempt)
+        raise AssertionError("unreachable")
+
+    return again
+
+
 def holder_of(record: CharacterRecord) -> str:
     return f"char:{record.id}"
 
@@ -313,11 +342,6 @@ def resolve_skill(record: CharacterRecord, campaign: CampaignInfo, skill: str) -
     return name, record.sheet.rating(name)
 
 
-def roll_effort(rng: random.Random, rating: int) -> tuple[list[int], int]:
-    dice = roll_fate_dice(rng)
-    return dice, sum(dice) + rating
-
-
 # --------------------------------------------------------------------------- aspect references
 @dataclass(frozen=True)
 class AspectRef:
@@ -462,6 +486,7 @@ class AdvantageResult:
     existing: bool
     created: bool
     events: list[Event]
+    hidden: bool = False  # on a GM-hidden aspect: the result goes to the GM only
 
     @property
     def dice_text(self) -> str:
@@ -558,6 +583,7 @@ class SceneService:
                 )
             return SceneStarted(scene, events)
 
+    @retry_stale
     async def end(
         self, guild_id: int, channel_id: int, *, keep: list[str] | None = None
     ) -> SceneEnded:
@@ -639,6 +665,7 @@ class SceneService:
             )
         return record
 
+    @retry_stale
     async def join(
         self,
         guild_id: int,
@@ -675,6 +702,7 @@ class SceneService:
         names = ", ".join(z.name for z in scene.zones) or "none yet"
         raise RuleError(f"There is no zone '{zone[:60]}' here. Zones: {names}.")
 
+    @retry_stale
     async def move(
         self,
         guild_id: int,
@@ -745,6 +773,7 @@ class SceneService:
                 session.add(row)
 
     # ----- aspects
+    @retry_stale
     async def add_aspect(
         self,
         guild_id: int,
@@ -804,6 +833,7 @@ class SceneService:
             await save_scene_in(session, row, scene)
             return scene.aspect(aspect_id)
 
+    @retry_stale
     async def _with_ref(
         self,
         guild_id: int,
@@ -899,10 +929,19 @@ class SceneService:
 
     # ----- create an advantage
     async def create_advantage(
+        self, guild_id: int, channel_id: int, **options: Any
+    ) -> AdvantageResult:
+        """The dice are rolled once, before any retry, so a retry never re-rolls them."""
+        dice = roll_fate_dice(self.rng)
+        return await self._create_advantage(guild_id, channel_id, dice=dice, **options)
+
+    @retry_stale
+    async def _create_advantage(
         self,
         guild_id: int,
         channel_id: int,
         *,
+        dice: list[int],
         user_id: int,
         is_gm: bool,
         skill: str,
@@ -927,7 +966,7 @@ class SceneService:
                 raise RuleError(
                     "Name a new aspect, or one the GM has revealed; that one is not known yet."
                 )
-            dice, effort = roll_effort(self.rng, rating)
+            effort = sum(dice) + rating
             outcome = classify(effort, difficulty)
             actor = holder_of(record)
             if found is not None:
@@ -941,7 +980,7 @@ class SceneService:
                 else:
                     scene, _ = put_aspect(scene, updated)
                     await save_scene_in(session, row, scene)
-                text, created = updated.text, True
+                text, created, hidden = updated.text, True, updated.hidden
             else:
                 owner = self._zone_key(scene, zone)
                 kind = AspectKind.ZONE if owner else AspectKind.SITUATION
@@ -956,6 +995,7 @@ class SceneService:
                     fail_choice=fail_choice,
                 )
                 text, created = " ".join(aspect.split()), made is not None
+                hidden = made is not None and made.hidden
                 if made is not None:
                     scene, _ = put_aspect(scene, made, new=True)
                     await save_scene_in(session, row, scene)
@@ -972,6 +1012,7 @@ class SceneService:
                 existing=found is not None,
                 created=created,
                 events=events,
+                hidden=hidden,
             )
 
     # ----- autocomplete (from memory, refreshed at most every AUTOCOMPLETE_SECONDS)

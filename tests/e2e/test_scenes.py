@@ -494,3 +494,64 @@ async def test_both_free_invokes_from_a_stylish_advantage_go_on_one_roll(table: 
     assert (await in_play(table))["Weak Spot Spotted"].free_invokes == {}
     assert (await sheet_of(table, harry)).fate_points == 3  # both invokes were free
     assert "Harry ×" not in message_text(board(table))
+
+
+async def test_a_burst_of_changes_is_coalesced_into_few_board_edits(table: Table) -> None:
+    names = ["Harry", "Molly", "Mouse", "Thomas", "Karrin", "Waldo"]
+    users = [table.fake.add_member(table.guild_id, f"burst-{n}") for n in range(len(names))]
+    for user, name in zip(users, names, strict=True):
+        await make_character(table, user, name)
+    await start_scene(table, zones="Street, Roof", characters=", ".join(names))
+    pinned = board(table)["id"]
+    before = len(table.fake.requests)
+    records = [await table.fire("scene move", user=user, zone="Roof") for user in users]
+    for record in records:
+        await record.answered.wait()
+    await table.settle()
+    for record in records:  # simultaneous moves all succeed (stale saves are retried)
+        reply = message_text(table.fake.messages.get(record.original_id or 0))
+        assert "moves to Roof" in reply, reply
+    edits = [
+        r
+        for r in table.fake.requests[before:]
+        if r.method == "PATCH" and r.path.endswith(f"/messages/{pinned}")
+    ]
+    assert 1 <= len(edits) < len(records)
+    final = message_text(board(table))
+    assert "**Roof**: " + ", ".join(names) in final  # the last edit shows the end state
+
+
+def test_board_stays_within_discord_limits_when_full() -> None:
+    from bot.fate.aspects import new_aspect
+    from bot.fate.scene import Scene, SceneParticipant, Zone
+    from bot.services.scenes import BoardData
+    from bot.ui.common import EMBED_TOTAL_LIMIT, FIELD_VALUE_LIMIT
+    from bot.ui.scenes import board_embed
+
+    people = [
+        SceneParticipant(id=f"char:{n}", name=f"{'Very Long Name ' * 5}{n}"[:80], zone=f"z{n % 10}")
+        for n in range(25)
+    ]
+    holders = [p.id for p in people[:10]]
+    aspects = [
+        new_aspect(f"s{n}", f"{'An Extremely Wordy Situation ' * 3}{n}"[:80], free_invokes=holders)
+        for n in range(20)
+    ]
+    zones = [Zone(key=f"z{n}", name=f"{'Zone ' * 12}{n}"[:60]) for n in range(10)]
+    scene = Scene(channel_id=1, title="T" * 60, aspects=aspects, zones=zones, participants=people)
+    data = BoardData(
+        channel_id=1,
+        scene=scene,
+        game_aspects=[
+            new_aspect(f"g{n}", f"{'Campaign Wide Trouble ' * 4}{n}"[:80]) for n in range(20)
+        ],
+        names={p.id: p.name for p in people},
+        fate_points={p.id: 99 for p in people},
+        message_id=None,
+        active=True,
+    )
+    for for_gm in (False, True):
+        embed = board_embed(data, for_gm=for_gm)
+        assert len(embed) <= EMBED_TOTAL_LIMIT
+        assert all(len(f.value or "") <= FIELD_VALUE_LIMIT for f in embed.fields)
+        assert embed.description and "GM pool" in "".join(f.value or "" for f in embed.fields)
