@@ -894,7 +894,14 @@ class Conflicts(commands.Cog):
     async def conflict_tracker_cmd(self, interaction: discord.Interaction) -> None:
         assert interaction.channel_id is not None
         snap = await self.conflicts.in_channel(interaction.channel_id)
+        old = snap.tracker_message_id
         await self.publish(interaction, snap)
+        if old is not None and old != snap.tracker_message_id:
+            channel = self.bot.get_partial_messageable(snap.channel_id)
+            try:
+                await channel.get_partial_message(old).unpin(reason="a newer tracker is pinned")
+            except discord.HTTPException:
+                log.info("could not unpin the old tracker %s", old)
 
     @conflict.command(name="end", description="End the conflict here and pay concessions (GM).")
     async def conflict_end(self, interaction: discord.Interaction) -> None:

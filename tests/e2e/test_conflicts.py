@@ -348,6 +348,31 @@ async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> N
     assert ended.ephemeral and "No conflict is running" in ended.text
 
 
+async def test_tracker_repost_and_gm_end(table: Table) -> None:
+    await make_characters(table)
+    gm, alice = table.gm, table.player
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Charles"
+    )
+    assert started.message is not None
+    first_id = int(started.message["id"])
+    again = await table.slash("conflict tracker", user=alice)
+    assert again.message is not None and not again.ephemeral
+    second_id = int(again.message["id"])
+    assert table.fake.pins[table.channel] == [second_id] and first_id != second_id
+    await table.slash("conflict next", user=alice, who="Ghoul")
+    assert "Ghoul (NPC) - acting now" in message_text(table.message(second_id))
+    refused = await table.slash("conflict end", user=alice)
+    assert refused.ephemeral and "Only the GM" in refused.text
+    ended = await table.slash("conflict end", user=gm)
+    assert not ended.ephemeral and "The GM ends the conflict" in ended.text
+    assert "over" in message_text(table.message(second_id))
+    again = await table.slash(
+        "conflict start", user=gm, kind="mental", participants="Charles, Ghoul", first="Ghoul"
+    )
+    assert not again.ephemeral, again.text
+
+
 async def test_contest_to_three_victories_with_twist_and_restart(table: Table) -> None:
     await make_characters(table)
     dice = ScriptedDice()
