@@ -57,9 +57,11 @@ class FateTableBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         from cogs.common.errors import install_error_handler
+        from cogs.common.orphans import install_orphan_answers
 
         await self.db.migrate()
         install_error_handler(self)
+        install_orphan_answers(self)
         for extension in self.extensions_to_load:
             await self.load_extension(extension)
         if self.settings.sync_commands:
