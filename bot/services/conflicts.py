@@ -664,9 +664,10 @@ class ConflictService:
                 )
         holder = "gm" if state.members[who].is_npc else f"char:{state.members[who].character_id}"
         others = await aspects_in_play.aspects_in_play(
-            session, campaign, row.channel_id, include_hidden=False
+            session, campaign, row.channel_id, include_hidden=state.members[who].is_npc
         )
-        for other in others:
+        names = {m.name for m in state.members.values()}
+        for other in rank_aspects(others, state.members[who].name, names):
             if other.key.startswith(f"{SOURCE_PREFIX}:"):
                 continue
             if other.free_invokes.get(holder):
@@ -1113,6 +1114,22 @@ async def _scene_zones_in(session: AsyncSession, channel_id: int) -> dict[str, l
     if not names:
         return None
     return {z.name: [names[k] for k in z.adjacent if k in names] for z in scene.zones[:MAX_ZONES]}
+
+
+def rank_aspects(
+    found: list[aspects_in_play.AspectInPlay], invoker: str, participants: set[str]
+) -> list[aspects_in_play.AspectInPlay]:
+    """The invoker's own aspects first, then the scene's and the participants', then the rest
+    (menus hold 25 options; the characters of the whole campaign can hold many more)."""
+
+    def rank(aspect: aspects_in_play.AspectInPlay) -> int:
+        if aspect.owner == invoker:
+            return 0
+        if not aspect.key.startswith("char:") or aspect.owner in participants:
+            return 1
+        return 2
+
+    return sorted(found, key=rank)
 
 
 def describe_absorb(option: AbsorbChoice, tracks: dict[str, Track]) -> str:

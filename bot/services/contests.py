@@ -53,6 +53,7 @@ from bot.services.conflicts import (
     member_of,
     parse_difficulty,
     parse_names,
+    rank_aspects,
     roll_line,
     save_encounter_in,
     set_tracker_in,
@@ -489,9 +490,11 @@ class ContestService:
                 choices.append(Choice(f"fp|{aspect.id}", f"Fate point: {aspect.text}"[:100]))
         member = state.members[roller]
         holder = "gm" if member.is_npc else f"char:{member.character_id}"
-        for other in await aspects_in_play.aspects_in_play(
-            session, campaign, row.channel_id, include_hidden=False
-        ):
+        others = await aspects_in_play.aspects_in_play(
+            session, campaign, row.channel_id, include_hidden=member.is_npc
+        )
+        names = {m.name for m in state.members.values()}
+        for other in rank_aspects(others, member.name, names):
             if other.key.startswith(("ct:", "cf:")):
                 continue
             if other.free_invokes.get(holder):

@@ -87,6 +87,13 @@ def option_value(message: dict[str, Any], placeholder: str, label_start: str) ->
     raise AssertionError(f"no select {placeholder!r}")
 
 
+def option_labels(message: dict[str, Any], placeholder: str) -> list[str]:
+    for component in iter_components(message.get("components") or []):
+        if component.get("placeholder") == placeholder:
+            return [o["label"] for o in component.get("options") or []]
+    raise AssertionError(f"no select {placeholder!r}")
+
+
 def step_message(reply: Reply) -> dict[str, Any]:
     message = reply.message or (reply.followups[-1] if reply.followups else None)
     assert message is not None, reply.text
@@ -105,6 +112,7 @@ class ConflictDriver:
     def __init__(self, table: Table, tracker_id: int) -> None:
         self.table = table
         self.tracker_id = tracker_id
+        self.offered: list[str] = []
 
     @property
     def tracker(self) -> dict[str, Any]:
@@ -135,6 +143,7 @@ class ConflictDriver:
     async def invoke(self, user: int, option: str) -> Reply:
         opened = await self.table.click(self.tracker, "Invoke", user=user)
         assert opened.ephemeral, opened.text
+        self.offered = option_labels(step_message(opened), "Pick an aspect")
         return await choose(self.table, opened, "Pick an aspect", option, user=user)
 
     async def next(self, user: int, name: str) -> Reply:
@@ -216,6 +225,8 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     await run.defend(gm, "Fight")
     invoked = await run.invoke(bob, "Fate point: Wizard's apprentice")
     assert "The attack is now Superb (+5)" in invoked.text
+    assert run.offered[0] == "Fate point: Wizard's apprentice"  # her own aspects come first
+    assert not any("Hungry ghoul" in label for label in run.offered)  # NPC aspects stay secret
     resolved = await run.resolve(bob)
     assert "4-shift hit" in resolved.text
     assert (await sheet(table, people["molly"])).fate_points == 2
@@ -280,6 +291,7 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     assert "Poor (-1)" in defended.text
     invoked = await run.invoke(gm, "Free invoke: Torn shoulder")
     assert "The attack is now Legendary (+8)" in invoked.text
+    assert "Fate point: Hungry ghoul" in run.offered  # the GM may invoke the ghoul's own aspect
     resolved = await run.resolve(alice)
     assert "9-shift hit" in resolved.text
     opened = await table.click(run.tracker, "Take the hit", user=alice)
