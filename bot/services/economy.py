@@ -41,6 +41,7 @@ from bot.services.scenes import (
     change_gm_pool_in,
     load_play_in,
     load_recovery_in,
+    read_play_in,
     resolve_skill,
     retry_stale,
     save_play_in,
@@ -447,7 +448,7 @@ class EconomyService:
             skill_name, rating = resolve_skill(healer, campaign, skill)
             track = target.sheet.track(consequence)
             scene = await session.get(SceneRow, channel_id)
-            _, play = await load_play_in(session, campaign.id)
+            play = await read_play_in(session, campaign.id)
             row, state = await load_recovery_in(session, target.id)
             effort = sum(dice) + rating
             tracks, state, events = recovery.treat(

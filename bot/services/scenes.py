@@ -189,6 +189,12 @@ def _versioned(statement: Any) -> Any:
     return statement.execution_options(synchronize_session=False)
 
 
+async def read_play_in(session: AsyncSession, campaign_id: int) -> CampaignPlay:
+    """The campaign's play state for reading (no row is created by a read)."""
+    row = await session.get(CampaignPlayRow, campaign_id)
+    return CampaignPlay.model_validate_json(row.state_json) if row else CampaignPlay()
+
+
 async def load_play_in(
     session: AsyncSession, campaign_id: int
 ) -> tuple[CampaignPlayRow, CampaignPlay]:
@@ -399,7 +405,7 @@ class SceneAspectSource:
             for aspect in scene.aspects:
                 owner = zones.get(aspect.owner or "", "scene") if aspect.owner else "scene"
                 found.append(_in_play(AspectRef(False, aspect), channel_id, owner))
-        _, play = await load_play_in(session, campaign.id)
+        play = await read_play_in(session, campaign.id)
         found.extend(_in_play(AspectRef(True, a), channel_id, "game") for a in play.game_aspects)
         return found
 
@@ -427,12 +433,13 @@ async def spend_free_invoke_in(
     row = await session.get(SceneRow, channel_id)
     active = row is not None and row.active and row.campaign_id == campaign.id
     scene = scene_of(row) if row is not None and active else None
-    play_row, play = await load_play_in(session, campaign.id)
+    play = await read_play_in(session, campaign.id)
     found = find_ref(scene, play, ref, channel_id)
     if found is None:
         raise RuleError("That aspect is no longer in play; pick another one.")
     spent, events = spend_free_invoke(found.aspect, holder)
     if found.game:
+        play_row, play = await load_play_in(session, campaign.id)
         assert spent is not None  # game aspects are never boosts
         aspects = [spent if a.id == spent.id else a for a in play.game_aspects]
         await save_play_in(session, play_row, play.model_copy(update={"game_aspects": aspects}))
@@ -732,7 +739,7 @@ class SceneService:
             if row is None:
                 return None
             scene = scene_of(row)
-            _, play = await load_play_in(session, row.campaign_id)
+            play = await read_play_in(session, row.campaign_id)
             names = {GM: "GM"}
             points: dict[str, int] = {}
             for person in scene.participants:
