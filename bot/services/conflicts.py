@@ -23,6 +23,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
 from bot.db.models.conflicts import EncounterRow
+from bot.db.models.scenes import SceneRow
 from bot.errors import RuleError
 from bot.fate import conflict as rules
 from bot.fate.aspects import (
@@ -55,6 +56,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     save_character_in,
 )
+from bot.services.scenes import carry_gm_points_in, spend_gm_point_in
 
 MAX_ZONES = 10
 ZONE_NAME_MAX = 40
@@ -302,12 +304,14 @@ class ConflictService:
         for payout in rules.payouts_due(state.conflict):
             change = payout.change
             if payout.is_npc:
+                # NPC payouts wait as carried points for the GM pool of the next scene
                 state.gm_carried += change.delta
+                carried = await carry_gm_points_in(session, campaign.id, change.delta)
                 await log_gm_points_in(
                     session,
                     campaign.id,
                     change.delta,
-                    state.gm_carried,
+                    carried,
                     reason=change.reason.value,
                     actor_id=row.created_by,
                     note=f"{note}: {state.name(change.who)}",
@@ -755,14 +759,8 @@ class ConflictService:
                     session, campaign, row.channel_id, key, holder
                 )
         if payment == "fp":
-            await move_fate_points_in(
-                session,
-                record,
-                -1,
-                reason="invoke",
-                actor_id=user_id,
-                note=f"{name} (conflict #{row.id})",
-                channel_id=row.channel_id,
+            await pay_invoke_point_in(
+                session, campaign, row.channel_id, record, user_id, f"{name} (conflict #{row.id})"
             )
         return name, owner
 
@@ -1103,7 +1101,6 @@ class ConflictService:
 
 async def _scene_zones_in(session: AsyncSession, channel_id: int) -> dict[str, list[str]] | None:
     """The zones (and what touches what) of the channel's running scene, if there is one."""
-    from bot.db.models.scenes import SceneRow
     from bot.fate.scene import Scene
 
     row = await session.get(SceneRow, channel_id)
@@ -1114,6 +1111,28 @@ async def _scene_zones_in(session: AsyncSession, channel_id: int) -> dict[str, l
     if not names:
         return None
     return {z.name: [names[k] for k in z.adjacent if k in names] for z in scene.zones[:MAX_ZONES]}
+
+
+async def pay_invoke_point_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    record: CharacterRecord,
+    user_id: int,
+    note: str,
+) -> None:
+    """A fate point for an invoke: a PC pays from the sheet; an NPC from the GM pool of the
+    channel's scene (as /roll does), or from its own sheet when no scene is running."""
+    if record.is_npc:
+        scene = await session.get(SceneRow, channel_id)
+        if scene is not None and scene.active and scene.campaign_id == campaign.id:
+            await spend_gm_point_in(
+                session, campaign, channel_id, reason="invoke", actor_id=user_id, note=note
+            )
+            return
+    await move_fate_points_in(
+        session, record, -1, reason="invoke", actor_id=user_id, note=note, channel_id=channel_id
+    )
 
 
 def rank_aspects(

@@ -39,7 +39,6 @@ from bot.services.campaigns import (
     CampaignInfo,
     find_character_in,
     get_character_in,
-    move_fate_points_in,
     resolve_campaign_in,
 )
 from bot.services.conflicts import (
@@ -53,6 +52,7 @@ from bot.services.conflicts import (
     member_of,
     parse_difficulty,
     parse_names,
+    pay_invoke_point_in,
     rank_aspects,
     roll_line,
     save_encounter_in,
@@ -544,14 +544,13 @@ class ContestService:
                         session, campaign, row.channel_id, key, holder
                     )
             if payment == "fp":
-                await move_fate_points_in(
+                await pay_invoke_point_in(
                     session,
+                    campaign,
+                    row.channel_id,
                     record,
-                    -1,
-                    reason="invoke",
-                    actor_id=user_id,
-                    note=f"{name} (contest #{row.id})",
-                    channel_id=row.channel_id,
+                    user_id,
+                    f"{name} (contest #{row.id})",
                 )
             side_roll = state.rolls.get(side_key)
             if side_roll is None:
