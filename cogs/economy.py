@@ -163,13 +163,16 @@ class Economy(commands.Cog):
     async def aspect_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        scenes = self.bot.get_cog("Scenes")
-        if scenes is None:
-            return []
-        choices: list[app_commands.Choice[str]] = await scenes.aspect_autocomplete(
-            interaction, current
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        target = getattr(interaction.namespace, "target", None)
+        found = await self.compels.aspect_choices(
+            interaction.guild_id,
+            interaction.channel_id,
+            is_gm=await member_is_gm(self.bot, interaction),
+            typed=current,
+            target=target if isinstance(target, str) else None,
         )
-        return choices
+        return [app_commands.Choice(name=label, value=key) for key, label in found]
 
     # ------------------------------------------------------------------ /fp
     fp = app_commands.Group(name="fp", description="Fate points: the ledger.", guild_only=True)

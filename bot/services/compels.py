@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from sqlalchemy import update
@@ -15,7 +16,7 @@ from bot.fate import compels
 from bot.fate.aspects import GM
 from bot.fate.compels import CompelOffer, CompelState
 from bot.fate.economy import FatePointChange
-from bot.services.aspects_in_play import aspects_in_play
+from bot.services.aspects_in_play import AspectInPlay, aspects_in_play
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
@@ -29,6 +30,7 @@ from bot.services.campaigns import (
 from bot.services.scenes import change_gm_pool_in, holder_of, mark_saved, retry_stale, scene_of
 
 MAX_OPEN_LISTED = 25
+CHOICES_SECONDS = 15.0
 
 
 class CompelNotYours(RuleError):
@@ -48,6 +50,11 @@ class OfferView:
     points_note: str = ""  # what the answer did, e.g. "Harry now has 4 fate points."
 
 
+def _compellable(aspect: AspectInPlay, is_gm: bool) -> bool:
+    """Players never see hidden aspects; the GM may compel an NPC's own (sheet) aspects."""
+    return not aspect.hidden or (is_gm and not aspect.key.startswith("scene:"))
+
+
 async def _resolve_aspect(
     session: AsyncSession,
     campaign: CampaignInfo,
@@ -56,25 +63,28 @@ async def _resolve_aspect(
     ref: str,
     is_gm: bool,
 ) -> tuple[str, str]:
-    """(aspect id, aspect text) from an autocomplete key or text; hidden ones are refused."""
-    wanted = " ".join(ref.split())
+    """(aspect key, aspect text) from an autocomplete key or text; hidden ones are refused."""
+    wanted = " ".join(ref.split()).casefold()
     found = await aspects_in_play(session, campaign, channel_id, include_hidden=True)
-    for aspect in found:
-        if aspect.key == ref.strip() or aspect.name.casefold() == wanted.casefold():
-            if aspect.hidden:
+    by_key = [a for a in found if a.key == ref.strip()]
+    by_text = [a for a in found if a.name.casefold() == wanted]
+    # the target's own aspects first, then the scene's, then anyone else's
+    by_text.sort(key=lambda a: (a.owner != target.name, not a.key.startswith("scene:")))
+    for aspect in by_key + by_text:
+        if not _compellable(aspect, is_gm):
+            if is_gm:
                 raise RuleError(
                     "That aspect is hidden; reveal it with `/aspect reveal` before compelling it."
-                    if is_gm
-                    else "There is no such aspect in play; pick one from the suggestions."
                 )
-            if aspect.is_boost:
-                raise RuleError("Boosts cannot be compelled. Pick a real aspect.")
-            return aspect.key, aspect.name
+            continue
+        if aspect.is_boost:
+            raise RuleError("Boosts cannot be compelled. Pick a real aspect.")
+        return aspect.key, aspect.name
     for text in target.sheet.aspect_texts():
-        if text.casefold() == wanted.casefold():
+        if text.casefold() == wanted:
             return f"sheet:{target.id}", text
     raise RuleError(
-        f"'{wanted[:80]}' is not an aspect of {target.name} or of this scene; "
+        f"'{ref.strip()[:80]}' is not an aspect of {target.name} or of this scene; "
         "pick one from the suggestions."
     )
 
@@ -99,6 +109,32 @@ def _view(
 class CompelService:
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._choices: dict[int, tuple[float, list[AspectInPlay]]] = {}
+
+    async def aspect_choices(
+        self, guild_id: int, channel_id: int, *, is_gm: bool, typed: str, target: str | None
+    ) -> list[tuple[str, str]]:
+        """Aspects one could compel here, the target's first; from memory for a few seconds."""
+        hit = self._choices.get(channel_id)
+        if hit is None or time.monotonic() - hit[0] > CHOICES_SECONDS:
+            async with self.db.session() as session:
+                campaign = await resolve_campaign_in(session, guild_id, channel_id)
+                found = await aspects_in_play(session, campaign, channel_id, include_hidden=True)
+            self._choices[channel_id] = (time.monotonic(), found)
+        else:
+            found = hit[1]
+        needle = typed.strip().casefold()
+        who = (target or "").strip().casefold()
+        picked = [
+            a
+            for a in found
+            if _compellable(a, is_gm)
+            and not a.is_boost
+            and needle in a.name.casefold()
+            and (a.key.startswith("scene:") or not who or a.owner.casefold() == who)
+        ]
+        picked.sort(key=lambda a: (a.owner.casefold() != who, a.key.startswith("scene:")))
+        return [(a.key, f"{a.name} ({a.owner})"[:100]) for a in picked[:25]]
 
     @retry_stale
     async def offer(

@@ -555,3 +555,36 @@ def test_board_stays_within_discord_limits_when_full() -> None:
         assert len(embed) <= EMBED_TOTAL_LIMIT
         assert all(len(f.value or "") <= FIELD_VALUE_LIMIT for f in embed.fields)
         assert embed.description and "GM pool" in "".join(f.value or "" for f in embed.fields)
+
+
+async def test_compel_on_the_targets_own_aspect_with_autocomplete(table: Table) -> None:
+    from bot.fate.sheet import AspectKind
+
+    harry = await make_character(table, table.player, "Harry")
+    await make_character(table, table.player2, "Molly")
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        record = await get_character_in(s, harry)
+        sheet = record.sheet.set_aspect(AspectKind.TROUBLE, "The Building Was On Fire")
+        await save_character_in(s, record, sheet)
+    await start_scene(table, aspects="Crowded Market", characters="Harry, Molly")
+    choices = await table.autocomplete(
+        "compel offer", "aspect", user=table.gm, target="Harry", aspect="fire"
+    )
+    assert choices and choices[0]["name"].startswith("The Building Was On Fire (Harry)")
+    offered = await table.slash(
+        "compel offer",
+        user=table.gm,
+        target="Harry",
+        aspect=choices[0]["value"],
+        complication="The wards flare and the lights go out.",
+    )
+    assert "*The Building Was On Fire*" in offered.text
+    by_text = await table.slash(
+        "compel offer", user=table.gm, target="Harry", aspect="crowded market", complication="x"
+    )
+    assert "*Crowded Market*" in by_text.text
+    unknown = await table.slash(
+        "compel offer", user=table.gm, target="Harry", aspect="Sunny Day", complication="x"
+    )
+    assert unknown.ephemeral and "pick one from the suggestions" in unknown.text
