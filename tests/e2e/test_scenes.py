@@ -588,3 +588,36 @@ async def test_compel_on_the_targets_own_aspect_with_autocomplete(table: Table) 
         "compel offer", user=table.gm, target="Harry", aspect="Sunny Day", complication="x"
     )
     assert unknown.ephemeral and "pick one from the suggestions" in unknown.text
+
+
+async def test_compelling_an_npc_moves_the_gm_pool(table: Table) -> None:
+    molly = await make_character(table, table.player2, "Molly")
+    await make_character(table, table.gm, "Marcone", npc=True)
+    await start_scene(table, aspects="Rival Gangs", characters="Molly, Marcone", carried=1)
+    assert "GM pool: **2**" in message_text(board(table))  # one PC plus one carried point
+    offered = await table.slash(
+        "compel offer",
+        user=table.player2,
+        target="Marcone",
+        aspect="Rival Gangs",
+        complication="His men start a fight he did not order.",
+    )
+    assert (await sheet_of(table, molly)).fate_points == 2  # a player pays to compel
+    not_gm = await table.click(offered, "Refuse", user=table.player2)
+    assert not_gm.ephemeral and "Only the GM" in not_gm.text
+    refused = await table.click(offered, "Refuse", user=table.gm)
+    assert "Refused" in message_text(refused.message)
+    assert "GM pool now holds 1" in message_text(refused.message)
+    await table.slash("fp take", user=table.gm, character="GM", amount=1)
+    again = await table.slash(
+        "compel offer",
+        user=table.gm,
+        target="Marcone",
+        aspect="Rival Gangs",
+        complication="The truce breaks.",
+    )
+    broke = await table.click(again, "Refuse", user=table.gm)
+    assert broke.ephemeral and "accept it instead" in broke.text
+    accepted = await table.click(again, "Accept", user=table.gm)
+    assert "GM pool now holds 1" in message_text(accepted.message)
+    assert "GM pool: **1**" in message_text(board(table))
