@@ -227,6 +227,18 @@ async def test_failed_advantage_and_gm_choice(table: Table) -> None:
     assert not added.ephemeral
     assert (await in_play(table))["Cornered"].free_invokes == {"gm": 1}
 
+    set_dice(table, [-1, -1, -1, -1])  # the GM rolls for Harry and picks success at a cost
+    costly = await table.slash(
+        "advantage",
+        user=table.gm,
+        character="Harry",
+        skill="Notice",
+        aspect="Pinned Down",
+        on_fail="created, enemy holds the invoke",
+    )
+    assert "Fail" in costly.text and "enemy holds its free invoke" in costly.text
+    assert (await in_play(table))["Pinned Down"].free_invokes == {"gm": 1}
+
 
 async def test_pass_a_free_invoke_to_an_ally(table: Table) -> None:
     harry = await make_character(table, table.player, "Harry")
