@@ -18,6 +18,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel, Field
 from sqlalchemy import event, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -195,14 +196,23 @@ async def read_play_in(session: AsyncSession, campaign_id: int) -> CampaignPlay:
     return CampaignPlay.model_validate_json(row.state_json) if row else CampaignPlay()
 
 
+async def _insert_first(session: AsyncSession, row: Any) -> None:
+    """Create a per-campaign/per-character row on first use; a simultaneous first use by
+    someone else becomes a StaleError, which `retry_stale` turns into a fresh attempt."""
+    session.add(row)
+    try:
+        await session.flush()
+    except IntegrityError:
+        raise StaleError("Someone else set this up at the same moment; try again.") from None
+
+
 async def load_play_in(
     session: AsyncSession, campaign_id: int
 ) -> tuple[CampaignPlayRow, CampaignPlay]:
     row = await session.get(CampaignPlayRow, campaign_id)
     if row is None:
         row = CampaignPlayRow(campaign_id=campaign_id, state_json=CampaignPlay().model_dump_json())
-        session.add(row)
-        await session.flush()
+        await _insert_first(session, row)
     return row, CampaignPlay.model_validate_json(row.state_json)
 
 
@@ -228,8 +238,7 @@ async def load_recovery_in(
         row = RecoveryRow(
             character_id=character_id, state_json=recovery.RecoveryState().model_dump_json()
         )
-        session.add(row)
-        await session.flush()
+        await _insert_first(session, row)
     return row, recovery.RecoveryState.model_validate_json(row.state_json)
 
 
@@ -521,6 +530,7 @@ class SceneService:
         self._choices.entries.pop(channel_id, None)
 
     # ----- scenes
+    @retry_stale
     async def start(
         self,
         guild_id: int,
@@ -569,7 +579,11 @@ class SceneService:
                     scene_json=scene.model_dump_json(),
                 )
                 session.add(row)
-                await session.flush()
+                try:
+                    await session.flush()
+                except IntegrityError:
+                    # another start for this channel won the race; the retry reports it
+                    raise StaleError("A scene was started here at the same moment.") from None
                 notify_after_commit(session, channel_id)
             else:
                 row.campaign_id = campaign.id

@@ -253,3 +253,18 @@ async def test_ledger_pages_and_undo_skips_nothing_it_can_reverse(db: Database) 
         assert (await get_character_in(s, people["harry"])).sheet.fate_points == 3
     with pytest.raises(RuleError, match="1 to 10"):
         await economy.edit(GUILD, CHANNEL, actor_id=GM, target="Harry", delta=11, note="")
+
+
+async def test_two_simultaneous_starts_make_one_scene(db: Database) -> None:
+    await _people(db)
+    service = SceneService(db)
+    try:
+        results = await asyncio.gather(
+            *(service.start(GUILD, CHANNEL, actor_id=GM, aspects=[f"Fog {n}"]) for n in range(3)),
+            return_exceptions=True,
+        )
+        assert sum(1 for r in results if not isinstance(r, BaseException)) == 1
+        errors = [r for r in results if isinstance(r, BaseException)]
+        assert all(isinstance(e, RuleError) and "already running" in str(e) for e in errors)
+    finally:
+        service.close()
