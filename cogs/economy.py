@@ -160,6 +160,17 @@ class Economy(commands.Cog):
             if needle in n.casefold()
         ][:25]
 
+    async def skill_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        scenes = self.bot.get_cog("Scenes")
+        if scenes is None:
+            return []
+        choices: list[app_commands.Choice[str]] = await scenes.skill_autocomplete(
+            interaction, current
+        )
+        return choices
+
     async def aspect_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
@@ -354,7 +365,7 @@ class Economy(commands.Cog):
         healing_name="The consequence's new, healing name (up to 80 characters).",
         patient="Whose consequence (default: your own, two steps harder).",
     )
-    @app_commands.autocomplete(patient=character_autocomplete)
+    @app_commands.autocomplete(patient=character_autocomplete, skill=skill_autocomplete)
     async def recovery_treat(
         self,
         interaction: discord.Interaction,

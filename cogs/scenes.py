@@ -164,6 +164,15 @@ class Scenes(commands.Cog):
         names = await self.service.zone_choices(interaction.channel_id, current)
         return [app_commands.Choice(name=n, value=n) for n in names]
 
+    async def skill_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        found = await self.service.skill_choices(
+            interaction.guild_id, interaction.channel_id, interaction.user.id, current
+        )
+        return [app_commands.Choice(name=f"{n} ({r:+d})"[:100], value=n[:100]) for n, r in found]
+
     async def character_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
@@ -405,7 +414,10 @@ class Scenes(commands.Cog):
         on_fail="GM only: what a failed new aspect does (default: not created).",
     )
     @app_commands.autocomplete(
-        aspect=aspect_autocomplete, zone=zone_autocomplete, character=character_autocomplete
+        aspect=aspect_autocomplete,
+        zone=zone_autocomplete,
+        character=character_autocomplete,
+        skill=skill_autocomplete,
     )
     async def advantage(
         self,

@@ -520,6 +520,7 @@ class SceneService:
         self.db = db
         self.rng = rng or random.Random()
         self._choices = _ChoiceCache()
+        self._skills: dict[tuple[int, int, int], tuple[float, list[tuple[str, int]]]] = {}
         board_listeners.append(self.forget_choices)
 
     def close(self) -> None:
@@ -1055,6 +1056,28 @@ class SceneService:
             for key, label, hidden in entries
             if (is_gm or not hidden) and needle in label.casefold()
         ][:25]
+
+    async def skill_choices(
+        self, guild_id: int, channel_id: int, user_id: int, typed: str
+    ) -> list[tuple[str, int]]:
+        """The active character's skills (rated ones first), then the campaign's others."""
+        key = (guild_id, channel_id, user_id)
+        hit = self._skills.get(key)
+        if hit is None or time.monotonic() - hit[0] > AUTOCOMPLETE_SECONDS:
+            async with self.db.session() as session:
+                campaign = await resolve_campaign_in(session, guild_id, channel_id)
+                record = await active_character_in(session, campaign, channel_id, user_id)
+            rated = dict(record.sheet.skills) if record else {}
+            names = sorted(rated, key=lambda n: (-rated[n], n))
+            names += [n for n in campaign.settings.skill_list().names if n not in rated]
+            skills = [(n, rated.get(n, 0)) for n in names]
+            if len(self._skills) > 5000:
+                self._skills.clear()
+            self._skills[key] = (time.monotonic(), skills)
+        else:
+            skills = hit[1]
+        needle = typed.strip().casefold()
+        return [(n, r) for n, r in skills if needle in n.casefold()][:25]
 
     async def zone_choices(self, channel_id: int, typed: str) -> list[str]:
         data = await self.board(channel_id)

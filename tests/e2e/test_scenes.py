@@ -168,6 +168,12 @@ async def test_hidden_aspects_only_for_the_gm_and_board_survives_restart(table: 
 async def test_advantage_with_style_gives_two_free_invokes_spent_on_one_roll(table: Table) -> None:
     harry = await make_character(table, table.player, "Harry")
     await start_scene(table, aspects="Dark Alley", characters="Harry")
+    skills = await table.autocomplete("advantage", "skill", user=table.player, skill="")
+    assert skills[0] == {"name": "Notice (+2)", "value": "Notice"}
+    assert any(
+        c["value"] == "Deceive"
+        for c in await table.autocomplete("recovery treat", "skill", user=table.player, skill="dec")
+    )
     set_dice(table, [1, 1, 1, 1])  # +4 on the dice, Notice +2 = 6 against Fair (+2)
     reply = await table.slash(
         "advantage", user=table.player, skill="notice", aspect="Weak Spot Spotted"
