@@ -67,7 +67,10 @@ class LedgerPageButton(
         assert isinstance(cog, Economy)
         who = None if self.who == "a" else "GM" if self.who == "g" else f"#{self.who}"
         page = await cog.economy.log_page(self.campaign_id, self.page, who)
-        await interaction.response.edit_message(embed=ledger_embed(page), view=ledger_view(page))
+        is_gm = await member_is_gm(cog.bot, interaction)
+        await interaction.response.edit_message(
+            embed=ledger_embed(page, for_gm=is_gm), view=ledger_view(page)
+        )
 
 
 def ledger_view(page: LedgerPage) -> discord.ui.View | None:
@@ -205,12 +208,11 @@ class Economy(commands.Cog):
             interaction.guild_id, interaction.channel_id, page=page - 1, character=character
         )
         view = ledger_view(result)
+        embed = ledger_embed(result, for_gm=await member_is_gm(self.bot, interaction))
         if view is None:
-            await interaction.response.send_message(embed=ledger_embed(result), ephemeral=True)
+            await interaction.response.send_message(embed=embed, ephemeral=True)
         else:
-            await interaction.response.send_message(
-                embed=ledger_embed(result), view=view, ephemeral=True
-            )
+            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
     @fp.command(name="undo", description="GM: reverse the last fate point movement.")
     async def fp_undo(self, interaction: discord.Interaction) -> None:

@@ -174,9 +174,11 @@ REASONS = {
 }
 
 
-def ledger_line(line: LedgerLine) -> str:
+def ledger_line(line: LedgerLine, *, for_gm: bool = False) -> str:
+    """One movement. The GM side's notes may name hidden aspects: only GMs see them."""
     reason = REASONS.get(line.reason, line.reason.replace("_", " "))
-    note = f" — {clip(line.note, 60)}" if line.note else ""
+    shown = line.note if for_gm or line.who != "GM" else ""
+    note = f" — {clip(shown, 60)}" if shown else ""
     struck = "~~" if line.undone else ""
     return (
         f"`#{line.id}` {struck}**{clip(line.who, 40)}** {line.delta:+d} → {line.balance_after} "
@@ -184,11 +186,12 @@ def ledger_line(line: LedgerLine) -> str:
     )
 
 
-def ledger_embed(page: LedgerPage) -> discord.Embed:
+def ledger_embed(page: LedgerPage, *, for_gm: bool = False) -> discord.Embed:
     embed = discord.Embed(
         title="Fate point ledger",
         description=_lines(
-            [ledger_line(x) for x in page.lines], "No fate point has moved in this campaign yet."
+            [ledger_line(x, for_gm=for_gm) for x in page.lines],
+            "No fate point has moved in this campaign yet.",
         ),
         colour=COLOUR,
     )

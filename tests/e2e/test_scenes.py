@@ -427,6 +427,9 @@ async def test_gm_undoes_a_fate_point_movement_and_the_log_pages(table: Table) -
     assert "GM pool gains 2" in pool.text and "now 3" in pool.text
     await table.slash("fp undo", user=table.gm)
     assert "GM pool: **1**" in message_text(board(table))
+    await table.slash("fp give", user=table.gm, character="GM", note="for the Hidden Sniper")
+    assert "Hidden Sniper" not in (await table.slash("fp log", user=table.player)).text
+    assert "Hidden Sniper" in (await table.slash("fp log", user=table.gm)).text
 
 
 # ---------------------------------------------------------------------------- recovery, safety
