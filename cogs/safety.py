@@ -6,6 +6,7 @@ response, which Discord would show as "<user> used /x-card"), so it never says w
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 import discord
@@ -13,8 +14,38 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.services.safety import SafetyService, Signal
+from cogs.common.errors import guarded
 
 ScriptChange = Literal["pause", "rewind", "fast-forward"]
+
+
+class XCardButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"xcard:(?P<channel>\d+)"
+):
+    """The X-card on the pinned scene board: one tap, an anonymous notice, a private thanks."""
+
+    def __init__(self, channel_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="X-card",
+                emoji="🟥",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"xcard:{channel_id}",
+            )
+        )
+        self.channel_id = channel_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> XCardButton:
+        return cls(int(match["channel"]))
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog = interaction.client.get_cog("Safety")  # type: ignore[attr-defined]
+        assert isinstance(cog, Safety)
+        await cog.signal(interaction, Signal.X_CARD)
 
 
 class Safety(commands.Cog):
@@ -22,7 +53,8 @@ class Safety(commands.Cog):
         self.bot = bot
         self.service = SafetyService()
 
-    async def _signal(self, interaction: discord.Interaction, signal: Signal) -> None:
+    async def signal(self, interaction: discord.Interaction, signal: Signal) -> None:
+        """Acknowledge privately, then post the notice as a plain channel message."""
         assert interaction.channel_id is not None
         result = self.service.signal(interaction.channel_id, signal)
         await interaction.response.send_message(result.acknowledgement, ephemeral=True)
@@ -35,7 +67,7 @@ class Safety(commands.Cog):
     )
     @app_commands.guild_only()
     async def x_card(self, interaction: discord.Interaction) -> None:
-        await self._signal(interaction, Signal.X_CARD)
+        await self.signal(interaction, Signal.X_CARD)
 
     @app_commands.command(
         name="script-change", description="Script Change: ask anonymously to pause, rewind or skip."
@@ -43,8 +75,9 @@ class Safety(commands.Cog):
     @app_commands.guild_only()
     @app_commands.describe(signal="pause (a break), rewind (redo a part) or fast-forward (skip).")
     async def script_change(self, interaction: discord.Interaction, signal: ScriptChange) -> None:
-        await self._signal(interaction, Signal(signal))
+        await self.signal(interaction, Signal(signal))
 
 
 async def setup(bot: Any) -> None:
+    bot.add_dynamic_items(XCardButton)
     await bot.add_cog(Safety(bot))

@@ -17,6 +17,7 @@ from bot.services.scenes import SceneService, board_listeners, split_list
 from bot.ui.scenes import advantage_embed, board_embed, ended_text, started_text
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
+from cogs.safety import XCardButton
 
 log = logging.getLogger(__name__)
 BOARD_DELAY = 0.1  # seconds a burst of changes has to pile up before the board is edited
@@ -63,6 +64,7 @@ class SceneBoardButton(
 def board_view(channel_id: int) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(SceneBoardButton(channel_id))
+    view.add_item(XCardButton(channel_id))
     return view
 
 

@@ -642,3 +642,14 @@ async def test_compelling_an_npc_moves_the_gm_pool(table: Table) -> None:
     accepted = await table.click(again, "Accept", user=table.gm)
     assert "GM pool now holds 1" in message_text(accepted.message)
     assert "GM pool: **1**" in message_text(board(table))
+
+
+async def test_x_card_on_the_board_is_anonymous_after_a_restart(table: Table) -> None:
+    await start_scene(table, aspects="Fog")
+    await table.restart()
+    tapped = await table.click(board(table), "X-card", user=table.player2)
+    assert tapped.ephemeral and "never by whom" in tapped.text
+    notices = [m for m in table.channel_messages() if "X-card" in (m.get("content") or "")]
+    assert len(notices) == 1
+    assert "interaction" not in notices[0] and "interaction_user_id" not in notices[0]
+    assert "bob" not in json_dump(notices[0]) and str(table.player2) not in json_dump(notices[0])
