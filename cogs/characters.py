@@ -43,8 +43,14 @@ from bot.services.characters import (
     pyramid_ratings,
 )
 from bot.ui.common import clip
-from bot.ui.sheet import character_list_embed, draft_embed, sheet_embed
+from bot.ui.sheet import (
+    character_list_embed,
+    draft_embed,
+    milestone_log_embed,
+    sheet_embed,
+)
 from cogs.common.errors import SafeModal, guarded
+from cogs.common.modals import PersistentModal, register_modals
 from cogs.common.permissions import member_is_gm
 
 Choice = app_commands.Choice
@@ -148,16 +154,13 @@ def _stunt_lines(values: list[str]) -> list[Any]:
     return [parse_stunt_line(v) for v in values if v.strip()]
 
 
-class DraftModal(SafeModal):
+class DraftModal(PersistentModal, template=r"cdraftm:(?P<id>\d+):(?P<step>[a-z]+)"):
     """One step of the guided flow as a modal; on submit the draft is updated and the next
-    step is shown."""
+    step is shown. The custom_id names the draft and the step (a key of MODALS), so a form
+    opened before a restart is rebuilt from the stored draft and its answers are kept."""
 
-    def __init__(self, state: DraftState, step: CreationStep, title: str) -> None:
-        super().__init__(
-            title=title,
-            custom_id=f"cdraftm:{state.id}:{step.name.lower()}"[:100],
-            timeout=MODAL_TIMEOUT,
-        )
+    def __init__(self, state: DraftState, step: CreationStep, title: str, key: str) -> None:
+        super().__init__(title=title, custom_id=f"cdraftm:{state.id}:{key}", timeout=MODAL_TIMEOUT)
         self.state = state
         self.step = step
         self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
@@ -188,6 +191,16 @@ class DraftModal(SafeModal):
     def value(self, key: str) -> str:
         return self.inputs[key].value or ""
 
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, match: re.Match[str]
+    ) -> DraftModal:
+        build = MODALS.get(match["step"])
+        if build is None:
+            raise RuleError("That form is from an older version; run `/character create`.")
+        state = await service_of(interaction).get_draft(int(match["id"]), interaction.user.id)
+        return build(state)
+
     def change(self) -> Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]:
         raise NotImplementedError  # every step modal below overrides it
 
@@ -199,7 +212,7 @@ class DraftModal(SafeModal):
 
 class AspectsModal(DraftModal):
     def __init__(self, state: DraftState) -> None:
-        super().__init__(state, CreationStep.ASPECTS, "Aspects")
+        super().__init__(state, CreationStep.ASPECTS, "Aspects", "aspects")
         d = state.draft
         frees = d.free_aspects + ["", ""]
         self.field("high_concept", "High concept", default=d.high_concept or "")
@@ -222,7 +235,7 @@ class SkillsModal(DraftModal):
     )
 
     def __init__(self, state: DraftState) -> None:
-        super().__init__(state, CreationStep.SKILLS, "Skills")
+        super().__init__(state, CreationStep.SKILLS, "Skills", "skills")
         d = state.draft
         names = ", ".join(state.campaign.settings.skill_list().names)
         for key, rating, label in self.ROWS:
@@ -240,7 +253,7 @@ class SkillsModal(DraftModal):
 
 class NameModal(DraftModal):
     def __init__(self, state: DraftState) -> None:
-        super().__init__(state, CreationStep.NAME, "Name")
+        super().__init__(state, CreationStep.NAME, "Name", "name")
         self.field("name", "Name", default=state.draft.name or "", max_length=80)
         self.field(
             "description",
@@ -266,7 +279,8 @@ def _stunt_default(stunts: list[Any], index: int) -> str:
 class StuntsModal(DraftModal):
     def __init__(self, state: DraftState, *, extra: bool) -> None:
         step = CreationStep.EXTRA_STUNTS if extra else CreationStep.STUNTS
-        super().__init__(state, step, "Extra stunts (1 refresh each)" if extra else "Free stunts")
+        title = "Extra stunts (1 refresh each)" if extra else "Free stunts"
+        super().__init__(state, step, title, "extra" if extra else "stunts")
         self.extra = extra
         d = state.draft
         count = 2 if extra else d.free_stunt_count
@@ -291,7 +305,7 @@ class StuntsModal(DraftModal):
 
 class RelationshipModal(DraftModal):
     def __init__(self, state: DraftState) -> None:
-        super().__init__(state, CreationStep.RELATIONSHIP, "Relationship")
+        super().__init__(state, CreationStep.RELATIONSHIP, "Relationship", "relationship")
         d = state.draft
         self.field(
             "relationship", "Relationship aspect", default=d.relationship or "", required=False
@@ -1051,6 +1065,19 @@ class Characters(commands.Cog):
         result = await self.service.milestone(actor, character, None, choice)
         await self._milestone_reply(interaction, result.record.name, result.milestone.changes)
 
+    @milestone.command(name="log", description="The milestones a character has taken.")
+    @app_commands.describe(character=CHARACTER_HELP)
+    @app_commands.autocomplete(character=character_autocomplete)
+    async def milestone_log(
+        self, interaction: discord.Interaction, character: str | None = None
+    ) -> None:
+        actor = await self._actor(interaction)
+        record, entries, total = await self.service.milestone_log(actor, character)
+        rows = [(e.kind, e.changes, e.at) for e in entries]
+        await interaction.response.send_message(
+            embed=milestone_log_embed(record.name, rows, total), ephemeral=True
+        )
+
     async def _milestone_reply(
         self, interaction: discord.Interaction, name: str, changes: list[str]
     ) -> None:
@@ -1082,4 +1109,5 @@ class Characters(commands.Cog):
 async def setup(bot: Any) -> None:
     get_service(bot)
     bot.add_dynamic_items(DraftButton, DraftSelect)
+    register_modals(bot, DraftModal)
     await bot.add_cog(Characters(bot))

@@ -13,9 +13,10 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete, func, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -84,6 +85,7 @@ from bot.services.campaigns import (
 
 CACHE_SECONDS = 30.0
 MAX_CUSTOM_ENTRIES_PER_MANTLE = 20
+MILESTONE_LOG_SHOWN = 50  # the latest ones; older ones are counted, not loaded
 STUNT_LINE_SEPARATORS = (":", " - ", " — ")
 
 
@@ -122,6 +124,16 @@ class ImportResult:
 class MilestoneResult:
     record: CharacterRecord
     milestone: MilestoneRecord
+
+
+@dataclass(frozen=True)
+class MilestoneEntry:
+    """One recorded milestone: "minor" or "major", its changes, when, and who ran it."""
+
+    kind: str
+    changes: list[str]
+    at: datetime
+    actor_id: int
 
 
 @dataclass(frozen=True)
@@ -264,6 +276,17 @@ def settings_with(
 
 def _one_point(settings: CampaignSettings) -> bool:
     return settings.stress_style is StressStyle.CONDENSED
+
+
+def _changes_of(text: str) -> list[str]:
+    """The stored change lines; a damaged row reads as one line saying so, not a crash."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return ["(this entry could not be read)"]
+    if not isinstance(value, list):
+        return ["(this entry could not be read)"]
+    return [str(v) for v in value]
 
 
 def _entry_of(row: CustomMantleEntry) -> CustomEntry:
@@ -555,14 +578,30 @@ class CharacterService:
         self._remember(saved)
         return MilestoneResult(saved, log)
 
-    async def milestones_of(self, character_id: int) -> list[tuple[str, list[str]]]:
+    async def milestone_log(
+        self, actor: Actor, name: str | None
+    ) -> tuple[CharacterRecord, list[MilestoneEntry], int]:
+        """The character's latest milestones (newest first) and how many it took in all."""
         async with self.db.session() as session:
+            _, record = await self._target_in(session, actor, name)
+            self._check_may_view(actor, record)
             rows = await session.exec(
                 select(MilestoneLog)
-                .where(MilestoneLog.character_id == character_id)
-                .order_by(col(MilestoneLog.id))
+                .where(MilestoneLog.character_id == record.id)
+                .order_by(col(MilestoneLog.id).desc())
+                .limit(MILESTONE_LOG_SHOWN)
             )
-            return [(r.kind, list(json.loads(r.changes_json))) for r in rows.all()]
+            entries = [
+                MilestoneEntry(r.kind, _changes_of(r.changes_json), r.created_at, r.actor_id)
+                for r in rows.all()
+            ]
+            total = len(entries)
+            if total == MILESTONE_LOG_SHOWN:
+                counted = await session.exec(
+                    select(func.count()).where(MilestoneLog.character_id == record.id)
+                )
+                total = int(counted.one())
+        return record, entries, total
 
     # ----- mantles -----
 

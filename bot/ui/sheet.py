@@ -7,6 +7,7 @@ Pure: domain objects in, discord.Embed out; no I/O and no rules. Every embed goe
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 import discord
 
@@ -185,6 +186,29 @@ def character_list_embed(
     embed.description = _lines(
         lines or ["No characters yet. Make one with `/character create`."], 4000
     )
+    return safe_embed(embed)
+
+
+MILESTONE_LINE_MAX = 400
+
+
+def milestone_log_embed(
+    name: str, entries: Sequence[tuple[str, Sequence[str], datetime]], total: int | None = None
+) -> discord.Embed:
+    """A character's milestones, newest first: (kind, change lines, when) per milestone.
+    `total` counts all of them when only the latest were loaded."""
+    lines = []
+    for kind, changes, when in entries:
+        done = "; ".join(changes) or "nothing changed"
+        lines.append(clip(f"**{kind.capitalize()}** · {when:%Y-%m-%d}: {done}", MILESTONE_LINE_MAX))
+    embed = discord.Embed(title=clip(f"Milestones — {name}", 256), colour=COLOUR)
+    embed.description = _lines(
+        lines or ["No milestones yet. Take one with `/character milestone minor` or `major`."],
+        4000,
+    )
+    shown = len(entries)
+    if total is not None and total > shown:
+        embed.set_footer(text=f"The latest {shown} of {total} milestones.")
     return safe_embed(embed)
 
 

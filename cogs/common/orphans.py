@@ -3,6 +3,7 @@
 Buttons of the bot's boards carry their state in the custom_id and survive restarts. A few
 short-lived things do not: a form (modal) opened before a restart, or a picker whose view timed
 out. Discord would show the user "This interaction failed"; we say what happened and what to do.
+Forms built as `PersistentModal`s (cogs/common/modals.py) are rebuilt and handled instead.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 import discord
 
 from cogs.common.errors import send_ephemeral
+from cogs.common.modals import submit_persistent_modal
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,8 @@ async def answer_orphans(interaction: discord.Interaction) -> None:
     try:
         if interaction.type is discord.InteractionType.modal_submit:
             orphan = not modal_is_live(client, custom_id)
+            if orphan and await submit_persistent_modal(interaction):
+                return  # rebuilt from its custom_id and answered (cogs/common/modals.py)
             text = EXPIRED_FORM
         elif interaction.type is discord.InteractionType.component:
             orphan = not component_is_handled(client, int(data.get("component_type", 0)), custom_id)

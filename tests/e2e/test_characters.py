@@ -325,6 +325,39 @@ async def test_guided_flow_resumes_after_restart(table: Table) -> None:
     assert other.ephemeral and "someone else's" in other.text
 
 
+async def test_step_form_opened_before_restart_is_still_read(table: Table) -> None:
+    user = table.player
+    start = await table.slash("character create", user=user)
+    nomantle = await table.select(start, "Mantle group", ["none"], user=user)
+    opened = modal_within_limits(await table.click(nomantle, "Write aspects", user=user))
+    await table.restart()
+    answered = await table.submit(
+        opened, {"high_concept": "Streetwise Medium", "trouble": "Ghosts Never Leave"}, user=user
+    )
+    assert answered.ephemeral and "3. Skills" in answered.text, answered.text
+    assert "Streetwise Medium" in answered.text and "open it again" not in answered.text
+    # The draft really advanced: a fresh /character create resumes at the skills step.
+    resumed = await table.slash("character create", user=user)
+    assert "3. Skills" in resumed.text and "Ghosts Never Leave" in resumed.text
+
+    # A rebuilt form still checks its input and its owner, and changes nothing when refused.
+    opened = modal_within_limits(await table.click(answered, "Rate skills", user=user))
+    await table.restart()
+    wrong = await table.submit(opened, {**SKILLS, "good": "Will"}, user=user)
+    assert wrong.ephemeral and "two Good (+3) skills; you have 1" in wrong.text
+    stranger = await table.submit(opened, SKILLS, user=table.player2)
+    assert stranger.ephemeral and "someone else's" in stranger.text
+    rated = await table.submit(opened, SKILLS, user=user)
+    assert "4. Name" in rated.text
+
+    # A form for a draft that was started over since says where the draft is now.
+    opened = modal_within_limits(await table.click(rated, "Name the character", user=user))
+    await table.restart()
+    await table.click(rated, "Start over", user=user)
+    late = await table.submit(opened, {"name": "Mara Quill"}, user=user)
+    assert late.ephemeral and "Finish the mantle step first" in late.text
+
+
 async def test_guided_flow_refuses_too_many_stunts_and_sixth_aspect(table: Table) -> None:
     user = table.player
     start = await table.slash("character create", user=user)
@@ -457,6 +490,18 @@ async def test_milestones(table: Table) -> None:
         refresh=True,
     )
     assert "Raised Lore to Average (+1)" in major.text and "Refresh rises to 4" in major.text
+
+    # The log shows both milestones, newest first; refused attempts left no entry.
+    log = await table.slash("character milestone log", user=table.player)
+    assert log.ephemeral and "Milestones — Ruth Kane" in log.text
+    assert log.text.index("**Major**") < log.text.index("**Minor**")
+    assert "Raised Lore to Average (+1)" in log.text and "Swapped Fight" in log.text
+    assert log.text.count("**Minor**") == 1
+    others = await table.slash("character milestone log", user=table.player2, character="Ruth Kane")
+    assert others.ephemeral and "Raised Lore" in others.text
+    await imported(table, table.player2, "Sam Okafor")
+    empty = await table.slash("character milestone log", user=table.player2)
+    assert "No milestones yet" in empty.text
 
 
 async def test_stunt_writer(table: Table) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import discord
 
 from bot.dfc.mantles import get_mantle, list_mantles, mantle_data, mantles_by_group
@@ -26,6 +28,7 @@ from bot.ui.sheet import (
     draft_embed,
     mantle_embed,
     mantle_list_embed,
+    milestone_log_embed,
     sheet_embed,
 )
 
@@ -145,6 +148,23 @@ def test_character_list_marks_and_limits() -> None:
     many = [(f"{i:03d}" + "x" * 77, False, False, False) for i in range(200)]
     within_limits(character_list_embed("Big", many))
     assert "No characters yet" in text_of(character_list_embed("Empty", []))
+
+
+def test_milestone_log_newest_first_and_limits() -> None:
+    when = datetime(2026, 11, 30, 9, 0)
+    embed = milestone_log_embed(
+        "Ruth Kane",
+        [("major", ["Fight +4 -> +5", "+1 refresh"], when), ("minor", [], when)],
+    )
+    text = text_of(embed)
+    assert "Milestones — Ruth Kane" in text
+    assert "**Major** · 2026-11-30: Fight +4 -> +5; +1 refresh" in text
+    assert "**Minor** · 2026-11-30: nothing changed" in text
+    assert "No milestones yet" in text_of(milestone_log_embed("Empty", []))
+    many = [("major", ["x" * 500, "y" * 500], when) for _ in range(50)]
+    big = milestone_log_embed("Busy", many, total=120)
+    within_limits(big)
+    assert "more" in (big.description or "") and "latest 50 of 120" in text_of(big)
 
 
 def test_every_mantle_renders_within_limits() -> None:
