@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from bot.errors import RuleError
 from bot.fate.fari import import_fari, looks_like_fari
+from bot.fate.ladder import describe
 from bot.fate.sheet import AspectKind, Character
 from bot.fate.skills import SkillList
 from bot.fate.stress import StressStyle
@@ -154,6 +155,32 @@ class ConversionResult(BaseModel):
         return export_character(self.character)
 
 
+def fit_skill_list(character: Character, skills: SkillList) -> tuple[Character, list[str]]:
+    """Check a sheet's skills against a campaign's list: names are spelled as the list spells
+    them; skills the list lacks are dropped and reported (a sheet from a campaign with another
+    skill list). Stunts that name a missing skill are kept and reported."""
+    kept: dict[str, int] = {}
+    unmapped: list[str] = []
+    for name, rating in character.skills.items():
+        found = skills.find(name)
+        if found is None:
+            if rating != 0:
+                unmapped.append(
+                    f"Skill {name[:40]} ({describe(rating)}) is not on the campaign's skill list"
+                )
+            continue
+        kept[found] = rating
+    for stunt in character.stunts:
+        if stunt.skill and skills.find(stunt.skill) is None:
+            unmapped.append(
+                f"Stunt {stunt.name[:60]} uses {stunt.skill[:40]}, which is not on the "
+                "campaign's skill list"
+            )
+    if kept == character.skills:
+        return character, unmapped
+    return character.model_copy(update={"skills": kept}), unmapped
+
+
 def convert_bytes(
     data: bytes,
     filename: str = "",
@@ -164,7 +191,10 @@ def convert_bytes(
     document = _decode(data)
     if isinstance(document, dict) and document.get("format") == FORMAT:
         character = _character_from_document(upgrade_document(document))
-        return ConversionResult(source="fate-table", character=character)
+        unmapped: list[str] = []
+        if skills is not None:
+            character, unmapped = fit_skill_list(character, skills)
+        return ConversionResult(source="fate-table", character=character, unmapped=unmapped)
     if looks_like_fari(document):
         character, unmapped = import_fari(document, skills, stress_style)
         return ConversionResult(source="fari", character=character, unmapped=unmapped)

@@ -582,6 +582,13 @@ async def test_campaign_settings_are_gm_only(table: Table) -> None:
     assert dupes.ephemeral and "listed twice" in dupes.text
     start = await table.slash("character create", user=table.player)
     assert start.ephemeral
+    # Our own files are checked against the campaign's skill list, like Fari files.
+    upload = table.fake.add_attachment("dana.json", plain_sheet("Dana Voss"))
+    moved = await table.slash("character import", user=table.player2, file=upload)
+    assert moved.ephemeral and "Imported **Dana Voss**" in moved.text
+    assert "Skill Fight (Great (+4)) is not on the campaign's skill list" in moved.text
+    dana = await table.slash("character sheet", user=table.player2, full=True)
+    assert "Fight" not in dana.text
 
 
 async def test_finish_twice_makes_one_character(table: Table) -> None:

@@ -17,6 +17,7 @@ from bot.fate.sheet_io import (
     import_character,
     upgrade_document,
 )
+from bot.fate.skills import SkillList, default_skills
 from bot.fate.stress import StressStyle
 from bot.fate.stunts import write_bonus_stunt
 from bot.fate.tracks import Recovery
@@ -126,6 +127,23 @@ def test_convert_bytes_detects_both_formats():
     assert fari.source == "fari" and fari.unmapped
     with pytest.raises(ImportFormatError, match="notes.txt is neither"):
         convert_bytes(b'{"x": 1}', "/tmp/notes.txt")
+
+
+def test_own_format_is_checked_against_the_campaign_skill_list():
+    data = export_character(busy_pc()).encode()
+    same = convert_bytes(data, "ruth.json", default_skills())
+    assert same.unmapped == [] and same.character == busy_pc()
+    names = [n for n in default_skills().names if n not in ("Academics", "Fight")]
+    custom = SkillList.from_names([n.upper() if n == "Will" else n for n in names])
+    result = convert_bytes(data, "ruth.json", custom)
+    skills = result.character.skills
+    assert "Academics" not in skills and "Fight" not in skills and "WILL" in skills
+    assert any(
+        "Skill Academics" in u and "not on the campaign's skill list" in u for u in result.unmapped
+    )
+    assert any("Stunt Bookworm uses Academics" in u for u in result.unmapped)
+    again = convert_bytes(export_character(result.character).encode(), "again.json", custom)
+    assert [u for u in again.unmapped if u.startswith("Skill")] == []
 
 
 def test_convert_file(tmp_path):
