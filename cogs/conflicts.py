@@ -18,6 +18,7 @@ from discord.ext import commands
 
 from bot.errors import RuleError
 from bot.fate.conflict import ConflictKind, Phase, eligible_next
+from bot.fate.rolls import ScaleLevel
 from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_tasks
 from bot.services.conflicts import (
     Choice,
@@ -46,6 +47,13 @@ log = logging.getLogger(__name__)
 PREFIX = {"conflict": "cf", "contest": "ct", "challenge": "ch"}
 KIND_OF = {v: k for k, v in PREFIX.items()}
 Snapshot = ConflictSnapshot | ContestSnapshot | ChallengeSnapshot
+SIDE_CHOICES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name="PCs", value="pcs"),
+    app_commands.Choice(name="NPCs", value="npcs"),
+]
+SCALE_CHOICES: list[app_commands.Choice[int]] = [
+    app_commands.Choice(name=level.label, value=int(level)) for level in ScaleLevel
+]
 
 
 def _cog(interaction: discord.Interaction) -> Conflicts:
@@ -379,6 +387,42 @@ class Conflicts(commands.Cog):
             snap = await svc.trade_for_boost(ident, version, user, gm)
             await self.answer(interaction, snap, snap.message)
             return
+        if action == "ract":
+            snap = await svc.resolve_action(ident, version, user, gm)
+            await self.answer(interaction, snap, snap.message)
+            return
+        if action == "stu":
+            choices = await svc.stunt_choices(ident, user, gm)
+            if not choices:
+                raise RuleError(
+                    "No stunt of yours fits this roll (its skill and action must match the "
+                    "stunt's, and each stunt counts once)."
+                )
+            await self.ask(
+                interaction,
+                "Add a stunt's bonus to the roll in progress.",
+                choice_view("cf", ident, version, "stu", "Which stunt?", choices),
+            )
+            return
+        if action == "help":
+            if not state.open_rolls():
+                raise RuleError("Teamwork goes on a roll in progress; there is none right now.")
+            choices = svc.helper_choices(snap, user, gm)
+            if not choices:
+                raise RuleError(
+                    "None of your characters can help: a helper is on the roller's side, has "
+                    "Average (+1) or better in the skill and has not acted this exchange."
+                )
+            if len(choices) == 1:
+                snap = await svc.teamwork(ident, version, user, gm, choices[0].value)
+                await self.answer(interaction, snap, snap.message)
+                return
+            await self.ask(
+                interaction,
+                "Who helps? Helping uses that character's action for this exchange.",
+                choice_view("cf", ident, version, "help", "Who helps?", choices),
+            )
+            return
         if action == "con":
             choices = svc.concede_choices(snap, user, gm)
             if not choices:
@@ -395,7 +439,7 @@ class Conflicts(commands.Cog):
                 raise RuleError(f"{name} has no aspect to invoke right now.")
             await self.ask(
                 interaction,
-                f"Invoke for {name}: +2 on the attack in progress.",
+                f"Invoke for {name}: +2 on the roll in progress.",
                 choice_view("cf", ident, version, "inv", "Pick an aspect", choices),
             )
             return
@@ -420,6 +464,7 @@ class Conflicts(commands.Cog):
             )
             return
         # the acting character's own actions
+        state.require_no_action()
         actor = svc._require_control(state, c.current, user, gm, "act now")
         assert c.current is not None
         if c.phase is not Phase.ACTING:
@@ -439,7 +484,17 @@ class Conflicts(commands.Cog):
                 choice_view("cf", ident, version, "tgt", "Attack whom?", targets),
             )
         elif action == "mov":
-            zones = [Choice(z, z) for z in state.zones if z != c.combatant(c.current).zone]
+            zones = []
+            for zone in state.zones:
+                if zone == c.combatant(c.current).zone:
+                    continue
+                if svc.needs_roll_to_move(snap, zone):
+                    zones.append(Choice(f"imp|{zone}", f"{zone} (an overcome roll)"[:100]))
+                    continue
+                zones.append(Choice(zone, zone, "free move"))
+                zones.append(
+                    Choice(f"imp|{zone}", f"{zone} - impeded"[:100], "takes your action and a roll")
+                )
             if not zones:
                 raise RuleError("This conflict has no other zone to move to.")
             await self.ask(
@@ -447,7 +502,17 @@ class Conflicts(commands.Cog):
                 f"{actor.name} moves: pick a zone.",
                 choice_view("cf", ident, version, "mov", "Move where?", zones),
             )
-        elif action in ("ovc", "adv"):
+        elif action == "adv":
+            targets = await svc.advantage_targets(ident, user, gm)
+            if len(targets) <= 1:
+                await self._action_modal(interaction, ident, version, action)
+                return
+            await self.ask(
+                interaction,
+                f"{actor.name} creates an advantage: on a new aspect or on one in play?",
+                choice_view("cf", ident, version, "advt", "Which aspect?", targets),
+            )
+        elif action == "ovc":
             await self._action_modal(interaction, ident, version, action)
         else:
             raise RuleError("That button is no longer used; look at the tracker again.")
@@ -466,7 +531,12 @@ class Conflicts(commands.Cog):
         return view
 
     async def _action_modal(
-        self, interaction: discord.Interaction, ident: int, version: int, action: str
+        self,
+        interaction: discord.Interaction,
+        ident: int,
+        version: int,
+        action: str,
+        existing: str | None = None,
     ) -> None:
         user, gm = interaction.user.id, await self._is_gm(interaction)
 
@@ -483,7 +553,8 @@ class Conflicts(commands.Cog):
                     gm,
                     values["skill"],
                     values["difficulty"],
-                    values["aspect"],
+                    values.get("aspect", ""),
+                    existing,
                 )
             await self.answer(modal_interaction, snap, snap.message)
 
@@ -492,7 +563,7 @@ class Conflicts(commands.Cog):
             ("difficulty", "Difficulty (GM's number or word)", "Fair", 20),
         ]
         title = "Overcome" if action == "ovc" else "Create an advantage"
-        if action == "adv":
+        if action == "adv" and existing is None:
             fields.append(("aspect", "The aspect to create", "", 80))
         await interaction.response.send_modal(FormModal(title, fields, done))
 
@@ -520,9 +591,16 @@ class Conflicts(commands.Cog):
                 self._skill_view(current, actor, "atk", value, "Attack with"),
             )
             return
+        if action == "advt":
+            await self._action_modal(
+                interaction, ident, version, "adv", None if value == "new" else value
+            )
+            return
         if action == "mov":
+            rolled = value.startswith("imp|")
+            value = value.removeprefix("imp|")
             current = await svc.get(ident)
-            if svc.needs_roll_to_move(current, value):
+            if rolled or svc.needs_roll_to_move(current, value):
 
                 async def done(
                     modal_interaction: discord.Interaction, values: dict[str, str]
@@ -577,6 +655,10 @@ class Conflicts(commands.Cog):
             snap = await svc.defend(ident, version, user, gm, value)
         elif action == "inv":
             snap = await svc.invoke(ident, version, user, gm, value)
+        elif action == "stu":
+            snap = await svc.add_stunt(ident, version, user, gm, value)
+        elif action == "help":
+            snap = await svc.teamwork(ident, version, user, gm, value)
         elif action == "con":
             snap = await svc.concede(ident, version, user, gm, value)
         elif action == "next":
@@ -911,6 +993,27 @@ class Conflicts(commands.Cog):
         await interaction.response.send_message(
             clip("\n".join(snap.state.log[-3:]) or "The conflict is over.", 2000)
         )
+        await self.refresh(snap)
+
+    @conflict.command(
+        name="scale", description="Set a side's scale (GM); counts from the next roll."
+    )
+    @app_commands.describe(
+        side="The PCs' side or the NPCs' side.",
+        level="Mundane, Supernatural, Otherworldly, Legendary or Godlike.",
+    )
+    @app_commands.choices(side=SIDE_CHOICES)
+    @app_commands.choices(level=SCALE_CHOICES)
+    async def conflict_scale(
+        self,
+        interaction: discord.Interaction,
+        side: app_commands.Choice[str],
+        level: app_commands.Choice[int],
+    ) -> None:
+        await require_gm(self.bot, interaction, "set the scale")
+        assert interaction.channel_id is not None
+        snap = await self.conflicts.set_scale(interaction.channel_id, side.value, level.value)
+        await interaction.response.send_message(snap.message, ephemeral=True)
         await self.refresh(snap)
 
     # ------------------------------------------------------------------ /contest

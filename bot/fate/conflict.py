@@ -366,6 +366,33 @@ def move(
     return _update(state, combatants=_replace(state, moved), action_used=True), events
 
 
+def support(state: Conflict, helper: str, roller: str) -> tuple[Conflict, list[Event]]:
+    """Teamwork: `helper` adds to `roller`'s roll, which uses the helper's action this exchange.
+
+    The +1 itself (and its cap) is bot.fate.rolls.add_teamwork's business."""
+    _require_open(state)
+    person = state.combatant(helper)
+    rolling = state.combatant(roller)
+    if helper == roller:
+        raise ConflictError("You are making this roll; teamwork comes from another character.")
+    if person.status is not Status.ACTIVE:
+        raise ConflictError(f"{person.name} is out of the conflict and cannot help.")
+    if person.side != rolling.side:
+        raise ConflictError(f"{person.name} is not on {rolling.name}'s side.")
+    if helper == state.current or helper in state.acted:
+        raise ConflictError(
+            f"{person.name} already used their action this exchange; helping takes it."
+        )
+    return _update(state, acted=[*state.acted, helper]), [
+        _event(
+            "support",
+            f"{person.name} helps {rolling.name} (this uses their action for the exchange).",
+            helper,
+            roller=roller,
+        )
+    ]
+
+
 # --- turn order --------------------------------------------------------------------------
 
 

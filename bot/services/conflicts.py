@@ -27,11 +27,13 @@ from bot.db.models.scenes import SceneRow
 from bot.errors import RuleError
 from bot.fate import conflict as rules
 from bot.fate.aspects import (
+    GM,
     Aspect,
     AspectKind,
     FailChoice,
     OutcomeKind,
     classify,
+    create_advantage_existing,
     create_advantage_new,
     make_boost,
 )
@@ -41,7 +43,21 @@ from bot.fate.conflict import Combatant, Conflict, ConflictKind, Phase
 from bot.fate.dice import fate_symbols
 from bot.fate.harm import AbsorbChoice, SlotRef, suggest_absorb_options
 from bot.fate.ladder import describe, parse_rating
-from bot.fate.rolls import Action, InvokeMode, Payment, Roll, Roller, apply_invoke, make_roll
+from bot.fate.rolls import (
+    Action,
+    InvokeMode,
+    Payment,
+    Roll,
+    Roller,
+    ScaleLevel,
+    ScaleMode,
+    add_modifier,
+    add_teamwork,
+    apply_invoke,
+    apply_scale,
+    make_roll,
+)
+from bot.fate.scene import put_aspect
 from bot.fate.sheet import Character
 from bot.fate.tracks import Track, TrackKind
 from bot.services import aspects_in_play
@@ -56,7 +72,18 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     save_character_in,
 )
-from bot.services.scenes import carry_gm_points_in, spend_gm_point_in
+from bot.services.rolls import stunt_options
+from bot.services.scenes import (
+    carry_gm_points_in,
+    find_ref,
+    holder_of,
+    load_play_in,
+    save_play_in,
+    save_scene_in,
+    scene_of,
+    spend_gm_point_in,
+    touch_board_in,
+)
 
 MAX_ZONES = 10
 ZONE_NAME_MAX = 40
@@ -160,9 +187,20 @@ def parse_difficulty(text: str) -> int:
 
 def roll_line(name: str, roll: Roll) -> str:
     skill = f"{roll.skill} " if roll.skill else ""
-    invokes = f" +{2 * len(roll.invokes)} invokes" if roll.invokes else ""
+    extras = [f"{m.value:+d} {m.label}" for m in roll.modifiers if m.value]
+    if roll.teamwork_bonus:
+        extras.append(f"+{roll.teamwork_bonus} teamwork")
+    scale = roll.effort_before_scale_success() - roll.skill_rating - roll.dice_total
+    scale -= sum(m.value for m in roll.modifiers) + roll.teamwork_bonus
+    scale -= sum(i.bonus for i in roll.invokes if not i.hostile)
+    if scale:
+        extras.append(f"{scale:+d} scale")
+    bonus = sum(i.bonus for i in roll.invokes if not i.hostile)
+    if bonus:
+        extras.append(f"+{bonus} invokes")
+    more = (" " + " ".join(extras)) if extras else ""
     return (
-        f"{name}: {skill}{roll.skill_rating:+d} {fate_symbols(roll.dice)}{invokes} = "
+        f"{name}: {skill}{roll.skill_rating:+d} {fate_symbols(roll.dice)}{more} = "
         f"{describe(roll.effort())}"
     )
 
@@ -174,6 +212,22 @@ def skill_choices(sheet: Character, limit: int = 25) -> list[tuple[str, int]]:
 
 
 # --------------------------------------------------------------------------- conflict state
+class PendingAction(BaseModel):
+    """An overcome, create-an-advantage or impeded move that is rolled and waits for invokes,
+    stunts and teamwork before it is resolved."""
+
+    kind: str  # "overcome" | "advantage" | "move"
+    actor: str
+    roll: Roll
+    aspect_text: str = ""  # a new aspect to create
+    aspect_key: str = ""  # or an existing one (a conflict "cf:..." or scene "scene:..." key)
+    aspect_name: str = ""  # the existing aspect's text, for the tracker
+    zone: str = ""
+
+
+ROLL_SLOTS = ("attack", "defence", "action")
+
+
 class ConflictState(BaseModel):
     conflict: Conflict
     members: dict[str, Member]
@@ -184,10 +238,55 @@ class ConflictState(BaseModel):
     log: list[str] = Field(default_factory=list)
     gm_carried: int = 0  # fate points NPC payouts gave the GM for later scenes
     next_aspect: int = 1
+    action: PendingAction | None = None  # a rolled action waiting to be resolved
+    scale: dict[str, int] = Field(default_factory=dict)  # side -> ScaleLevel set by the GM
+
+    def open_rolls(self) -> list[tuple[str, str]]:
+        """(slot, roller) of the rolls that still take invokes, stunts and teamwork."""
+        if self.action is not None:
+            return [("action", self.action.actor)]
+        c = self.conflict
+        if c.phase is Phase.DEFENDING and c.pending is not None and self.attack_roll is not None:
+            found = [("attack", c.pending.attacker)]
+            if self.defence_roll is not None:
+                found.append(("defence", c.pending.defender))
+            return found
+        return []
+
+    def roll_in(self, slot: str) -> Roll:
+        roll = {
+            "attack": self.attack_roll,
+            "defence": self.defence_roll,
+            "action": self.action.roll if self.action else None,
+        }.get(slot)
+        if roll is None:
+            raise RuleError("That roll is already resolved; look at the tracker again.")
+        return roll
+
+    def put_roll(self, slot: str, roll: Roll) -> None:
+        if slot == "attack":
+            self.attack_roll = roll
+            pending = self.conflict.pending
+            if pending is not None and self.conflict.phase is Phase.DEFENDING:
+                pending = pending.model_copy(update={"attack_effort": roll.effort()})
+                self.conflict = self.conflict.model_copy(update={"pending": pending})
+        elif slot == "defence":
+            self.defence_roll = roll
+        elif slot == "action" and self.action is not None:
+            self.action = self.action.model_copy(update={"roll": roll})
+
+    def require_no_action(self) -> None:
+        if self.action is not None:
+            raise RuleError(
+                f"{self.name(self.action.actor)}'s roll is waiting: invoke, add stunts or "
+                "teamwork, then press Resolve the roll."
+            )
 
     def name(self, combatant_id: str | None) -> str:
         if combatant_id is None:
             return "nobody"
+        if combatant_id == GM:
+            return "the GM"
         member = self.members.get(combatant_id)
         return member.name if member else combatant_id
 
@@ -457,6 +556,7 @@ class ConflictService:
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
             c = state.conflict
+            state.require_no_action()
             if c.phase is Phase.CHOOSING_NEXT:
                 if not is_gm:
                     raise RuleError("The GM picks who acts next now.")
@@ -505,10 +605,9 @@ class ConflictService:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
+            attacker, actor = self._acting(state, user_id, is_gm, "attack now")
             c = state.conflict
-            attacker = self._require_control(state, c.current, user_id, is_gm, "attack now")
-            assert c.current is not None
-            rules.attack(c, c.current, target, 0)  # validate before rolling
+            rules.attack(c, actor, target, 0)  # validate before rolling
             sheet = (await self._sheet_in(session, attacker)).sheet
             name, rating = _resolve_skill(sheet, skill)
             roll, _ = make_roll(
@@ -518,7 +617,8 @@ class ConflictService:
                 skill_rating=rating,
                 action=Action.ATTACK,
             )
-            c, events = rules.attack(c, c.current, target, roll.effort())
+            roll = self._scaled(state, roll, actor, [c.combatant(target).side])
+            c, events = rules.attack(c, actor, target, roll.effort())
             state.conflict = c
             state.attack_roll, state.defence_roll = roll, None
             line = f"{roll_line(attacker.name, roll)} - attacks {state.name(target)}."
@@ -545,6 +645,9 @@ class ConflictService:
                 skill=name,
                 skill_rating=rating,
                 action=Action.DEFEND,
+            )
+            roll = self._scaled(
+                state, roll, c.pending.defender, [c.combatant(c.pending.attacker).side]
             )
             if state.defence_roll is not None:
                 raise RuleError("The defence is already rolled; invoke, or resolve the attack.")
@@ -610,9 +713,14 @@ class ConflictService:
     # ------------------------------------------------------------------ invokes
     def _invoker(self, state: ConflictState, user_id: int, is_gm: bool) -> str:
         c = state.conflict
+        if state.action is not None:
+            who = state.action.actor
+            if not state.members[who].controlled_by(user_id, is_gm):
+                raise RuleError(f"Only {state.name(who)}'s player or the GM can invoke on it.")
+            return who
         pending = c.pending
         if pending is None or c.phase not in (Phase.DEFENDING, Phase.ABSORBING):
-            raise RuleError("Invokes here go on an attack in progress; there is none right now.")
+            raise RuleError("Invokes here go on a roll in progress; there is none right now.")
         before_defence = c.phase is Phase.DEFENDING and state.defence_roll is None
         sides = [pending.attacker] if before_defence else [pending.attacker, pending.defender]
         mine = [s for s in sides if state.members[s].controlled_by(user_id, is_gm)]
@@ -653,7 +761,8 @@ class ConflictService:
         for aspect in state.aspects:
             if aspect.hidden:
                 continue
-            if aspect.invokes_held_by(who):
+            gm_held = state.members[who].is_npc and aspect.invokes_held_by(GM)
+            if aspect.invokes_held_by(who) or gm_held:
                 choices.append(
                     Choice(f"free|{aspect.id}", f"Free invoke: {aspect.text}"[:100], "no cost")
                 )
@@ -741,7 +850,7 @@ class ConflictService:
             aspect = next(a for a in state.aspects if a.id == key)
             name, owner = aspect.text, aspect.owner
             if payment == "free":
-                spent, _ = spend_own_invoke(aspect, who)
+                spent, _ = spend_own_invoke(aspect, who if who in aspect.free_invokes else GM)
                 kept: list[Aspect] = []
                 for item in state.aspects:
                     if item.id != key:
@@ -775,8 +884,25 @@ class ConflictService:
         key: str,
     ) -> str:
         c = state.conflict
-        assert c.pending is not None
         pay = Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE
+        if state.action is not None:
+            action_roll, _ = apply_invoke(
+                state.action.roll,
+                self.rng_factory(),
+                invoker_id=user_id,
+                invoker_name=member.name,
+                aspect_key=key,
+                aspect_name=aspect_name,
+                mode=InvokeMode.BONUS,
+                payment=pay,
+                payer_id=member.character_id,
+            )
+            state.put_roll("action", action_roll)
+            line = f"{member.name} invokes {aspect_name} for +2: the roll is now "
+            line += f"{describe(action_roll.effort())}."
+            state.add_log(line)
+            return line
+        assert c.pending is not None
         is_attacker = who == c.pending.attacker
         roll = state.attack_roll if is_attacker else state.defence_roll
         if roll is not None:
@@ -812,6 +938,147 @@ class ConflictService:
         lines = [line, *self._after_resolution(state, [e for e in events if e.kind != "invoke"])]
         state.add_log(*lines)
         return " ".join(lines)
+
+    # ------------------------------------------------------------------ stunts, teamwork, scale
+    async def stunt_choices(self, conflict_id: int, user_id: int, is_gm: bool) -> list[Choice]:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, conflict_id, "conflict")
+            state = ConflictState.model_validate_json(row.state_json)
+            return await self._stunt_choices_in(session, state, user_id, is_gm)
+
+    async def _stunt_choices_in(
+        self, session: AsyncSession, state: ConflictState, user_id: int, is_gm: bool
+    ) -> list[Choice]:
+        slots = state.open_rolls()
+        if not slots:
+            raise RuleError("Stunts go on a roll in progress; there is none right now.")
+        found: list[Choice] = []
+        for slot, roller in slots:
+            member = state.members[roller]
+            if not member.controlled_by(user_id, is_gm):
+                continue
+            record = await self._sheet_in(session, member)
+            for option in stunt_options(state.roll_in(slot), record):
+                found.append(
+                    Choice(
+                        f"{slot}|{option.index}",
+                        f"{option.name} ({option.bonus:+d})"[:100],
+                        f"on {member.name}'s {slot} roll"[:100],
+                    )
+                )
+        return found[:25]
+
+    async def add_stunt(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, value: str
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            valid = {c.value for c in await self._stunt_choices_in(session, state, user_id, is_gm)}
+            if value not in valid:
+                raise RuleError(
+                    "That stunt does not apply to this roll (or is already on it); "
+                    "press Stunt again."
+                )
+            slot, index = value.split("|", 1)
+            roller = dict(state.open_rolls())[slot]
+            record = await self._sheet_in(session, state.members[roller])
+            stunt = record.sheet.stunts[int(index)]
+            roll, _ = add_modifier(state.roll_in(slot), stunt.name, stunt.bonus)
+            state.put_roll(slot, roll)
+            line = (
+                f"{record.name} uses {stunt.name} ({stunt.bonus:+d}): the {slot} roll is now "
+                f"{describe(roll.effort())}."
+            )
+            state.add_log(line)
+            return line
+
+        return await self._act(conflict_id, version, step)
+
+    @staticmethod
+    def helper_choices(snapshot: ConflictSnapshot, user_id: int, is_gm: bool) -> list[Choice]:
+        """Who the user may have help with the roll(s) in progress (teamwork: Average (+1) or
+        better in the skill, and an action left this exchange)."""
+        state, c = snapshot.state, snapshot.conflict
+        found: list[Choice] = []
+        for slot, roller in state.open_rolls():
+            roll = state.roll_in(slot)
+            helped = {h.helper_id for h in roll.teamwork}
+            side = c.combatant(roller).side
+            for person in c.active():
+                member = state.members[person.id]
+                sheet = snapshot.sheets.get(person.id)
+                if (
+                    person.id == roller
+                    or person.side != side
+                    or person.id == c.current
+                    or person.id in c.acted
+                    or member.character_id in helped
+                    or not member.controlled_by(user_id, is_gm)
+                    or sheet is None
+                    or sheet.rating(roll.skill or "") < 1
+                ):
+                    continue
+                choice = Choice(
+                    f"{slot}|{person.id}",
+                    f"{person.name} helps {state.name(roller)}"[:100],
+                    f"+1 to the {slot} roll ({roll.skill})"[:100],
+                )
+                found.append(choice)
+        return found[:25]
+
+    async def teamwork(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, value: str
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            slot, _, helper = value.partition("|")
+            rollers = dict(state.open_rolls())
+            if slot not in rollers:
+                raise RuleError("That roll is already resolved; look at the tracker again.")
+            roller = rollers[slot]
+            member = self._require_control(state, helper, user_id, is_gm, "help with them")
+            state.conflict, _ = rules.support(state.conflict, helper, roller)
+            roll = state.roll_in(slot)
+            sheet = (await self._sheet_in(session, member)).sheet
+            roll, events = add_teamwork(
+                roll,
+                helper_id=member.character_id,
+                helper_name=member.name,
+                helper_rating=sheet.rating(roll.skill or ""),
+            )
+            state.put_roll(slot, roll)
+            bonus = roll.teamwork[-1].bonus
+            added = f"+{bonus}" if bonus else "nothing more (the team is at its cap)"
+            line = (
+                f"{member.name} helps {state.name(roller)} with {roll.skill}: {added}, and uses "
+                f"their action this exchange. The {slot} roll is now {describe(roll.effort())}."
+            )
+            state.add_log(line)
+            return line
+
+        return await self._act(conflict_id, version, step)
+
+    async def set_scale(self, channel_id: int, side: str, level: int) -> ConflictSnapshot:
+        """The GM sets a side's scale (Mundane 0 .. Godlike 4); it counts from the next roll."""
+        if not ScaleLevel.MUNDANE <= level <= ScaleLevel.GODLIKE:
+            raise RuleError("Pick a scale from Mundane to Godlike.")
+        snapshot = await self.in_channel(channel_id)
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            sides = {p.side for p in state.conflict.combatants}
+            if side not in sides:
+                raise RuleError("Pick the PCs' or the NPCs' side (one that is in this conflict).")
+            state.scale = {**state.scale, side: level}
+            label = {"pcs": "The PCs", "npcs": "The NPCs"}.get(side, side)
+            line = f"Scale: {label} are {ScaleLevel(level).label}."
+            state.add_log(line)
+            return line + " It counts from the next roll."
+
+        return await self._act(snapshot.id, None, step)
 
     async def trade_for_boost(
         self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
@@ -924,20 +1191,78 @@ class ConflictService:
         return await self._act(conflict_id, version, step)
 
     # ------------------------------------------------------------------ other actions
+    def _scaled(self, state: ConflictState, roll: Roll, roller: str, against: list[str]) -> Roll:
+        """The GM's scale per side: the higher side gets +1 per level before the roll; on a
+        roll against a difficulty a higher opposing side raises what is to beat instead."""
+        c = state.conflict
+        mine = state.scale.get(c.combatant(roller).side, 0)
+        theirs = max((state.scale.get(side, 0) for side in against), default=0)
+        if mine > theirs or (mine < theirs and roll.opposition() is not None):
+            roll, _ = apply_scale(
+                roll,
+                roller_level=ScaleLevel(mine),
+                opposition_level=ScaleLevel(theirs),
+                mode=ScaleMode.BEFORE_ROLL,
+            )
+        return roll
+
+    @staticmethod
+    def _other_sides(state: ConflictState, actor: str) -> list[str]:
+        mine = state.conflict.combatant(actor).side
+        return sorted({p.side for p in state.conflict.active() if p.side != mine})
+
     async def _action_roll_in(
         self,
         session: AsyncSession,
         state: ConflictState,
         member: Member,
+        actor: str,
         skill: str,
         action: Action,
+        difficulty: int,
     ) -> Roll:
         sheet = (await self._sheet_in(session, member)).sheet
         name, rating = _resolve_skill(sheet, skill)
         roll, _ = make_roll(
-            self.rng_factory(), _roller(member), skill=name, skill_rating=rating, action=action
+            self.rng_factory(),
+            _roller(member),
+            skill=name,
+            skill_rating=rating,
+            action=action,
+            difficulty=difficulty,
         )
-        return roll
+        return self._scaled(state, roll, actor, self._other_sides(state, actor))
+
+    async def _start_action_in(
+        self,
+        session: AsyncSession,
+        state: ConflictState,
+        actor: str,
+        fields: dict[str, str],
+        skill: str,
+        action: Action,
+        difficulty: int,
+        what: str,
+    ) -> str:
+        member = self._member(state, actor)
+        roll = await self._action_roll_in(session, state, member, actor, skill, action, difficulty)
+        state.action = PendingAction(actor=actor, roll=roll, **fields)
+        target = roll.opposition()
+        line = (
+            f"{roll_line(member.name, roll)} vs {describe(target if target is not None else 0)}"
+            f" - {what}. Invoke, add a stunt or teamwork, then press Resolve the roll."
+        )
+        state.add_log(line)
+        return line
+
+    def _acting(
+        self, state: ConflictState, user_id: int, is_gm: bool, doing: str
+    ) -> tuple[Member, str]:
+        c = state.conflict
+        state.require_no_action()
+        member = self._require_control(state, c.current, user_id, is_gm, doing)
+        assert c.current is not None
+        return member, c.current
 
     async def overcome(
         self,
@@ -953,16 +1278,18 @@ class ConflictService:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            c = state.conflict
-            member = self._require_control(state, c.current, user_id, is_gm, "act now")
-            assert c.current is not None
-            rules.overcome(c, c.current, 0, target)  # validate before rolling
-            roll = await self._action_roll_in(session, state, member, skill, Action.OVERCOME)
-            state.conflict, events = rules.overcome(c, c.current, roll.effort(), target)
-            line = f"{roll_line(member.name, roll)} vs {describe(target)}."
-            lines = [line, *_events_text(state, events)]
-            state.add_log(*lines)
-            return " ".join(lines)
+            _, actor = self._acting(state, user_id, is_gm, "act now")
+            rules.overcome(state.conflict, actor, 0, target)  # validate before rolling
+            return await self._start_action_in(
+                session,
+                state,
+                actor,
+                {"kind": "overcome"},
+                skill,
+                Action.OVERCOME,
+                target,
+                "overcome",
+            )
 
         return await self._act(conflict_id, version, step)
 
@@ -975,39 +1302,77 @@ class ConflictService:
         skill: str,
         difficulty: str,
         aspect_text: str,
+        existing: str | None = None,
     ) -> ConflictSnapshot:
+        """On a new aspect (`aspect_text`) or, with `existing`, on an aspect already in play
+        (a key from `advantage_targets`)."""
         target = parse_difficulty(difficulty)
         text = " ".join(aspect_text.split())
-        if not text or len(text) > 80:
+        if existing is None and (not text or len(text) > 80):
             raise RuleError("Name the aspect you want to create (1 to 80 characters).")
 
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            c = state.conflict
-            member = self._require_control(state, c.current, user_id, is_gm, "act now")
-            assert c.current is not None
-            rules.create_advantage(c, c.current, OutcomeKind.TIE)  # validate first
-            roll = await self._action_roll_in(
-                session, state, member, skill, Action.CREATE_ADVANTAGE
+            _, actor = self._acting(state, user_id, is_gm, "act now")
+            rules.create_advantage(state.conflict, actor, OutcomeKind.TIE)  # validate first
+            fields = {"kind": "advantage", "aspect_text": text}
+            what = f"create an advantage: {text}"
+            if existing is not None:
+                choices = await self._advantage_targets_in(session, campaign, row, state, is_gm)
+                found = next((ch for ch in choices if ch.value == existing), None)
+                if found is None or existing == "new":
+                    raise RuleError(
+                        "That aspect is no longer in play; press Create advantage again."
+                    )
+                name = found.label.removeprefix("Existing: ")
+                fields = {"kind": "advantage", "aspect_key": existing, "aspect_name": name}
+                what = f"create an advantage on {name}"
+            return await self._start_action_in(
+                session,
+                state,
+                actor,
+                fields,
+                skill,
+                Action.CREATE_ADVANTAGE,
+                target,
+                what,
             )
-            outcome = classify(roll.effort(), target)
-            state.conflict, events = rules.create_advantage(c, c.current, outcome)
-            aspect, more = create_advantage_new(
-                outcome,
-                aspect_id=state.new_aspect_id(),
-                text=text,
-                actor=c.current,
-                fail_choice=FailChoice.NOT_CREATED,
-            )
-            if aspect is not None:
-                state.aspects = [*state.aspects, aspect]
-            lines = [f"{roll_line(member.name, roll)} vs {describe(target)}."]
-            lines += _events_text(state, more)
-            state.add_log(*lines)
-            return " ".join(lines)
 
         return await self._act(conflict_id, version, step)
+
+    async def advantage_targets(self, conflict_id: int, user_id: int, is_gm: bool) -> list[Choice]:
+        """'A new aspect' plus the aspects in play an advantage can add invokes to."""
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, conflict_id, "conflict")
+            state = ConflictState.model_validate_json(row.state_json)
+            self._acting(state, user_id, is_gm, "act now")
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            return await self._advantage_targets_in(session, campaign, row, state, is_gm)
+
+    async def _advantage_targets_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        is_gm: bool,
+    ) -> list[Choice]:
+        actor = state.conflict.current or ""
+        see_hidden = is_gm and actor in state.members and state.members[actor].is_npc
+        choices = [Choice("new", "A new aspect", "name it in the next step")]
+        for aspect in state.aspects:
+            if aspect.kind is AspectKind.BOOST or (aspect.hidden and not see_hidden):
+                continue
+            choices.append(Choice(aspect.id, f"Existing: {aspect.text}"[:100], "this conflict"))
+        found = await aspects_in_play.aspects_in_play(
+            session, campaign, row.channel_id, include_hidden=see_hidden
+        )
+        for other in found:
+            if other.is_boost or not other.key.startswith("scene:"):
+                continue
+            choices.append(Choice(other.key, f"Existing: {other.name}"[:100], other.owner[:100]))
+        return choices[:25]
 
     async def move(
         self,
@@ -1019,35 +1384,163 @@ class ConflictService:
         skill: str | None = None,
         difficulty: str | None = None,
     ) -> ConflictSnapshot:
+        """A free move without a skill; with a skill and difficulty, an impeded or long move
+        (it takes the action and an overcome roll, resolved like the other rolled actions)."""
         target = parse_difficulty(difficulty) if difficulty else None
+        rolled = bool(skill and skill.strip()) and target is not None
 
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
+            _, actor = self._acting(state, user_id, is_gm, "move now")
             c = state.conflict
-            member = self._require_control(state, c.current, user_id, is_gm, "move now")
-            assert c.current is not None
-            lines = []
-            effort = None
-            if skill and target is not None:
-                roll = await self._action_roll_in(session, state, member, skill, Action.OVERCOME)
-                effort = roll.effort()
-                lines.append(f"{roll_line(member.name, roll)} vs {describe(target)}.")
-            state.conflict, events = rules.move(
-                c,
-                c.current,
-                zone,
-                impeded=effort is not None,
-                overcome_effort=effort,
-                difficulty=target,
+            if not rolled:
+                state.conflict, events = rules.move(c, actor, zone)
+                lines = _events_text(state, events)
+                if any(e.kind == "moved" for e in events):
+                    lines[-1] = lines[-1].rstrip(".") + f" to {zone}."
+                state.add_log(*lines)
+                return " ".join(lines)
+            assert target is not None and skill is not None
+            rules.move(c, actor, zone, impeded=True, overcome_effort=0, difficulty=0)  # validate
+            return await self._start_action_in(
+                session,
+                state,
+                actor,
+                {"kind": "move", "zone": zone},
+                skill,
+                Action.OVERCOME,
+                target,
+                f"an overcome to move to {zone}",
             )
-            lines += _events_text(state, events)
-            if any(e.kind == "moved" for e in events):
-                lines[-1] = lines[-1].rstrip(".") + f" to {zone}."
-            state.add_log(*lines)
+
+        return await self._act(conflict_id, version, step)
+
+    async def resolve_action(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
+    ) -> ConflictSnapshot:
+        """The rolled overcome / advantage / move is final: apply its outcome."""
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            pending = state.action
+            if pending is None:
+                raise RuleError("No roll is waiting to be resolved.")
+            member = self._require_control(state, pending.actor, user_id, is_gm, "resolve it")
+            roll = pending.roll
+            effort = roll.effort()
+            target = roll.opposition()
+            assert target is not None
+            c = state.conflict
+            head = f"{roll_line(member.name, roll)} vs {describe(target)}."
+            lines = [head]
+            if pending.kind == "overcome":
+                state.conflict, events = rules.overcome(c, pending.actor, effort, target)
+                lines += _events_text(state, events)
+            elif pending.kind == "move":
+                state.conflict, events = rules.move(
+                    c,
+                    pending.actor,
+                    pending.zone,
+                    impeded=True,
+                    overcome_effort=effort,
+                    difficulty=target,
+                )
+                moved = _events_text(state, events)
+                if any(e.kind == "moved" for e in events) and moved:
+                    moved[0] = moved[0].rstrip(".") + f" to {pending.zone}."
+                lines += moved
+            else:
+                outcome = classify(effort, target)
+                state.conflict, _ = rules.create_advantage(c, pending.actor, outcome)
+                lines += await self._advantage_in(session, campaign, row, state, pending, outcome)
+            state.action = None
+            state.add_log(*lines[1:])
             return " ".join(lines)
 
         return await self._act(conflict_id, version, step)
+
+    def _enemy_of(self, state: ConflictState, actor: str) -> str:
+        """Who holds the free invoke a failed advantage gives away: the GM for a PC's
+        failure, the first PC still standing against an NPC."""
+        if not state.members[actor].is_npc:
+            return GM
+        side = state.conflict.combatant(actor).side
+        foes = [p for p in state.conflict.active() if p.side != side and not p.is_npc]
+        return foes[0].id if foes else GM
+
+    async def _advantage_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        pending: PendingAction,
+        outcome: OutcomeKind,
+    ) -> list[str]:
+        actor = pending.actor
+        if not pending.aspect_key:
+            aspect, events = create_advantage_new(
+                outcome,
+                aspect_id=state.new_aspect_id(),
+                text=pending.aspect_text,
+                actor=actor,
+                fail_choice=FailChoice.NOT_CREATED,
+            )
+            if aspect is not None:
+                state.aspects = [*state.aspects, aspect]
+            return _events_text(state, events)
+        enemy = self._enemy_of(state, actor)
+        if pending.aspect_key.startswith(f"{SOURCE_PREFIX}:"):
+            aspect = next((a for a in state.aspects if a.id == pending.aspect_key), None)
+            if aspect is None:
+                raise RuleError("That aspect left play; the roll is void. Pick another action.")
+            updated, events = create_advantage_existing(aspect, outcome, actor=actor, enemy=enemy)
+            state.aspects = [updated if a.id == updated.id else a for a in state.aspects]
+            return [self._invokes_line(state, updated.text, events)]
+        # a scene (or game) aspect: its free invokes are held as "char:<id>" or "gm"
+        member = state.members[actor]
+        actor_holder = GM if member.is_npc else f"char:{member.character_id}"
+        enemy_holder = (
+            GM if enemy == GM else holder_of(await self._sheet_in(session, state.members[enemy]))
+        )
+        scene_row = await session.get(SceneRow, row.channel_id)
+        scene_ok = (
+            scene_row is not None and scene_row.active and scene_row.campaign_id == campaign.id
+        )
+        scene = scene_of(scene_row) if scene_row is not None and scene_ok else None
+        play_row, play = await load_play_in(session, campaign.id)
+        found = find_ref(scene, play, pending.aspect_key, row.channel_id)
+        if found is None:
+            raise RuleError("That aspect left play; the roll is void. Pick another action.")
+        updated, events = create_advantage_existing(
+            found.aspect, outcome, actor=actor_holder, enemy=enemy_holder
+        )
+        if found.game:
+            kept = [updated if a.id == updated.id else a for a in play.game_aspects]
+            await save_play_in(session, play_row, play.model_copy(update={"game_aspects": kept}))
+            await touch_board_in(session, row.channel_id)
+        else:
+            assert scene is not None and scene_row is not None
+            scene, _ = put_aspect(scene, updated)
+            await save_scene_in(session, scene_row, scene)
+        return [self._invokes_line(state, updated.text, events)]
+
+    @staticmethod
+    def _invokes_line(state: ConflictState, text: str, events: list[RuleEvent]) -> str:
+        event = events[0]
+        count = event.data.get("invokes", 1)
+        who = event.who or GM
+        if who == GM:
+            holder = "the GM"
+        elif who.startswith("char:"):
+            holder = next(
+                (m.name for m in state.members.values() if f"char:{m.character_id}" == who), who
+            )
+        else:
+            holder = state.name(who)
+        return f"{text} gains {count} free invoke(s) for {holder}."
 
     def needs_roll_to_move(self, snapshot: ConflictSnapshot, zone: str) -> bool:
         """Whether a move to `zone` is more than the free move (the UI then asks for a roll)."""
@@ -1065,6 +1558,10 @@ class ConflictService:
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
             self._require_control(state, who, user_id, is_gm, "concede for them")
+            if state.action is not None and state.action.actor == who:
+                raise RuleError(
+                    "The dice are already rolled for this action; concede before your next roll."
+                )
             state.conflict, events = rules.concede(state.conflict, who)
             lines = _events_text(state, events)
             state.add_log(*lines)
@@ -1092,6 +1589,7 @@ class ConflictService:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
+            state.action = None  # a roll still waiting is dropped with the conflict
             state.conflict, events = rules.end_conflict(state.conflict)
             state.add_log("The GM ends the conflict.")
             return "The conflict is over."

@@ -13,6 +13,7 @@ from bot.fate.challenge import Challenge
 from bot.fate.challenge import summary as challenge_summary
 from bot.fate.conflict import Phase, Status, eligible_next
 from bot.fate.ladder import describe
+from bot.fate.rolls import ScaleLevel
 from bot.fate.sheet import Character
 from bot.fate.tracks import TrackKind
 from bot.services.challenges import ChallengeSnapshot
@@ -113,6 +114,19 @@ def conflict_tracker(snapshot: ConflictSnapshot) -> discord.Embed:
         )
     if state.zones:
         embed.add_field(name="Zones", value=clip(" - ".join(state.zones), 1024), inline=False)
+    if any(state.scale.values()):
+        sides = {"pcs": "PCs", "npcs": "NPCs"}
+        embed.add_field(
+            name="Scale",
+            value=clip(
+                ", ".join(
+                    f"{sides.get(side, side)}: {ScaleLevel(level).label}"
+                    for side, level in sorted(state.scale.items())
+                ),
+                1024,
+            ),
+            inline=False,
+        )
     embed.add_field(name="Now", value=clip(_now_line(snapshot), 1024), inline=False)
     embed.set_footer(text=f"conflict {snapshot.id} · v{snapshot.version}")
     return safe_embed(embed)
@@ -124,6 +138,17 @@ def _now_line(snapshot: ConflictSnapshot) -> str:
     if c.phase is Phase.ENDED:
         winner = {"pcs": "The PCs", "npcs": "The NPCs"}.get(c.winner_side or "", "Nobody")
         return f"{winner} carry the day." if c.winner_side else "The conflict is over."
+    if state.action is not None:
+        pending = state.action
+        what = {"overcome": "an overcome", "move": f"a move to {pending.zone}"}.get(
+            pending.kind, f"an advantage on {pending.aspect_name or pending.aspect_text}"
+        )
+        target = pending.roll.opposition()
+        return (
+            f"{state.name(pending.actor)} rolled {what}: {describe(pending.roll.effort())} vs "
+            f"{describe(target if target is not None else 0)}. Invoke, add a stunt or "
+            "teamwork, then press Resolve the roll."
+        )
     if c.phase is Phase.DEFENDING and c.pending and state.defence_roll is not None:
         return (
             f"Attack {describe(c.pending.attack_effort)} against defence "
@@ -151,12 +176,17 @@ def conflict_controls(snapshot: ConflictSnapshot) -> Controls:
         return Controls()
     blue, red = discord.ButtonStyle.primary, discord.ButtonStyle.danger
     buttons: tuple[ButtonSpec, ...]
+    bonuses = (
+        ButtonSpec("inv", "Invoke"),
+        ButtonSpec("stu", "Stunt"),
+        ButtonSpec("help", "Teamwork +1"),
+    )
+    if snapshot.state.action is not None:
+        return Controls((ButtonSpec("ract", "Resolve the roll", blue), *bonuses))
     if c.phase is Phase.DEFENDING and snapshot.state.defence_roll is not None:
-        buttons = (ButtonSpec("res", "Resolve the attack", blue), ButtonSpec("inv", "Invoke"))
-        return Controls(buttons)
+        return Controls((ButtonSpec("res", "Resolve the attack", blue), *bonuses))
     if c.phase is Phase.DEFENDING:
-        buttons = (ButtonSpec("def", "Defend", blue), ButtonSpec("inv", "Invoke"))
-        return Controls(buttons)
+        return Controls((ButtonSpec("def", "Defend", blue), *bonuses))
     if c.phase is Phase.ABSORBING:
         buttons = (
             ButtonSpec("abs", "Take the hit", blue),

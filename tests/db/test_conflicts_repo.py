@@ -217,6 +217,7 @@ async def test_conflict_aspects_are_offered_to_other_features(db: Database) -> N
     snap = await service.create_advantage(
         snap.id, snap.version, ALICE, False, "Fight", "Fair", "Pinned down"
     )
+    snap = await service.resolve_action(snap.id, snap.version, ALICE, False)
     harry_holder = f"char:{people['harry'].id}"
     async with db.session() as s:
         campaign = await resolve_campaign_in(s, GUILD, CHANNEL)

@@ -336,7 +336,14 @@ async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> N
     made = await table.submit(
         opened, {"skill": "Lore", "difficulty": "Fair", "aspect": "Ghoul lore"}, user=alice
     )
-    assert "Ghoul lore is created with 2 free invoke(s)" in made.text
+    assert "Superb (+5) vs Fair (+2)" in made.text and "Resolve the roll" in run.text
+    # the roll waits: another action, a pick of who goes next or a concession must wait too
+    early = await table.slash("conflict next", user=alice, who="Ghoul")
+    assert early.ephemeral and "Resolve the roll" in early.text
+    opened = await table.click(run.tracker, "Invoke", user=table.gm)
+    assert opened.ephemeral  # the GM may invoke for the acting PC too (it is shown privately)
+    resolved = await table.click(run.tracker, "Resolve the roll", user=alice)
+    assert "Ghoul lore is created with 2 free invoke(s)" in resolved.text
     assert "Ghoul lore" in run.text
     again = await table.click(run.tracker, "Overcome", user=alice)
     dice.load(0, 0, 0, 0)
