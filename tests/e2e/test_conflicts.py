@@ -550,3 +550,131 @@ async def test_burst_of_turns_leaves_the_newest_state_on_the_tracker(table: Tabl
         if r.method == "PATCH" and r.path.endswith(f"/messages/{tracker_id}")
     ]
     assert 1 <= len(edits) <= newest.version - 1
+
+
+async def make_team(table: Table) -> dict[str, CharacterRecord]:
+    """Charles with a +2 Fight attack stunt, Molly who can help with Fight, and a ghoul."""
+    from bot.fate.stunts import write_bonus_stunt
+
+    assert table.bot is not None
+    db: Any = table.bot.db  # type: ignore[attr-defined]
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        charles = new_character("Charles", skills={"Fight": 3, "Athletics": 2, "Lore": 1})
+        charles = charles.set_aspect(AspectKind.HIGH_CONCEPT, "Knight of the Sword")
+        charles = charles.add_stunt(
+            write_bonus_stunt(
+                "Sword training", "trained with Amoracchius", "Fight", "attack", "I wield a blade"
+            )
+        )
+        molly = new_character("Molly", skills={"Fight": 1, "Lore": 2})
+        ghoul = new_character(
+            "Ghoul", skills={"Fight": 2, "Athletics": 1}, npc_kind=NpcKind.MAJOR
+        ).set_aspect(AspectKind.HIGH_CONCEPT, "Hungry ghoul")
+        made = {
+            "charles": await insert_character_in(s, campaign, table.player, charles),
+            "molly": await insert_character_in(s, campaign, table.player2, molly),
+            "ghoul": await insert_character_in(s, campaign, table.gm, ghoul),
+        }
+        await set_active_in(s, table.guild_id, table.player, made["charles"].id, None)
+        await set_active_in(s, table.guild_id, table.player2, made["molly"].id, None)
+    return made
+
+
+async def test_teamwork_scale_stunts_pending_rolls_and_existing_advantage(table: Table) -> None:
+    await make_team(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice, bob = table.gm, table.player, table.player2
+    started = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="physical",
+        participants="Charles, Molly, Ghoul",
+        first="Charles",
+        zones="Street, Alley",
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+
+    refused = await table.slash("conflict scale", user=alice, side="npcs", level=1)
+    assert refused.ephemeral and "Only the GM" in refused.text
+    scaled = await table.slash("conflict scale", user=gm, side="npcs", level=1)
+    assert scaled.ephemeral and "Supernatural" in scaled.text
+    assert "NPCs: Supernatural" in run.text
+
+    # Exchange 1: Charles creates an advantage (no aspect in play yet: straight to the form).
+    opened = await table.click(run.tracker, "Create advantage", user=alice)
+    assert opened.modal is not None
+    dice.load(0, 0, 0, 0)
+    rolled = await table.submit(
+        opened, {"skill": "Fight", "difficulty": "Fair", "aspect": "Cornered"}, user=alice
+    )
+    # The NPCs' higher scale raises what Charles must beat by one.
+    assert "Good (+3) vs Good (+3)" in rolled.text and "Resolve the roll" in run.text
+    # His attack stunt does not fit an advantage.
+    no_stunt = await table.click(run.tracker, "Stunt", user=alice)
+    assert no_stunt.ephemeral and "No stunt of yours fits" in no_stunt.text
+    # Molly helps (Fight +1): +1, and it costs her action this exchange.
+    helped = await table.click(run.tracker, "Teamwork +1", user=bob)
+    assert "Molly helps Charles with Fight: +1" in helped.text and "Great (+4)" in helped.text
+    again = await table.click(run.tracker, "Teamwork +1", user=bob)
+    assert again.ephemeral and "None of your characters can help" in again.text
+    invoked = await run.invoke(alice, "Fate point: Knight of the Sword")
+    assert "the roll is now Fantastic (+6)" in invoked.text
+    done = await table.click(run.tracker, "Resolve the roll", user=alice)
+    assert "Cornered is created with 2 free invoke(s)" in done.text
+    assert "Molly (PC) in Street - acted" in run.text
+    assert option_labels(run.tracker, "Pick who acts next") == ["Ghoul"]
+    await run.next(alice, "Ghoul")
+
+    # The ghoul creates an advantage on the existing aspect and fails: Charles gains an invoke.
+    opened = await table.click(run.tracker, "Create advantage", user=gm)
+    form = await choose(table, opened, "Which aspect?", "Existing: Cornered", user=gm)
+    assert form.modal is not None
+    dice.load(-1, -1, 0, 0)  # Fight 2 - 2 + 1 scale = Average (+1) vs Fair (+2)
+    rolled = await table.submit(form, {"skill": "Fight", "difficulty": "Fair"}, user=gm)
+    assert "+1 scale = Average (+1) vs Fair (+2)" in rolled.text
+    done = await table.click(run.tracker, "Resolve the roll", user=gm)
+    assert "Cornered gains 1 free invoke(s) for Charles" in done.text
+    assert "free invokes: Charles, Charles, Charles" in run.text
+    await run.next(gm, "Charles")
+    assert "exchange 2" in run.text
+
+    # Exchange 2: Charles attacks with his stunt and Molly's help; the ghoul's scale helps it defend.
+    dice.load(0, 0, 0, 0)
+    await run.attack(alice, "Ghoul", "Fight")
+    opened = await table.click(run.tracker, "Stunt", user=alice)
+    stunted = await choose(table, opened, "Which stunt?", "Sword training (+2)", user=alice)
+    assert "the attack roll is now Superb (+5)" in stunted.text
+    helped = await table.click(run.tracker, "Teamwork +1", user=bob)
+    assert "Fantastic (+6)" in helped.text
+    dice.load(0, 0, 0, 0)
+    defended = await run.defend(gm, "Fight")
+    assert "+1 scale = Good (+3)" in defended.text
+    resolved = await run.resolve(alice)
+    assert "3-shift hit" in resolved.text
+    await run.take_hit(gm, "Physical stress box 1, 2, 3")
+    await run.next(alice, "Ghoul")
+
+    # The ghoul's move to a touching zone is impeded: an overcome that waits for Resolve,
+    # even across a restart.
+    opened = await table.click(run.tracker, "Move", user=gm)
+    labels = option_labels(step_message(opened), "Move where?")
+    assert labels == ["Alley", "Alley - impeded"]
+    form = await choose(table, opened, "Move where?", "Alley - impeded", user=gm)
+    assert form.modal is not None
+    dice.load(1, 0, 0, 0)
+    rolled = await table.submit(form, {"skill": "Athletics", "difficulty": "Fair"}, user=gm)
+    assert "Good (+3) vs Fair (+2)" in rolled.text
+    await table.restart()
+    use_dice(table, dice)
+    done = await table.click(run.tracker, "Resolve the roll", user=gm)
+    assert "Ghoul moves to Alley" in done.text
+    assert "Ghoul (NPC) in Alley" in run.text
+    # Moving took the action: no attack now.
+    late = await table.click(run.tracker, "Attack", user=gm)
+    assert late.ephemeral
+    target = await choose(table, late, "Attack whom?", "Charles", user=gm)
+    refused = await choose(table, target, "Attack with", "Fight", user=gm)
+    assert "already took your action" in refused.text
