@@ -14,13 +14,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.dfc.mantles import get_mantle, mantle_data
+from bot.dfc.mantles import additional_stunts, get_mantle, mantle_data, pick_additional_stunts
 from bot.errors import RuleError
 from bot.fate.ladder import describe
 from bot.fate.milestones import MajorMilestone, RecoveryStart
 from bot.fate.sheet import (
     MAX_FREE_ASPECTS,
+    MIN_PC_REFRESH,
     NOTES_MAX,
+    STARTING_REFRESH,
     AspectKind,
     Character,
     CreationDraft,
@@ -28,7 +30,7 @@ from bot.fate.sheet import (
     NpcKind,
 )
 from bot.fate.sheet_io import MAX_IMPORT_BYTES
-from bot.fate.stunts import write_bonus_stunt, write_rule_stunt
+from bot.fate.stunts import Stunt, write_bonus_stunt, write_rule_stunt
 from bot.fate.tracks import TrackKind
 from bot.services.campaigns import CampaignSettings
 from bot.services.characters import (
@@ -56,6 +58,7 @@ from cogs.common.permissions import member_is_gm
 Choice = app_commands.Choice
 NO_MANTLE = "none"
 CHOICES_MAX = 25
+MAX_BOUGHT_STUNTS = STARTING_REFRESH - MIN_PC_REFRESH  # extra stunts cost refresh, never below 1
 MODAL_TIMEOUT = 30 * 60.0  # an open form is forgotten after half an hour (the draft is kept)
 
 
@@ -460,6 +463,67 @@ class DraftSelect(
         await send_draft(interaction, state, new_message=False)
 
 
+class MantleStuntSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"cdraftms:(?P<id>\d+):(?P<what>free|extra)",
+):
+    """The chosen mantle's additional stunts, as an alternative to writing a stunt: the free
+    one at the stunts step, bought ones (1 refresh each) at the extra stunts step."""
+
+    def __init__(self, draft_id: int, what: str, stunts: list[Stunt] | None = None) -> None:
+        extra = what == "extra"
+        offered = (stunts or [])[:CHOICES_MAX]
+        select: discord.ui.Select[Any] = discord.ui.Select(
+            custom_id=f"cdraftms:{draft_id}:{what}",
+            placeholder="Or buy the mantle's stunts" if extra else "Or pick a mantle stunt",
+            min_values=1,
+            max_values=max(1, min(len(offered), MAX_BOUGHT_STUNTS)) if extra else 1,
+        )
+        for stunt in offered:
+            select.add_option(
+                label=clip(stunt.name, 100),
+                value=stunt.name[:100],
+                description=clip(stunt.text, 100) or None,
+            )
+        super().__init__(select)
+        self.draft_id = draft_id
+        self.what = what
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> MantleStuntSelect:
+        return cls(int(match["id"]), match["what"])
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        names = [str(v) for v in self.item.values]
+        extra = self.what == "extra"
+
+        def apply(d: CreationDraft, _c: Any, _e: list[CustomEntry]) -> CreationDraft:
+            if not d.mantle:
+                raise RuleError("This character has no mantle; write your stunts instead.")
+            picked = pick_additional_stunts(get_mantle(d.mantle), names)
+            return d.buy_stunts(picked) if extra else d.choose_stunts(picked)
+
+        state = await service_of(interaction).update_draft(
+            self.draft_id, interaction.user.id, apply
+        )
+        await send_draft(interaction, state, new_message=False)
+
+
+def _mantle_extras(draft: CreationDraft) -> list[Stunt]:
+    """The additional stunts of the draft's mantle that are not on the draft yet."""
+    if not draft.mantle:
+        return []
+    try:
+        stunts = additional_stunts(get_mantle(draft.mantle))
+    except RuleError:  # a mantle since renamed in the data: writing stunts still works
+        return []
+    taken = {s.name.casefold() for s in draft.mantle_stunts + draft.free_stunts}
+    return [s for s in stunts if s.name.casefold() not in taken]
+
+
 def draft_view(state: DraftState, group: str | None = None) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     i = state.id
@@ -480,9 +544,15 @@ def draft_view(state: DraftState, group: str | None = None) -> discord.ui.View:
     elif step is CreationStep.STUNTS:
         view.add_item(DraftButton(i, "stunts", "Write stunts"))
         view.add_item(DraftButton(i, "skipstunts", "No stunt for now", grey))
+        offered = _mantle_extras(state.draft)
+        if offered:
+            view.add_item(MantleStuntSelect(i, "free", offered))
     elif step is CreationStep.EXTRA_STUNTS:
         view.add_item(DraftButton(i, "extra", "Buy extra stunts"))
         view.add_item(DraftButton(i, "skipextra", "No extra stunts", grey))
+        offered = _mantle_extras(state.draft)
+        if offered:
+            view.add_item(MantleStuntSelect(i, "extra", offered))
     elif step is CreationStep.STRESS:
         view.add_item(DraftButton(i, "stress", "Looks right"))
     elif step is CreationStep.RELATIONSHIP:
@@ -1108,6 +1178,6 @@ class Characters(commands.Cog):
 
 async def setup(bot: Any) -> None:
     get_service(bot)
-    bot.add_dynamic_items(DraftButton, DraftSelect)
+    bot.add_dynamic_items(DraftButton, DraftSelect, MantleStuntSelect)
     register_modals(bot, DraftModal)
     await bot.add_cog(Characters(bot))

@@ -309,3 +309,25 @@ def to_sheet_stunt(stunt: MantleStunt, *, core: bool = False) -> Stunt:
         bonus=bonus,
         core=core,
     )
+
+
+def additional_stunts(mantle: Mantle) -> list[Stunt]:
+    """The mantle's additional stunts as sheet stunts (not core: they take a stunt slot)."""
+    return [to_sheet_stunt(s) for s in mantle.additional_stunts]
+
+
+def pick_additional_stunts(mantle: Mantle, names: list[str]) -> list[Stunt]:
+    """The additional stunts called `names` (as listed, ignoring case), in that order."""
+    by_name = {s.display_name.casefold(): s for s in mantle.additional_stunts}
+    picked: list[Stunt] = []
+    for name in names:
+        found = by_name.get(name.strip().casefold())
+        if found is None:
+            raise RuleError(
+                f"The {mantle.name} mantle has no additional stunt called '{name.strip()[:60]}'; "
+                "pick one from the list or write your own."
+            )
+        if any(s.name == found.display_name for s in picked):
+            raise RuleError(f"{found.display_name} is picked twice; pick each stunt once.")
+        picked.append(to_sheet_stunt(found))
+    return picked

@@ -362,9 +362,13 @@ STEP_HELP = {
     ),
     CreationStep.NAME: "Name your character and, if you like, describe them.",
     CreationStep.REFRESH: "You start with refresh 3: that many fate points at each session start.",
-    CreationStep.STUNTS: "Write your free stunt(s) as `Name: what it does`, or skip for now.",
+    CreationStep.STUNTS: (
+        "Write your free stunt(s) as `Name: what it does`, pick one of your mantle's "
+        "additional stunts from the list (if it has any), or skip for now."
+    ),
     CreationStep.EXTRA_STUNTS: (
-        "Buy extra stunts at 1 refresh each (refresh never drops below 1), or skip."
+        "Buy extra stunts at 1 refresh each (refresh never drops below 1): write them, pick "
+        "your mantle's from the list, or skip."
     ),
     CreationStep.STRESS: "Check your stress boxes, consequence slots and conditions.",
     CreationStep.RELATIONSHIP: (

@@ -83,6 +83,49 @@ async def test_guided_dfc_character(table: Table) -> None:
     assert "3 / 3" in text
 
 
+async def test_guided_flow_offers_the_mantles_additional_stunts(table: Table) -> None:
+    user = table.player
+    start = await table.slash("character create", user=user)
+    grouped = await table.select(start, "Mantle group", ["pure_mortals"], user=user)
+    picked = await table.select(grouped, "Mantle", ["criminal"], user=user)
+    opened = await table.click(picked, "Write aspects", user=user)
+    aspects = await table.submit(
+        opened, {"high_concept": "Fence for the Outfit", "trouble": "Marcone Owns Me"}, user=user
+    )
+    skills = await table.submit(
+        await table.click(aspects, "Rate skills", user=user), SKILLS, user=user
+    )
+    named = await table.submit(
+        await table.click(skills, "Name the character", user=user),
+        {"name": "Vic Sallow"},
+        user=user,
+    )
+    refreshed = await table.click(named, "Keep refresh 3", user=user)
+    assert "Or pick a mantle stunt" in str(refreshed.message), "no mantle stunt select"
+    await table.restart()  # the select carries the draft id, like the buttons
+    free = await table.select(refreshed, "Or pick a mantle stunt", ["Lay Low"], user=user)
+    assert "7. Extra stunts" in free.text and "Lay Low" in free.text, free.text
+    options = str(free.message)
+    assert "Always Armed" in options and "Lay Low" not in options.split("Or buy")[1]
+    stranger = await table.select(
+        free, "Or buy the mantle's stunts", ["Always Armed"], user=table.player2
+    )
+    assert stranger.ephemeral and "someone else's" in stranger.text
+    bought = await table.select(
+        free, "Or buy the mantle's stunts", ["Always Armed", "Job Creator"], user=user
+    )
+    assert "8. Stress" in bought.text, bought.text
+    done = await table.click(
+        await table.click(await table.click(bought, "Looks right", user=user), "Later", user=user),
+        "Finish",
+        user=user,
+    )
+    assert "is ready" in done.text
+    sheet = await table.slash("character sheet", user=user, full=True)
+    assert "Lay Low" in sheet.text and "Always Armed" in sheet.text and "Rep" in sheet.text
+    assert "1 / 1" in sheet.text or "Refresh** 1" in sheet.text, sheet.text
+
+
 # --------------------------------------------------------------------------- helpers
 FIXTURES = Path(__file__).resolve().parents[1] / "unit" / "sheets" / "fixtures"
 

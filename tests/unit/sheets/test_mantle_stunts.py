@@ -1,0 +1,40 @@
+"""A mantle's additional stunts offered in the guided flow."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.dfc.mantles import additional_stunts, get_mantle, pick_additional_stunts
+from bot.errors import RuleError
+from bot.fate.sheet import CreationDraft, CreationStep, SheetError
+
+
+def test_additional_stunts_are_not_core() -> None:
+    criminal = get_mantle("Criminal")
+    stunts = additional_stunts(criminal)
+    assert [s.name for s in stunts] == [s.display_name for s in criminal.additional_stunts]
+    assert stunts and all(not s.core and s.text for s in stunts)
+
+
+def test_pick_by_name_in_order_and_refuse_unknown_or_twice() -> None:
+    criminal = get_mantle("Criminal")
+    picked = pick_additional_stunts(criminal, ["always armed", "Lay Low"])
+    assert [s.name for s in picked] == ["Always Armed", "Lay Low"]
+    with pytest.raises(RuleError, match="no additional stunt called 'Rep'"):
+        pick_additional_stunts(criminal, ["Rep"])  # a core stunt, not an additional one
+    with pytest.raises(RuleError, match="picked twice"):
+        pick_additional_stunts(criminal, ["Lay Low", "lay low"])
+
+
+def test_picked_stunts_fit_the_draft_rules() -> None:
+    criminal = get_mantle("Criminal")
+    draft = CreationDraft(step=CreationStep.STUNTS, mantle=criminal.name)
+    one = pick_additional_stunts(criminal, ["Lay Low"])
+    chosen = draft.choose_stunts(one)
+    assert chosen.step is CreationStep.EXTRA_STUNTS and chosen.free_stunts[0].cost == 0
+    with pytest.raises(SheetError, match="1 free stunt"):
+        draft.choose_stunts(pick_additional_stunts(criminal, ["Lay Low", "Always Armed"]))
+    bought = chosen.buy_stunts(pick_additional_stunts(criminal, ["Always Armed", "Job Creator"]))
+    assert bought.refresh == 1 and [s.cost for s in bought.extra_stunts] == [1, 1]
+    with pytest.raises(SheetError, match="share a name"):
+        chosen.buy_stunts(one)
