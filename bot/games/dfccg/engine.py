@@ -180,7 +180,16 @@ class _Context:
 
         def usable(slot: BookSlot) -> bool:
             if isinstance(effect, AddTokens):
-                return self.can_receive(slot)
+                if not self.can_receive(slot):
+                    return False
+                # A "cannot Attack/Investigate" card skips its targets for the played card's
+                # own action; Talents, Stunts and other effects may still add tokens.
+                action = job.action
+                return not (
+                    action is not None
+                    and ACTION_TARGET.get(action) == self.book(slot).type
+                    and self.action_blocked(action, job.tableau, slot)
+                )
             if isinstance(effect, RemoveCard):
                 action = "overcome" if self.book(slot).type == "obstacle" else "advantage"
                 return not self.action_blocked(action, job.tableau, slot)
@@ -566,6 +575,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             source=card.name,
             tableau=tableau,
             effects=[main],
+            action=card.type,
             value=(card.value.maximum if card.value else 0),
             reach=card.range.value.maximum + bonus,
             unlimited=card.range.unlimited,
@@ -682,6 +692,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     tableau=s.active,
                     character=owner,
                     effects=self._main_effects(card),
+                    action=card.type,
                     value=value,
                     reach=reach + bonus,
                     unlimited=card.range.unlimited,

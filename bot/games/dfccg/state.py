@@ -82,6 +82,7 @@ class Job(BaseModel):
     targets: list[str] = Field(default_factory=list)  # last effect's targets, for pick "same"
     source_book: str | None = None
     lingering: list[str] = Field(default_factory=list)  # removed Obstacles still in effect
+    action: str | None = None  # the played card's action type ("cannot Attack" checks)
 
 
 class Decision(BaseModel):

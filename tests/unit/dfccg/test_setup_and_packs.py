@@ -31,7 +31,8 @@ def test_hand_sizes_and_harry_always_in(players: int, hand: int, hands: int) -> 
     [("apprentice", 13, 0), ("wizard", 8, 5), ("merlin", 4, 9)],
 )
 def test_fate_split(difficulty: str, available: int, spent: int) -> None:
-    state = ENGINE.new_game(DfOptions(difficulty=difficulty), ["a", "b", "c"], random.Random(1))
+    options = DfOptions.model_validate({"difficulty": difficulty})
+    state = ENGINE.new_game(options, ["a", "b", "c"], random.Random(1))
     assert (state.available, state.spent) == (available, spent)
 
 

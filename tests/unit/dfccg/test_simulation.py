@@ -37,10 +37,20 @@ def hand_card_names(state: DfState) -> set[str]:
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("book", ["storm-front", "side-jobs"])
 def test_seeded_games_keep_invariants_and_end(players: int, book: str) -> None:
-    for seed in range(12):
+    _play_checked(players, book, range(12))
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+@pytest.mark.parametrize("book", ["fool-moon", "grave-peril", "summer-knight", "death-masks"])
+def test_every_campaign_book_keeps_invariants_and_ends(players: int, book: str) -> None:
+    _play_checked(players, book, range(4))
+
+
+def _play_checked(players: int, book: str, seeds: range) -> None:
+    for seed in seeds:
         rng = random.Random(seed * 31 + players)
         difficulty = ("apprentice", "wizard", "merlin")[seed % 3]
-        options = DfOptions(difficulty=difficulty, book=book)
+        options = DfOptions.model_validate({"difficulty": difficulty, "book": book})
         state = ENGINE.new_game(options, [f"p{i}" for i in range(players)], rng)
         for _step in range(3000):
             if ENGINE.is_over(state):
