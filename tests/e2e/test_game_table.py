@@ -326,3 +326,35 @@ def test_hand_pages_and_board_image_respect_limits() -> None:
     png = render_board(engine.public_view(state))
     assert png.startswith(b"\x89PNG")
     assert render_board({}).startswith(b"\x89PNG")
+
+
+async def test_a_burst_of_moves_edits_the_board_only_once_or_twice(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, board_id = await _lobby(table, [], difficulty="apprentice")
+    await table.settle()
+    monkeypatch.setattr(cogs.games, "BOARD_COALESCE_SECONDS", 0.3)
+    cog = table.bot.get_cog("GameTable")  # type: ignore[union-attr]
+    assert cog is not None
+    before = len(table.fake.requests)
+    row = await _row(table, game_id)
+    for _ in range(8):  # eight moves in a row by the solo player, as fast as they come
+        if (await _row(table, game_id)).status != "running":
+            break
+        await cog.games.act(game_id, table.player, None, "auto")
+        cog.schedule_board(game_id)
+    moves = (await _row(table, game_id)).version - row.version
+    assert moves >= 3
+    await table.settle()
+    edits = [
+        r
+        for r in table.fake.requests[before:]
+        if r.method == "PATCH" and r.path.endswith(f"/messages/{board_id}")
+    ]
+    assert 1 <= len(edits) <= 2, f"{moves} moves made {len(edits)} board edits"
+    info = await cog.games.get(game_id)  # the one edit shows the latest state
+    text = message_text(table.message(board_id))
+    assert info.view is not None
+    assert (
+        (f"Turn {info.view['turn']}" in text) if info.status == "running" else "Game over" in text
+    )
