@@ -329,6 +329,7 @@ class Rolls(commands.Cog):
         against="A pending roll to oppose (active opposition).",
         expression="General dice instead of 4dF, e.g. 2d6+1, 4dF-1, 1d20.",
         action="Which of the four actions this roll is.",
+        aspect="Create an advantage: a new aspect to create, or one in play to add invokes to.",
     )
     @app_commands.choices(
         action=[
@@ -349,19 +350,17 @@ class Rolls(commands.Cog):
         against: int | None = None,
         expression: app_commands.Range[str, 1, 100] | None = None,
         action: app_commands.Choice[str] | None = None,
+        aspect: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
-        assert interaction.guild is not None and interaction.channel_id is not None
         if expression is None and skill is not None and looks_like_dice_expression(skill):
             expression, skill = skill, None
         if expression is not None:
+            if aspect is not None:
+                raise RuleError("An aspect goes with a 4dF skill roll, not a dice expression.")
             await self._roll_expression(interaction, expression, skill, description, hidden)
             return
-        is_gm = await member_is_gm(self.bot, interaction)
-        change = await self.service.start(
-            guild_id=interaction.guild.id,
-            channel_id=interaction.channel_id,
-            user_id=interaction.user.id,
-            user_name=_name(interaction),
+        await self.start_roll(
+            interaction,
             skill=skill,
             modifier=modifier,
             difficulty=difficulty,
@@ -369,10 +368,24 @@ class Rolls(commands.Cog):
             hidden=hidden,
             against=against,
             action=ACTIONS[action.value] if action is not None else None,
+            advantage_aspect=aspect,
+        )
+
+    async def start_roll(self, interaction: discord.Interaction, **options: Any) -> RollView:
+        """Make a roll and post its message: the one path for /roll and /advantage."""
+        assert interaction.guild is not None and interaction.channel_id is not None
+        is_gm = await member_is_gm(self.bot, interaction)
+        change = await self.service.start(
+            guild_id=interaction.guild.id,
+            channel_id=interaction.channel_id,
+            user_id=interaction.user.id,
+            user_name=_name(interaction),
             is_gm=is_gm,
+            **options,
         )
         await self._post(interaction, change.view)
         await self._redraw_all(change.others)
+        return change.view
 
     async def _roll_expression(
         self,
@@ -420,6 +433,18 @@ class Rolls(commands.Cog):
             if needle in name.casefold():
                 choices.append(app_commands.Choice(name=f"{name} ({rating:+d})", value=name))
         return choices[:25]
+
+    @roll.autocomplete("aspect")
+    async def aspect_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        scenes = self.bot.get_cog("Scenes")
+        if scenes is None:
+            return []
+        found: list[app_commands.Choice[str]] = await scenes.aspect_autocomplete(
+            interaction, current
+        )
+        return found
 
     @roll.autocomplete("difficulty")
     async def difficulty_autocomplete(
@@ -496,6 +521,14 @@ class Rolls(commands.Cog):
             await self._redraw_all(change.others)
             if change.note:
                 await interaction.followup.send(change.note, ephemeral=True)
+        elif act in ("adv", "advgm"):
+            enemy = act == "advgm"
+            if enemy and not is_gm:
+                raise NotAllowed("Only the GM creates a failed advantage for the enemy.")
+            change = await self.service.resolve_advantage(
+                roll_id, user_id=user, is_gm=is_gm, enemy_on_fail=enemy
+            )
+            await self._update_clicked(interaction, change.view)
         elif act == "close":
             change = await self.service.close(roll_id, user_id=user, is_gm=is_gm)
             await self._update_clicked(interaction, change.view)

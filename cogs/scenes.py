@@ -12,9 +12,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.fate.aspects import AspectKind, FailChoice
+from bot.errors import RuleError
+from bot.fate.aspects import AspectKind
+from bot.fate.rolls import Action
 from bot.services.scenes import SceneService, board_listeners, split_list
-from bot.ui.scenes import advantage_embed, board_embed, ended_text, started_text
+from bot.ui.scenes import board_embed, ended_text, started_text
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
 from cogs.safety import XCardButton
@@ -404,7 +406,8 @@ class Scenes(commands.Cog):
 
     # ------------------------------------------------------------------ /advantage
     @app_commands.command(
-        name="advantage", description="Create an advantage: roll a skill to make or use an aspect."
+        name="advantage",
+        description="Create an advantage: a roll to make or use an aspect, then Create aspect.",
     )
     @app_commands.guild_only()
     @app_commands.describe(
@@ -431,26 +434,20 @@ class Scenes(commands.Cog):
         character: app_commands.Range[str, 1, 80] | None = None,
         on_fail: FailPick | None = None,
     ) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        is_gm = await member_is_gm(self.bot, interaction)
         if on_fail is not None:
             await require_gm(self.bot, interaction, "choose what a failed advantage does")
-        result = await self.service.create_advantage(
-            interaction.guild_id,
-            interaction.channel_id,
-            user_id=interaction.user.id,
-            is_gm=is_gm,
+        rolls = self.bot.get_cog("Rolls")
+        if rolls is None:
+            raise RuleError("Rolls are switched off on this bot, so advantages cannot be rolled.")
+        await rolls.start_roll(
+            interaction,
             skill=skill,
-            aspect=aspect,
-            difficulty=difficulty,
+            difficulty=str(difficulty),
+            action=Action.CREATE_ADVANTAGE,
+            advantage_aspect=aspect,
             zone=zone,
             character=character,
-            fail_choice=FailChoice.ENEMY_INVOKE
-            if on_fail == "created, enemy holds the invoke"
-            else FailChoice.NOT_CREATED,
-        )
-        await interaction.response.send_message(
-            embed=advantage_embed(result), ephemeral=result.hidden
+            enemy_on_fail=on_fail == "created, enemy holds the invoke",
         )
 
 

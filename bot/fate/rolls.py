@@ -120,6 +120,18 @@ class ScaleAdjustment(BaseModel):
     side: Side = Side.ROLLER
 
 
+class AdvantageTarget(BaseModel):
+    """What a create-an-advantage roll aims at; the scene applies it when the roll resolves."""
+
+    text: str  # the new aspect's text, or the existing aspect's name
+    key: str | None = None  # an existing aspect's key (scene:<channel>:<id>); None for a new one
+    zone: str | None = None  # a new aspect's zone key
+    hidden: bool = False  # a GM-hidden aspect: the roll is hidden too
+    enemy_on_fail: bool = False  # the GM chose beforehand: a failure creates it for the enemy
+    resolved: bool = False
+    result: str = ""  # what happened, once resolved
+
+
 class Roll(BaseModel):
     roller: Roller
     skill: str | None = None
@@ -135,6 +147,7 @@ class Roll(BaseModel):
     scale: list[ScaleAdjustment] = Field(default_factory=list)
     hidden: bool = False
     closed: bool = False
+    advantage: AdvantageTarget | None = None  # a create-an-advantage roll's target
 
     # --- derived numbers -------------------------------------------------------------------
     @property

@@ -22,8 +22,10 @@ from bot.db.models.rolls import RollRow
 from bot.errors import RuleError
 from bot.fate import rolls as rules
 from bot.fate.ladder import parse_rating
+from bot.fate.outcomes import OutcomeKind
 from bot.fate.rolls import (
     Action,
+    AdvantageTarget,
     FatePointToSpend,
     FreeInvokeToSpend,
     InvokeMode,
@@ -42,13 +44,20 @@ from bot.services.campaigns import (
     CharacterRecord,
     StaleError,
     active_character_in,
+    find_character_in,
     get_character_in,
     move_fate_points_in,
     resolve_campaign_in,
 )
-from bot.services.scenes import spend_gm_point_in
+from bot.services.scenes import (
+    advantage_target_in,
+    apply_advantage_in,
+    retry_stale,
+    spend_gm_point_in,
+)
 
 DESCRIPTION_MAX = 200
+RESULT_MAX = 300
 LOG_LIMIT = 10
 PICKER_LIMIT = 25  # Discord's cap on select options
 PENDING_LIMIT = 25
@@ -257,8 +266,25 @@ class RollService:
         against: int | None = None,
         action: Action | None = None,
         is_gm: bool = False,
+        advantage_aspect: str | None = None,
+        zone: str | None = None,
+        character: str | None = None,
+        enemy_on_fail: bool = False,
     ) -> RollChange:
+        """Make a roll. With `advantage_aspect` it is a create-an-advantage roll on that aspect
+        (new or in play); its message gets a button that applies the outcome to the scene."""
         low, high = MODIFIER_RANGE
+        if advantage_aspect is not None:
+            if action not in (None, Action.CREATE_ADVANTAGE):
+                raise RuleError(
+                    "An aspect goes with the create-an-advantage action; drop `aspect` or pick "
+                    "`action:Create an advantage`."
+                )
+            action = Action.CREATE_ADVANTAGE
+        elif zone is not None:
+            raise RuleError("A zone only goes with an aspect to create; add `aspect` too.")
+        if enemy_on_fail and not is_gm:
+            raise RollNotAllowed("Only the GM chooses what a failed advantage does.")
         if not low <= modifier <= high:
             raise RuleError(f"Modifiers run from {low} to +{high}; pick one in that range.")
         target: int | None = None
@@ -273,8 +299,33 @@ class RollService:
             raise RuleError("Give either a difficulty or a roll to oppose, not both.")
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            character = await active_character_in(session, campaign, channel_id, user_id)
-            skill_name, rating, modifier = self._skill(character, campaign, skill, modifier)
+            if character is not None:
+                chosen = await find_character_in(session, campaign.id, character)
+                if chosen.owner_id != user_id and not is_gm:
+                    raise RollNotAllowed(
+                        f"{chosen.name} is not yours; only the GM rolls for other characters."
+                    )
+                character_record: CharacterRecord | None = chosen
+            else:
+                character_record = await active_character_in(session, campaign, channel_id, user_id)
+            aim: AdvantageTarget | None = None
+            if advantage_aspect is not None:
+                if character_record is None:
+                    raise RuleError(
+                        "Creating an advantage needs a character: pick one with "
+                        "`/character switch` (the GM may name one with `character`)."
+                    )
+                aim = await advantage_target_in(
+                    session,
+                    campaign,
+                    channel_id,
+                    aspect=advantage_aspect,
+                    zone=zone,
+                    is_gm=is_gm,
+                    enemy_on_fail=enemy_on_fail,
+                )
+                hidden = hidden or aim.hidden  # a GM-hidden aspect stays off the table
+            skill_name, rating, modifier = self._skill(character_record, campaign, skill, modifier)
             modifiers = [rules.Modifier(label="modifier", value=modifier)] if modifier else []
             opposed_row: RollRow | None = None
             opposition_effort: int | None = None
@@ -282,13 +333,15 @@ class RollService:
                 opposed_row = await self._pending_row(session, campaign, channel_id, against)
                 if opposed_row.hidden and not hidden:
                     raise RuleError("A hidden roll can only be opposed by another hidden roll.")
-                if character is not None and opposed_row.character_id == character.id:
+                if character_record is not None and opposed_row.character_id == character_record.id:
                     raise RuleError("A character cannot oppose their own roll; pick another roll.")
                 opposition_effort = Roll.model_validate_json(opposed_row.roll_json).effort()
             roller = Roller(
-                character_id=character.id if character else None,
+                character_id=character_record.id if character_record else None,
                 user_id=user_id,
-                name=character.name if character else _clean(user_name, 80) or "someone",
+                name=character_record.name
+                if character_record
+                else _clean(user_name, 80) or "someone",
             )
             roll, _ = rules.make_roll(
                 self.rng,
@@ -302,13 +355,17 @@ class RollService:
                 description=_clean(description, DESCRIPTION_MAX),
                 hidden=hidden,
             )
-            closed = await self._close_previous(session, campaign, channel_id, user_id, character)
+            if aim is not None:
+                roll = roll.model_copy(update={"advantage": aim})
+            closed = await self._close_previous(
+                session, campaign, channel_id, user_id, character_record
+            )
             row = RollRow(
                 campaign_id=campaign.id,
                 guild_id=guild_id,
                 channel_id=channel_id,
                 user_id=user_id,
-                character_id=character.id if character else None,
+                character_id=character_record.id if character_record else None,
                 gm_channel_id=campaign.settings.gm_channel_id if hidden else None,
                 opposes_id=opposed_row.id if opposed_row else None,
                 hidden=hidden,
@@ -326,7 +383,7 @@ class RollService:
                 await session.flush()
                 opposed_row = await self._save(session, opposed_row, opposed_roll)
                 others.append(await self._view(session, opposed_row))
-            return RollChange(RollView.of(row, stunt_options(roll, character)), others)
+            return RollChange(RollView.of(row, stunt_options(roll, character_record)), others)
 
     def _skill(
         self,
@@ -646,6 +703,56 @@ class RollService:
             if not row.closed:
                 row = await self._save(session, row, roll)
             return RollChange(await self._view(session, row))
+
+    @retry_stale
+    async def resolve_advantage(
+        self, roll_id: int, *, user_id: int, is_gm: bool, enemy_on_fail: bool = False
+    ) -> RollChange:
+        """Apply a create-an-advantage roll's outcome to the scene, once; this closes the roll.
+
+        A roll closed by its character's next roll can still be resolved."""
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            role, _ = await self._role(session, row, user_id, is_gm)
+            if role is Role.ALLY:
+                raise RollNotAllowed("Only the roller or the GM resolves this advantage.")
+            if enemy_on_fail and not is_gm:
+                raise RollNotAllowed("Only the GM creates a failed advantage for the enemy.")
+            roll = Roll.model_validate_json(row.roll_json)
+            aim = roll.advantage
+            if aim is None:
+                raise RuleError("This roll creates no advantage; start one with `/advantage`.")
+            if aim.resolved:
+                raise RuleError(f"This advantage is already resolved: {aim.result}")
+            result = roll.result()
+            if result is None:
+                raise RuleError(
+                    "This roll has nothing to beat yet: let someone oppose it with Defend, or "
+                    "roll again with a difficulty (`/advantage difficulty:2`)."
+                )
+            if enemy_on_fail and (result.kind is not OutcomeKind.FAIL or aim.key is not None):
+                raise RuleError("Only a failed roll on a new aspect can create it for the enemy.")
+            if row.character_id is None:
+                raise RuleError("This roll's character is gone; make a new roll.")
+            campaign = await self._campaign(session, row)
+            extra = roll.extra_free_invokes()
+            events = await apply_advantage_in(
+                session,
+                campaign,
+                row.channel_id,
+                aim,
+                result.kind,
+                actor=character_aspects.holder_of(row.character_id),
+                extra_invokes=extra,
+                enemy_on_fail=enemy_on_fail,
+            )
+            text = " ".join(e.text for e in events) or "Nothing changes."
+            if extra:
+                text += f" Scale added {extra} of them."
+            resolved = aim.model_copy(update={"resolved": True, "result": text[:RESULT_MAX]})
+            roll = roll.model_copy(update={"advantage": resolved, "closed": True})
+            row = await self._save(session, row, roll)
+            return RollChange(await self._view(session, row), [], text)
 
     async def scale(
         self,

@@ -31,12 +31,12 @@ from bot.errors import RuleError
 from bot.fate import recovery
 from bot.fate.aspects import (
     GM,
+    MAX_ASPECT_TEXT,
     Aspect,
     AspectKind,
     Event,
     FailChoice,
     OutcomeKind,
-    classify,
     create_advantage_existing,
     create_advantage_new,
     new_aspect,
@@ -44,7 +44,7 @@ from bot.fate.aspects import (
     reveal,
     spend_free_invoke,
 )
-from bot.fate.dice import fate_symbols, roll_fate_dice
+from bot.fate.rolls import AdvantageTarget
 from bot.fate.scene import (
     Scene,
     SceneParticipant,
@@ -463,6 +463,102 @@ async def spend_free_invoke_in(
 register_source(SceneAspectSource())
 
 
+# --------------------------------------------------------------------------- create an advantage
+async def advantage_target_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    *,
+    aspect: str,
+    zone: str | None,
+    is_gm: bool,
+    enemy_on_fail: bool = False,
+) -> AdvantageTarget:
+    """What a create-an-advantage roll aims at: an aspect in play (by key or text) or a new one.
+
+    Checked when the roll is made, so a roll never starts on something it cannot change."""
+    row = await scene_row_in(session, campaign, channel_id)
+    scene = scene_of(row)
+    play = await read_play_in(session, campaign.id)
+    found = find_ref(scene, play, aspect, channel_id)
+    if found is not None and found.aspect.hidden and not is_gm:
+        raise RuleError("Name a new aspect, or one the GM has revealed; that one is not known yet.")
+    if found is not None:
+        if found.aspect.kind is AspectKind.BOOST:
+            raise RuleError(
+                f"'{found.aspect.text}' is a boost and cannot gain invokes; name a new aspect."
+            )
+        if zone:
+            raise RuleError("A zone only goes with a new aspect; leave `zone` empty.")
+        return AdvantageTarget(
+            text=found.aspect.text, key=key_of(found, channel_id), hidden=found.aspect.hidden
+        )
+    if aspect.strip().startswith("scene:"):
+        raise RuleError(
+            "That aspect is no longer in play; pick one from the suggestions or type a new one."
+        )
+    text = " ".join(aspect.split())
+    if not text or len(text) > MAX_ASPECT_TEXT:
+        raise RuleError(f"Name the new aspect in 1 to {MAX_ASPECT_TEXT} characters.")
+    return AdvantageTarget(
+        text=text, zone=SceneService._zone_key(scene, zone), enemy_on_fail=enemy_on_fail
+    )
+
+
+async def apply_advantage_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    target: AdvantageTarget,
+    outcome: OutcomeKind,
+    *,
+    actor: str,
+    extra_invokes: int = 0,
+    enemy_on_fail: bool = False,
+) -> list[Event]:
+    """Apply a resolved create-an-advantage roll to the scene (or to a game aspect)."""
+    row = await scene_row_in(session, campaign, channel_id)
+    scene = scene_of(row)
+    play = await read_play_in(session, campaign.id)
+    found = find_ref(scene, play, target.key or target.text, channel_id)
+    if found is None and target.key is not None:
+        raise RuleError(
+            f"'{target.text}' is no longer in play, so this advantage changes nothing; "
+            "make a new roll on another aspect."
+        )
+    if found is not None:
+        updated, events = create_advantage_existing(
+            found.aspect, outcome, actor=actor, extra_invokes=extra_invokes
+        )
+        if found.game:
+            play_row, play = await load_play_in(session, campaign.id)
+            aspects = [updated if a.id == updated.id else a for a in play.game_aspects]
+            await save_play_in(session, play_row, play.model_copy(update={"game_aspects": aspects}))
+            await touch_board_in(session, channel_id)
+        else:
+            scene, _ = put_aspect(scene, updated)
+            await save_scene_in(session, row, scene)
+        return events
+    owner = target.zone if target.zone in {z.key for z in scene.zones} else None
+    made, events = create_advantage_new(
+        outcome,
+        aspect_id=next_aspect_id(scene),
+        text=target.text,
+        actor=actor,
+        kind=AspectKind.ZONE if owner else AspectKind.SITUATION,
+        owner=owner,
+        hidden=target.hidden,
+        fail_choice=FailChoice.ENEMY_INVOKE
+        if enemy_on_fail or target.enemy_on_fail
+        else FailChoice.NOT_CREATED,
+        extra_invokes=extra_invokes,
+    )
+    if made is not None:
+        scene, _ = put_aspect(scene, made, new=True)
+        await save_scene_in(session, row, scene)
+    return events
+
+
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class BoardData:
@@ -487,26 +583,6 @@ class SceneEnded:
     cleared: list[str]
     recovered: list[str]
     board_message_id: int | None
-
-
-@dataclass(frozen=True)
-class AdvantageResult:
-    actor: str
-    skill: str
-    rating: int
-    dice: list[int]
-    effort: int
-    difficulty: int
-    outcome: OutcomeKind
-    aspect_text: str
-    existing: bool
-    created: bool
-    events: list[Event]
-    hidden: bool = False  # on a GM-hidden aspect: the result goes to the GM only
-
-    @property
-    def dice_text(self) -> str:
-        return fate_symbols(self.dice)
 
 
 @dataclass
@@ -948,94 +1024,6 @@ class SceneService:
             return spend_free_invoke(aspect, holder)
 
         return await self._with_ref(guild_id, channel_id, ref, use)
-
-    # ----- create an advantage
-    async def create_advantage(
-        self, guild_id: int, channel_id: int, **options: Any
-    ) -> AdvantageResult:
-        """The dice are rolled once, before any retry, so a retry never re-rolls them."""
-        dice = roll_fate_dice(self.rng)
-        return await self._create_advantage(guild_id, channel_id, dice=dice, **options)
-
-    @retry_stale
-    async def _create_advantage(
-        self,
-        guild_id: int,
-        channel_id: int,
-        *,
-        dice: list[int],
-        user_id: int,
-        is_gm: bool,
-        skill: str,
-        aspect: str,
-        difficulty: int,
-        character: str | None = None,
-        zone: str | None = None,
-        hidden: bool = False,
-        fail_choice: FailChoice = FailChoice.NOT_CREATED,
-    ) -> AdvantageResult:
-        if not -4 <= difficulty <= MAX_DIFFICULTY:
-            raise RuleError(f"The difficulty runs from -4 to +{MAX_DIFFICULTY}.")
-        async with self.db.session() as session:
-            campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            row = await scene_row_in(session, campaign, channel_id)
-            scene = scene_of(row)
-            record = await self._acting(session, campaign, channel_id, user_id, character, is_gm)
-            skill_name, rating = resolve_skill(record, campaign, skill)
-            play_row, play = await load_play_in(session, campaign.id)
-            found = find_ref(scene, play, aspect, channel_id)
-            if found is not None and found.aspect.hidden and not is_gm:
-                raise RuleError(
-                    "Name a new aspect, or one the GM has revealed; that one is not known yet."
-                )
-            effort = sum(dice) + rating
-            outcome = classify(effort, difficulty)
-            actor = holder_of(record)
-            if found is not None:
-                updated, events = create_advantage_existing(found.aspect, outcome, actor=actor)
-                if found.game:
-                    aspects = [updated if a.id == updated.id else a for a in play.game_aspects]
-                    await save_play_in(
-                        session, play_row, play.model_copy(update={"game_aspects": aspects})
-                    )
-                    await touch_board_in(session, channel_id)
-                else:
-                    scene, _ = put_aspect(scene, updated)
-                    await save_scene_in(session, row, scene)
-                text, created, hidden = updated.text, True, updated.hidden
-            else:
-                owner = self._zone_key(scene, zone)
-                kind = AspectKind.ZONE if owner else AspectKind.SITUATION
-                made, events = create_advantage_new(
-                    outcome,
-                    aspect_id=next_aspect_id(scene),
-                    text=aspect,
-                    actor=actor,
-                    kind=kind,
-                    owner=owner,
-                    hidden=hidden,
-                    fail_choice=fail_choice,
-                )
-                text, created = " ".join(aspect.split()), made is not None
-                hidden = made is not None and made.hidden
-                if made is not None:
-                    scene, _ = put_aspect(scene, made, new=True)
-                    await save_scene_in(session, row, scene)
-                    text = made.text
-            return AdvantageResult(
-                actor=record.name,
-                skill=skill_name,
-                rating=rating,
-                dice=dice,
-                effort=effort,
-                difficulty=difficulty,
-                outcome=outcome,
-                aspect_text=text,
-                existing=found is not None,
-                created=created,
-                events=events,
-                hidden=hidden,
-            )
 
     # ----- autocomplete (from memory, refreshed at most every AUTOCOMPLETE_SECONDS)
     async def aspect_choices(

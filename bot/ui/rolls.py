@@ -39,7 +39,7 @@ OPTION_LABEL_LIMIT = 100
 
 # custom ids ---------------------------------------------------------------------------------
 # roll:<id>:<act> on the roll message; the pickers carry the version the clicker saw.
-ROLL_BUTTON_TEMPLATE = r"roll:(?P<id>\d+):(?P<act>inv|rr|tw|def|close|hos|scale)"
+ROLL_BUTTON_TEMPLATE = r"roll:(?P<id>\d+):(?P<act>inv|rr|tw|def|close|hos|scale|adv|advgm)"
 STUNT_SELECT_TEMPLATE = r"roll:(?P<id>\d+):stunt"
 ASPECT_SELECT_TEMPLATE = r"rpa:(?P<id>\d+):(?P<ver>\d+):(?P<mode>[br]):(?P<hostile>[01])"
 PAYMENT_SELECT_TEMPLATE = (
@@ -163,6 +163,42 @@ def _scale_line(roll: Roll) -> str | None:
     return "\n".join(lines)
 
 
+def _teamwork_cost(roll: Roll) -> str:
+    """Helpers share the costs: on a failure or a tie, name who shares it (the table says what)."""
+    result = roll.result()
+    if result is None or result.kind not in (OutcomeKind.FAIL, OutcomeKind.TIE):
+        return "Helpers share any cost or consequence of this roll."
+    helpers = ", ".join(clip(h.helper_name, 80) for h in roll.teamwork[:10])
+    if len(roll.teamwork) > 10:
+        helpers += f" and {len(roll.teamwork) - 10} more"
+    what = "failure" if result.kind is OutcomeKind.FAIL else "success at a cost"
+    return (
+        f"**Shared cost** ({what}): {helpers} share it with {clip(roll.roller.name, 80)}. "
+        "The table decides what it is; nothing is applied automatically."
+    )
+
+
+def _advantage_line(roll: Roll) -> str:
+    aim = roll.advantage
+    assert aim is not None
+    name = clip(aim.text, 100)
+    if aim.key is not None:
+        line = f"More free invokes on *{name}*."
+    else:
+        line = f"A new aspect: *{name}*."
+        if aim.enemy_on_fail:
+            line += " On a failure the GM creates it with the enemy's free invoke."
+    if aim.resolved:
+        return f"{line}\n**Resolved:** {clip(aim.result, 400)}"
+    if roll.result() is None:
+        return f"{line}\nNothing to beat yet: it resolves once someone defends."
+    return f"{line}\nInvoke first if you like, then click **{_resolve_label(roll)}**."
+
+
+def _resolve_label(roll: Roll) -> str:
+    return "Resolve advantage" if roll.advantage and roll.advantage.key else "Create aspect"
+
+
 def roll_title(roll: Roll) -> str:
     who = clip(roll.roller.name, 80)
     if roll.skill is not None:
@@ -204,23 +240,55 @@ def roll_embed(view: RollView) -> discord.Embed:
             + ("+1" if h.bonus else "no bonus, the cap is reached")
             for h in roll.teamwork
         ]
-        lines.append("Helpers share any cost or consequence of this roll.")
+        lines.append(_teamwork_cost(roll))
         embed.add_field(
             name="Teamwork", value=clip("\n".join(lines), FIELD_VALUE_LIMIT), inline=False
         )
     scale = _scale_line(roll)
     if scale:
         embed.add_field(name="Scale", value=clip(scale, FIELD_VALUE_LIMIT), inline=False)
+    if roll.advantage is not None:
+        embed.add_field(
+            name="Create an advantage",
+            value=clip(_advantage_line(roll), FIELD_VALUE_LIMIT),
+            inline=False,
+        )
     status = "closed" if view.closed else "open for invokes"
     hidden = " · hidden roll" if view.hidden else ""
     embed.set_footer(text=f"Roll #{view.id} · {status}{hidden}")
     return safe_embed(embed)
 
 
-def roll_buttons(view: RollView) -> list[ButtonSpec]:
-    """The buttons of an open roll; a closed roll has none."""
-    if view.closed:
+def advantage_buttons(view: RollView) -> list[ButtonSpec]:
+    """Resolve buttons of a create-an-advantage roll, until it is resolved (even once closed)."""
+    aim = view.roll.advantage
+    if aim is None or aim.resolved:
         return []
+    buttons = [
+        ButtonSpec(
+            _resolve_label(view.roll),
+            roll_button_id(view.id, "adv"),
+            discord.ButtonStyle.success,
+            row=1,
+        )
+    ]
+    result = view.roll.result()
+    if aim.key is None and result is not None and result.kind is OutcomeKind.FAIL:
+        buttons.append(
+            ButtonSpec(
+                "Create, enemy invoke (GM)",
+                roll_button_id(view.id, "advgm"),
+                discord.ButtonStyle.danger,
+                row=1,
+            )
+        )
+    return buttons
+
+
+def roll_buttons(view: RollView) -> list[ButtonSpec]:
+    """The buttons of an open roll; a closed roll keeps only an unresolved advantage's."""
+    if view.closed:
+        return advantage_buttons(view)
     primary, secondary, danger = (
         discord.ButtonStyle.primary,
         discord.ButtonStyle.secondary,
@@ -234,6 +302,7 @@ def roll_buttons(view: RollView) -> list[ButtonSpec]:
         ButtonSpec("Close", roll_button_id(view.id, "close"), secondary),
         ButtonSpec("Hostile invoke (GM)", roll_button_id(view.id, "hos"), danger, row=1),
         ButtonSpec("Scale (GM)", roll_button_id(view.id, "scale"), danger, row=1),
+        *advantage_buttons(view),
     ]
 
 

@@ -19,7 +19,7 @@ from bot.services.economy import (
     Refreshed,
     Treatment,
 )
-from bot.services.scenes import AdvantageResult, BoardData, SceneEnded, SceneStarted
+from bot.services.scenes import BoardData, SceneEnded, SceneStarted
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, clip, safe_embed
 
 MAX_LINES = 25
@@ -134,26 +134,6 @@ def ended_text(result: SceneEnded) -> str:
     if result.recovered:
         lines.append(clip("Recovered: " + "; ".join(result.recovered), 600))
     return "\n".join(lines)
-
-
-def advantage_embed(result: AdvantageResult) -> discord.Embed:
-    embed = discord.Embed(
-        title=clip(f"{result.actor} creates an advantage", 256),
-        description=(
-            f"{result.dice_text} {signed(sum(result.dice))} + {result.skill} "
-            f"{signed(result.rating)} = **{describe(result.effort)}** "
-            f"against {describe(result.difficulty)}: **{result.outcome.label}**"
-        ),
-        colour=COLOUR,
-    )
-    what = "\n".join(e.text for e in result.events) or "Nothing changes."
-    if not result.created:
-        what += (
-            "\nGM: if the aspect should exist with its free invoke for the opposition, "
-            "add it with `/aspect add` and `gm-invokes:1`."
-        )
-    embed.add_field(name=clip(result.aspect_text, 256), value=clip(what, FIELD_VALUE_LIMIT))
-    return safe_embed(embed)
 
 
 # --------------------------------------------------------------------------- the economy

@@ -157,42 +157,70 @@ async def test_board_listeners_fire_only_after_commit(db: Database) -> None:
 
 
 async def test_advantage_outcomes_on_new_and_existing_aspects(db: Database) -> None:
+    from bot.fate.rolls import ScaleLevel, ScaleMode
+    from bot.services.rolls import RollService
+
     people = await _people(db)
-    service = SceneService(db, rng=Dice(1))
+    service = SceneService(db)
+    rolls = RollService(db, rng=Dice(1))
+    where: dict[str, Any] = {"guild_id": GUILD, "channel_id": CHANNEL}
+
+    async def advantage(user: int, aspect: str, difficulty: str, **more: Any) -> Any:
+        made = await rolls.start(
+            **where,
+            user_id=user,
+            user_name="x",
+            skill="Notice",
+            difficulty=difficulty,
+            advantage_aspect=aspect,
+            **more,
+        )
+        return made.view
+
     try:
         await service.start(GUILD, CHANNEL, actor_id=GM, aspects=["Fog"], characters=["Harry"])
         harry = f"char:{people['harry']}"
         # Notice is Mediocre (+0) on a blank sheet: +4 on the dice against Average is style
-        style = await service.create_advantage(
-            GUILD, CHANNEL, user_id=ALICE, is_gm=False, skill="Notice", aspect="Fog", difficulty=1
-        )
-        assert style.existing and style.outcome.value == "success_with_style"
-        service.rng = Dice(-1)
-        failed = await service.create_advantage(
-            GUILD, CHANNEL, user_id=ALICE, is_gm=False, skill="Notice", aspect="Fog", difficulty=0
-        )
-        assert failed.existing and failed.outcome.value == "fail"
+        style = await advantage(ALICE, "Fog", "1")
+        assert style.roll.advantage is not None and style.roll.advantage.key is not None
+        done = await rolls.resolve_advantage(style.id, user_id=ALICE, is_gm=False)
+        assert done.view.closed and "gains 2 free invoke" in done.note
+        with pytest.raises(RuleError, match="already resolved"):
+            await rolls.resolve_advantage(style.id, user_id=ALICE, is_gm=False)
+        rolls.rng = Dice(-1)
+        failed = await advantage(ALICE, "Fog", "0")
+        with pytest.raises(RuleError, match="Only the GM"):
+            await rolls.resolve_advantage(failed.id, user_id=ALICE, is_gm=False, enemy_on_fail=True)
+        await rolls.resolve_advantage(failed.id, user_id=ALICE, is_gm=False)
+        # scale: one level up, extra free invokes on a success
+        rolls.rng = Dice(0)
+        scaled = await advantage(ALICE, "Hidden Door", "-1")
+        scaled = (
+            await rolls.scale(
+                scaled.id,
+                version=scaled.version,
+                is_gm=True,
+                roller_level=ScaleLevel.SUPERNATURAL,
+                opposition_level=ScaleLevel.MUNDANE,
+                mode=ScaleMode.EXTRA_FREE_INVOKES,
+            )
+        ).view
+        scaled_done = await rolls.resolve_advantage(scaled.id, user_id=GM, is_gm=True)
+        assert "Scale added 1" in scaled_done.note
         async with db.session() as s:
             campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
-            fog = next(
-                a
-                for a in await aspects_in_play(s, campaign, CHANNEL, include_hidden=True)
-                if a.name == "Fog"
-            )
-        assert fog.free_invokes == {harry: 2, "gm": 1}
+            found = {
+                a.name: a for a in await aspects_in_play(s, campaign, CHANNEL, include_hidden=True)
+            }
+        assert found["Fog"].free_invokes == {harry: 2, "gm": 1}
+        assert found["Hidden Door"].free_invokes == {harry: 2}
         with pytest.raises(RuleError, match="no skill called"):
-            await service.create_advantage(
-                GUILD,
-                CHANNEL,
-                user_id=ALICE,
-                is_gm=False,
-                skill="Cooking",
-                aspect="x",
-                difficulty=0,
+            await rolls.start(
+                **where, user_id=ALICE, user_name="x", skill="Cooking", advantage_aspect="x"
             )
-        with pytest.raises(RuleError, match="no active character"):
-            await service.create_advantage(
-                GUILD, CHANNEL, user_id=GM, is_gm=True, skill="Notice", aspect="x", difficulty=0
+        with pytest.raises(RuleError, match="needs a character"):
+            await rolls.start(
+                **where, user_id=GM, user_name="x", skill="Notice", advantage_aspect="x"
             )
     finally:
         service.close()

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import random
+from typing import Any
 
 from bot.fate.sheet import AspectKind, new_character
 from bot.fate.stunts import Stunt
+from bot.services.aspects_in_play import aspects_in_play
 from bot.services.campaigns import (
     CampaignService,
     get_character_in,
@@ -292,7 +295,7 @@ async def test_defend_opposes_and_stunt_select(table: Table) -> None:
     reply = await table.slash("roll", user=table.player, skill="Lore")
     assert any(
         "Occult Scholar" in o["label"]
-        for c in iter_components(reply.message["components"])
+        for c in iter_components((reply.message or {}).get("components") or [])
         for o in c.get("options") or []
     )  # type: ignore[index]
     added = await table.select(reply, "Add a stunt bonus", ["0"], user=table.player)
@@ -343,8 +346,8 @@ async def test_scene_boost_and_gm_hostile_invoke(table: Table) -> None:
     )
     labels = [
         o["label"]
-        for c in iter_components(chosen.message["components"])
-        for o in c.get("options") or []  # type: ignore[index]
+        for c in iter_components((chosen.message or {}).get("components") or [])
+        for o in c.get("options") or []
     ]
     assert labels and all("fate point" not in label for label in labels)  # boosts are only free
     await table.select(
@@ -396,3 +399,135 @@ async def test_roll_against_a_pending_roll(table: Table) -> None:
     own = await table.slash("roll", user=table.player, skill="Will", against=roll_id)
     assert own.ephemeral and "cannot oppose their own roll" in own.text
     assert "open for invokes" in message_text(roll_message(table, acting))  # nothing changed
+
+
+# ---------------------------------------------------------------------------- create an advantage
+class FixedDice(random.Random):
+    """Every Fate die shows the faces given, then blanks."""
+
+    def __init__(self, faces: list[int]) -> None:
+        super().__init__(0)
+        self.faces = list(faces)
+
+    def choice(self, seq: Any) -> Any:
+        return self.faces.pop(0) if self.faces else 0
+
+
+def set_dice(table: Table, faces: list[int]) -> None:
+    assert table.bot is not None
+    cog: Any = table.bot.get_cog("Rolls")  # type: ignore[attr-defined]
+    cog.service.rng = FixedDice(faces)
+
+
+async def scene_aspects(table: Table) -> dict[str, Any]:
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        found = await aspects_in_play(s, campaign, table.channel, include_hidden=True)
+    return {a.name: a for a in found}
+
+
+async def test_create_advantage_roll_takes_invokes_then_creates_the_aspect(table: Table) -> None:
+    harry_id = await harry(table)
+    await make_character(table, table.player2, "Molly", {"Lore": 2})
+    started = await table.slash("scene start", user=table.gm, characters="Harry")
+    assert not started.ephemeral, started.text
+    set_dice(table, [0, 0, 0, 0])  # Lore +4 against Fair (+2): a success
+    reply = await table.slash(
+        "roll",
+        user=table.player,
+        skill="Lore",
+        difficulty="Fair",
+        action="create_advantage",
+        aspect="Arcane Sight",
+    )
+    assert not reply.ephemeral, reply.text
+    assert {"Invoke +2", "Teamwork +1", "Scale (GM)", "Create aspect"} <= set(reply.labels())
+    assert "A new aspect: *Arcane Sight*" in reply.text
+    await invoke(table, reply, "Wizard Private Eye", "fate point", user=table.player)
+    assert "Success with style" in message_text(roll_message(table, reply))
+
+    snapshot = dict(roll_message(table, reply))
+    stranger = await table.click(snapshot, "Create aspect", user=table.player3)
+    assert stranger.ephemeral and "Only the roller" in stranger.text
+    ally = await table.click(snapshot, "Create aspect", user=table.player2)
+    assert ally.ephemeral and "Only the roller or the GM" in ally.text
+    done = await table.click(snapshot, "Create aspect", user=table.player)
+    assert done.callback_type == 7, done.text
+    shown = message_text(roll_message(table, reply))
+    assert "Resolved" in shown and "2 free invoke" in shown
+    assert not roll_message(table, reply).get("components")
+    assert (await scene_aspects(table))["Arcane Sight"].free_invokes == {f"char:{harry_id}": 2}
+    again = await table.click(snapshot, "Create aspect", user=table.player)
+    assert again.ephemeral and "already resolved" in again.text
+    assert (await scene_aspects(table))["Arcane Sight"].free_invokes == {f"char:{harry_id}": 2}
+
+    wrong = await table.slash(
+        "roll", user=table.player, skill="Lore", action="attack", aspect="Arcane Sight"
+    )
+    assert wrong.ephemeral and "create-an-advantage" in wrong.text
+
+
+async def test_advantage_shortcut_existing_aspect_scale_and_restart(table: Table) -> None:
+    harry_id = await harry(table)
+    await table.slash("scene start", user=table.gm, aspects="Thick Fog", characters="Harry")
+    fog = (await scene_aspects(table))["Thick Fog"]
+    set_dice(table, [0, 0, 0, 0])  # Lore +4 against Fair (+2): success
+    reply = await table.slash(
+        "advantage", user=table.player, skill="Lore", aspect=fog.key, difficulty=2
+    )
+    assert not reply.ephemeral, reply.text
+    assert "More free invokes on *Thick Fog*" in reply.text
+    assert {"Invoke +2", "Resolve advantage"} <= set(reply.labels())
+    step = await table.click(reply, "Scale", user=table.gm)
+    step = await table.select(step, "Roller's scale", ["1"], user=table.gm)
+    step = await table.select(step, "Opposition's scale", ["0"], user=table.gm)
+    step = await table.select(step, "Scale benefit", ["extra_free_invokes"], user=table.gm)
+    await table.restart()
+    done = await table.click(reply, "Resolve advantage", user=table.player)
+    assert done.callback_type == 7, done.text
+    assert "Scale added 1" in message_text(roll_message(table, reply))
+    assert (await scene_aspects(table))["Thick Fog"].free_invokes == {f"char:{harry_id}": 2}
+
+
+async def test_failed_new_advantage_the_gm_may_create_it_for_the_enemy(table: Table) -> None:
+    await harry(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    set_dice(table, [-1, -1, -1, -1])  # Lore +4 - 4 = 0 against Fair (+2): a failure
+    reply = await table.slash("advantage", user=table.player, skill="Lore", aspect="Cornered")
+    assert "Create, enemy invoke (GM)" in reply.labels()
+    refused = await table.click(reply, "Create, enemy invoke (GM)", user=table.player)
+    assert refused.ephemeral and "Only the GM" in refused.text
+    # the roller's next roll closes this one, but the advantage can still be resolved
+    await table.slash("roll", user=table.player, skill="Will")
+    left = roll_message(table, reply)
+    assert "Create aspect" in [
+        c.get("label") for c in iter_components(left.get("components") or [])
+    ]
+    done = await table.click(left, "Create, enemy invoke (GM)", user=table.gm)
+    assert done.callback_type == 7, done.text
+    assert "enemy holds its free invoke" in message_text(roll_message(table, reply))
+    assert (await scene_aspects(table))["Cornered"].free_invokes == {"gm": 1}
+
+
+async def test_advantage_needs_something_to_beat_and_hides_hidden_aspects(table: Table) -> None:
+    await harry(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    reply = await table.slash(
+        "roll", user=table.player, skill="Lore", action="create_advantage", aspect="Shadows"
+    )
+    assert "Nothing to beat yet" in reply.text
+    early = await table.click(reply, "Create aspect", user=table.player)
+    assert early.ephemeral and "nothing to beat" in early.text
+    assert "Shadows" not in await scene_aspects(table)
+
+    secret = await table.slash("aspect add", user=table.gm, text="Trap Door", hidden=True)
+    assert secret.ephemeral or "Trap Door" not in secret.text
+    key = (await scene_aspects(table))["Trap Door"].key
+    player = await table.slash("advantage", user=table.player, skill="Lore", aspect=key)
+    assert player.ephemeral and "not known yet" in player.text
+    public_before = len(table.channel_messages())
+    gm = await table.slash("advantage", user=table.gm, character="Harry", skill="Lore", aspect=key)
+    assert gm.ephemeral and "Trap Door" in gm.text
+    assert len(table.channel_messages()) == public_before
+    assert all("Trap Door" not in message_text(m) for m in table.channel_messages())

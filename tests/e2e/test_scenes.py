@@ -66,9 +66,22 @@ async def sheet_of(table: Table, character_id: int) -> Character:
 
 
 def set_dice(table: Table, faces: list[int]) -> None:
+    """The next roll's dice, for the scene service and the roll service alike."""
     assert table.bot is not None
-    cog: Any = table.bot.get_cog("Scenes")  # type: ignore[attr-defined]
-    cog.service.rng = FixedDice(faces)
+    dice = FixedDice(faces)
+    for name in ("Scenes", "Rolls"):
+        cog: Any = table.bot.get_cog(name)  # type: ignore[attr-defined]
+        cog.service.rng = dice
+
+
+async def advantage(table: Table, *, user: int, **options: Any) -> tuple[Any, str]:
+    """/advantage, then its roll message's resolve button: (the roll reply, the message after)."""
+    reply = await table.slash("advantage", user=user, **options)
+    assert reply.message is not None, reply.text
+    label = next(lab for lab in reply.labels() if lab in ("Create aspect", "Resolve advantage"))
+    done = await table.click(reply, label, user=user)
+    assert not done.ephemeral, done.text
+    return reply, message_text(table.message(reply.message["id"]))
 
 
 def board(table: Table) -> dict[str, Any]:
@@ -175,11 +188,11 @@ async def test_advantage_with_style_gives_two_free_invokes_spent_on_one_roll(tab
         for c in await table.autocomplete("recovery treat", "skill", user=table.player, skill="dec")
     )
     set_dice(table, [1, 1, 1, 1])  # +4 on the dice, Notice +2 = 6 against Fair (+2)
-    reply = await table.slash(
-        "advantage", user=table.player, skill="notice", aspect="Weak Spot Spotted"
+    reply, shown = await advantage(
+        table, user=table.player, skill="notice", aspect="Weak Spot Spotted"
     )
     assert not reply.ephemeral
-    assert "Success with style" in reply.text and "2 free invoke" in reply.text
+    assert "Success with style" in shown and "2 free invoke" in shown
     assert "Harry ×2" in message_text(board(table))
 
     aspect = (await in_play(table))["Weak Spot Spotted"]
@@ -194,8 +207,8 @@ async def test_advantage_with_style_gives_two_free_invokes_spent_on_one_roll(tab
 
     # existing aspect: a plain success adds one more invoke
     set_dice(table, [1, 0, 0, 0])
-    more = await table.slash("advantage", user=table.player, skill="Notice", aspect=aspect.key)
-    assert "Success" in more.text and "gains 1 free invoke" in more.text
+    _, more = await advantage(table, user=table.player, skill="Notice", aspect=aspect.key)
+    assert "Success" in more and "gains 1 free invoke" in more
     assert (await in_play(table))["Weak Spot Spotted"].free_invokes == {f"char:{harry}": 1}
 
 
@@ -203,8 +216,8 @@ async def test_tie_gives_a_boost_that_vanishes_after_use(table: Table) -> None:
     harry = await make_character(table, table.player, "Harry")
     await start_scene(table, characters="Harry")
     set_dice(table, [0, 0, 0, 0])  # Notice +2 against Fair (+2): a tie
-    reply = await table.slash("advantage", user=table.player, skill="Notice", aspect="Off Balance")
-    assert "Tie" in reply.text and "boost" in reply.text
+    _, shown = await advantage(table, user=table.player, skill="Notice", aspect="Off Balance")
+    assert "Tie" in shown and "boost" in shown
     boost = (await in_play(table))["Off Balance"]
     assert boost.is_boost and boost.free_invokes == {f"char:{harry}": 1}
     assert "*Off Balance* (boost, Harry)" in message_text(board(table))
@@ -218,8 +231,8 @@ async def test_failed_advantage_and_gm_choice(table: Table) -> None:
     await make_character(table, table.player, "Harry")
     await start_scene(table, characters="Harry")
     set_dice(table, [-1, -1, -1, -1])
-    failed = await table.slash("advantage", user=table.player, skill="Notice", aspect="Cornered")
-    assert "Fail" in failed.text and "not created" in failed.text
+    _, failed = await advantage(table, user=table.player, skill="Notice", aspect="Cornered")
+    assert "Fail" in failed and "not created" in failed
     assert "Cornered" not in await in_play(table)
     not_yours = await table.slash(
         "advantage",
@@ -234,15 +247,15 @@ async def test_failed_advantage_and_gm_choice(table: Table) -> None:
     assert (await in_play(table))["Cornered"].free_invokes == {"gm": 1}
 
     set_dice(table, [-1, -1, -1, -1])  # the GM rolls for Harry and picks success at a cost
-    costly = await table.slash(
-        "advantage",
+    _, costly = await advantage(
+        table,
         user=table.gm,
         character="Harry",
         skill="Notice",
         aspect="Pinned Down",
         on_fail="created, enemy holds the invoke",
     )
-    assert "Fail" in costly.text and "enemy holds its free invoke" in costly.text
+    assert "Fail" in costly and "enemy holds its free invoke" in costly
     assert (await in_play(table))["Pinned Down"].free_invokes == {"gm": 1}
 
 
@@ -251,7 +264,7 @@ async def test_pass_a_free_invoke_to_an_ally(table: Table) -> None:
     molly = await make_character(table, table.player2, "Molly")
     await start_scene(table, characters="Harry, Molly")
     set_dice(table, [1, 1, 0, 0])
-    await table.slash("advantage", user=table.player, skill="Notice", aspect="Distracted Guard")
+    await advantage(table, user=table.player, skill="Notice", aspect="Distracted Guard")
     passed = await table.slash(
         "aspect pass", user=table.player, aspect="Distracted Guard", to="Molly"
     )
@@ -503,7 +516,7 @@ async def test_both_free_invokes_from_a_stylish_advantage_go_on_one_roll(table: 
     harry = await make_character(table, table.player, "Harry")
     await start_scene(table, characters="Harry")
     set_dice(table, [1, 1, 1, 1])
-    await table.slash("advantage", user=table.player, skill="Notice", aspect="Weak Spot Spotted")
+    await advantage(table, user=table.player, skill="Notice", aspect="Weak Spot Spotted")
     assert (await in_play(table))["Weak Spot Spotted"].free_invokes == {f"char:{harry}": 2}
 
     roll = await table.slash("roll", user=table.player, skill="Notice", difficulty="Fair")
