@@ -18,6 +18,7 @@ from discord.ext import commands
 
 from bot.errors import RuleError
 from bot.fate.conflict import ConflictKind, Phase, eligible_next
+from bot.fate.harm import HarmType
 from bot.fate.rolls import ScaleLevel
 from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_tasks
 from bot.services.conflicts import (
@@ -47,6 +48,10 @@ log = logging.getLogger(__name__)
 PREFIX = {"conflict": "cf", "contest": "ct", "challenge": "ch"}
 KIND_OF = {v: k for k, v in PREFIX.items()}
 Snapshot = ConflictSnapshot | ContestSnapshot | ChallengeSnapshot
+HARM_CHOICES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name="physical", value="physical"),
+    app_commands.Choice(name="mental", value="mental"),
+]
 SIDE_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name="PCs", value="pcs"),
     app_commands.Choice(name="NPCs", value="npcs"),
@@ -689,6 +694,21 @@ class Conflicts(commands.Cog):
                 FormModal("A twist on the tie", [("aspect", "Twist aspect", "", 80)], twisted)
             )
             return
+        if action == "abs":
+            victim, shifts, options = await self.contests.absorb_options(ident, user, gm)
+            await self.ask(
+                interaction,
+                f"{victim} absorbs a {shifts}-shift hit: pick stress boxes and/or consequences.",
+                choice_view(
+                    "ct",
+                    ident,
+                    version,
+                    "abs",
+                    "How do you take it?",
+                    [Choice(str(o.index), o.label) for o in options],
+                ),
+            )
+            return
         if action in ("res", "forfeit", "give"):
             if action == "res":
                 result = await self.contests.resolve(ident, version, user, gm)
@@ -798,7 +818,32 @@ class Conflicts(commands.Cog):
         if action == "advwho":
             await self._contest_advantage(interaction, ident, version, value)
             return
-        if action == "inv":
+        if action == "abs":
+            _, _, options = await self.contests.absorb_options(ident, user, gm)
+            index = int(value) if value.isdigit() else -1
+            option = next((o for o in options if o.index == index), None)
+            if option is None:
+                raise RuleError("That choice is gone; press Take the hit again.")
+            if option.slots_needing_text:
+                needing = option.slots_needing_text
+
+                async def absorbed(
+                    modal_interaction: discord.Interaction, values: dict[str, str]
+                ) -> None:
+                    texts = [values[f"c{i}"] for i in range(len(needing))]
+                    result = await self.contests.absorb(ident, version, user, gm, index, texts)
+                    await self.answer(modal_interaction, result, result.message)
+
+                await interaction.response.send_modal(
+                    FormModal(
+                        "Name the consequence",
+                        [(f"c{i}", label, "", 80) for i, label in enumerate(needing)],
+                        absorbed,
+                    )
+                )
+                return
+            snap = await self.contests.absorb(ident, version, user, gm, index, [])
+        elif action == "inv":
             snap = await self.contests.invoke(ident, version, user, gm, value)
         elif action == "help":
             snap = await self.contests.teamwork(ident, version, user, gm, value)
@@ -1033,7 +1078,9 @@ class Conflicts(commands.Cog):
         intent_b="What the second side wants (optional).",
         intent_c="What the third side wants (optional).",
         harming="Letters of the sides that try to harm the others (e.g. b): losers take hits.",
+        harm="What the harming sides' hits strike: physical (default) or mental stress.",
     )
+    @app_commands.choices(harm=HARM_CHOICES)
     async def contest_start(
         self,
         interaction: discord.Interaction,
@@ -1045,6 +1092,7 @@ class Conflicts(commands.Cog):
         intent_b: app_commands.Range[str, 0, 200] = "",
         intent_c: app_commands.Range[str, 0, 200] = "",
         harming: app_commands.Range[str, 0, 3] = "",
+        harm: str = "physical",
     ) -> None:
         await require_gm(self.bot, interaction, "start a contest")
         assert interaction.guild_id is not None and interaction.channel_id is not None
@@ -1058,6 +1106,7 @@ class Conflicts(commands.Cog):
             sides,
             victories,
             harming,
+            HarmType(harm if harm in ("physical", "mental") else "physical"),
         )
         await self.publish(interaction, snap)
 

@@ -1117,20 +1117,7 @@ class ConflictService:
                 raise RuleError("There is no hit waiting to be absorbed.")
             member = self._require_control(state, pending.defender, user_id, is_gm, "take the hit")
             tracks = (await self._sheet_in(session, member)).sheet.tracks
-            labels = {t.key: t for t in tracks}
-            options = []
-            for index, option in enumerate(self._options(state, tracks)):
-                options.append(
-                    AbsorbOption(
-                        index,
-                        describe_absorb(option, labels),
-                        tuple(
-                            labels[s.track].label
-                            for s in option.slots
-                            if labels[s.track].kind is TrackKind.CONSEQUENCE
-                        ),
-                    )
-                )
+            options = absorb_menu(self._options(state, tracks), tracks)
             return row.version, pending.shifts, options
 
     async def absorb(
@@ -1153,19 +1140,7 @@ class ConflictService:
             options = self._options(state, record.sheet.tracks)
             if not 0 <= index < len(options):
                 raise RuleError("That choice is gone; press Take the hit again.")
-            option = options[index]
-            by_key = {t.key: t for t in record.sheet.tracks}
-            wanted = iter(texts)
-            slots = [
-                SlotRef(
-                    track=s.track,
-                    aspect=next(wanted, None)
-                    if by_key[s.track].kind is TrackKind.CONSEQUENCE
-                    else None,
-                )
-                for s in option.slots
-            ]
-            option = option.model_copy(update={"slots": slots})
+            option = name_slots(options[index], record.sheet.tracks, texts)
             attacker = pending.attacker
             state.conflict, events, result = rules.absorb(
                 state.conflict, record.sheet.tracks, option
@@ -1647,6 +1622,37 @@ def rank_aspects(
         return 2
 
     return sorted(found, key=rank)
+
+
+def absorb_menu(choices: list[AbsorbChoice], tracks: list[Track]) -> list[AbsorbOption]:
+    """The absorb choices as menu entries (with the consequence slots that need a name)."""
+    labels = {t.key: t for t in tracks}
+    return [
+        AbsorbOption(
+            index,
+            describe_absorb(option, labels),
+            tuple(
+                labels[s.track].label
+                for s in option.slots
+                if labels[s.track].kind is TrackKind.CONSEQUENCE
+            ),
+        )
+        for index, option in enumerate(choices)
+    ]
+
+
+def name_slots(option: AbsorbChoice, tracks: list[Track], texts: list[str]) -> AbsorbChoice:
+    """Write the player's consequence names into the chosen slots, in order."""
+    by_key = {t.key: t for t in tracks}
+    wanted = iter(" ".join(t.split())[:80] for t in texts)
+    slots = [
+        SlotRef(
+            track=s.track,
+            aspect=next(wanted, None) if by_key[s.track].kind is TrackKind.CONSEQUENCE else None,
+        )
+        for s in option.slots
+    ]
+    return option.model_copy(update={"slots": slots})
 
 
 def describe_absorb(option: AbsorbChoice, tracks: dict[str, Track]) -> str:

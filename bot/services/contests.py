@@ -22,6 +22,7 @@ from bot.fate.aspects import (
 )
 from bot.fate.aspects import spend_free_invoke as spend_own_invoke
 from bot.fate.contest import Contest, ContestError, ContestSide, FailedAdvantage
+from bot.fate.harm import HarmType, absorb_hit, suggest_absorb_options
 from bot.fate.ladder import describe
 from bot.fate.rolls import (
     Action,
@@ -40,16 +41,20 @@ from bot.services.campaigns import (
     find_character_in,
     get_character_in,
     resolve_campaign_in,
+    save_character_in,
 )
 from bot.services.conflicts import (
     LOG_KEEP,
+    AbsorbOption,
     Choice,
     ConflictService,
     Member,
+    absorb_menu,
     active_encounter_in,
     check_version,
     load_encounter_in,
     member_of,
+    name_slots,
     parse_difficulty,
     parse_names,
     pay_invoke_point_in,
@@ -63,6 +68,14 @@ MAX_SIDE_MEMBERS = 10
 SIDE_NAMES = ("Side A", "Side B", "Side C")
 
 
+class ContestHit(BaseModel):
+    """A hit a harming side dealt at the end of an exchange, waiting for its victim's choice."""
+
+    victim: str
+    attacker: str
+    shifts: int
+
+
 class ContestState(BaseModel):
     contest: Contest
     members: dict[str, Member]
@@ -73,6 +86,22 @@ class ContestState(BaseModel):
     aspects: list[Aspect] = Field(default_factory=list)  # advantages and boosts; holders: sides
     pending_fail: dict[str, str] = Field(default_factory=dict)  # side -> failed aspect's text
     next_aspect: int = 1
+    harm: HarmType = HarmType.PHYSICAL  # what a harming side's hits strike
+    hits: list[ContestHit] = Field(default_factory=list)  # to absorb before the next rolls
+    out: list[str] = Field(default_factory=list)  # members taken out by a hit
+
+    @property
+    def open(self) -> bool:
+        """Still taking clicks: not stopped, and not won unless hits still wait."""
+        return not self.stopped and (self.contest.winner is None or bool(self.hits))
+
+    def require_no_hits(self) -> None:
+        if self.hits:
+            hit = self.hits[0]
+            raise RuleError(
+                f"First {self.name(hit.victim)} takes the {hit.shifts}-shift hit "
+                "(press Take the hit)."
+            )
 
     def new_aspect_id(self) -> str:
         key = f"ct:{self.contest.id}:{self.next_aspect}"
@@ -139,7 +168,7 @@ class ContestService:
             state = ContestState.model_validate_json(row.state_json)
             message = await step(session, row, state)
             row.version = await save_encounter_in(
-                session, row, state.model_dump_json(), active=state.contest.winner is None
+                session, row, state.model_dump_json(), active=state.open
             )
             return await self._snapshot_in(session, row, state, message)
 
@@ -151,6 +180,7 @@ class ContestService:
         sides: list[tuple[str, str]],
         victories: int,
         harming: str = "",
+        harm: HarmType = HarmType.PHYSICAL,
     ) -> ContestSnapshot:
         """`harming`: letters of the sides that try to harm the others (e.g. "b" or "ab")."""
         harm_letters = {c for c in harming.casefold() if c.isalpha()}
@@ -194,7 +224,7 @@ class ContestService:
             session.add(row)
             await session.flush()
             contest, _ = rules.start_contest(str(row.id), built, victories)
-            state = ContestState(contest=contest, members=members)
+            state = ContestState(contest=contest, members=members, harm=harm)
             state.add_log(f"A contest to {victories} victories begins.")
             row.state_json = state.model_dump_json()
             session.add(row)
@@ -225,6 +255,8 @@ class ContestService:
                 member = snap.state.members[key]
                 if not member.controlled_by(user_id, is_gm) or key in helpers:
                     continue
+                if key in snap.state.out:
+                    continue
                 found.append(Choice(key, member.name, side.name))
         if is_gm and rolling:
             # the GM rolls for NPCs first; players roll their own
@@ -243,6 +275,7 @@ class ContestService:
         self, contest_id: int, version: int | None, user_id: int, is_gm: bool, key: str
     ) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
+            state.require_no_hits()
             member = self._control(state, key, user_id, is_gm)
             side = state.side_of(key)
             state.contest, _ = rules.add_teamwork(state.contest, side.key, key)
@@ -262,7 +295,10 @@ class ContestService:
         skill: str,
     ) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
+            state.require_no_hits()
             member = self._control(state, key, user_id, is_gm)
+            if key in state.out:
+                raise RuleError(f"{member.name} was taken out; someone else rolls for the side.")
             side = state.side_of(key)
             sheet = (await get_character_in(session, member.character_id)).sheet
             skill_name = " ".join(skill.split())[:40] or "Mediocre"
@@ -322,11 +358,16 @@ class ContestService:
         state.aspects = [a for a in state.aspects if a.kind is not AspectKind.BOOST]
         lines = []
         for event in events:
-            if event.kind == "contest_hit":
-                attacker = state.name(str(event.data.get("attacker")))
+            if event.kind == "contest_hit" and event.who is not None:
+                attacker = str(event.data.get("attacker"))
+                shifts = int(event.data.get("shifts") or 0)
+                state.hits = [
+                    *state.hits,
+                    ContestHit(victim=event.who, attacker=attacker, shifts=shifts),
+                ]
                 lines.append(
-                    f"{state.name(event.who)} takes a {event.data.get('shifts')}-shift hit from "
-                    f"{attacker} (absorb it on the sheet)."
+                    f"{state.name(event.who)} takes a {shifts}-shift hit from "
+                    f"{state.name(attacker)}: press Take the hit to choose stress or consequences."
                 )
             else:
                 lines.append(f"Exchange {number}: {event.text}")
@@ -376,6 +417,7 @@ class ContestService:
             raise RuleError("Name the aspect you want to create (1 to 80 characters).")
 
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
+            state.require_no_hits()
             member = self._control(state, key, user_id, is_gm)
             side = state.side_of(key)
             if side.key in state.pending_fail:
@@ -585,6 +627,79 @@ class ContestService:
 
         return await self._act(contest_id, version, step)
 
+    # ------------------------------------------------------------------ hits
+    @staticmethod
+    def _hit_for(state: ContestState, user_id: int, is_gm: bool) -> ContestHit:
+        if not state.hits:
+            raise RuleError("There is no hit waiting to be absorbed.")
+        for hit in state.hits:
+            if state.members[hit.victim].controlled_by(user_id, is_gm):
+                return hit
+        names = ", ".join(state.name(h.victim) for h in state.hits)
+        raise RuleError(f"The hits waiting are for {names}; their players or the GM take them.")
+
+    async def absorb_options(
+        self, contest_id: int, user_id: int, is_gm: bool
+    ) -> tuple[str, int, list[AbsorbOption]]:
+        """(victim's name, shifts, options) for the first hit the user can take."""
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, contest_id, "contest")
+            state = ContestState.model_validate_json(row.state_json)
+            hit = self._hit_for(state, user_id, is_gm)
+            tracks = (
+                await get_character_in(session, state.members[hit.victim].character_id)
+            ).sheet.tracks
+            choices = suggest_absorb_options(tracks, state.harm, hit.shifts, limit=20)
+            return state.name(hit.victim), hit.shifts, absorb_menu(choices, tracks)
+
+    async def absorb(
+        self,
+        contest_id: int,
+        version: int | None,
+        user_id: int,
+        is_gm: bool,
+        index: int,
+        texts: list[str],
+    ) -> ContestSnapshot:
+        async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
+            hit = self._hit_for(state, user_id, is_gm)
+            record = await get_character_in(session, state.members[hit.victim].character_id)
+            tracks = record.sheet.tracks
+            choices = suggest_absorb_options(tracks, state.harm, hit.shifts, limit=20)
+            if not 0 <= index < len(choices):
+                raise RuleError("That choice is gone; press Take the hit again.")
+            option = name_slots(choices[index], tracks, texts)
+            result = absorb_hit(
+                tracks, state.harm, hit.shifts, option, defender=hit.victim, attacker=hit.attacker
+            )
+            attacker_side = state.side_of(hit.attacker).key
+            if result.taken_out:
+                state.out = [*state.out, hit.victim]
+            else:
+                await save_character_in(
+                    session, record, record.sheet.model_copy(update={"tracks": result.tracks})
+                )
+            for aspect in result.new_aspects:
+                state.aspects = [
+                    *state.aspects,
+                    aspect.model_copy(
+                        update={
+                            "id": state.new_aspect_id(),
+                            "free_invokes": [attacker_side] * len(aspect.free_invokes),
+                        }
+                    ),
+                ]
+            state.hits = [h for h in state.hits if h is not hit]
+            lines = [f"{record.name}: {e.text}" for e in result.events]
+            if result.taken_out:
+                lines.append(
+                    f"{state.name(hit.attacker)}'s side decides how {record.name} is taken out."
+                )
+            state.add_log(*lines)
+            return " ".join(lines)
+
+        return await self._act(contest_id, version, step)
+
     async def twist(self, contest_id: int, version: int | None, aspect: str) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
             if not state.awaiting_twist:
@@ -606,6 +721,7 @@ class ContestService:
             state = ContestState.model_validate_json(row.state_json)
             state.add_log("The GM stops the contest.")
             state.stopped = True
+            state.hits = []
             row.version = await save_encounter_in(
                 session, row, state.model_dump_json(), active=False
             )

@@ -263,32 +263,49 @@ def contest_tracker(snapshot: ContestSnapshot) -> discord.Embed:
             ),
             inline=False,
         )
+    if state.hits and not state.stopped:
+        waiting = "\n".join(
+            f"{state.name(h.victim)}: a {h.shifts}-shift hit from {state.name(h.attacker)}"
+            for h in state.hits
+        )
+        embed.add_field(
+            name="Hits to take",
+            value=clip(waiting + "\nPress Take the hit to choose stress or consequences.", 1024),
+            inline=False,
+        )
+    if state.out:
+        embed.add_field(
+            name="Taken out",
+            value=clip(", ".join(state.name(m) for m in state.out), 1024),
+            inline=False,
+        )
     if over:
         embed.add_field(name="Result", value=f"{contest.side(contest.winner or '').name} wins.")
     elif state.stopped:
         embed.add_field(name="Result", value="The GM stopped the contest.")
-    elif state.awaiting_twist:
-        embed.add_field(name="Now", value="A tie for the highest effort: the GM adds a twist.")
-    elif state.pending_fail:
-        embed.add_field(
-            name="Now",
-            value="A failed advantage: that side forfeits its roll or gives a free invoke.",
-        )
-    elif state.everyone_rolled():
-        embed.add_field(
-            name="Now", value="Every side has rolled: invoke, then press Resolve the exchange."
-        )
-    else:
-        embed.add_field(
-            name="Now",
-            value=f"Exchange {contest.exchange.number}: each side rolls once; others may help "
-            "or create advantages first.",
-        )
+    elif not state.hits:
+        embed.add_field(name="Now", value=_contest_now(snapshot))
     embed.set_footer(text=f"contest {snapshot.id} · v{snapshot.version}")
     return safe_embed(embed)
 
 
+def _contest_now(snapshot: ContestSnapshot) -> str:
+    state = snapshot.state
+    if state.awaiting_twist:
+        return "A tie for the highest effort: the GM adds a twist."
+    if state.pending_fail:
+        return "A failed advantage: that side forfeits its roll or gives a free invoke."
+    if state.everyone_rolled():
+        return "Every side has rolled: invoke, then press Resolve the exchange."
+    return (
+        f"Exchange {state.contest.exchange.number}: each side rolls once; others may help "
+        "or create advantages first."
+    )
+
+
 def contest_controls(snapshot: ContestSnapshot) -> Controls:
+    if snapshot.state.hits and not snapshot.state.stopped:
+        return Controls((ButtonSpec("abs", "Take the hit", discord.ButtonStyle.primary),))
     if snapshot.state.contest.winner is not None or snapshot.state.stopped:
         return Controls()
     if snapshot.state.awaiting_twist:

@@ -187,6 +187,15 @@ async def test_contest_and_challenge_services(db: Database) -> None:
     snap = await contests.resolve(snap.id, snap.version, ALICE, False)
     assert snap.state.contest.winner == "s1"
     assert "Brute takes a 6-shift hit from Harry" in snap.message
+    with pytest.raises(RuleError, match="First Brute takes the 6-shift hit"):
+        await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
+    with pytest.raises(RuleError, match="their players or the GM"):
+        await contests.absorb_options(snap.id, GM + 99, False)
+    victim, shifts, options = await contests.absorb_options(snap.id, GM, True)
+    assert (victim, shifts) == ("Brute", 6)
+    out = next(o.index for o in options if o.label.startswith("Taken out"))
+    snap = await contests.absorb(snap.id, snap.version, GM, True, out, [])
+    assert snap.state.out == [brute] and not snap.state.hits
     with pytest.raises(RuleError, match="over"):
         await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
 

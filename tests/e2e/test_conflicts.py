@@ -678,3 +678,65 @@ async def test_teamwork_scale_stunts_pending_rolls_and_existing_advantage(table:
     target = await choose(table, late, "Attack whom?", "Charles", user=gm)
     refused = await choose(table, target, "Attack with", "Fight", user=gm)
     assert "already took your action" in refused.text
+
+
+async def test_contest_hits_go_through_the_absorb_choice(table: Table) -> None:
+    people = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice = table.gm, table.player
+    started = await table.slash(
+        "contest start",
+        user=gm,
+        side_a="Charles",
+        side_b="Ghoul",
+        intent_b="Drag him down",
+        harming="b",
+        victories=3,
+    )
+    assert started.message is not None and not started.ephemeral, started.text
+    tracker_id = int(started.message["id"])
+
+    def tracker() -> dict[str, Any]:
+        return table.message(tracker_id)
+
+    async def side_roll(user: int, skill: str, *faces: int) -> Reply:
+        dice.load(*faces)
+        opened = await table.click(tracker(), "Roll for my side", user=user)
+        return await choose(table, opened, "Roll which skill?", skill, user=user)
+
+    # The ghoul (Fight 2 +2) beats Charles (Athletics 3 -3) by 4 (two victories, with style)
+    # and, as the harming side, deals a 4-shift hit to absorb.
+    await side_roll(alice, "Athletics", -1, -1, -1, 0)
+    await side_roll(gm, "Fight", 1, 1, 0, 0)
+    done = await table.click(tracker(), "Resolve the exchange", user=gm)
+    assert "Charles takes a 4-shift hit from Ghoul" in done.text
+    assert started.labels(tracker()) == ["Take the hit"]
+    assert "Hits to take" in message_text(tracker())
+    blocked = await table.click(tracker(), "Take the hit", user=table.player2)
+    assert blocked.ephemeral and "their players or the GM" in blocked.text
+
+    # The next exchange waits for the hit (a restart in between changes nothing).
+    await table.restart()
+    use_dice(table, dice)
+    opened = await table.click(tracker(), "Take the hit", user=alice)
+    assert opened.ephemeral and "Charles absorbs a 4-shift hit" in opened.text
+    form = await choose(table, opened, "How do you take it?", "Moderate", user=alice)
+    assert form.modal is not None
+    taken = await table.submit(form, {"c0": "Twisted ankle"}, user=alice)
+    assert "Twisted ankle" in taken.text
+    charles = await sheet(table, people["charles"])
+    assert charles.track("moderate").aspect == "Twisted ankle"
+    assert "Twisted ankle* - free invokes: Ghoul" in message_text(tracker())
+    assert "Roll for my side" in started.labels(tracker())
+
+    # A winning exchange that also hits keeps the tracker open until the hit is taken.
+    await side_roll(alice, "Athletics", -1, -1, -1, -1)
+    await side_roll(gm, "Fight", 1, 1, 1, 0)
+    won = await table.click(tracker(), "Resolve the exchange", user=gm)
+    assert "Ghoul wins the contest" in won.text and "6-shift hit" in won.text
+    assert started.labels(tracker()) == ["Take the hit"]
+    opened = await table.click(tracker(), "Take the hit", user=gm)
+    out = await choose(table, opened, "How do you take it?", "Taken out", user=gm)
+    assert "decides how Charles is taken out" in out.text
+    assert not started.labels(tracker()) and "Taken out" in message_text(tracker())
