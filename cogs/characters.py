@@ -560,6 +560,10 @@ def draft_view(state: DraftState, group: str | None = None) -> discord.ui.View:
         view.add_item(DraftButton(i, "norelationship", "Later", grey))
     else:
         view.add_item(DraftButton(i, "finish", "Finish", discord.ButtonStyle.success))
+        # Earlier answers stay open to change (a name already taken, a skill list changed).
+        view.add_item(DraftButton(i, "aspects", "Change aspects", grey))
+        view.add_item(DraftButton(i, "skills", "Change skills", grey))
+        view.add_item(DraftButton(i, "name", "Change name", grey))
     view.add_item(DraftButton(i, "restart", "Start over", discord.ButtonStyle.danger))
     return view
 

@@ -258,6 +258,8 @@ def settings_with(
     """New campaign settings from the options given (the rest kept); validates the skill list."""
     if skills and default_skills:
         raise RuleError("Give a custom `skills` list or `default_skills`, not both.")
+    if gm_channel is not None and no_gm_channel:
+        raise RuleError("Give a `gm_channel` or `no_gm_channel`, not both.")
     values = base.model_dump()
     if stress:
         values["stress_style"] = StressStyle(stress)
@@ -849,6 +851,18 @@ class CharacterService:
             )
             if claimed.rowcount != 1:
                 raise StaleError("That character is already finished; see `/character sheet`.")
+            # A taken name is refused here (the claim above rolls back with it).
+            taken = await session.exec(
+                select(CharacterRow.id).where(
+                    CharacterRow.campaign_id == campaign.id,
+                    func.lower(CharacterRow.name) == sheet.name.lower(),
+                )
+            )
+            if taken.first() is not None:
+                raise SheetError(
+                    f"There is already a character called '{sheet.name}' in this campaign; "
+                    "press **Change name** and pick another."
+                )
             record = await insert_character_in(session, campaign, actor.user_id, sheet)
             await set_active_in(session, actor.guild_id, actor.user_id, record.id, None)
         self._forget_names(campaign.id)

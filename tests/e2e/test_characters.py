@@ -623,6 +623,10 @@ async def test_campaign_settings_are_gm_only(table: Table) -> None:
     assert "Main campaign" in listed.text and "escalating stress" in listed.text
     dupes = await table.slash("campaign settings", user=table.gm, skills="Run, run")
     assert dupes.ephemeral and "listed twice" in dupes.text
+    both = await table.slash(
+        "campaign settings", user=table.gm, gm_channel=table.other_channel, no_gm_channel=True
+    )
+    assert both.ephemeral and "not both" in both.text
     start = await table.slash("character create", user=table.player)
     assert start.ephemeral
     # Our own files are checked against the campaign's skill list, like Fari files.
@@ -646,6 +650,19 @@ async def test_finish_twice_makes_one_character(table: Table) -> None:
     assert [c["value"] for c in names] == ["Harriet Blackwood"]
     fresh = await table.slash("character create", user=table.player)
     assert "1. Mantle" in fresh.text and "Picking up" not in fresh.text
+
+
+async def test_finish_with_a_taken_name_offers_a_new_one(table: Table) -> None:
+    await imported(table, table.player2, "Harriet Blackwood")
+    ready = await guided_character(table, table.player, finish=False)
+    taken = await table.click(ready, "Finish", user=table.player)
+    assert taken.ephemeral and "already a character called 'Harriet Blackwood'" in taken.text
+    assert "Change name" in taken.text and "Change name" in ready.labels()
+    opened = modal_within_limits(await table.click(ready, "Change name", user=table.player))
+    renamed = await table.submit(opened, {"name": "Harriet Ashdown"}, user=table.player)
+    assert "Harriet Ashdown" in renamed.text and "Finish" in renamed.labels()
+    done = await table.click(renamed, "Finish", user=table.player)
+    assert "**Harriet Ashdown** is ready" in done.text
 
 
 async def test_every_option_is_described(table: Table) -> None:
