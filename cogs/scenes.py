@@ -236,7 +236,10 @@ class Scenes(commands.Cog):
         await require_gm(self.bot, interaction, "end the scene")
         assert interaction.guild_id is not None and interaction.channel_id is not None
         result = await self.service.end(
-            interaction.guild_id, interaction.channel_id, keep=split_list(keep, "aspects")
+            interaction.guild_id,
+            interaction.channel_id,
+            keep=split_list(keep, "aspects"),
+            actor_id=interaction.user.id,
         )
         await interaction.response.send_message(ended_text(result))
 

@@ -66,6 +66,7 @@ from bot.services.campaigns import (
     find_character_in,
     get_character_in,
     log_gm_points_in,
+    move_fate_points_in,
     require_active_in,
     resolve_campaign_in,
     save_character_in,
@@ -583,6 +584,7 @@ class SceneEnded:
     cleared: list[str]
     recovered: list[str]
     board_message_id: int | None
+    paid: list[str] = field(default_factory=list)  # hostile-invoke payouts
 
 
 @dataclass
@@ -665,6 +667,7 @@ class SceneService:
             else:
                 row.campaign_id = campaign.id
                 row.board_message_id = None
+                row.created_at = utcnow()  # the scene's start: hostile invokes are owed from it
                 session.add(row)
                 await session.flush()
                 await save_scene_in(session, row, scene, active=True)
@@ -683,12 +686,18 @@ class SceneService:
 
     @retry_stale
     async def end(
-        self, guild_id: int, channel_id: int, *, keep: list[str] | None = None
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        keep: list[str] | None = None,
+        actor_id: int = 0,
     ) -> SceneEnded:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             row = await scene_row_in(session, campaign, channel_id)
             scene = scene_of(row)
+            paid = await self._pay_hostile_invokes(session, campaign, row, actor_id)
             play_row, play = await load_play_in(session, campaign.id)
             keep_ids = []
             for ref in keep or []:
@@ -743,7 +752,40 @@ class SceneService:
                 cleared=cleared,
                 recovered=recovered,
                 board_message_id=row.board_message_id,
+                paid=paid,
             )
+
+    async def _pay_hostile_invokes(
+        self, session: AsyncSession, campaign: CampaignInfo, row: SceneRow, actor_id: int
+    ) -> list[str]:
+        """The fate points owed for hostile invokes paid with a GM point during this scene:
+        a PC gets them through the ledger, a major NPC carries them to the GM's next scene."""
+        from bot.services.rolls import owed_fate_points_in  # rolls builds on scenes
+
+        owed = await owed_fate_points_in(session, campaign.id, row.channel_id, row.created_at)
+        paid: list[str] = []
+        for character_id, points in sorted(owed.items()):
+            try:
+                record = await get_character_in(session, character_id)
+            except RuleError:
+                continue  # deleted since
+            if record.campaign_id != campaign.id:
+                continue
+            if record.is_npc:
+                await carry_gm_points_in(session, campaign.id, points)
+                paid.append(f"{record.name}: {points} carried by the GM")
+                continue
+            await move_fate_points_in(
+                session,
+                record,
+                points,
+                reason="hostile_invoke_payout",
+                actor_id=actor_id,
+                note="hostile invokes of this scene",
+                channel_id=row.channel_id,
+            )
+            paid.append(f"{record.name} +{points}")
+        return paid
 
     async def _acting(
         self,

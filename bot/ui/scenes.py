@@ -133,6 +133,8 @@ def ended_text(result: SceneEnded) -> str:
         lines.append(clip("Kept as game aspects: " + ", ".join(result.kept), 600))
     if result.recovered:
         lines.append(clip("Recovered: " + "; ".join(result.recovered), 600))
+    if result.paid:
+        lines.append(clip("Paid for hostile invokes: " + ", ".join(result.paid), 600))
     return "\n".join(lines)
 
 

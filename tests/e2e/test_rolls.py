@@ -531,3 +531,26 @@ async def test_advantage_needs_something_to_beat_and_hides_hidden_aspects(table:
     assert gm.ephemeral and "Trap Door" in gm.text
     assert len(table.channel_messages()) == public_before
     assert all("Trap Door" not in message_text(m) for m in table.channel_messages())
+
+
+async def test_hostile_invokes_paid_with_a_gm_point_are_paid_out_at_scene_end(
+    table: Table,
+) -> None:
+    harry_id = await harry(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    await invoke(table, reply, "Trouble Magnet", "GM pool", user=table.gm, button="Hostile invoke")
+    assert "hostile +2" in message_text(roll_message(table, reply))
+    before = (await character(table, harry_id)).sheet.fate_points
+    ended = await table.slash("scene end", user=table.gm)
+    assert not ended.ephemeral, ended.text
+    assert "Paid for hostile invokes: Harry +1" in ended.text
+    assert (await character(table, harry_id)).sheet.fate_points == before + 1
+    ledger = await table.slash("fp log", user=table.player)
+    assert "hostile invoke payout" in ledger.text
+
+    # the next scene in the channel owes nothing for the earlier one
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    again = await table.slash("scene end", user=table.gm)
+    assert not again.ephemeral and "Paid for hostile invokes" not in again.text
+    assert (await character(table, harry_id)).sheet.fate_points == before + 1
