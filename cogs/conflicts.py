@@ -883,6 +883,28 @@ class Conflicts(commands.Cog):
                 "Roll a task: the skill and difficulty come from the task.",
                 choice_view("ch", ident, version, "roll", "Which task?", tasks),
             )
+        elif action == "inv":
+            choices = await self.challenges.invoke_choices(ident, user, gm)
+            if not choices:
+                raise RuleError("There is no aspect you can invoke on that roll right now.")
+            await self.ask(
+                interaction,
+                "Invoke for +2 on a task roll before it is kept.",
+                choice_view("ch", ident, version, "inv", "Pick an aspect", choices),
+            )
+        elif action == "keep":
+            waiting = self.challenges.waiting_rolls(snap, user, gm)
+            if not waiting:
+                raise RuleError("You have no task roll waiting; roll a task first.")
+            if len(waiting) == 1:
+                kept = await self.challenges.keep(ident, version, user, gm, waiting[0].value)
+                await self.answer(interaction, kept, kept.message)
+                return
+            await self.ask(
+                interaction,
+                "Which roll is final?",
+                choice_view("ch", ident, version, "keep", "Which roll?", waiting),
+            )
         else:
             raise RuleError("That button is no longer used; look at the tracker again.")
 
@@ -902,6 +924,10 @@ class Conflicts(commands.Cog):
             )
         elif action == "roll":
             snap = await self.challenges.roll(ident, version, user, gm, value)
+        elif action == "inv":
+            snap = await self.challenges.invoke(ident, version, user, gm, value)
+        elif action == "keep":
+            snap = await self.challenges.keep(ident, version, user, gm, value)
         else:
             raise RuleError("That menu is no longer used; look at the tracker again.")
         await self.answer(interaction, snap, snap.message)

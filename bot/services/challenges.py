@@ -14,7 +14,8 @@ from bot.errors import RuleError
 from bot.fate import challenge as rules
 from bot.fate.challenge import MAX_TASKS, Challenge, ChallengeTask
 from bot.fate.ladder import describe
-from bot.fate.rolls import Action, Roller, make_roll
+from bot.fate.rolls import Action, InvokeMode, Payment, Roll, Roller, apply_invoke, make_roll
+from bot.services import aspects_in_play
 from bot.services.campaigns import (
     find_character_in,
     get_character_in,
@@ -31,6 +32,8 @@ from bot.services.conflicts import (
     load_encounter_in,
     member_of,
     parse_difficulty,
+    pay_invoke_point_in,
+    rank_aspects,
     roll_line,
     save_encounter_in,
     set_tracker_in,
@@ -42,6 +45,7 @@ class ChallengeState(BaseModel):
     members: dict[str, Member] = Field(default_factory=dict)
     log: list[str] = Field(default_factory=list)
     stopped: bool = False
+    rolls: dict[str, Roll] = Field(default_factory=dict)  # task id -> a roll taking invokes
 
     def name(self, member_id: str | None) -> str:
         member = self.members.get(member_id or "")
@@ -173,7 +177,7 @@ class ChallengeService:
     def rollable_tasks(self, snap: ChallengeSnapshot, user_id: int, is_gm: bool) -> list[Choice]:
         found = []
         for n, task in enumerate(snap.state.challenge.tasks, start=1):
-            if task.result is not None or task.assigned_to is None:
+            if task.result is not None or task.assigned_to is None or task.id in snap.state.rolls:
                 continue
             member = snap.state.members.get(task.assigned_to)
             if member is not None and member.controlled_by(user_id, is_gm):
@@ -207,6 +211,10 @@ class ChallengeService:
     async def assign(self, channel_id: int, number: int, name: str) -> ChallengeSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
             task = self._task_at(state, number)
+            if task.id in state.rolls:
+                raise RuleError(
+                    f"The {task.skill} task's roll is waiting; keep it before reassigning the task."
+                )
             record = await find_character_in(session, row.campaign_id, name)
             key = str(record.id)
             state.members[key] = member_of(record)
@@ -236,12 +244,148 @@ class ChallengeService:
                 difficulty=task.difficulty,
                 action=Action.OVERCOME,
             )
-            key = task.assigned_to or ""
-            state.challenge, events = rules.record_roll(
-                state.challenge, task_id, key, dice_roll.effort()
+            if task.result is not None:
+                raise RuleError(f"The {task.skill} task is already rolled and recorded.")
+            if task_id in state.rolls:
+                raise RuleError(f"The {task.skill} task is rolled: invoke, or press Keep the roll.")
+            state.rolls = {**state.rolls, task_id: dice_roll}
+            line = (
+                f"{roll_line(member.name, dice_roll)} vs {describe(task.difficulty)} for the "
+                f"{task.skill} task: invoke, or press Keep the roll."
             )
+            state.add_log(line)
+            return line
+
+        return await self._act(challenge_id, version, step)
+
+    # ------------------------------------------------------------------ rolls waiting
+    @staticmethod
+    def waiting_rolls(snap: ChallengeSnapshot, user_id: int, is_gm: bool) -> list[Choice]:
+        """Rolled tasks of the user's characters that still take invokes."""
+        state = snap.state
+        found = []
+        for number, task in enumerate(state.challenge.tasks, start=1):
+            roll = state.rolls.get(task.id)
+            member = state.members.get(task.assigned_to or "")
+            if roll is None or member is None or not member.controlled_by(user_id, is_gm):
+                continue
+            label = f"{_task_label(number, task)}: {describe(roll.effort())}"
+            found.append(Choice(task.id, label[:100], member.name[:100]))
+        return found[:25]
+
+    def _waiting(self, state: ChallengeState, task_id: str, user_id: int, is_gm: bool) -> Member:
+        task = state.challenge.task(task_id)
+        member = state.members.get(task.assigned_to or "")
+        if task_id not in state.rolls or member is None:
+            raise RuleError("That task has no roll waiting; look at the tracker again.")
+        if not member.controlled_by(user_id, is_gm):
+            raise RuleError(f"That roll is {member.name}'s; their player or the GM decides.")
+        return member
+
+    async def keep(
+        self, challenge_id: int, version: int | None, user_id: int, is_gm: bool, task_id: str
+    ) -> ChallengeSnapshot:
+        """The roll is final: record its outcome on the task."""
+
+        async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
+            member = self._waiting(state, task_id, user_id, is_gm)
+            task = state.challenge.task(task_id)
+            dice_roll = state.rolls[task_id]
+            state.challenge, events = rules.record_roll(
+                state.challenge, task_id, task.assigned_to or "", dice_roll.effort()
+            )
+            state.rolls = {k: v for k, v in state.rolls.items() if k != task_id}
             line = f"{roll_line(member.name, dice_roll)} vs {describe(task.difficulty)}: "
             line += events[0].text if events else ""
+            state.add_log(line)
+            return line
+
+        return await self._act(challenge_id, version, step)
+
+    async def invoke_choices(self, challenge_id: int, user_id: int, is_gm: bool) -> list[Choice]:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, challenge_id, "challenge")
+            state = ChallengeState.model_validate_json(row.state_json)
+            return await self._choices_in(session, row, state, user_id, is_gm)
+
+    async def _choices_in(
+        self,
+        session: AsyncSession,
+        row: EncounterRow,
+        state: ChallengeState,
+        user_id: int,
+        is_gm: bool,
+    ) -> list[Choice]:
+        snap = self._snapshot(row, state)
+        waiting = self.waiting_rolls(snap, user_id, is_gm)
+        if not waiting:
+            raise RuleError("You have no task roll waiting; invoke after rolling a task.")
+        campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+        choices: list[Choice] = []
+        names = {m.name for m in state.members.values()}
+        for entry in waiting:
+            task = state.challenge.task(entry.value)
+            member = state.members[task.assigned_to or ""]
+            holder = "gm" if member.is_npc else f"char:{member.character_id}"
+            head = f"{task.skill}: " if len(waiting) > 1 else ""
+            found = await aspects_in_play.aspects_in_play(
+                session, campaign, row.channel_id, include_hidden=member.is_npc
+            )
+            for aspect in rank_aspects(found, member.name, names):
+                if aspect.free_invokes.get(holder):
+                    label = f"{head}Free invoke: {aspect.name}"[:100]
+                    choices.append(Choice(f"{task.id}|free|{aspect.key}", label, aspect.owner))
+                if not aspect.is_boost:
+                    label = f"{head}Fate point: {aspect.name}"[:100]
+                    choices.append(Choice(f"{task.id}|fp|{aspect.key}", label, aspect.owner))
+        unique: dict[str, Choice] = {}
+        for choice in choices:
+            unique.setdefault(choice.label.casefold(), choice)
+        return list(unique.values())[:25]
+
+    async def invoke(
+        self, challenge_id: int, version: int | None, user_id: int, is_gm: bool, value: str
+    ) -> ChallengeSnapshot:
+        async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
+            valid = {c.value for c in await self._choices_in(session, row, state, user_id, is_gm)}
+            if value not in valid:
+                raise RuleError("That aspect cannot be invoked now; press Invoke again.")
+            task_id, payment, key = value.split("|", 2)
+            member = self._waiting(state, task_id, user_id, is_gm)
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
+            record = await get_character_in(session, member.character_id)
+            if payment == "free":
+                holder = "gm" if member.is_npc else f"char:{member.character_id}"
+                await aspects_in_play.spend_free_invoke(
+                    session, campaign, row.channel_id, key, holder
+                )
+            else:
+                await pay_invoke_point_in(
+                    session,
+                    campaign,
+                    row.channel_id,
+                    record,
+                    user_id,
+                    f"{found.name} (challenge #{row.id})",
+                )
+            dice_roll, _ = apply_invoke(
+                state.rolls[task_id],
+                self.conflicts.rng_factory(),
+                invoker_id=user_id,
+                invoker_name=member.name,
+                aspect_key=key,
+                aspect_name=found.name,
+                mode=InvokeMode.BONUS,
+                payment=Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE,
+                payer_id=member.character_id,
+            )
+            state.rolls = {**state.rolls, task_id: dice_roll}
+            task = state.challenge.task(task_id)
+            line = (
+                f"{member.name} invokes {found.name} for +2: the {task.skill} roll is now "
+                f"{describe(dice_roll.effort())} vs {describe(task.difficulty)}."
+            )
             state.add_log(line)
             return line
 
@@ -278,6 +422,7 @@ class ChallengeService:
     async def end(self, channel_id: int) -> ChallengeSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
             state.stopped = True
+            state.rolls = {}  # rolls nobody kept are not recorded
             total = rules.summary(state.challenge)
             line = (
                 f"The GM closes the challenge: {total.successes} success(es), {total.ties} tie(s), "

@@ -346,7 +346,10 @@ def challenge_tracker(snapshot: ChallengeSnapshot) -> discord.Embed:
         line = f"**{number}. {task.skill}** vs {describe(task.difficulty)}"
         if task.description:
             line += f" - {clip(task.description, 100)}"
-        if task.result is None:
+        waiting = snapshot.state.rolls.get(task.id)
+        if task.result is None and waiting is not None:
+            line += f" · {who}: rolled {describe(waiting.effort())}, invoke or keep it"
+        elif task.result is None:
             line += f" · {who}"
         else:
             outcome = task.result.outcome.value.replace("_", " ")
@@ -373,9 +376,10 @@ def challenge_tracker(snapshot: ChallengeSnapshot) -> discord.Embed:
 def challenge_controls(snapshot: ChallengeSnapshot) -> Controls:
     if challenge_summary(snapshot.state.challenge).complete or snapshot.state.stopped:
         return Controls()
-    return Controls(
-        (
-            ButtonSpec("claim", "Claim a task"),
-            ButtonSpec("roll", "Roll a task", discord.ButtonStyle.primary),
-        )
-    )
+    buttons = [
+        ButtonSpec("claim", "Claim a task"),
+        ButtonSpec("roll", "Roll a task", discord.ButtonStyle.primary),
+    ]
+    if snapshot.state.rolls:
+        buttons += [ButtonSpec("inv", "Invoke"), ButtonSpec("keep", "Keep the roll")]
+    return Controls(tuple(buttons))

@@ -207,8 +207,14 @@ async def test_contest_and_challenge_services(db: Database) -> None:
     made = await challenges.assign(CHANNEL, 1, "Harry")
     with pytest.raises(RuleError, match="Harry's"):
         await challenges.roll(made.id, made.version, GM + 99, False, "t1")
-    done = await challenges.roll(made.id, made.version, ALICE, False, "t1")
-    assert done.state.complete
+    rolled = await challenges.roll(made.id, made.version, ALICE, False, "t1")
+    assert not rolled.state.complete and "t1" in rolled.state.rolls
+    with pytest.raises(RuleError, match="keep it before reassigning"):
+        await challenges.assign(CHANNEL, 1, "Harry")
+    with pytest.raises(RuleError, match="Harry's"):
+        await challenges.keep(made.id, rolled.version, GM + 99, False, "t1")
+    done = await challenges.keep(made.id, rolled.version, ALICE, False, "t1")
+    assert done.state.complete and not done.state.rolls
     async with db.session() as s:
         row = await s.get(EncounterRow, done.id)
         assert row is not None and not row.active

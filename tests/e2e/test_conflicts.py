@@ -506,22 +506,38 @@ async def test_challenge_of_three_tasks_with_restart(table: Table) -> None:
     dice.load(0, 0, 0, 0)
     opened = await table.click(tracker(), "Roll a task", user=alice)
     rolled = await choose(table, opened, "Which task?", "2. Athletics", user=alice)
-    assert "success" in rolled.text
+    assert "Good (+3) vs Fair (+2)" in rolled.text and "Keep the roll" in rolled.text
+    assert "rolled Good (+3), invoke or keep it" in message_text(tracker())
 
+    # The roll waits for invokes across a restart; only its owner (or the GM) keeps it.
     await table.restart()
     use_dice(table, dice)
     nothing = await table.click(tracker(), "Roll a task", user=alice)
     assert nothing.ephemeral and "no task to roll" in nothing.text
+    not_yours = await table.click(tracker(), "Keep the roll", user=bob)
+    assert not_yours.ephemeral and "no task roll waiting" in not_yours.text
+    kept = await table.click(tracker(), "Keep the roll", user=alice)
+    assert "success" in kept.text
     dice.load(1, 0, 0, 0)
     opened = await table.click(tracker(), "Roll a task", user=bob)
     await choose(table, opened, "Which task?", "1. Lore", user=bob)
+    await table.click(tracker(), "Keep the roll", user=bob)
     dice.load(-1, -1, 0, 0)
     opened = await table.click(tracker(), "Roll a task", user=bob)
     await choose(table, opened, "Which task?", "3. Shoot", user=bob)
+    # Molly invokes her high concept (a fate point): Average (+1) becomes Good (+3), a tie.
+    opened = await table.click(tracker(), "Invoke", user=bob)
+    invoked = await choose(
+        table, opened, "Pick an aspect", "Fate point: Wizard's apprentice", user=bob
+    )
+    assert "the Shoot roll is now Good (+3) vs Good (+3)" in invoked.text
+    assert (await sheet(table, people["molly"])).fate_points == 2
+    kept = await table.click(tracker(), "Keep the roll", user=bob)
+    assert "tie" in kept.text
     cost = await table.slash("challenge cost", user=gm, task=1, cost="The runes wake the guardian")
     assert cost.ephemeral
     text = message_text(tracker())
-    assert "1 success(es)" in text and "1 tie(s)" in text and "1 failure(s)" in text
+    assert "1 success(es)" in text and "2 tie(s)" in text and "0 failure(s)" in text
     assert "complete" in text and "The runes wake the guardian" in text
     assert not started.labels(tracker())
     assert people["molly"].name == "Molly"
