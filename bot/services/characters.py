@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -751,6 +752,12 @@ class CharacterService:
 
     async def open_draft(self, actor: Actor) -> DraftState:
         """The user's stored draft in this campaign, or a fresh one."""
+        try:
+            return await self._open_draft_once(actor)
+        except IntegrityError:  # two /character create at once: the other one made it
+            return await self._open_draft_once(actor)
+
+    async def _open_draft_once(self, actor: Actor) -> DraftState:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
             row = (

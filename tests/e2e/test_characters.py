@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -650,6 +651,22 @@ async def test_finish_twice_makes_one_character(table: Table) -> None:
     assert [c["value"] for c in names] == ["Harriet Blackwood"]
     fresh = await table.slash("character create", user=table.player)
     assert "1. Mantle" in fresh.text and "Picking up" not in fresh.text
+
+
+async def test_two_creates_at_once_share_one_draft(table: Table) -> None:
+    first, second = await asyncio.gather(
+        table.slash("character create", user=table.player),
+        table.slash("character create", user=table.player),
+    )
+    assert first.ephemeral and second.ephemeral
+    assert "1. Mantle" in first.text and "1. Mantle" in second.text
+    ids = {c["custom_id"].split(":")[1] for r in (first, second) for c in components(r)}
+    assert len(ids) == 1, ids
+
+
+def components(reply: Reply) -> list[dict[str, Any]]:
+    rows = (reply.message or {}).get("components") or []
+    return [c for row in rows for c in row.get("components", [])]
 
 
 async def test_finish_with_a_taken_name_offers_a_new_one(table: Table) -> None:
