@@ -29,6 +29,7 @@ from bot.fate.conflict import (
     payouts_due,
     scale_bonus,
     start_conflict,
+    support,
     trade_shift_for_boost,
 )
 from bot.fate.harm import AbsorbChoice, BoxRef, SlotRef
@@ -249,3 +250,31 @@ def test_every_active_participant_acts_once_per_exchange(size: int, seed: int, t
             acted_this_exchange, exchange = [], state.exchange
         else:
             assert len(acted_this_exchange) == len(set(acted_this_exchange))
+
+
+def test_teamwork_support_uses_the_helpers_action() -> None:
+    state, _ = start_conflict(
+        "k2",
+        ConflictKind.PHYSICAL,
+        [
+            Combatant(id="charles", name="Charles", side="pcs"),
+            Combatant(id="molly", name="Molly", side="pcs"),
+            Combatant(id="ghoul", name="Ghoul", side="npcs", is_npc=True),
+        ],
+        first_actor="charles",
+    )
+    with pytest.raises(RuleError, match="making this roll"):
+        support(state, "charles", "charles")
+    with pytest.raises(RuleError, match="not on Charles's side"):
+        support(state, "ghoul", "charles")
+    helped, events = support(state, "molly", "charles")
+    assert helped.acted == ["molly"] and events[0].kind == "support"
+    with pytest.raises(RuleError, match="already used their action"):
+        support(helped, "molly", "charles")
+    # Molly helped, so only the ghoul may go next; the ghoul then opens exchange 2.
+    assert [c.id for c in eligible_next(helped)] == ["ghoul"]
+    with pytest.raises(RuleError, match="already acted"):
+        end_turn(helped, "charles", "molly")
+    after, _ = end_turn(helped, "charles", "ghoul")
+    after, _ = end_turn(after, "ghoul", "molly")
+    assert after.exchange == 2 and after.current == "molly"
