@@ -306,8 +306,8 @@ class Economy(commands.Cog):
     @compel.command(name="list", description="Compels still waiting for an answer.")
     async def compel_list(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        offers = await self.compels.open_offers(interaction.guild_id, interaction.channel_id)
-        await interaction.response.send_message(offers_list_text(offers), ephemeral=True)
+        offers, total = await self.compels.open_offers(interaction.guild_id, interaction.channel_id)
+        await interaction.response.send_message(offers_list_text(offers, total), ephemeral=True)
 
     # ------------------------------------------------------------------ /session
     session = app_commands.Group(

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 
 from sqlalchemy import update
-from sqlmodel import col, select
+from sqlmodel import col, func, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
@@ -315,23 +315,34 @@ class CompelService:
                 row.message_id = message_id
                 session.add(row)
 
-    async def open_offers(self, guild_id: int, channel_id: int) -> list[OfferView]:
+    async def open_offers(self, guild_id: int, channel_id: int) -> tuple[list[OfferView], int]:
+        """The first open offers of the campaign (oldest first) and how many are open in all."""
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            open_ones = (
+                CompelOfferRow.campaign_id == campaign.id,
+                CompelOfferRow.state == CompelState.OFFERED.value,
+                col(CompelOfferRow.target_character_id).is_not(None),
+            )
+            total = (
+                await session.exec(
+                    select(func.count()).select_from(CompelOfferRow).where(*open_ones)
+                )
+            ).one()
             rows = await session.exec(
                 select(CompelOfferRow)
-                .where(
-                    CompelOfferRow.campaign_id == campaign.id,
-                    CompelOfferRow.state == CompelState.OFFERED.value,
-                )
+                .where(*open_ones)
                 .order_by(col(CompelOfferRow.id))
                 .limit(MAX_OPEN_LISTED)
             )
             views = []
             for row in rows.all():
-                if row.target_character_id is None:
-                    continue
+                assert row.target_character_id is not None
                 offer = CompelOffer.model_validate_json(row.offer_json)
-                target = await get_character_in(session, row.target_character_id)
+                try:
+                    target = await get_character_in(session, row.target_character_id)
+                except RuleError:
+                    total -= 1  # deleted mid-offer: nobody can answer it
+                    continue
                 views.append(_view(row, offer, target.name, await self._offerer(session, row)))
-            return views
+            return views, int(total)

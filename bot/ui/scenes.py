@@ -262,12 +262,22 @@ def offer_text(offer: OfferView) -> str:
     return clip("\n".join(lines), 1900)
 
 
-def offers_list_text(offers: list[OfferView]) -> str:
+def offers_list_text(offers: list[OfferView], total: int | None = None) -> str:
+    """Open compels, as many as fit; past that (or past the listed ones) "and N more"."""
     if not offers:
         return "No compel is waiting for an answer. Offer one with `/compel offer`."
-    lines = [
-        f"• #{o.id} on **{clip(o.target, 40)}** (*{clip(o.aspect, 60)}*) by "
-        f"{clip(o.offered_by, 40)} in <#{o.channel_id}>"
-        for o in offers
-    ]
-    return clip("Open compels:\n" + "\n".join(lines), 1900)
+    total = max(total or 0, len(offers))
+    lines: list[str] = []
+    size = len("Open compels:") + 40
+    for o in offers:
+        line = (
+            f"• #{o.id} on **{clip(o.target, 40)}** (*{clip(o.aspect, 60)}*) by "
+            f"{clip(o.offered_by, 40)} in <#{o.channel_id}>"
+        )
+        if size + len(line) + 1 > 1900:
+            break
+        lines.append(line)
+        size += len(line) + 1
+    if total > len(lines):
+        lines.append(f"… and {total - len(lines)} more.")
+    return "Open compels:\n" + "\n".join(lines)

@@ -666,3 +666,21 @@ async def test_x_card_on_the_board_is_anonymous_after_a_restart(table: Table) ->
     assert len(notices) == 1
     assert "interaction" not in notices[0] and "interaction_user_id" not in notices[0]
     assert "bob" not in json_dump(notices[0]) and str(table.player2) not in json_dump(notices[0])
+
+
+async def test_compel_list_says_how_many_more_past_the_first_25(table: Table) -> None:
+    await make_character(table, table.player, "Harry")
+    await start_scene(table, aspects="Pouring Rain", characters="Harry")
+    for number in range(28):
+        offered = await table.slash(
+            "compel offer",
+            user=table.gm,
+            target="Harry",
+            aspect="Pouring Rain",
+            complication=f"Trouble number {number}.",
+        )
+        assert not offered.ephemeral, offered.text
+    listed = await table.slash("compel list", user=table.player)
+    assert listed.ephemeral
+    assert listed.text.count("• #") == 25 and "… and 3 more." in listed.text
+    assert len(listed.text) <= 2000
