@@ -1124,6 +1124,10 @@ class Characters(commands.Cog):
         actor = await self._actor(interaction)
         if recover_slot and not recover_as:
             raise RuleError("Give `recover_as`: the consequence's new name while it recovers.")
+        if recover_as and not recover_slot:
+            raise RuleError("Give `recover_slot`: the consequence that starts recovering.")
+        if (old or new or text) and not change:
+            raise RuleError("Pick the minor `change` that `old`, `new` and `text` belong to.")
         choice = MajorMilestone(
             minor=build_minor_change(change, old, new, text) if change else None,
             new_high_concept=high_concept or None,

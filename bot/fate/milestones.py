@@ -216,6 +216,11 @@ def major_milestone(
     current = current._evolve(lambda c: setattr(c, "skill_points", banked))
     if banked > saved_left:
         lines.append(f"Saved {banked} skill step{'s' if banked != 1 else ''} for later.")
+    if not lines:
+        raise MilestoneError(
+            "This major milestone changes nothing: raise a skill, rewrite the high concept, "
+            "start or finish a recovery, make a minor change, or save the skill step for later."
+        )
     return current, MilestoneRecord(
         kind=MilestoneKind.MAJOR, character_name=character.name, changes=lines
     )

@@ -524,6 +524,16 @@ async def test_milestones(table: Table) -> None:
         "character milestone major", user=table.player, raise_skill="Stealth", refresh=True
     )
     assert extras.ephemeral and "Only the GM grants" in extras.text
+    nothing = await table.slash("character milestone major", user=table.player)
+    assert nothing.ephemeral and "changes nothing" in nothing.text
+    stray = await table.slash(
+        "character milestone major", user=table.player, raise_skill="Stealth", old="Fight"
+    )
+    assert stray.ephemeral and "Pick the minor `change`" in stray.text
+    half = await table.slash(
+        "character milestone major", user=table.player, recover_as="Healing Ribs"
+    )
+    assert half.ephemeral and "Give `recover_slot`" in half.text
     column = await table.slash("character milestone major", user=table.player, raise_skill="Fight")
     assert column.ephemeral and "no rank may hold more" in column.text
     major = await table.slash(

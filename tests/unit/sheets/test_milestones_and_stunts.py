@@ -76,6 +76,14 @@ def test_major_too_many_steps_refused():
     assert pc.rating("Crafts") == 1 and pc.rating("Drive") == 1
 
 
+def test_major_that_changes_nothing_is_refused():
+    with pytest.raises(MilestoneError, match="changes nothing"):
+        major_milestone(full_pc(), MajorMilestone())
+    full = full_pc()._evolve(lambda c: setattr(c, "skill_points", 10))
+    with pytest.raises(MilestoneError, match="changes nothing"):
+        major_milestone(full, MajorMilestone(bank_unused_skill_point=True))
+
+
 def test_major_high_concept_refresh_and_recovery():
     hurt = full_pc().take_consequence("severe", "Crippled Leg")
     pc, record = major_milestone(
