@@ -554,3 +554,22 @@ async def test_hostile_invokes_paid_with_a_gm_point_are_paid_out_at_scene_end(
     again = await table.slash("scene end", user=table.gm)
     assert not again.ephemeral and "Paid for hostile invokes" not in again.text
     assert (await character(table, harry_id)).sheet.fate_points == before + 1
+
+
+async def test_teamwork_helpers_share_the_cost_of_a_failure_or_tie(table: Table) -> None:
+    await harry(table)
+    await make_character(table, table.player2, "Molly", {"Lore": 2})
+    set_dice(table, [-1, -1, -1, -1])  # Lore +4 - 4 + teamwork 1 = 1 against Great (+4)
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Great")
+    await table.click(reply, "Teamwork +1", user=table.player2)
+    shown = message_text(roll_message(table, reply))
+    assert "Shared cost** (failure): Molly share it with Harry" in shown
+    assert "nothing is applied automatically" in shown
+
+    set_dice(table, [1, 1, 0, 0])  # Lore +4 + 2 + 1 = 7 against Great: a success, no cost
+    won = await table.slash("roll", user=table.player, skill="Lore", difficulty="Great")
+    await table.click(won, "Teamwork +1", user=table.player2)
+    shown = message_text(roll_message(table, won))
+    assert "Shared cost" not in shown and "Helpers share any cost" in shown
+    rules = await table.slash("rules", user=table.player, topic="teamwork")
+    assert "names the helpers who share the cost" in rules.text
