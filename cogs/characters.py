@@ -849,6 +849,8 @@ class Characters(commands.Cog):
         character: str | None = None,
     ) -> None:
         aspect_kind = AspectKind(kind)
+        if slot is not None and aspect_kind is not AspectKind.FREE:
+            raise RuleError("`slot` is only for free aspects; leave it empty for this kind.")
         if remove:
             await self._edited(
                 interaction, character, lambda c, _s: c.remove_aspect(text), "aspect removed."
@@ -1006,6 +1008,9 @@ class Characters(commands.Cog):
         clear: bool = False,
         character: str | None = None,
     ) -> None:
+        if clear and recovering:
+            raise RuleError("Give `recovering` or `clear`, not both.")
+
         def change(c: Character, _s: CampaignSettings) -> Character:
             if clear:
                 return c.clear_consequence(slot)
@@ -1035,6 +1040,9 @@ class Characters(commands.Cog):
         clear: bool = False,
         character: str | None = None,
     ) -> None:
+        if clear and recover:
+            raise RuleError("Give `recover` or `clear`, not both.")
+
         def change(c: Character, _s: CampaignSettings) -> Character:
             if clear:
                 return c.clear_condition(condition)

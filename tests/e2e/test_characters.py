@@ -302,6 +302,18 @@ async def test_bad_input_changes_nothing(table: Table) -> None:
         ("character edit box", {"track": "physical", "box": 9}, "there is no box 9"),
         ("character edit consequence", {"slot": "mild", "aspect": ""}, "cannot be empty"),
         ("character sheet", {"character": "Nobody"}, "No character called"),
+        ("character edit aspect", {"kind": "trouble", "text": "Grudges", "slot": 1}, "`slot` is"),
+        (
+            "character edit consequence",
+            {"slot": "mild", "recovering": True, "clear": True},
+            "not both",
+        ),
+        (
+            "character edit condition",
+            {"condition": "x", "recover": True, "clear": True},
+            "not both",
+        ),
+        ("character milestone major", {"recover_slot": "moderate"}, "Give `recover_as`"),
     ]
     for command, options, expected in cases:
         reply = await table.slash(command, user=table.player, **options)
