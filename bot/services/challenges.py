@@ -23,6 +23,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
 )
 from bot.services.conflicts import (
+    HIDDEN_NAME,
     LOG_KEEP,
     Choice,
     ConflictService,
@@ -354,6 +355,7 @@ class ChallengeService:
             member = self._waiting(state, task_id, user_id, is_gm)
             campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
             found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
+            shown = HIDDEN_NAME if found.hidden else found.name  # the log is public
             record = await get_character_in(session, member.character_id)
             if payment == "free":
                 holder = "gm" if member.is_npc else f"char:{member.character_id}"
@@ -367,7 +369,7 @@ class ChallengeService:
                     row.channel_id,
                     record,
                     user_id,
-                    f"{found.name} (challenge #{row.id})",
+                    f"{shown} (challenge #{row.id})",
                 )
             dice_roll, _ = apply_invoke(
                 state.rolls[task_id],
@@ -375,7 +377,7 @@ class ChallengeService:
                 invoker_id=user_id,
                 invoker_name=member.name,
                 aspect_key=key,
-                aspect_name=found.name,
+                aspect_name=shown,
                 mode=InvokeMode.BONUS,
                 payment=Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE,
                 payer_id=member.character_id,
@@ -383,7 +385,7 @@ class ChallengeService:
             state.rolls = {**state.rolls, task_id: dice_roll}
             task = state.challenge.task(task_id)
             line = (
-                f"{member.name} invokes {found.name} for +2: the {task.skill} roll is now "
+                f"{member.name} invokes {shown} for +2: the {task.skill} roll is now "
                 f"{describe(dice_roll.effort())} vs {describe(task.difficulty)}."
             )
             state.add_log(line)

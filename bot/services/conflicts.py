@@ -86,6 +86,9 @@ from bot.services.scenes import (
 )
 
 MAX_ZONES = 10
+HIDDEN_NAME = "a hidden aspect"
+HIDDEN_TAG = "hidden: only the GM sees it"
+VOID_LINE = "The aspect left play before the roll was resolved; the action is spent for nothing."
 ZONE_NAME_MAX = 40
 LOG_KEEP = 8
 MAX_PARTICIPANTS = rules.MAX_COMBATANTS
@@ -845,7 +848,8 @@ class ConflictService:
         """Spend the fate point or the free invoke; returns (aspect name, owning combatant)."""
         owner: str | None = None
         if key.startswith("own:"):
-            name = record.sheet.aspects[int(key[4:])].text
+            # an NPC's own aspects stay secret in the public log
+            name = HIDDEN_NAME if record.is_npc else record.sheet.aspects[int(key[4:])].text
         elif key.startswith(f"{SOURCE_PREFIX}:"):
             aspect = next(a for a in state.aspects if a.id == key)
             name, owner = aspect.text, aspect.owner
@@ -860,7 +864,7 @@ class ConflictService:
                 state.aspects = kept
         else:
             found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
-            name = found.name
+            name = HIDDEN_NAME if found.hidden else found.name  # the log is public
             owner = next((c.id for c in state.conflict.combatants if c.name == found.owner), None)
             if payment == "free":
                 holder = "gm" if state.members[who].is_npc else f"char:{record.id}"
@@ -1300,7 +1304,8 @@ class ConflictService:
                     raise RuleError(
                         "That aspect is no longer in play; press Create advantage again."
                     )
-                name = found.label.removeprefix("Existing: ")
+                hidden = found.description == HIDDEN_TAG
+                name = HIDDEN_NAME if hidden else found.label.removeprefix("Existing: ")
                 fields = {"kind": "advantage", "aspect_key": existing, "aspect_name": name}
                 what = f"create an advantage on {name}"
             return await self._start_action_in(
@@ -1339,14 +1344,16 @@ class ConflictService:
         for aspect in state.aspects:
             if aspect.kind is AspectKind.BOOST or (aspect.hidden and not see_hidden):
                 continue
-            choices.append(Choice(aspect.id, f"Existing: {aspect.text}"[:100], "this conflict"))
+            where = HIDDEN_TAG if aspect.hidden else "this conflict"
+            choices.append(Choice(aspect.id, f"Existing: {aspect.text}"[:100], where))
         found = await aspects_in_play.aspects_in_play(
             session, campaign, row.channel_id, include_hidden=see_hidden
         )
         for other in found:
             if other.is_boost or not other.key.startswith("scene:"):
                 continue
-            choices.append(Choice(other.key, f"Existing: {other.name}"[:100], other.owner[:100]))
+            where = HIDDEN_TAG if other.hidden else other.owner[:100]
+            choices.append(Choice(other.key, f"Existing: {other.name}"[:100], where))
         return choices[:25]
 
     async def move(
@@ -1470,10 +1477,10 @@ class ConflictService:
         if pending.aspect_key.startswith(f"{SOURCE_PREFIX}:"):
             aspect = next((a for a in state.aspects if a.id == pending.aspect_key), None)
             if aspect is None:
-                raise RuleError("That aspect left play; the roll is void. Pick another action.")
+                return [VOID_LINE]
             updated, events = create_advantage_existing(aspect, outcome, actor=actor, enemy=enemy)
             state.aspects = [updated if a.id == updated.id else a for a in state.aspects]
-            return [self._invokes_line(state, updated.text, events)]
+            return [self._invokes_line(state, _shown(updated), events)]
         # a scene (or game) aspect: its free invokes are held as "char:<id>" or "gm"
         member = state.members[actor]
         actor_holder = GM if member.is_npc else f"char:{member.character_id}"
@@ -1488,7 +1495,7 @@ class ConflictService:
         play_row, play = await load_play_in(session, campaign.id)
         found = find_ref(scene, play, pending.aspect_key, row.channel_id)
         if found is None:
-            raise RuleError("That aspect left play; the roll is void. Pick another action.")
+            return [VOID_LINE]
         updated, events = create_advantage_existing(
             found.aspect, outcome, actor=actor_holder, enemy=enemy_holder
         )
@@ -1500,7 +1507,7 @@ class ConflictService:
             assert scene is not None and scene_row is not None
             scene, _ = put_aspect(scene, updated)
             await save_scene_in(session, scene_row, scene)
-        return [self._invokes_line(state, updated.text, events)]
+        return [self._invokes_line(state, _shown(updated), events)]
 
     @staticmethod
     def _invokes_line(state: ConflictState, text: str, events: list[RuleEvent]) -> str:
@@ -1570,6 +1577,11 @@ class ConflictService:
             return "The conflict is over."
 
         return await self._act(conflict_id, version, step)
+
+
+def _shown(aspect: Aspect) -> str:
+    """An aspect's text as the public log may show it."""
+    return HIDDEN_NAME.capitalize() if aspect.hidden else aspect.text
 
 
 async def _scene_zones_in(session: AsyncSession, channel_id: int) -> dict[str, list[str]] | None:

@@ -44,6 +44,7 @@ from bot.services.campaigns import (
     save_character_in,
 )
 from bot.services.conflicts import (
+    HIDDEN_NAME,
     LOG_KEEP,
     AbsorbOption,
     Choice,
@@ -579,7 +580,7 @@ class ContestService:
                     state.aspects = kept
             else:
                 found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
-                name = found.name
+                name = HIDDEN_NAME if found.hidden else found.name  # the log is public
                 if payment == "free":
                     holder = "gm" if member.is_npc else f"char:{member.character_id}"
                     await aspects_in_play.spend_free_invoke(

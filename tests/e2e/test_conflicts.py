@@ -756,3 +756,25 @@ async def test_contest_hits_go_through_the_absorb_choice(table: Table) -> None:
     out = await choose(table, opened, "How do you take it?", "Taken out", user=gm)
     assert "decides how Charles is taken out" in out.text
     assert not started.labels(tracker()) and "Taken out" in message_text(tracker())
+
+
+async def test_npc_secret_aspects_stay_out_of_the_public_log(table: Table) -> None:
+    await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm = table.gm
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Ghoul"
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    opened = await table.click(run.tracker, "Overcome", user=gm)
+    dice.load(0, 0, 0, 0)
+    rolled = await table.submit(opened, {"skill": "Fight", "difficulty": "Good"}, user=gm)
+    assert "Fair (+2) vs Good (+3)" in rolled.text
+    invoked = await run.invoke(gm, "Fate point: Hungry ghoul")
+    assert "invokes a hidden aspect for +2" in invoked.text
+    done = await table.click(run.tracker, "Resolve the roll", user=gm)
+    assert "Overcome: success" in done.text
+    for message in table.channel_messages():
+        assert "Hungry ghoul" not in message_text(message)
