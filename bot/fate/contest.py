@@ -134,6 +134,23 @@ def try_advantage(
     ]
 
 
+def forfeit_roll(state: Contest, side_key: str) -> tuple[Contest, list[Event]]:
+    """A side with nobody left to roll (all taken out) forfeits its roll this exchange."""
+    if state.winner is not None:
+        raise ContestError("This contest is over.")
+    side = state.side(side_key)
+    if side_key in state.exchange.rolls or side_key in state.exchange.forfeited:
+        return state, []
+    draft = state.exchange.model_copy(update={"forfeited": [*state.exchange.forfeited, side_key]})
+    return state.model_copy(update={"exchange": draft}), [
+        Event(
+            kind="roll_forfeited",
+            text=f"{side.name} has nobody left to roll and forfeits the exchange.",
+            who=side_key,
+        )
+    ]
+
+
 def add_teamwork(state: Contest, side_key: str, helper: str) -> tuple[Contest, list[Event]]:
     """A helper with at least Average in the skill adds +1 (the roll service adds the bonus)."""
     _open_side(state, side_key, helper)

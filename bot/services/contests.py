@@ -372,6 +372,18 @@ class ContestService:
                 )
             else:
                 lines.append(f"Exchange {number}: {event.text}")
+        return lines + self._forfeit_fallen(state)
+
+    @staticmethod
+    def _forfeit_fallen(state: ContestState) -> list[str]:
+        """Sides whose members are all taken out forfeit their rolls from now on."""
+        if state.contest.winner is not None:
+            return []
+        lines: list[str] = []
+        for side in state.contest.sides:
+            if side.members and all(m in state.out for m in side.members):
+                state.contest, events = rules.forfeit_roll(state.contest, side.key)
+                lines += [e.text for e in events]
         return lines
 
     async def resolve(
@@ -696,6 +708,7 @@ class ContestService:
                 lines.append(
                     f"{state.name(hit.attacker)}'s side decides how {record.name} is taken out."
                 )
+                lines += self._forfeit_fallen(state)
             state.add_log(*lines)
             return " ".join(lines)
 

@@ -308,3 +308,25 @@ def test_trackers_stay_within_discord_limits() -> None:
     chs = ChallengeSnapshot(3, 1, 1, 1, ChallengeState(challenge=job, members=people))
     assert len(challenge_tracker(chs)) <= 6000
     assert challenge_controls(chs).buttons == ()
+
+
+async def test_a_side_taken_out_in_a_contest_forfeits_its_rolls(db: Database) -> None:
+    people = await _people(db)
+    # Harry Athletics 2 +4 = 6 against the Brute's Athletics 0 +0: a 6-shift hit, 2 victories.
+    conflicts = _service(db, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+    contests = ContestService(db, conflicts)
+    snap = await contests.start(GUILD, CHANNEL, GM, [("Harry", ""), ("Brute", "")], 3, "a")
+    harry, brute = str(people["harry"].id), str(people["brute"].id)
+    snap = await contests.roll(snap.id, snap.version, ALICE, False, harry, "Athletics")
+    snap = await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
+    snap = await contests.resolve(snap.id, snap.version, ALICE, False)
+    assert [h.shifts for h in snap.state.hits] == [6]
+    _, _, options = await contests.absorb_options(snap.id, GM, True)
+    out = next(o.index for o in options if o.label.startswith("Taken out"))
+    snap = await contests.absorb(snap.id, snap.version, GM, True, out, [])
+    assert "nobody left to roll" in snap.message
+    assert [c.value for c in contests.members_for(snap, GM, True, rolling=True)] == [harry]
+    # Harry rolls alone and marks the last victory.
+    snap = await contests.roll(snap.id, snap.version, ALICE, False, harry, "Athletics")
+    snap = await contests.resolve(snap.id, snap.version, ALICE, False)
+    assert snap.state.contest.winner == "s1"
