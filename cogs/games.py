@@ -19,7 +19,16 @@ from discord.ext import commands
 
 from bot.errors import RuleError
 from bot.games.base import get_engine
-from bot.services.games import GameInfo, GameService, HandInfo, engine_choices, option_fields
+from bot.services.games import (
+    RESET,
+    GameInfo,
+    GameService,
+    HandInfo,
+    engine_choices,
+    multi_option_fields,
+    option_fields,
+    option_labels,
+)
 from bot.ui.board_image import render_board
 from bot.ui.common import SELECT_OPTION_LIMIT, clip
 from bot.ui.games import (
@@ -38,6 +47,8 @@ log = logging.getLogger(__name__)
 
 BOARD_COALESCE_SECONDS = 0.3  # a burst of moves within this window edits the board once
 IDLE_CHECK_SECONDS = 60.0
+LOBBY_SELECTS = 4  # option menus on the lobby message (the fifth row holds the buttons)
+SELECT_MAX_OPTIONS = 25  # Discord's limit of options in one select menu
 LOBBY_OPS = {"join": "Join", "leave": "Leave", "ai": "Add AI seat", "unai": "Remove AI seat"}
 
 
@@ -83,20 +94,45 @@ class LobbyOptionSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=r"ftg:o:(?P<game>\d+):(?P<name>[A-Za-z_]{1,40})",
 ):
+    """One lobby option. A list option (e.g. the characters) takes several values, and picking
+    none of them puts it back to its default; other options offer ``none`` where the default
+    is empty."""
+
     def __init__(
-        self, game_id: int, name: str, values: list[str] | None = None, current: Any = None
+        self,
+        game_id: int,
+        name: str,
+        values: list[str] | None = None,
+        current: Any = None,
+        *,
+        multi: bool = False,
+        labels: dict[str, str] | None = None,
+        row: int | None = None,
     ) -> None:
+        labels = labels or {}
+        picked = set(current) if isinstance(current, list) else {current}
+        shown = (values or ["?"])[:SELECT_MAX_OPTIONS]
         options = [
             discord.SelectOption(
-                label=clip(v, SELECT_OPTION_LIMIT), value=v[:100], default=v == current
+                label=clip(
+                    labels.get(v, "none (default)" if v == RESET else v), SELECT_OPTION_LIMIT
+                ),
+                value=v[:100],
+                default=v in picked,
             )
-            for v in (values or ["?"])[:25]
+            for v in shown
         ]
+        placeholder = f"Choose {name.replace('_', ' ')}"
+        if multi:
+            placeholder += " (pick none for random)"
         super().__init__(
             discord.ui.Select(
                 custom_id=f"ftg:o:{game_id}:{name}",
-                placeholder=clip(f"Choose {name.replace('_', ' ')}", 150),
+                placeholder=clip(placeholder, 150),
                 options=options,
+                min_values=0 if multi else 1,
+                max_values=len(options) if multi else 1,
+                row=row,
             )
         )
         self.game_id = game_id
@@ -111,10 +147,8 @@ class LobbyOptionSelect(
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
         data: dict[str, Any] = dict(interaction.data or {})
-        values = list(data.get("values") or [])
-        if not values:
-            raise RuleError("Pick one of the listed values.")
-        await _cog(interaction).option_pick(interaction, self.game_id, self.name, str(values[0]))
+        values = [str(v) for v in data.get("values") or []]
+        await _cog(interaction).option_pick(interaction, self.game_id, self.name, values)
 
 
 class HandButton(
@@ -191,11 +225,27 @@ class ActionButton(
 
 # ---------------------------------------------------------------------- views
 def lobby_view(info: GameInfo, fields: dict[str, list[str]]) -> discord.ui.View:
+    """Up to four option menus (rows 0-3) above the five lobby buttons (row 4)."""
     view = discord.ui.View(timeout=None)
-    for name, values in list(fields.items())[:3]:
-        view.add_item(LobbyOptionSelect(info.id, name, values, info.options.get(name)))
+    engine = get_engine(info.engine)
+    multi = multi_option_fields(engine)
+    labels = option_labels(engine)
+    for row, (name, values) in enumerate(list(fields.items())[:LOBBY_SELECTS]):
+        view.add_item(
+            LobbyOptionSelect(
+                info.id,
+                name,
+                values,
+                info.options.get(name),
+                multi=name in multi,
+                labels=labels.get(name),
+                row=row,
+            )
+        )
     for op in ("join", "leave", "ai", "unai", "start"):
-        view.add_item(LobbyButton(info.id, op))
+        button = LobbyButton(info.id, op)
+        button.item.row = LOBBY_SELECTS
+        view.add_item(button)
     return view
 
 
@@ -285,7 +335,8 @@ class GameTable(commands.Cog):
             options=options,
         )
         callback = await interaction.response.send_message(
-            embed=lobby_embed(info, fields), view=lobby_view(info, fields)
+            embed=lobby_embed(info, fields, option_labels(get_engine(info.engine))),
+            view=lobby_view(info, fields),
         )
         message_id = getattr(callback, "message_id", None)
         if message_id is None:
@@ -407,7 +458,8 @@ class GameTable(commands.Cog):
         if info.status == "lobby":
             fields = option_fields(get_engine(info.engine))
             await interaction.response.edit_message(
-                embed=lobby_embed(info, fields), view=lobby_view(info, fields)
+                embed=lobby_embed(info, fields, option_labels(get_engine(info.engine))),
+                view=lobby_view(info, fields),
             )
             return
         await interaction.response.edit_message(
@@ -417,13 +469,14 @@ class GameTable(commands.Cog):
         )
 
     async def option_pick(
-        self, interaction: discord.Interaction, game_id: int, name: str, value: str
+        self, interaction: discord.Interaction, game_id: int, name: str, value: list[str]
     ) -> None:
         is_gm = await member_is_gm(self.bot, interaction)
         info = await self.games.set_option(game_id, interaction.user.id, name, value, is_gm=is_gm)
         fields = option_fields(get_engine(info.engine))
         await interaction.response.edit_message(
-            embed=lobby_embed(info, fields), view=lobby_view(info, fields)
+            embed=lobby_embed(info, fields, option_labels(get_engine(info.engine))),
+            view=lobby_view(info, fields),
         )
 
     # ------------------------------------------------------------------ hands and moves
@@ -489,7 +542,10 @@ class GameTable(commands.Cog):
         )
         if info.status == "lobby":
             fields = option_fields(get_engine(info.engine))
-            await message.edit(embed=lobby_embed(info, fields), view=lobby_view(info, fields))
+            await message.edit(
+                embed=lobby_embed(info, fields, option_labels(get_engine(info.engine))),
+                view=lobby_view(info, fields),
+            )
             return
         if info.view is None:  # abandoned in the lobby
             await message.edit(embed=status_embed(info), view=None)

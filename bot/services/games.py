@@ -122,9 +122,13 @@ def engine_choices() -> list[tuple[str, str]]:
     return sorted((key, engine.name) for key, engine in ENGINES.items())
 
 
+RESET = "none"  # the lobby value that puts an option back to its default
+
+
 def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
     """Lobby options that take one of a few values: name -> allowed values (for selects and
-    autocomplete). Enums come from the options schema; a thin adapter adds the books of the
+    autocomplete). Enums come from the options schema; an option whose default is empty also
+    offers ``none`` (back to the default). A thin adapter adds the books and characters of the
     Dresden Files card game, which live in its content packs rather than in the schema."""
     schema = engine.options_schema()
     props = schema.get("properties", {})
@@ -132,12 +136,35 @@ def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
     for name, spec in props.items():
         values = _enum_of(spec, schema)
         if values:
-            fields[name] = values
+            fields[name] = [*values, RESET] if spec.get("default", "") is None else values
     if engine.key == "dfccg":
         library = getattr(engine, "library", None)
         if library is not None:
             fields["book"] = [*library.books, "side-jobs"]
+            fields["characters"] = list(library.characters)
     return fields
+
+
+def multi_option_fields(engine: GameEngine[Any, Any]) -> set[str]:
+    """Lobby options holding a list (several values may be picked; none = the default)."""
+    props = engine.options_schema().get("properties", {})
+    multi = set()
+    for name, spec in props.items():
+        kinds = [spec.get("type")] + [alt.get("type") for alt in spec.get("anyOf", [])]
+        if "array" in kinds:
+            multi.add(name)
+    return multi
+
+
+def option_labels(engine: GameEngine[Any, Any]) -> dict[str, dict[str, str]]:
+    """Readable names for option values where the value is a key (characters, books)."""
+    labels: dict[str, dict[str, str]] = {}
+    library = getattr(engine, "library", None) if engine.key == "dfccg" else None
+    if library is not None:
+        labels["characters"] = {k: c.name for k, c in library.characters.items()}
+        labels["book"] = {k: b.name for k, b in library.books.items()}
+        labels["book"]["side-jobs"] = "Side Jobs (random)"
+    return labels
 
 
 def _enum_of(spec: dict[str, Any], schema: dict[str, Any]) -> list[str]:
@@ -267,10 +294,14 @@ class GameService:
     @staticmethod
     def _validated_options(engine: GameEngine[Any, Any], options: dict[str, Any]) -> dict[str, Any]:
         allowed = option_fields(engine)
+        options = {k: v for k, v in options.items() if v != RESET}
         for key, value in options.items():
-            if key in allowed and str(value) not in allowed[key]:
-                choices = ", ".join(allowed[key])
-                raise RuleError(f"{key} cannot be {str(value)[:40]!r}; choose one of: {choices}.")
+            for item in value if isinstance(value, list) else [value]:
+                if key in allowed and str(item) not in allowed[key]:
+                    choices = ", ".join(v for v in allowed[key] if v != RESET)
+                    raise RuleError(
+                        f"{key} cannot be {str(item)[:40]!r}; choose one of: {choices}."
+                    )
         try:
             parsed = engine.parse_options(options)
         except ValidationError as exc:
@@ -348,8 +379,15 @@ class GameService:
             return self._info(row)
 
     async def set_option(
-        self, game_id: int, user_id: int, name: str, value: str, *, is_gm: bool = False
+        self,
+        game_id: int,
+        user_id: int,
+        name: str,
+        value: str | list[str],
+        *,
+        is_gm: bool = False,
     ) -> GameInfo:
+        """Set a lobby option. ``none`` (or an empty pick of a list option) resets it."""
         async with self.db.session() as session:
             row = await self._load(session, game_id)
             if row.status != "lobby":
@@ -357,8 +395,24 @@ class GameService:
             if user_id != row.host_id and not is_gm:
                 raise RuleError("Only the host can change the game's options.")
             engine = get_engine(row.engine)
+            allowed = option_fields(engine)
+            if name not in allowed:
+                raise RuleError("That option cannot be changed here; use the lobby's menus.")
+            values = [value] if isinstance(value, str) else list(value)
+            values = [v for v in dict.fromkeys(values) if v != RESET]
+            wrong = [v for v in values if v not in allowed[name]]
+            if wrong:
+                raise RuleError(
+                    f"{wrong[0][:40]!r} is not a choice for {name.replace('_', ' ')}; pick one "
+                    "of the menu's values."
+                )
             options = json.loads(row.options)
-            options[name] = value
+            if not values:
+                options.pop(name, None)  # back to the default
+            elif name in multi_option_fields(engine):
+                options[name] = values
+            else:
+                options[name] = values[0]
             clean = self._validated_options(engine, options)
             await self._save(session, row, row.version, options=json.dumps(clean))
             return self._info(row)

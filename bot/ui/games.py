@@ -69,7 +69,20 @@ def _seat_line(info: GameInfo) -> str:
     return "\n".join(lines) or "nobody yet"
 
 
-def lobby_embed(info: GameInfo, fields: dict[str, list[str]]) -> discord.Embed:
+def _option_text(value: Any, labels: dict[str, str]) -> str:
+    if value is None or value == []:
+        return "default"
+    items = value if isinstance(value, list) else [value]
+    return ", ".join(labels.get(str(v), str(v)) for v in items)
+
+
+def lobby_embed(
+    info: GameInfo,
+    fields: dict[str, list[str]],
+    labels: dict[str, dict[str, str]] | None = None,
+) -> discord.Embed:
+    """The lobby: seats and options. ``labels`` gives readable names of option values."""
+    labels = labels or {}
     embed = discord.Embed(
         title=clip(f"{info.engine_name}: lobby (game #{info.id})", 256),
         description=(
@@ -83,7 +96,7 @@ def lobby_embed(info: GameInfo, fields: dict[str, list[str]]) -> discord.Embed:
         value=clip(_seat_line(info), FIELD_VALUE_LIMIT),
         inline=False,
     )
-    shown = {name: info.options.get(name, "default") for name in fields}
+    shown = {name: _option_text(info.options.get(name), labels.get(name, {})) for name in fields}
     if shown:
         embed.add_field(
             name="Options",

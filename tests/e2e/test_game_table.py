@@ -358,3 +358,34 @@ async def test_a_burst_of_moves_edits_the_board_only_once_or_twice(
     assert (
         (f"Turn {info.view['turn']}" in text) if info.status == "running" else "Game over" in text
     )
+
+
+async def test_lobby_chooses_characters_and_resets_options(table: Table) -> None:
+    lobby = await table.slash("game new", user=table.player, game="dfccg")
+    game_id = _game_id(lobby)
+    variant = f"ftg:o:{game_id}:variant_start_type"
+    chars = f"ftg:o:{game_id}:characters"
+    picked = await table.select(lobby, variant, ["overcome"], user=table.player)
+    assert "variant_start_type: **overcome**" in picked.text
+    reset = await table.select(lobby, variant, ["none"], user=table.player)
+    assert "variant_start_type: **default**" in reset.text
+    assert json.loads((await _row(table, game_id)).options).get("variant_start_type") is None
+    # Too many characters for a solo game (three decks, Harry always among them) ...
+    many = ["susan", "murphy", "michael"]
+    await table.select(lobby, chars, many, user=table.player)
+    refused = await table.click(lobby, "Start", user=table.player)
+    assert refused.ephemeral and "pick fewer characters" in refused.text
+    # ... an empty pick resets to random decks, and two chosen decks join Harry.
+    cleared = await table.select(lobby, chars, [], user=table.player)
+    assert "characters: **default**" in cleared.text
+    chosen = await table.select(lobby, chars, ["susan", "michael"], user=table.player)
+    assert "Susan Rodriguez, Michael Carpenter" in chosen.text
+    stranger = await table.select(lobby, chars, ["murphy"], user=table.player2)
+    assert stranger.ephemeral and "Only the host" in stranger.text
+    snapshot = json.loads(json.dumps(lobby.message))
+    started = await table.click(lobby, "Start", user=table.player)
+    assert "My hand" in started.labels()
+    state = get_engine("dfccg").load_state((await _row(table, game_id)).state or "")
+    assert sorted(k for t in state.tableaux for k in t.characters) == ["harry", "michael", "susan"]
+    late = await table.select(snapshot, chars, [], user=table.player)
+    assert late.ephemeral and "only change in the lobby" in late.text

@@ -403,21 +403,32 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return state
 
     def _pick_characters(self, options: DfOptions, players: int, rng: random.Random) -> list[str]:
+        """The character decks in play, in seat order (Harry always among them).
+
+        Chosen decks play (Harry is added when missing); free places are dealt at random. The
+        seating is then randomized, as the rulebook asks after a choice of characters.
+        """
         needed = {1: 3, 2: 4}.get(players, players)
         available = list(self.library.characters)
-        chosen = [k for k in (options.characters or []) if k in available]
-        unknown = [k for k in (options.characters or []) if k not in available]
+        chosen = list(dict.fromkeys(options.characters or []))
+        unknown = [k for k in chosen if k not in available]
         if unknown:
-            raise DfRuleError(f"Unknown character(s) {unknown}; choose from {available}.")
+            raise DfRuleError(
+                f"Unknown character(s) {', '.join(unknown)}; choose from {', '.join(available)}."
+            )
         if "harry" not in chosen:
             chosen.insert(0, "harry")
+        if len(chosen) > needed:
+            raise DfRuleError(
+                f"{players} player(s) use {needed} character deck(s) and Harry always plays, but "
+                f"{len(chosen)} are chosen; pick fewer characters in the lobby."
+            )
         rest = [k for k in available if k not in chosen]
         rng.shuffle(rest)
-        chosen = list(dict.fromkeys(chosen + rest))[:needed]
+        chosen = (chosen + rest)[:needed]
         if len(chosen) < needed:
             raise DfRuleError(f"This many players needs {needed} character decks in the packs.")
-        if options.characters is None:
-            rng.shuffle(chosen)  # random decks in random seat order; Harry is always among them
+        rng.shuffle(chosen)
         return chosen
 
     def _side_jobs(self, rng: random.Random) -> tuple[list[BookCard], ShowdownCard, str]:

@@ -177,3 +177,22 @@ def test_a_targeted_cannot_attack_skips_that_foe_in_an_area_attack() -> None:
         state, _ = ENGINE.apply(state, "h", top, random.Random(0))
     hits = {s.card_id: s.tokens for s in state.rows[0]}
     assert hits == {"grave-peril.thralls": 2, nightmare: 0, "grave-peril.bianca": 2}
+
+
+def test_chosen_characters_play_with_harry_and_too_many_are_refused() -> None:
+    import pytest
+
+    from bot.games.dfccg import DfRuleError
+
+    two = ENGINE.new_game(DfOptions(characters=["susan", "alphas"]), ["a", "b"], random.Random(4))
+    decks = [k for t in two.tableaux for k in t.characters]
+    assert {"harry", "susan", "alphas"} <= set(decks) and len(decks) == 4
+    solo = ENGINE.new_game(DfOptions(characters=["murphy"]), ["a"], random.Random(4))
+    solo_decks = [k for t in solo.tableaux for k in t.characters]
+    assert {"harry", "murphy"} <= set(solo_decks) and len(solo_decks) == 3
+    with pytest.raises(DfRuleError, match="pick fewer"):
+        ENGINE.new_game(
+            DfOptions(characters=["susan", "murphy", "michael"]), ["a"], random.Random()
+        )
+    with pytest.raises(DfRuleError, match="Unknown character"):
+        ENGINE.new_game(DfOptions(characters=["mouse"]), ["a", "b", "c"], random.Random())
