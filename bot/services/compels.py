@@ -30,6 +30,7 @@ from bot.services.campaigns import (
 from bot.services.scenes import change_gm_pool_in, holder_of, mark_saved, retry_stale, scene_of
 
 MAX_OPEN_LISTED = 25
+MAX_OPEN_OFFERS = 100  # open offers per campaign
 CHOICES_SECONDS = 15.0
 
 
@@ -157,6 +158,21 @@ class CompelService:
             aspect_id, aspect_text = await _resolve_aspect(
                 session, campaign, channel_id, victim, aspect, is_gm
             )
+            waiting = (
+                await session.exec(
+                    select(func.count())
+                    .select_from(CompelOfferRow)
+                    .where(
+                        CompelOfferRow.campaign_id == campaign.id,
+                        CompelOfferRow.state == CompelState.OFFERED.value,
+                    )
+                )
+            ).one()
+            if waiting >= MAX_OPEN_OFFERS:
+                raise RuleError(
+                    f"{MAX_OPEN_OFFERS} compels are already waiting for an answer; answer or "
+                    "withdraw some first (`/compel list`)."
+                )
             row = CompelOfferRow(
                 campaign_id=campaign.id,
                 channel_id=channel_id,

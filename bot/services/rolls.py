@@ -226,7 +226,9 @@ class RollService:
             return Role.ROLLER, mine
         if is_gm:
             return Role.GM, mine
-        if mine is not None and mine.id != row.character_id:
+        if mine is not None and mine.id == row.character_id:
+            return Role.ROLLER, mine  # the GM rolled for this player's character
+        if mine is not None:
             return Role.ALLY, mine
         raise RollNotAllowed(
             "Only the roller, the GM and players with a character in this campaign can act on "

@@ -771,9 +771,9 @@ class SceneService:
                 continue  # deleted since
             if record.campaign_id != campaign.id:
                 continue
-            if record.is_npc:
+            if record.is_npc:  # unnamed: the NPC's aspects may be the GM's secret
                 await carry_gm_points_in(session, campaign.id, points)
-                paid.append(f"{record.name}: {points} carried by the GM")
+                paid.append(f"the GM carries {points} into the next scene")
                 continue
             await move_fate_points_in(
                 session,

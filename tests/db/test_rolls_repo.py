@@ -233,3 +233,48 @@ async def test_hostile_invokes_owe_the_aspect_owner(db: Database) -> None:
         assert await owed_fate_points_in(s, campaign.id, CHANNEL, later) == {}
         pool = (await s.exec(select(FatePointEntry).where(FatePointEntry.who == "GM"))).all()
         assert pool[-1].delta == -1 and pool[-1].reason == "invoke"
+
+
+async def test_scene_end_pays_pcs_and_carries_an_npcs_points(db: Database) -> None:
+    from bot.fate.sheet import NpcKind, make_npc
+    from bot.services.campaigns import get_character_in, save_character_in
+    from bot.services.scenes import SceneService, read_play_in
+
+    harry_id, _ = await _setup(db)
+    scenes = SceneService(db)
+    service = RollService(db, random.Random(2))
+    try:
+        await scenes.start(GUILD, CHANNEL, actor_id=CAROL, characters=["Harry"], aspects=["Rain"])
+        made = await service.start(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            user_id=ALICE,
+            user_name="a",
+            skill="Lore",
+            difficulty="2",
+        )
+        picker = await service.invoke_picker(made.view.id, user_id=CAROL, is_gm=True, hostile=True)
+        trouble = _key([a.key for a in picker.aspects], f"char:{harry_id}:a:1")
+        await service.invoke(
+            made.view.id,
+            version=made.view.version,
+            user_id=CAROL,
+            user_name="gm",
+            is_gm=True,
+            aspect_key=trouble,
+            mode=InvokeMode.BONUS,
+            hostile=True,
+            payment="fp:gm",
+        )
+        async with db.session() as s:  # Harry turns out to be a major NPC
+            record = await get_character_in(s, harry_id)
+            await save_character_in(s, record, make_npc(record.sheet, NpcKind.MAJOR))
+        ended = await scenes.end(GUILD, CHANNEL, keep=["Rain"], actor_id=CAROL)
+        assert ended.paid == ["the GM carries 1 into the next scene"]
+        assert ended.kept == ["Rain"]
+        async with db.session() as s:
+            campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+            play = await read_play_in(s, campaign.id)
+        assert play.carried_gm_points == 1 and [a.text for a in play.game_aspects] == ["Rain"]
+    finally:
+        scenes.close()

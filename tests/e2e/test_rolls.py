@@ -573,3 +573,20 @@ async def test_teamwork_helpers_share_the_cost_of_a_failure_or_tie(table: Table)
     assert "Shared cost" not in shown and "Helpers share any cost" in shown
     rules = await table.slash("rules", user=table.player, topic="teamwork")
     assert "names the helpers who share the cost" in rules.text
+
+
+async def test_the_gm_rolls_for_a_players_character_and_the_player_may_invoke(
+    table: Table,
+) -> None:
+    harry_id = await harry(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    reply = await table.slash(
+        "advantage", user=table.gm, character="Harry", skill="Lore", aspect="Ward Circle"
+    )
+    assert not reply.ephemeral and "Harry rolls Lore" in reply.text
+    await invoke(table, reply, "Wizard Private Eye", "fate point", user=table.player)
+    assert (await character(table, harry_id)).sheet.fate_points == 2
+    stranger = await table.slash(
+        "advantage", user=table.player2, character="Harry", skill="Lore", aspect="x"
+    )
+    assert stranger.ephemeral and "not yours" in stranger.text

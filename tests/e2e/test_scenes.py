@@ -684,3 +684,21 @@ async def test_compel_list_says_how_many_more_past_the_first_25(table: Table) ->
     assert listed.ephemeral
     assert listed.text.count("• #") == 25 and "… and 3 more." in listed.text
     assert len(listed.text) <= 2000
+
+
+async def test_open_compels_are_capped(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.services import compels
+
+    monkeypatch.setattr(compels, "MAX_OPEN_OFFERS", 2)
+    await make_character(table, table.player, "Harry")
+    await start_scene(table, aspects="Pouring Rain", characters="Harry")
+    for number in range(3):
+        offered = await table.slash(
+            "compel offer",
+            user=table.gm,
+            target="Harry",
+            aspect="Pouring Rain",
+            complication=f"Trouble number {number}.",
+        )
+        assert offered.ephemeral is (number == 2), offered.text
+    assert "already waiting" in offered.text
