@@ -585,6 +585,7 @@ class SceneEnded:
     recovered: list[str]
     board_message_id: int | None
     paid: list[str] = field(default_factory=list)  # hostile-invoke payouts
+    kept_hidden: int = 0  # hidden aspects kept as game aspects: counted, never named
 
 
 @dataclass
@@ -748,7 +749,8 @@ class SceneService:
                 recovered.extend(f"{record.name}: {e.text}" for e in events)
             await save_scene_in(session, row, ended, active=False)
             return SceneEnded(
-                kept=[a.text for a in outcome.game_aspects],
+                kept=[a.text for a in outcome.game_aspects if not a.hidden],
+                kept_hidden=sum(1 for a in outcome.game_aspects if a.hidden),
                 cleared=cleared,
                 recovered=recovered,
                 board_message_id=row.board_message_id,

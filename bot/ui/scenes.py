@@ -129,8 +129,11 @@ def ended_text(result: SceneEnded) -> str:
     lines = ["The scene ends: stress clears, boosts and situation aspects are gone."]
     if result.cleared:
         lines.append(clip("Stress cleared for: " + ", ".join(result.cleared), 600))
-    if result.kept:
-        lines.append(clip("Kept as game aspects: " + ", ".join(result.kept), 600))
+    kept = list(result.kept)
+    if result.kept_hidden:
+        kept.append(f"{result.kept_hidden} hidden one(s)")
+    if kept:
+        lines.append(clip("Kept as game aspects: " + ", ".join(kept), 600))
     if result.recovered:
         lines.append(clip("Recovered: " + "; ".join(result.recovered), 600))
     if result.paid:

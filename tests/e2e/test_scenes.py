@@ -702,3 +702,14 @@ async def test_open_compels_are_capped(table: Table, monkeypatch: pytest.MonkeyP
         )
         assert offered.ephemeral is (number == 2), offered.text
     assert "already waiting" in offered.text
+
+
+async def test_scene_end_keeps_a_hidden_aspect_without_naming_it(table: Table) -> None:
+    await start_scene(table, aspects="Rain")
+    await table.slash("aspect add", user=table.gm, text="Secret Cult", hidden=True)
+    ended = await table.slash("scene end", user=table.gm, keep="Rain, Secret Cult")
+    assert not ended.ephemeral, ended.text
+    assert "Kept as game aspects: Rain, 1 hidden one(s)" in ended.text
+    assert all("Secret Cult" not in message_text(m) for m in table.channel_messages())
+    kept = await in_play(table)
+    assert kept["Secret Cult"].hidden and "Rain" in kept
