@@ -58,6 +58,7 @@ from bot.services.scenes import (
 
 DESCRIPTION_MAX = 200
 RESULT_MAX = 300
+HIDDEN_NAME = "a hidden aspect"
 LOG_LIMIT = 10
 PICKER_LIMIT = 25  # Discord's cap on select options
 PENDING_LIMIT = 25
@@ -612,7 +613,10 @@ class RollService:
                 invoker_id=user_id,
                 invoker_name=_clean(user_name, 80) or "someone",
                 aspect_key=aspect.key,
-                aspect_name=aspect.name[:ASPECT_MAX],
+                # a GM-hidden aspect (an NPC's) stays unnamed on a roll the table sees
+                aspect_name=HIDDEN_NAME
+                if aspect.hidden and not row.hidden
+                else aspect.name[:ASPECT_MAX],
                 mode=mode,
                 payment=Payment.FATE_POINT if kind == "fp" else Payment.FREE_INVOKE,
                 payer_id=payer,

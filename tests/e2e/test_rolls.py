@@ -590,3 +590,25 @@ async def test_the_gm_rolls_for_a_players_character_and_the_player_may_invoke(
         "advantage", user=table.player2, character="Harry", skill="Lore", aspect="x"
     )
     assert stranger.ephemeral and "not yours" in stranger.text
+
+
+async def test_invoking_an_npcs_hidden_aspect_never_names_it_publicly(table: Table) -> None:
+    from bot.fate.sheet import NpcKind, make_npc
+
+    await harry(table)
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        sheet = new_character("Ghoul", skills={"Fight": 2})
+        sheet = make_npc(
+            sheet.set_aspect(AspectKind.HIGH_CONCEPT, "Hungry For Flesh"), NpcKind.MAJOR
+        )
+        await insert_character_in(s, campaign, table.gm, sheet)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    await invoke(table, reply, "Hungry", "GM pool", user=table.gm, button="Hostile invoke")
+    shown = message_text(roll_message(table, reply))
+    assert "hostile +2 to the opposition with *a hidden aspect*" in shown
+    assert all("Hungry" not in message_text(m) for m in table.channel_messages())
+    log = await table.slash("roll-log", user=table.player)
+    assert "Hungry" not in log.text
