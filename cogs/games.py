@@ -417,17 +417,18 @@ class GameTable(commands.Cog):
     ) -> list[app_commands.Choice[str]]:
         if interaction.channel_id is None:
             return []
-        info = await self.games.status(interaction.channel_id)
-        if info is None or info.status != "running" or info.seat_of(interaction.user.id) is None:
+        # From memory (per game version), not a database read per keystroke.
+        found = await self.games.move_choices(interaction.channel_id, interaction.user.id)
+        if found is None:
             return []
-        hand = await self.games.hand(info.id, interaction.user.id)
+        version, actions = found
         needle = current.lower()
         choices = [
-            app_commands.Choice(name=clip(a.label, 100), value=f"{info.version}:{a.id}")
-            for a in hand.actions
+            app_commands.Choice(name=clip(a.label, 100), value=f"{version}:{a.id}")
+            for a in actions
             if needle in a.label.lower()
         ]
-        if hand.actions and "auto".startswith(needle[:4]):
+        if actions and "auto".startswith(needle[:4]):
             choices.append(
                 app_commands.Choice(name="auto: let the AI choose my move", value="auto")
             )

@@ -115,6 +115,22 @@ class IdleNotice:
     idle_minutes: int
 
 
+@dataclass
+class _Live:
+    """What /game move autocomplete needs, kept in memory per channel for one game version."""
+
+    game_id: int
+    version: int
+    status: str
+    engine: str
+    seats: list[Seat]
+    state_json: str | None
+    actions: dict[int, list[Action]] = field(default_factory=dict)  # per user id, lazily
+
+
+LIVE_CACHE_MAX = 2000  # channels remembered (oldest dropped first)
+
+
 def engine_choices() -> list[tuple[str, str]]:
     """(key, name) of every known engine, builtin ones imported on demand."""
     for key in BUILTIN_ENGINE_MODULES:
@@ -191,10 +207,53 @@ def _seats(row: GameRow) -> list[Seat]:
 class GameService:
     def __init__(self, db: Database) -> None:
         self.db = db
+        # channel id -> the live game's latest known version (refreshed on every read/write of
+        # a row by this process), so autocomplete answers without a database read.
+        self._live: dict[int, _Live] = {}
+
+    def _remember(self, row: GameRow) -> None:
+        assert row.id is not None
+        known = self._live.get(row.channel_id)
+        if row.status not in LIVE:
+            if known is not None and known.game_id == row.id:
+                del self._live[row.channel_id]
+            return
+        if known is not None and known.game_id == row.id and known.version >= row.version:
+            return  # already current (or a stale row read after a newer write)
+        self._live.pop(row.channel_id, None)
+        self._live[row.channel_id] = _Live(
+            row.id, row.version, row.status, row.engine, _seats(row), row.state
+        )
+        while len(self._live) > LIVE_CACHE_MAX:
+            del self._live[next(iter(self._live))]
+
+    async def move_choices(self, channel_id: int, user_id: int) -> tuple[int, list[Action]] | None:
+        """(version, legal actions) of the user's seat in the channel's running game, from
+        memory; the database is read only when this process has not seen the game yet."""
+        live = self._live.get(channel_id)
+        if live is None:
+            async with self.db.session() as session:
+                row = await self._live_in_channel(session, channel_id)
+                if row is None:
+                    return None
+                self._remember(row)
+            live = self._live.get(channel_id)
+        if live is None or live.status != "running" or live.state_json is None:
+            return None
+        seat = next((s for s in live.seats if s.user_id == user_id), None)
+        if seat is None:
+            return None
+        actions = live.actions.get(user_id)
+        if actions is None:
+            engine = get_engine(live.engine)
+            actions = engine.legal_actions(engine.load_state(live.state_json), seat.seat)
+            live.actions[user_id] = actions
+        return live.version, actions
 
     # ------------------------------------------------------------------ snapshots
     def _info(self, row: GameRow, *, with_view: bool = True) -> GameInfo:
         assert row.id is not None
+        self._remember(row)
         engine = get_engine(row.engine)
         seats = _seats(row)
         info = GameInfo(
@@ -227,7 +286,8 @@ class GameService:
         row = await session.get(GameRow, game_id)
         if row is None:
             raise RuleError("That game no longer exists; start one with `/game new`.")
-        return row
+        self._remember(row)  # a fresh read also refreshes the in-memory autocomplete data
+        return row  # type: ignore[no-any-return]
 
     async def _save(self, session: Any, row: GameRow, expected: int, **values: Any) -> None:
         """Conditional write: fails with AlreadyDone when someone else changed the row first."""

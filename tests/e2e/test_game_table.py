@@ -389,3 +389,39 @@ async def test_lobby_chooses_characters_and_resets_options(table: Table) -> None
     assert sorted(k for t in state.tableaux for k in t.characters) == ["harry", "michael", "susan"]
     late = await table.select(snapshot, chars, [], user=table.player)
     assert late.ephemeral and "only change in the lobby" in late.text
+
+
+async def test_move_autocomplete_answers_from_memory_until_the_game_changes(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, _board_id = await _lobby(table, [table.player2])
+    cog = table.bot.get_cog("GameTable")  # type: ignore[union-attr]
+    assert cog is not None
+    opened = []
+    real_session = cog.games.db.session
+
+    def counting_session() -> Any:
+        opened.append(1)
+        return real_session()
+
+    monkeypatch.setattr(cog.games.db, "session", counting_session)
+    row = await _row(table, game_id)
+    state = get_engine("dfccg").load_state(row.state or "")
+    mover = int(get_engine("dfccg").current_seats(state)[0])
+    waiting = table.player2 if mover == table.player else table.player
+    before = len(opened)
+    typed = [await table.autocomplete("game move", "action", user=mover, action=t) for t in "dis"]
+    assert typed[0] and all(c["value"].startswith(f"{row.version}:") for c in typed[0])
+    assert await table.autocomplete("game move", "action", user=waiting) == []
+    assert len(opened) == before  # keystrokes were answered without touching the database
+    first = next(c for c in typed[0] if c["value"] != "auto")
+    moved = await table.slash("game move", user=mover, action=first["value"])
+    assert moved.ephemeral and "Already done" not in moved.text
+    newer = (await _row(table, game_id)).version
+    after_move = len(opened)
+    again = await table.autocomplete("game move", "action", user=table.player)
+    again += await table.autocomplete("game move", "action", user=table.player2)
+    assert again and all(
+        c["value"].startswith(f"{newer}:") or c["value"] == "auto" for c in again
+    )  # the cache followed the move: no stale version is offered
+    assert len(opened) == after_move
