@@ -14,7 +14,7 @@ from bot.fate.dice import fate_symbols
 from bot.fate.dice_expr import DiceExpressionResult
 from bot.fate.ladder import LADDER, adjective, describe, signed
 from bot.fate.outcomes import OutcomeKind
-from bot.fate.rolls import Invoke, InvokeMode, Payment, Roll, ScaleLevel, ScaleMode, Side
+from bot.fate.rolls import Action, Invoke, InvokeMode, Payment, Roll, ScaleLevel, ScaleMode, Side
 from bot.fate.rules_ref import RulesTopic
 from bot.services.aspects_in_play import AspectInPlay
 from bot.services.rolls import PaymentOption, RollView
@@ -251,6 +251,13 @@ def roll_embed(view: RollView) -> discord.Embed:
         embed.add_field(
             name="Create an advantage",
             value=clip(_advantage_line(roll), FIELD_VALUE_LIMIT),
+            inline=False,
+        )
+    elif roll.action is Action.CREATE_ADVANTAGE and not view.closed:
+        embed.add_field(
+            name="Create an advantage",
+            value="No aspect named, so nothing is created: roll with `aspect:` (or `/advantage`) "
+            "to create one or add invokes to one in play.",
             inline=False,
         )
     status = "closed" if view.closed else "open for invokes"

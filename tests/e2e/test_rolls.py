@@ -520,6 +520,10 @@ async def test_advantage_needs_something_to_beat_and_hides_hidden_aspects(table:
     early = await table.click(reply, "Create aspect", user=table.player)
     assert early.ephemeral and "nothing to beat" in early.text
     assert "Shadows" not in await scene_aspects(table)
+    bare = await table.slash(
+        "roll", user=table.player, skill="Lore", difficulty="Fair", action="create_advantage"
+    )
+    assert "No aspect named" in bare.text and "Create aspect" not in bare.labels()
 
     secret = await table.slash("aspect add", user=table.gm, text="Trap Door", hidden=True)
     assert secret.ephemeral or "Trap Door" not in secret.text
