@@ -143,7 +143,16 @@ def main(argv: list[str] | None = None) -> int:
     n = min(args.n, 60) if args.quick else args.n
     for line in asyncio.run(run(names, n, args.concurrency)):
         print(json.dumps(line), flush=True)
+    if "card-play" in names:  # the card game's AI-only simulation speed, next to its latency
+        print(json.dumps(_simulation_line(20 if args.quick else 200)), flush=True)
     return 0
+
+
+def _simulation_line(games: int) -> dict[str, Any]:
+    from bot.games.dfccg.simulate import simulate
+
+    result = simulate(games, 3, "wizard", "storm-front", seed=1)
+    return {"scenario": "dfccg-simulation", **result}
 
 
 if __name__ == "__main__":

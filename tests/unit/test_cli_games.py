@@ -65,3 +65,11 @@ def test_simulate_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> N
     assert "no-such-book" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["simulate", "dfccg", "--difficulty", "impossible"])
+
+
+def test_bench_prints_the_simulation_speed_next_to_card_play() -> None:
+    from bench.__main__ import _simulation_line
+
+    line = _simulation_line(3)
+    assert line["scenario"] == "dfccg-simulation" and line["games"] == 3
+    assert line["games_per_second"] > 0
