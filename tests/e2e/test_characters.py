@@ -720,3 +720,25 @@ async def test_every_option_is_described(table: Table) -> None:
     assert {c["name"] for c in commands} == ours
     missing = [m for c in commands for m in walk(c.get("options") or [], c["name"])]
     assert missing == []
+
+
+def test_persistent_modal_custom_ids_are_checked() -> None:
+    import pytest
+
+    from cogs.characters import DraftModal
+    from cogs.common.modals import PersistentModal, register_modals
+
+    assert DraftModal.__template__ is not None
+    assert DraftModal.__template__.fullmatch("cdraftm:12:skills")
+    assert not DraftModal.__template__.fullmatch("cdraftm:x:skills")
+
+    class Untemplated(PersistentModal):
+        """A modal class that forgot its template."""
+
+    class Holder:
+        """Stands in for the bot (the registry only keys on it)."""
+
+    with pytest.raises(ValueError, match="does not match"):
+        Untemplated(title="t", custom_id="anything")
+    with pytest.raises(ValueError, match="no template"):
+        register_modals(Holder(), Untemplated)  # type: ignore[arg-type]
