@@ -50,10 +50,14 @@ class Action(BaseModel):
     table: bool = False
     data: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("label")
+    @field_validator("label", mode="before")
     @classmethod
-    def _strip(cls, value: str) -> str:
-        return value.strip() or "?"
+    def _strip(cls, value: object) -> object:
+        """Labels come from card names (user packs too): clip instead of failing the turn."""
+        if not isinstance(value, str):
+            return value
+        value = value.strip() or "?"
+        return value if len(value) <= LABEL_MAX else value[: LABEL_MAX - 1].rstrip() + "…"
 
 
 class GameEvent(BaseModel):

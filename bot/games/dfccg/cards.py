@@ -218,7 +218,7 @@ class Stunt(_Meta):
 
 
 class Character(_Meta):
-    key: str
+    key: str = Field(pattern=r"^[a-z0-9_-]{1,24}$")  # short: it is part of action ids
     name: str
     talent: Talent
     stunt: Stunt
@@ -264,6 +264,8 @@ class ShowdownCard(_Meta):
             raise ValueError("a Showdown table needs at least one row")
         if [t.fate for t in tiers] != sorted({t.fate for t in tiers}):
             raise ValueError("Showdown rows must have distinct Fate costs in rising order")
+        if tiers[0].fate != 0:
+            raise ValueError("the first Showdown row must cost 0 Fate (a roll is always possible)")
         return tiers
 
 

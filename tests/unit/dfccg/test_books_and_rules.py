@@ -196,3 +196,28 @@ def test_chosen_characters_play_with_harry_and_too_many_are_refused() -> None:
         )
     with pytest.raises(DfRuleError, match="Unknown character"):
         ENGINE.new_game(DfOptions(characters=["mouse"]), ["a", "b", "c"], random.Random())
+
+
+def test_user_packs_cannot_break_action_ids_or_stall_the_showdown() -> None:
+    from bot.games.dfccg.packs import validate_pack_text
+
+    long_key = (
+        "pack: {key: x, title: X}\n"
+        "characters:\n"
+        "  - key: harry-dresden-wizard-of-chicago-for-hire\n"
+        "    name: H\n"
+        "    talent: {name: T}\n"
+        "    stunt: {name: S, effects: []}\n"
+        "    cards: []\n"
+    )
+    errors = validate_pack_text(long_key, "mine.yaml")
+    assert errors and errors[0].startswith("mine.yaml:3:") and "key" in errors[0]
+    showdown = (
+        "pack: {key: x, title: X}\n"
+        "side_jobs:\n"
+        "  showdowns:\n"
+        "    - {id: s, name: S, foe: [{fate: 1, roll: '0[2]'}], case: [{fate: 0, roll: '0[2]'}]}\n"
+        "  cards: []\n"
+    )
+    errors = validate_pack_text(showdown, "mine.yaml")
+    assert errors and "0 Fate" in errors[0]

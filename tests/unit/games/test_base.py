@@ -6,8 +6,11 @@ from bot.games.base import Action, GameEvent, get_engine
 
 
 def test_action_label_limit() -> None:
+    # A long card name from a user pack is clipped to the button limit, never a traceback.
+    long = Action(id="x", label="Use Stunt: " + "a" * 200, kind="k")
+    assert len(long.label) == 80 and long.label.endswith("…")
     with pytest.raises(ValidationError):
-        Action(id="x", label="a" * 81, kind="k")
+        Action(id="x" * 41, label="too long an id", kind="k")
     assert Action(id="pass", label="Pass", kind="pass").id == "pass"
 
 
