@@ -901,10 +901,14 @@ class CharacterService:
             wanted = name.strip()
             names = await self.campaigns.character_names(campaign.id)
             if wanted.startswith("#") and wanted[1:].isdigit():
-                character_id = int(wanted[1:])
+                found = [n for n in names if n.id == int(wanted[1:])]
             else:
                 found = [n for n in names if n.name.casefold() == wanted.casefold()]
-                character_id = found[0].id if found else None
+            # An NPC's sheet (aspects, stunts, tracks) is only suggested to the GM.
+            visible = [
+                n for n in found if actor.is_gm or not n.is_npc or n.owner_id == actor.user_id
+            ]
+            character_id = visible[0].id if visible else None
         else:
             key = (actor.guild_id, actor.channel_id, actor.user_id)
             hit = self.cache.active.get(key)

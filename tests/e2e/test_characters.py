@@ -503,6 +503,19 @@ async def test_npcs_are_gm_only_and_private(table: Table) -> None:
     assert peek.ephemeral and "only the GM" in peek.text
     names = await table.autocomplete("character sheet", "character", user=table.player)
     assert names == []
+    # Naming the NPC by hand does not reveal its aspects or tracks through suggestions.
+    leaked = await table.autocomplete(
+        "character edit aspect", "text", user=table.player, character="Thug", kind="free"
+    )
+    assert leaked == []
+    leaked = await table.autocomplete(
+        "character edit box", "track", user=table.player, character="Thug"
+    )
+    assert leaked == []
+    seen = await table.autocomplete(
+        "character edit aspect", "text", user=table.gm, character="Thug", kind="free"
+    )
+    assert [c["value"] for c in seen] == ["Hired Muscle"]
     boss = await table.slash(
         "character npc",
         user=table.gm,
