@@ -277,6 +277,17 @@ def settings_with(
     return CampaignSettings.model_validate(values)
 
 
+def _hide_npc(actor: Actor, record: CharacterRecord, name: str) -> CharacterRecord:
+    """A player naming someone else's NPC hears what an unknown name gets: the GM's NPCs
+    stay secret, their very existence included."""
+    if record.is_npc and not actor.is_gm and record.owner_id != actor.user_id:
+        raise NotYours(
+            f"No character called '{name.strip()[:80]}' in this campaign. "
+            "Pick one from the suggestions, or see `/character list`."
+        )
+    return record
+
+
 def _one_point(settings: CampaignSettings) -> bool:
     return settings.stress_style is StressStyle.CONDENSED
 
@@ -338,7 +349,7 @@ class CharacterService:
     ) -> tuple[CampaignInfo, CharacterRecord]:
         campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
         if name and name.strip():
-            record = await find_character_in(session, campaign.id, name)
+            record = _hide_npc(actor, await find_character_in(session, campaign.id, name), name)
         else:
             record = await require_active_in(session, campaign, actor.channel_id, actor.user_id)
         return campaign, record
@@ -435,7 +446,7 @@ class CharacterService:
     async def switch(self, actor: Actor, name: str, *, server_wide: bool) -> CharacterRecord:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-            record = await find_character_in(session, campaign.id, name)
+            record = _hide_npc(actor, await find_character_in(session, campaign.id, name), name)
             if record.owner_id != actor.user_id and not actor.is_gm:
                 raise NotYours(
                     f"{record.name} is not your character; you can only play your own. "
@@ -449,7 +460,7 @@ class CharacterService:
     async def delete(self, actor: Actor, name: str) -> str:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-            record = await find_character_in(session, campaign.id, name)
+            record = _hide_npc(actor, await find_character_in(session, campaign.id, name), name)
             self._check_may_edit(actor, record, "delete it")
             await session.exec(  # type: ignore[call-overload]
                 delete(ActiveCharacter).where(col(ActiveCharacter.character_id) == record.id)

@@ -500,7 +500,16 @@ async def test_npcs_are_gm_only_and_private(table: Table) -> None:
     private = await table.slash("character sheet", user=table.gm, character="Thug", share=True)
     assert private.ephemeral and "NPC sheets stay private" in private.text
     peek = await table.slash("character sheet", user=table.player, character="Thug")
-    assert peek.ephemeral and "only the GM" in peek.text
+    assert peek.ephemeral and "No character called 'Thug'" in peek.text
+    for command, options in (
+        ("character edit notes", {"text": "mine now"}),
+        ("character export", {}),
+        ("character switch", {}),
+        ("character delete", {}),
+        ("character milestone log", {}),
+    ):
+        hidden = await table.slash(command, user=table.player, character="Thug", **options)
+        assert hidden.ephemeral and "No character called 'Thug'" in hidden.text, command
     names = await table.autocomplete("character sheet", "character", user=table.player)
     assert names == []
     # Naming the NPC by hand does not reveal its aspects or tracks through suggestions.
