@@ -238,7 +238,8 @@ def history_embed(games: list[GameInfo], total: int) -> discord.Embed:
     for game in games:
         result = ""
         if game.result:
-            result = f": {game.result.get('summary', '')}"
+            book = (game.result.get("details") or {}).get("book")
+            result = f": {game.result.get('summary', '')}" + (f" ({book})" if book else "")
         players = ", ".join(s.name for s in game.seats)
         when = game.created_at.strftime("%Y-%m-%d")
         lines.append(

@@ -387,6 +387,11 @@ async def test_lobby_chooses_characters_and_resets_options(table: Table) -> None
     assert "My hand" in started.labels()
     state = get_engine("dfccg").load_state((await _row(table, game_id)).state or "")
     assert sorted(k for t in state.tableaux for k in t.characters) == ["harry", "michael", "susan"]
+    assert lobby.message is not None
+    hand = await table.click(lobby.message, "My hand", user=table.player)
+    assert hand.ephemeral and all(
+        name in hand.text for name in ("Harry Dresden", "Susan Rodriguez", "Michael Carpenter")
+    )
     late = await table.select(snapshot, chars, [], user=table.player)
     assert late.ephemeral and "only change in the lobby" in late.text
 

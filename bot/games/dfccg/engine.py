@@ -1073,7 +1073,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                         "text": card.text,
                     }
                 )
-            hands.append({"characters": tableau.characters, "hand": cards})
+            hands.append(
+                {
+                    "characters": [ctx.cards_char(k).name for k in tableau.characters],
+                    "keys": tableau.characters,
+                    "hand": cards,
+                }
+            )
         view["hands"] = hands
         view["actions"] = [a.model_dump() for a in self.legal_actions(state, seat)]
         return view
