@@ -778,3 +778,63 @@ async def test_npc_secret_aspects_stay_out_of_the_public_log(table: Table) -> No
     assert "Overcome: success" in done.text
     for message in table.channel_messages():
         assert "Hungry ghoul" not in message_text(message)
+
+
+async def test_advantages_on_scene_aspects_hidden_ones_and_one_that_leaves_play(
+    table: Table,
+) -> None:
+    from bot.services import aspects_in_play
+
+    people = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice = table.gm, table.player
+    scene = await table.slash("scene start", user=gm, aspects="Thick smoke")
+    assert not scene.ephemeral, scene.text
+    hidden = await table.slash("aspect add", user=gm, text="Secret tunnel", hidden=True)
+    assert hidden.ephemeral, hidden.text
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Charles"
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+
+    # Charles sees the scene's visible aspect, not the hidden one.
+    opened = await table.click(run.tracker, "Create advantage", user=alice)
+    labels = option_labels(step_message(opened), "Which aspect?")
+    assert labels == ["A new aspect", "Existing: Thick smoke"]
+    form = await choose(table, opened, "Which aspect?", "Existing: Thick smoke", user=alice)
+    dice.load(0, 0, 0, 0)  # Athletics 3 vs Fair (+2): a success, one more free invoke
+    await table.submit(form, {"skill": "Athletics", "difficulty": "Fair"}, user=alice)
+    done = await table.click(run.tracker, "Resolve the roll", user=alice)
+    assert "Thick smoke gains 1 free invoke(s) for Charles" in done.text
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        found = await aspects_in_play.aspects_in_play(
+            s, campaign, table.channel, include_hidden=True
+        )
+    smoke = next(a for a in found if a.name == "Thick smoke")
+    assert smoke.free_invokes == {f"char:{people['charles'].id}": 1}
+    await run.next(alice, "Ghoul")
+
+    # The GM's ghoul may work the hidden aspect; the public log does not name it.
+    opened = await table.click(run.tracker, "Create advantage", user=gm)
+    form = await choose(table, opened, "Which aspect?", "Existing: Secret tunnel", user=gm)
+    dice.load(0, 0, 0, 0)  # Fight 2 vs Fair (+2): a tie, one free invoke for the GM side
+    await table.submit(form, {"skill": "Fight", "difficulty": "Fair"}, user=gm)
+    done = await table.click(run.tracker, "Resolve the roll", user=gm)
+    assert "A hidden aspect gains 1 free invoke(s) for the GM" in done.text
+    for message in table.channel_messages():
+        assert "Secret tunnel" not in message_text(message)
+    await run.next(gm, "Charles")
+
+    # An aspect removed while the roll waits: the action is spent, nothing is stuck.
+    opened = await table.click(run.tracker, "Create advantage", user=alice)
+    form = await choose(table, opened, "Which aspect?", "Existing: Thick smoke", user=alice)
+    await table.submit(form, {"skill": "Athletics", "difficulty": "Fair"}, user=alice)
+    removed = await table.slash("aspect remove", user=gm, aspect="Thick smoke")
+    assert "gone" in removed.text
+    done = await table.click(run.tracker, "Resolve the roll", user=alice)
+    assert "left play" in done.text
+    assert "Pick who acts next" in json.dumps(run.tracker)
