@@ -301,21 +301,27 @@ class Rolls(commands.Cog):
         """Answer a /roll: publicly, or for a hidden roll ephemerally plus the GM's copy."""
         embed, items = roll_embed(view), roll_view_items(view)
         extra: dict[str, Any] = {"view": items} if items is not None else {}
-        gm_message_id: int | None = None
         if view.hidden:
             await interaction.response.send_message(embed=embed, ephemeral=True, **extra)
-            if view.gm_channel_id is not None and view.gm_channel_id != view.channel_id:
-                channel = self.bot.get_partial_messageable(view.gm_channel_id)
-                try:
-                    copy = await channel.send(embed=embed, **extra)
-                    gm_message_id = copy.id
-                except discord.HTTPException as error:
-                    log.info("could not post hidden roll %s to the GM channel: %s", view.id, error)
-            await self.service.set_messages(view.id, message_id=None, gm_message_id=gm_message_id)
+            await self._post_gm_copy(view)
             return
         await interaction.response.send_message(embed=embed, **extra)
         message = await interaction.original_response()
         await self.service.set_messages(view.id, message_id=message.id)
+
+    async def _post_gm_copy(self, view: RollView) -> None:
+        """A hidden roll's copy in the campaign's GM channel (when there is one)."""
+        gm_message_id: int | None = None
+        if view.gm_channel_id is not None and view.gm_channel_id != view.channel_id:
+            items = roll_view_items(view)
+            extra: dict[str, Any] = {"view": items} if items is not None else {}
+            channel = self.bot.get_partial_messageable(view.gm_channel_id)
+            try:
+                copy = await channel.send(embed=roll_embed(view), **extra)
+                gm_message_id = copy.id
+            except discord.HTTPException as error:
+                log.info("could not post hidden roll %s to the GM channel: %s", view.id, error)
+        await self.service.set_messages(view.id, message_id=None, gm_message_id=gm_message_id)
 
     # ----------------------------------------------------------------- /roll
     @app_commands.command(name="roll", description="Roll 4dF (+ a skill) on the ladder, or dice.")
@@ -633,8 +639,19 @@ class Rolls(commands.Cog):
             against=roll_id,
             action=Action.DEFEND,
             is_gm=is_gm,
+            hidden=acting.hidden,  # a secret roll is opposed in secret
         )
         view = change.view
+        if view.hidden:  # only the defender (and the GM channel) see it
+            items = roll_view_items(view)
+            await interaction.response.edit_message(
+                content=f"You defend in secret against roll #{roll_id}:",
+                embed=roll_embed(view),
+                view=items,
+            )
+            await self._post_gm_copy(view)
+            await self._redraw_all(change.others)
+            return
         await interaction.response.edit_message(
             content=f"You defend against roll #{roll_id}: see roll #{view.id}.", view=None
         )

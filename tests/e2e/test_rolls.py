@@ -17,6 +17,7 @@ from bot.services.campaigns import (
     set_active_in,
 )
 from bot.testing.harness import Reply, Table, iter_components, message_text
+from bot.ui.rolls import NO_SKILL
 
 JSON = dict  # a message as the fake Discord stores it
 
@@ -616,3 +617,29 @@ async def test_invoking_an_npcs_hidden_aspect_never_names_it_publicly(table: Tab
     assert all("Hungry" not in message_text(m) for m in table.channel_messages())
     log = await table.slash("roll-log", user=table.player)
     assert "Hungry" not in log.text
+
+
+async def test_defending_against_a_hidden_roll_stays_hidden(table: Table) -> None:
+    assert table.bot is not None
+    service: CampaignService = table.bot.campaigns  # type: ignore[attr-defined]
+    campaign = await service.current(table.guild_id, table.channel)
+    await service.update_settings(
+        campaign.id, campaign.settings.model_copy(update={"gm_channel_id": table.other_channel})
+    )
+    await harry(table)
+    before = len(table.channel_messages())
+    reply = await table.slash(
+        "roll", user=table.player, skill="Will", hidden=True, description="Sneak past"
+    )
+    assert reply.ephemeral
+    copy = next(
+        m for m in table.channel_messages(table.other_channel) if "Sneak past" in message_text(m)
+    )
+    picker = await table.click(copy, "Defend", user=table.gm)
+    assert picker.ephemeral, picker.text
+    done = await table.select(picker, "Pick a skill to defend with", [NO_SKILL], user=table.gm)
+    assert private(done) and "in secret" in done.text, done.text
+    assert len(table.channel_messages()) == before
+    gm_side = [message_text(m) for m in table.channel_messages(table.other_channel)]
+    assert sum("rolls 4dF" in text for text in gm_side) == 1  # the defence's GM copy
+    assert "roll #" in message_text(table.message(copy["id"]))  # the first roll is now opposed
