@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -34,7 +33,7 @@ class Dice(random.Random):
         super().__init__(0)
         self.queue = list(faces)
 
-    def choice(self, seq: Sequence[Any]) -> Any:
+    def choice(self, seq: Any) -> Any:
         return self.queue.pop(0) if self.queue else 0
 
 
@@ -138,8 +137,8 @@ async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
     # Brute attacks again and pays a fate point to invoke Harry's consequence: a hostile invoke.
     dice.queue = [0, 0, 0, 0, 0, 0, 0, 0]
     snap = await service.attack(snap.id, snap.version, GM, True, harry, "Fight")
-    choices = await service.invoke_choices(snap.id, GM, True)
-    ribs = next(c for c in choices[1] if c.label == "Fate point: Cracked ribs")
+    _, offered = await service.invoke_choices(snap.id, GM, True)
+    ribs = next(c for c in offered if c.label == "Fate point: Cracked ribs")
     snap = await service.invoke(snap.id, snap.version, GM, True, ribs.value)
     assert snap.conflict.pending is not None and snap.conflict.pending.attack_effort == 5
     snap = await service.defend(snap.id, snap.version, ALICE, False, "Athletics")
@@ -277,7 +276,7 @@ def test_trackers_stay_within_discord_limits() -> None:
         Combatant(id=k, name=m.name, side="npcs" if m.is_npc else "pcs", zone=zones[0])
         for k, m in people.items()
     ]
-    adjacency = {z: [] for z in zones}
+    adjacency: dict[str, list[str]] = {z: [] for z in zones}
     state, _ = start_conflict("1", ConflictKind.PHYSICAL, fighters, "1", adjacency)
     sheets = {
         k: new_character(m.name[:80], skills={"Physique": 5, "Will": 5}) for k, m in people.items()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Sequence
 from typing import Any
 
 from sqlmodel import select
@@ -33,7 +32,7 @@ class ScriptedDice(random.Random):
         super().__init__(0)
         self.queue: list[int] = []
 
-    def choice(self, seq: Sequence[Any]) -> Any:
+    def choice(self, seq: Any) -> Any:
         return self.queue.pop(0) if self.queue else 0
 
     def load(self, *dice: int) -> None:
@@ -42,7 +41,8 @@ class ScriptedDice(random.Random):
 
 def use_dice(table: Table, dice: ScriptedDice) -> None:
     assert table.bot is not None
-    cog: Any = table.bot.get_cog("Conflicts")
+    bot: Any = table.bot
+    cog: Any = bot.get_cog("Conflicts")
     cog.conflicts.rng_factory = lambda: dice
 
 
@@ -555,7 +555,8 @@ async def test_burst_of_turns_leaves_the_newest_state_on_the_tracker(table: Tabl
     await asyncio.gather(*(asyncio.wait_for(r.completed.wait(), 10) for r in records))
     await table.settle()
     assert table.bot is not None
-    cog: Any = table.bot.get_cog("Conflicts")
+    bot: Any = table.bot
+    cog: Any = bot.get_cog("Conflicts")
     newest = await cog.conflicts.in_channel(table.channel)
     assert newest.version > 1
     shown = message_text(table.message(tracker_id))
