@@ -1478,7 +1478,12 @@ class ConflictService:
             aspect = next((a for a in state.aspects if a.id == pending.aspect_key), None)
             if aspect is None:
                 return [VOID_LINE]
-            updated, events = create_advantage_existing(aspect, outcome, actor=actor, enemy=enemy)
+            try:
+                updated, events = create_advantage_existing(
+                    aspect, outcome, actor=actor, enemy=enemy
+                )
+            except RuleError as error:  # e.g. the aspect holds all the invokes it can
+                return [f"{_shown(aspect)}: {error} The action is spent."]
             state.aspects = [updated if a.id == updated.id else a for a in state.aspects]
             return [self._invokes_line(state, _shown(updated), events)]
         # a scene (or game) aspect: its free invokes are held as "char:<id>" or "gm"
@@ -1496,9 +1501,12 @@ class ConflictService:
         found = find_ref(scene, play, pending.aspect_key, row.channel_id)
         if found is None:
             return [VOID_LINE]
-        updated, events = create_advantage_existing(
-            found.aspect, outcome, actor=actor_holder, enemy=enemy_holder
-        )
+        try:
+            updated, events = create_advantage_existing(
+                found.aspect, outcome, actor=actor_holder, enemy=enemy_holder
+            )
+        except RuleError as error:  # e.g. the aspect holds all the invokes it can
+            return [f"{_shown(found.aspect)}: {error} The action is spent."]
         if found.game:
             kept = [updated if a.id == updated.id else a for a in play.game_aspects]
             await save_play_in(session, play_row, play.model_copy(update={"game_aspects": kept}))

@@ -329,3 +329,38 @@ async def test_a_side_taken_out_in_a_contest_forfeits_its_rolls(db: Database) ->
     snap = await contests.roll(snap.id, snap.version, ALICE, False, harry, "Athletics")
     snap = await contests.resolve(snap.id, snap.version, ALICE, False)
     assert snap.state.contest.winner == "s1"
+
+
+async def test_an_advantage_on_a_full_aspect_spends_the_action_without_blocking(
+    db: Database,
+) -> None:
+    from bot.fate.aspects import AspectKind as Kind
+    from bot.fate.aspects import new_aspect
+    from bot.services.conflicts import ConflictState
+
+    people = await _people(db)
+    service = _service(db, 1, 1, 1, 0)
+    snap = await service.start(
+        GUILD, CHANNEL, GM, ConflictKind.PHYSICAL, ["Harry", "Brute"], "Harry", []
+    )
+    harry = str(people["harry"].id)
+    full = new_aspect("cf:9:1", "Dust everywhere", Kind.SITUATION, free_invokes=["gm"] * 10)
+    async with db.session() as s:
+        row = await s.get(EncounterRow, snap.id)
+        assert row is not None
+        state = ConflictState.model_validate_json(row.state_json)
+        state.aspects = [full]
+        row.state_json = state.model_dump_json()
+        s.add(row)
+    targets = await service.advantage_targets(snap.id, ALICE, False)
+    assert [t.value for t in targets] == ["new", "cf:9:1"]
+    snap = await service.create_advantage(
+        snap.id, snap.version, ALICE, False, "Fight", "Fair", "", existing="cf:9:1"
+    )
+    assert snap.state.action is not None and snap.state.action.aspect_name == "Dust everywhere"
+    with pytest.raises(RuleError, match="Resolve the roll"):
+        await service.pick_next(snap.id, snap.version, ALICE, False, str(people["brute"].id))
+    snap = await service.resolve_action(snap.id, snap.version, ALICE, False)
+    assert "at most 10 free invokes" in snap.message and "action is spent" in snap.message
+    assert snap.state.action is None and snap.conflict.action_used
+    assert snap.conflict.current == harry
