@@ -289,16 +289,37 @@ def test_trackers_stay_within_discord_limits() -> None:
     assert len(embed) <= 6000 and len(embed.fields) <= 25
     controls = conflict_controls(ConflictSnapshot(1, 1, 1, 1, cs, sheets))
     assert len(controls.options) <= 25 and all(len(o.label) <= 100 for o in controls.options)
+    # with a side's scale and a rolled advantage waiting for Resolve
+    from bot.fate.rolls import Roller, make_roll
+    from bot.services.conflicts import PendingAction
+
+    waiting, _ = make_roll(random.Random(1), Roller(name="R" * 80), skill="S" * 40, difficulty=3)
+    cs.scale = {"pcs": 4, "npcs": 0}
+    cs.action = PendingAction(kind="advantage", actor="1", roll=waiting, aspect_text="A" * 80)
+    busy = ConflictSnapshot(1, 1, 1, 1, cs, sheets)
+    embed = conflict_tracker(busy)
+    assert len(embed) <= 6000 and len(embed.fields) <= 25
+    assert [b.label for b in conflict_controls(busy).buttons][0] == "Resolve the roll"
 
     sides = [
         contest.ContestSide(key=f"s{n}", name="S" * 60, intent="I" * 200, members=list(people)[:10])
         for n in range(3)
     ]
     race, _ = contest.start_contest("2", sides, 5)
+    from bot.services.contests import ContestHit
+
+    hurt = [ContestHit(victim=k, attacker="1", shifts=8) for k in people]
     snap = ContestSnapshot(
-        2, 1, 1, 1, ContestState(contest=race, members=people, log=["x" * 300] * 8)
+        2,
+        1,
+        1,
+        1,
+        ContestState(
+            contest=race, members=people, log=["x" * 300] * 8, hits=hurt, out=list(people)
+        ),
     )
-    assert len(contest_tracker(snap)) <= 6000
+    embed = contest_tracker(snap)
+    assert len(embed) <= 6000 and len(embed.fields) <= 25
 
     tasks = [("S" * 40, 3, "D" * 200) for _ in range(10)]
     job, _ = challenge.start_challenge("3", tasks, "T" * 200)
@@ -307,6 +328,13 @@ def test_trackers_stay_within_discord_limits() -> None:
     chs = ChallengeSnapshot(3, 1, 1, 1, ChallengeState(challenge=job, members=people))
     assert len(challenge_tracker(chs)) <= 6000
     assert challenge_controls(chs).buttons == ()
+    open_job, _ = challenge.start_challenge("4", tasks, "T" * 200)
+    pending = {t.id: waiting for t in open_job.tasks}
+    chs = ChallengeSnapshot(
+        4, 1, 1, 1, ChallengeState(challenge=open_job, members=people, rolls=pending)
+    )
+    assert len(challenge_tracker(chs)) <= 6000
+    assert "Keep the roll" in [b.label for b in challenge_controls(chs).buttons]
 
 
 async def test_a_side_taken_out_in_a_contest_forfeits_its_rolls(db: Database) -> None:
