@@ -108,6 +108,14 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
         """JSON schema of the lobby options (titles, defaults, enums) for building a lobby UI."""
         return self.options_model.model_json_schema()
 
+    def resolve_options(
+        self, raw: dict[str, Any], past: list[tuple[dict[str, Any], dict[str, Any] | None]]
+    ) -> tuple[dict[str, Any], str | None]:
+        """At Start: turn lobby options into the game's actual options, given this channel's
+        finished games of this engine (oldest first, as (options, result)); e.g. a campaign
+        picks its next book. Returns the options to use and an optional public note."""
+        return raw, None
+
     def load_state(self, raw_json: str) -> StateT:
         return self.state_model.model_validate_json(raw_json)  # type: ignore[return-value]
 

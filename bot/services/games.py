@@ -156,7 +156,7 @@ def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
     if engine.key == "dfccg":
         library = getattr(engine, "library", None)
         if library is not None:
-            fields["book"] = [*library.books, "side-jobs"]
+            fields["book"] = [*library.books, "side-jobs", "campaign"]
             fields["characters"] = list(library.characters)
     return fields
 
@@ -180,6 +180,7 @@ def option_labels(engine: GameEngine[Any, Any]) -> dict[str, dict[str, str]]:
         labels["characters"] = {k: c.name for k, c in library.characters.items()}
         labels["book"] = {k: b.name for k, b in library.books.items()}
         labels["book"]["side-jobs"] = "Side Jobs (random)"
+        labels["book"]["campaign"] = "Campaign (this channel's next book)"
     return labels
 
 
@@ -482,9 +483,14 @@ class GameService:
     ) -> GameInfo:
         if len(seats) < engine.min_players:
             raise RuleError(f"This game needs at least {engine.min_players} seat(s).")
-        options = engine.parse_options(json.loads(row.options))
+        raw, note = engine.resolve_options(
+            json.loads(row.options), await self._past_games(session, row)
+        )
+        options = engine.parse_options(raw)
         state = engine.new_game(options, [s.seat for s in seats], _rng(row, 0))
         log = [f"The game begins: {', '.join(s.name for s in seats)}."]
+        if note:
+            log.append(note)
         state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
         log += [e.text for e in ai_events if e.public]
         expected = row.version
@@ -494,6 +500,7 @@ class GameService:
             expected,
             status="finished" if engine.is_over(state) else "running",
             state=state.model_dump_json(),
+            options=json.dumps(raw),
             public_log=json.dumps(log[-PUBLIC_LOG_KEEP:]),
             **self._finish_values(engine, state),
         )
@@ -501,6 +508,25 @@ class GameService:
             entry.game_id = row.id  # type: ignore[assignment]
             session.add(entry)
         return self._info(row)
+
+    @staticmethod
+    async def _past_games(
+        session: Any, row: GameRow, limit: int = 500
+    ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+        """This channel's finished games of the same engine, oldest first."""
+        result = await session.exec(
+            select(GameRow)
+            .where(
+                col(GameRow.channel_id) == row.channel_id,
+                col(GameRow.engine) == row.engine,
+                col(GameRow.status) == "finished",
+                col(GameRow.id) != row.id,
+            )
+            .order_by(col(GameRow.id).desc())
+            .limit(limit)
+        )
+        rows = list(result.all())[::-1]
+        return [(json.loads(r.options), json.loads(r.result) if r.result else None) for r in rows]
 
     # ------------------------------------------------------------------ play
     def _run_ai(

@@ -109,3 +109,51 @@ async def test_idle_warns_once_then_abandons(db: Database) -> None:
     assert [(n.game.id, n.kind) for n in ended] == [(game_id, "abandon")]
     assert (await service.get(game_id)).status == "abandoned"
     assert await service.status(CHANNEL) is None
+
+
+async def test_campaign_lobbies_follow_the_channels_finished_games(db: Database) -> None:
+    import json
+
+    from sqlalchemy import update
+    from sqlmodel import col
+
+    from bot.db.models.games import GameRow
+    from bot.games.base import GameResult
+    from bot.services.games import GameInfo
+
+    service = GameService(db)
+
+    async def play(winner: str) -> GameInfo:
+        lobby = await service.create_lobby(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            host_id=HOST,
+            host_name="host",
+            engine_key="dfccg",
+            options={"book": "campaign"},
+        )
+        assert lobby.options["book"] == "campaign"
+        started = await service.lobby_action(lobby.id, HOST, "host", "start")
+        result = GameResult(winner=winner, scores={"players": 1, "game": 1}, summary="done")
+        async with db.session() as session:  # the game ends (its moves are tested elsewhere)
+            await session.exec(
+                update(GameRow)
+                .where(col(GameRow.id) == lobby.id)
+                .values(status="finished", active_channel_id=None, result=result.model_dump_json())
+            )
+        return started
+
+    first = await play("players")
+    assert first.options == {"book": "storm-front", "campaign": True}
+    assert "Campaign: book 1 of 5, Storm Front." in first.public_log
+    lost = await play("game")
+    assert lost.options == {"book": "fool-moon", "campaign": True}
+    again = await play("players")
+    assert again.options == {"book": "fool-moon", "campaign": True}
+    assert "Campaign: book 2 of 5, Fool Moon (attempt 2)." in again.public_log
+    third = await play("players")
+    assert third.options["book"] == "grave-peril"
+    assert third.view is not None and third.view["book"] == "Grave Peril"
+    async with db.session() as session:
+        stored = await session.get(GameRow, first.id)
+        assert stored is not None and json.loads(stored.options)["campaign"] is True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from bot.games.base import GameResult
@@ -47,3 +49,22 @@ def record_game(campaign: CampaignState, result: GameResult) -> CampaignState:
     if result.winner == "players":
         updated.index += 1
     return updated
+
+
+CAMPAIGN = "campaign"  # the lobby's book value meaning: the channel's next campaign book
+
+
+def campaign_from_history(
+    past: list[tuple[dict[str, Any], dict[str, Any] | None]], library: Library | None = None
+) -> CampaignState:
+    """Replay a channel's finished campaign games (oldest first) into the campaign so far.
+    A finished campaign starts over at Storm Front."""
+    campaign = new_campaign(library)
+    for options, result in past:
+        if not options.get("campaign") or result is None:
+            continue
+        if campaign.finished:
+            campaign = new_campaign(library)
+        if options.get("book") == campaign.current_book:
+            campaign = record_game(campaign, GameResult.model_validate(result))
+    return new_campaign(library) if campaign.finished else campaign

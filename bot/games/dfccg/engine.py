@@ -332,6 +332,25 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return _Context(state, rng, self._index)
 
     # -- setup -----------------------------------------------------------------------------
+    def resolve_options(
+        self, raw: dict[str, Any], past: list[tuple[dict[str, Any], dict[str, Any] | None]]
+    ) -> tuple[dict[str, Any], str | None]:
+        """``book: campaign`` becomes the channel's next campaign book (see campaign.py)."""
+        from bot.games.dfccg.campaign import CAMPAIGN, campaign_from_history
+
+        if raw.get("book") != CAMPAIGN:
+            return raw, None
+        campaign = campaign_from_history(past, self.library)
+        book = campaign.current_book
+        if book is None:
+            raise DfRuleError("No campaign books are loaded; choose a book instead.")
+        tries = 1 + sum(1 for a in campaign.attempts if a["book"] == book)
+        name = self.library.books[book].name
+        note = f"Campaign: book {campaign.index + 1} of {len(campaign.books)}, {name}" + (
+            f" (attempt {tries})." if tries > 1 else "."
+        )
+        return {**raw, "book": book, "campaign": True}, note
+
     def new_game(self, options: DfOptions, seats: list[str], rng: random.Random) -> DfState:
         if not self.min_players <= len(seats) <= self.max_players:
             raise DfRuleError("This game needs 1 to 5 players; change the seats and start again.")

@@ -20,7 +20,13 @@ class DfOptions(BaseModel):
     """Lobby options. Rules the rulebook leaves open are named options with documented defaults."""
 
     difficulty: Difficulty = "wizard"
-    book: str = Field(default="storm-front", description="A Book key, or 'side-jobs'.")
+    book: str = Field(
+        default="storm-front",
+        description="A Book key, 'side-jobs', or 'campaign' (the channel's next campaign book).",
+    )
+    campaign: bool = Field(
+        default=False, description="Set at Start when the book was chosen by the campaign."
+    )
     characters: list[str] | None = Field(
         default=None,
         description="Character keys to use (Harry is added if missing); None deals them at random.",

@@ -1,6 +1,7 @@
 """The five campaign books, variable costs that start the Showdown, and "cannot" restrictions."""
 
 import random
+from typing import Any
 
 from bot.games.dfccg import ENGINE, DfOptions, DfState
 from bot.games.dfccg.campaign import campaign_options, new_campaign, record_game
@@ -221,3 +222,29 @@ def test_user_packs_cannot_break_action_ids_or_stall_the_showdown() -> None:
     )
     errors = validate_pack_text(showdown, "mine.yaml")
     assert errors and "0 Fate" in errors[0]
+
+
+def test_campaign_history_replays_wins_and_starts_over_when_complete() -> None:
+    from bot.games.dfccg.campaign import campaign_from_history
+
+    Past = tuple[dict[str, Any], dict[str, Any] | None]
+
+    def game(book: str, winner: str, campaign: bool = True) -> Past:
+        return (
+            {"book": book, "campaign": campaign},
+            {"winner": winner, "scores": {"players": 1}, "summary": ""},
+        )
+
+    past: list[Past] = [game("storm-front", "players"), game("fool-moon", "game")]
+    past.append(game("fool-moon", "players", campaign=False))  # a one-off game does not count
+    assert campaign_from_history(past).current_book == "fool-moon"
+    everything = [game(book, "players") for book in CAMPAIGN]
+    assert campaign_from_history(everything).current_book == "storm-front"
+    assert campaign_from_history([*everything, game("storm-front", "players")]).index == 1
+    engine_options, note = ENGINE.resolve_options({"book": "campaign"}, past)
+    assert engine_options == {"book": "fool-moon", "campaign": True}
+    assert note == "Campaign: book 2 of 5, Fool Moon (attempt 2)."
+    assert ENGINE.resolve_options({"book": "summer-knight"}, past) == (
+        {"book": "summer-knight"},
+        None,
+    )
