@@ -416,7 +416,8 @@ class Conflicts(commands.Cog):
             if not choices:
                 raise RuleError(
                     "None of your characters can help: a helper is on the roller's side, has "
-                    "Average (+1) or better in the skill and has not acted this exchange."
+                    "Average (+1) or better in the skill and has not acted this exchange (the "
+                    "defender's side helps once the defence is rolled)."
                 )
             if len(choices) == 1:
                 snap = await svc.teamwork(ident, version, user, gm, choices[0].value)
