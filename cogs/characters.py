@@ -929,7 +929,7 @@ class Characters(commands.Cog):
             interaction, character, lambda c, _s: c.set_refresh(value), f"refresh is {value}."
         )
 
-    @edit.command(name="fate-points", description="Set current fate points.")
+    @edit.command(name="fate-points", description="GM: set current fate points (logged).")
     @app_commands.describe(
         value="How many fate points the character holds.", character=CHARACTER_HELP
     )
@@ -940,8 +940,10 @@ class Characters(commands.Cog):
         value: app_commands.Range[int, 0, 99],
         character: str | None = None,
     ) -> None:
-        await self._edited(
-            interaction, character, lambda c, _s: c.set_fate_points(value), f"{value} fate points."
+        actor = await self._actor(interaction)
+        record = await self.service.set_fate_points(actor, character, value)
+        await interaction.response.send_message(
+            f"**{record.name}**: {value} fate points (in the fate point log).", ephemeral=True
         )
 
     @edit.command(name="notes", description="Replace the sheet's notes.")

@@ -78,6 +78,7 @@ from bot.services.campaigns import (
     find_character_in,
     get_character_in,
     insert_character_in,
+    move_fate_points_in,
     require_active_in,
     resolve_campaign_in,
     save_character_in,
@@ -497,6 +498,30 @@ class CharacterService:
             saved = await save_character_in(session, record, updated)
         if saved.name != record.name:
             self._forget_names(campaign.id)
+        self._remember(saved)
+        return saved
+
+    async def set_fate_points(self, actor: Actor, name: str | None, value: int) -> CharacterRecord:
+        """The GM sets a character's fate points; the change is a ledger entry (and undoable)."""
+        if not actor.is_gm:
+            raise NotYours(
+                "Fate points move through play: invokes, compels, concessions and refresh. "
+                "Only the GM sets them by hand (this command, or `/fp give` / `/fp take`)."
+            )
+        async with self.db.session() as session:
+            _campaign, record = await self._target_in(session, actor, name)
+            delta = value - record.sheet.fate_points
+            if delta == 0:
+                return record
+            saved, _entry = await move_fate_points_in(
+                session,
+                record,
+                delta,
+                reason="gm_edit",
+                actor_id=actor.user_id,
+                note="set with /character edit fate-points",
+                channel_id=actor.channel_id,
+            )
         self._remember(saved)
         return saved
 

@@ -764,3 +764,18 @@ def test_persistent_modal_custom_ids_are_checked() -> None:
         Untemplated(title="t", custom_id="anything")
     with pytest.raises(ValueError, match="no template"):
         register_modals(Holder(), Untemplated)  # type: ignore[arg-type]
+
+
+async def test_setting_fate_points_is_the_gms_and_goes_through_the_ledger(table: Table) -> None:
+    await imported(table, table.player, "Ruth Kane")
+    refused = await table.slash("character edit fate-points", user=table.player, value=9)
+    assert refused.ephemeral and "Only the GM" in refused.text
+
+    done = await table.slash(
+        "character edit fate-points", user=table.gm, value=5, character="Ruth Kane"
+    )
+    assert done.ephemeral and "5 fate points" in done.text
+    log = await table.slash("fp log", user=table.gm, character="Ruth Kane")
+    assert "set with /character edit fate-points" in log.text
+    undone = await table.slash("fp undo", user=table.gm)
+    assert "Undone" in undone.text and "now has 3" in undone.text
