@@ -358,6 +358,16 @@ async def test_a_burst_of_moves_edits_the_board_only_once_or_twice(
     assert (
         (f"Turn {info.view['turn']}" in text) if info.status == "running" else "Game over" in text
     )
+    # Fifty refresh requests in one go share one pending worker and make exactly one edit.
+    before = len(table.fake.requests)
+    for _ in range(50):
+        cog.schedule_board(game_id)
+    assert len([t for t in cog._board_tasks.values() if not t.done()]) == 1
+    await table.settle()
+    board_calls = [
+        r.method for r in table.fake.requests[before:] if r.path.endswith(f"/messages/{board_id}")
+    ]
+    assert board_calls == ["PATCH"]
 
 
 async def test_lobby_chooses_characters_and_resets_options(table: Table) -> None:
