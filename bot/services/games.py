@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -211,6 +212,8 @@ class GameService:
         # channel id -> the live game's latest known version (refreshed on every read/write of
         # a row by this process), so autocomplete answers without a database read.
         self._live: dict[int, _Live] = {}
+        # Where a new game's seed comes from; tests set a fixed one to replay the same game.
+        self.new_seed: Callable[[], int] = lambda: random.SystemRandom().getrandbits(48)
 
     def _remember(self, row: GameRow) -> None:
         assert row.id is not None
@@ -330,7 +333,7 @@ class GameService:
             host_id=host_id,
             seats=json.dumps([Seat(str(host_id), host_id, host_name[:SEAT_NAME_MAX]).as_json()]),
             options=json.dumps(clean),
-            seed=random.SystemRandom().getrandbits(48),
+            seed=self.new_seed(),
         )
         try:
             async with self.db.session() as session:

@@ -39,7 +39,12 @@ def _game_id(reply: Reply) -> int:
     raise AssertionError("no game button on the message")
 
 
-async def _lobby(table: Table, joiners: list[int], ai: int = 0, **options: Any) -> tuple[int, int]:
+async def _lobby(
+    table: Table, joiners: list[int], ai: int = 0, seed: int = 20261130, **options: Any
+) -> tuple[int, int]:
+    # A fixed seed makes each test replay the same deal, so game lengths are not left to chance.
+    assert table.bot is not None
+    table.bot.get_cog("GameTable").games.new_seed = lambda: seed  # type: ignore[union-attr]
     lobby = await table.slash("game new", user=table.player, game="dfccg", **options)
     assert not lobby.ephemeral and "lobby" in lobby.text
     game_id = _game_id(lobby)
