@@ -14,7 +14,7 @@ from bot.errors import RuleError
 from bot.fate import challenge as rules
 from bot.fate.challenge import MAX_TASKS, Challenge, ChallengeTask
 from bot.fate.ladder import describe
-from bot.fate.rolls import Action, InvokeMode, Payment, Roll, Roller, apply_invoke, make_roll
+from bot.fate.rolls import Action, InvokeMode, Payment, Roll, apply_invoke, make_roll
 from bot.services import aspects_in_play
 from bot.services.campaigns import (
     find_character_in,
@@ -36,6 +36,7 @@ from bot.services.conflicts import (
     pay_invoke_point_in,
     rank_aspects,
     roll_line,
+    roller_of,
     save_encounter_in,
     set_tracker_in,
 )
@@ -239,7 +240,7 @@ class ChallengeService:
             sheet = (await get_character_in(session, member.character_id)).sheet
             dice_roll, _ = make_roll(
                 self.conflicts.rng_factory(),
-                Roller(character_id=member.character_id, user_id=member.owner_id, name=member.name),
+                roller_of(member),
                 skill=task.skill,
                 skill_rating=sheet.rating(task.skill),
                 difficulty=task.difficulty,
@@ -327,7 +328,7 @@ class ChallengeService:
         for entry in waiting:
             task = state.challenge.task(entry.value)
             member = state.members[task.assigned_to or ""]
-            holder = "gm" if member.is_npc else f"char:{member.character_id}"
+            holder = member.holder
             head = f"{task.skill}: " if len(waiting) > 1 else ""
             found = await aspects_in_play.aspects_in_play(
                 session, campaign, row.channel_id, include_hidden=member.is_npc
@@ -358,7 +359,7 @@ class ChallengeService:
             shown = HIDDEN_NAME if found.hidden else found.name  # the log is public
             record = await get_character_in(session, member.character_id)
             if payment == "free":
-                holder = "gm" if member.is_npc else f"char:{member.character_id}"
+                holder = member.holder
                 await aspects_in_play.spend_free_invoke(
                     session, campaign, row.channel_id, key, holder
                 )

@@ -76,7 +76,6 @@ from bot.services.rolls import stunt_options
 from bot.services.scenes import (
     carry_gm_points_in,
     find_ref,
-    holder_of,
     load_play_in,
     save_play_in,
     save_scene_in,
@@ -109,11 +108,38 @@ class Member(BaseModel):
     def controlled_by(self, user_id: int, is_gm: bool) -> bool:
         return is_gm or (not self.is_npc and self.owner_id == user_id)
 
+    @property
+    def holder(self) -> str:
+        """How scene and game aspects name this member's free invokes (the GM holds NPCs')."""
+        return GM if self.is_npc else f"char:{self.character_id}"
+
 
 def member_of(record: CharacterRecord) -> Member:
     return Member(
         character_id=record.id, owner_id=record.owner_id, name=record.name, is_npc=record.is_npc
     )
+
+
+def roller_of(member: Member) -> Roller:
+    return Roller(character_id=member.character_id, user_id=member.owner_id, name=member.name)
+
+
+async def sheets_in(session: AsyncSession, members: dict[str, Member]) -> dict[str, Character]:
+    """The sheets of the members that still exist (a deleted character is left out)."""
+    sheets: dict[str, Character] = {}
+    for key, member in members.items():
+        try:
+            sheets[key] = (await get_character_in(session, member.character_id)).sheet
+        except RuleError:
+            continue
+    return sheets
+
+
+def without_spent(aspects: list[Aspect], key: str, spent: Aspect | None) -> list[Aspect]:
+    """The aspects after a free invoke on `key`: updated, or gone when it was a boost."""
+    if spent is None:
+        return [a for a in aspects if a.id != key]
+    return [spent if a.id == key else a for a in aspects]
 
 
 async def active_encounter_in(
@@ -343,10 +369,6 @@ def _events_text(state: ConflictState, events: list[RuleEvent]) -> list[str]:
     return lines
 
 
-def _roller(member: Member) -> Roller:
-    return Roller(character_id=member.character_id, user_id=member.owner_id, name=member.name)
-
-
 def _resolve_skill(sheet: Character, skill: str) -> tuple[str, int]:
     wanted = " ".join(skill.split())
     if not wanted or len(wanted) > 40:
@@ -366,12 +388,7 @@ class ConflictService:
     async def _snapshot_in(
         self, session: AsyncSession, row: EncounterRow, state: ConflictState, message: str = ""
     ) -> ConflictSnapshot:
-        sheets: dict[str, Character] = {}
-        for cid, member in state.members.items():
-            try:
-                sheets[cid] = (await get_character_in(session, member.character_id)).sheet
-            except RuleError:
-                continue
+        sheets = await sheets_in(session, state.members)
         assert row.id is not None
         return ConflictSnapshot(
             row.id, row.version, row.channel_id, row.tracker_message_id, state, sheets, message
@@ -615,7 +632,7 @@ class ConflictService:
             name, rating = _resolve_skill(sheet, skill)
             roll, _ = make_roll(
                 self.rng_factory(),
-                _roller(attacker),
+                roller_of(attacker),
                 skill=name,
                 skill_rating=rating,
                 action=Action.ATTACK,
@@ -644,7 +661,7 @@ class ConflictService:
             name, rating = _resolve_skill(sheet, skill)
             roll, _ = make_roll(
                 self.rng_factory(),
-                _roller(defender),
+                roller_of(defender),
                 skill=name,
                 skill_rating=rating,
                 action=Action.DEFEND,
@@ -778,7 +795,7 @@ class ConflictService:
                 choices.append(
                     Choice(f"fp|own:{index}", f"Fate point: {own.text}"[:100], "your aspect")
                 )
-        holder = "gm" if state.members[who].is_npc else f"char:{state.members[who].character_id}"
+        holder = state.members[who].holder
         others = await aspects_in_play.aspects_in_play(
             session, campaign, row.channel_id, include_hidden=state.members[who].is_npc
         )
@@ -855,21 +872,14 @@ class ConflictService:
             name, owner = aspect.text, aspect.owner
             if payment == "free":
                 spent, _ = spend_own_invoke(aspect, who if who in aspect.free_invokes else GM)
-                kept: list[Aspect] = []
-                for item in state.aspects:
-                    if item.id != key:
-                        kept.append(item)
-                    elif spent is not None:
-                        kept.append(spent)
-                state.aspects = kept
+                state.aspects = without_spent(state.aspects, key, spent)
         else:
             found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
             name = HIDDEN_NAME if found.hidden else found.name  # the log is public
             owner = next((c.id for c in state.conflict.combatants if c.name == found.owner), None)
             if payment == "free":
-                holder = "gm" if state.members[who].is_npc else f"char:{record.id}"
                 await aspects_in_play.spend_free_invoke(
-                    session, campaign, row.channel_id, key, holder
+                    session, campaign, row.channel_id, key, state.members[who].holder
                 )
         if payment == "fp":
             await pay_invoke_point_in(
@@ -1204,7 +1214,7 @@ class ConflictService:
         name, rating = _resolve_skill(sheet, skill)
         roll, _ = make_roll(
             self.rng_factory(),
-            _roller(member),
+            roller_of(member),
             skill=name,
             skill_rating=rating,
             action=action,
@@ -1487,11 +1497,8 @@ class ConflictService:
             state.aspects = [updated if a.id == updated.id else a for a in state.aspects]
             return [self._invokes_line(state, _shown(updated), events)]
         # a scene (or game) aspect: its free invokes are held as "char:<id>" or "gm"
-        member = state.members[actor]
-        actor_holder = GM if member.is_npc else f"char:{member.character_id}"
-        enemy_holder = (
-            GM if enemy == GM else holder_of(await self._sheet_in(session, state.members[enemy]))
-        )
+        actor_holder = state.members[actor].holder
+        enemy_holder = GM if enemy == GM else state.members[enemy].holder
         scene_row = await session.get(SceneRow, row.channel_id)
         scene_ok = (
             scene_row is not None and scene_row.active and scene_row.campaign_id == campaign.id
@@ -1727,9 +1734,7 @@ class ConflictAspectSource:
     @staticmethod
     def _holder(state: ConflictState, combatant_id: str) -> str:
         member = state.members.get(combatant_id)
-        if member is None or member.is_npc:
-            return "gm"
-        return f"char:{member.character_id}"
+        return GM if member is None else member.holder
 
     async def spend_free_invoke(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
@@ -1747,13 +1752,7 @@ class ConflictAspectSource:
                 f"There is no free invoke of yours left on '{aspect.text}'; pay a fate point."
             )
         spent, _ = spend_own_invoke(aspect, who)
-        kept: list[Aspect] = []
-        for item in state.aspects:
-            if item.id != key:
-                kept.append(item)
-            elif spent is not None:
-                kept.append(spent)
-        state.aspects = kept
+        state.aspects = without_spent(state.aspects, key, spent)
         state.add_log(f"{state.name(who)} uses a free invoke on {aspect.text}.")
         await save_encounter_in(session, row, state.model_dump_json(), active=row.active)
 

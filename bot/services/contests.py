@@ -30,7 +30,6 @@ from bot.fate.rolls import (
     Modifier,
     Payment,
     Roll,
-    Roller,
     apply_invoke,
     make_roll,
 )
@@ -61,8 +60,11 @@ from bot.services.conflicts import (
     pay_invoke_point_in,
     rank_aspects,
     roll_line,
+    roller_of,
     save_encounter_in,
     set_tracker_in,
+    sheets_in,
+    without_spent,
 )
 
 MAX_SIDE_MEMBERS = 10
@@ -149,12 +151,7 @@ class ContestService:
     async def _snapshot_in(
         self, session: AsyncSession, row: EncounterRow, state: ContestState, message: str = ""
     ) -> ContestSnapshot:
-        sheets = {}
-        for key, member in state.members.items():
-            try:
-                sheets[key] = (await get_character_in(session, member.character_id)).sheet
-            except RuleError:
-                continue
+        sheets = await sheets_in(session, state.members)
         assert row.id is not None
         return ContestSnapshot(
             row.id, row.version, row.channel_id, row.tracker_message_id, state, sheets, message
@@ -315,7 +312,7 @@ class ContestService:
             modifiers = [Modifier(label="Teamwork", value=bonus)] if bonus else []
             dice_roll, _ = make_roll(
                 self.conflicts.rng_factory(),
-                _roller(member),
+                roller_of(member),
                 skill=skill_name,
                 skill_rating=rating,
                 modifiers=modifiers,
@@ -439,7 +436,7 @@ class ContestService:
             skill_name = " ".join(skill.split())[:40] or "Mediocre"
             dice_roll, _ = make_roll(
                 self.conflicts.rng_factory(),
-                _roller(member),
+                roller_of(member),
                 skill=skill_name,
                 skill_rating=sheet.rating(skill_name),
                 difficulty=target,
@@ -544,7 +541,7 @@ class ContestService:
             if aspect.kind is not AspectKind.BOOST:
                 choices.append(Choice(f"fp|{aspect.id}", f"Fate point: {aspect.text}"[:100]))
         member = state.members[roller]
-        holder = "gm" if member.is_npc else f"char:{member.character_id}"
+        holder = member.holder
         others = await aspects_in_play.aspects_in_play(
             session, campaign, row.channel_id, include_hidden=member.is_npc
         )
@@ -583,20 +580,13 @@ class ContestService:
                 name = aspect.text
                 if payment == "free":
                     spent, _ = spend_own_invoke(aspect, side_key)
-                    kept: list[Aspect] = []
-                    for item in state.aspects:
-                        if item.id != key:
-                            kept.append(item)
-                        elif spent is not None:
-                            kept.append(spent)
-                    state.aspects = kept
+                    state.aspects = without_spent(state.aspects, key, spent)
             else:
                 found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
                 name = HIDDEN_NAME if found.hidden else found.name  # the log is public
                 if payment == "free":
-                    holder = "gm" if member.is_npc else f"char:{member.character_id}"
                     await aspects_in_play.spend_free_invoke(
-                        session, campaign, row.channel_id, key, holder
+                        session, campaign, row.channel_id, key, member.holder
                     )
             if payment == "fp":
                 await pay_invoke_point_in(
@@ -740,7 +730,3 @@ class ContestService:
                 session, row, state.model_dump_json(), active=False
             )
             return await self._snapshot_in(session, row, state, "The contest is stopped.")
-
-
-def _roller(member: Member) -> Roller:
-    return Roller(character_id=member.character_id, user_id=member.owner_id, name=member.name)
