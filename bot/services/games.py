@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -130,6 +131,7 @@ class _Live:
 
 
 LIVE_CACHE_MAX = 2000  # channels remembered (oldest dropped first)
+NO_GAME_TTL = 5.0  # seconds a channel read as having no live game is answered from memory
 
 
 def engine_choices() -> list[tuple[str, str]]:
@@ -212,11 +214,17 @@ class GameService:
         # channel id -> the live game's latest known version (refreshed on every read/write of
         # a row by this process), so autocomplete answers without a database read.
         self._live: dict[int, _Live] = {}
+        # channel id -> when it was read as having no live game: autocomplete typed in such a
+        # channel answers from memory for a few seconds instead of reading on every keystroke.
+        # A game created by this process clears it at once; one created elsewhere within TTL.
+        self._no_game: dict[int, float] = {}
+        self.clock: Callable[[], float] = time.monotonic
         # Where a new game's seed comes from; tests set a fixed one to replay the same game.
         self.new_seed: Callable[[], int] = lambda: random.SystemRandom().getrandbits(48)
 
     def _remember(self, row: GameRow) -> None:
         assert row.id is not None
+        self._no_game.pop(row.channel_id, None)
         known = self._live.get(row.channel_id)
         if row.status not in LIVE:
             if known is not None and known.game_id == row.id:
@@ -236,11 +244,19 @@ class GameService:
         memory; the database is read only when this process has not seen the game yet."""
         live = self._live.get(channel_id)
         if live is None:
+            seen_empty = self._no_game.get(channel_id)
+            if seen_empty is not None and self.clock() - seen_empty < NO_GAME_TTL:
+                return None
             async with self.db.session() as session:
                 row = await self._live_in_channel(session, channel_id)
-                if row is None:
-                    return None
-                self._remember(row)
+                if row is not None:
+                    self._remember(row)
+            if row is None:
+                self._no_game.pop(channel_id, None)  # re-inserted last: oldest dropped first
+                self._no_game[channel_id] = self.clock()
+                while len(self._no_game) > LIVE_CACHE_MAX:
+                    del self._no_game[next(iter(self._no_game))]
+                return None
             live = self._live.get(channel_id)
         if live is None or live.status != "running" or live.state_json is None:
             return None

@@ -157,3 +157,33 @@ async def test_campaign_lobbies_follow_the_channels_finished_games(db: Database)
     async with db.session() as session:
         stored = await session.get(GameRow, first.id)
         assert stored is not None and json.loads(stored.options)["campaign"] is True
+
+
+async def test_move_choices_in_a_channel_without_game_reads_briefly_once(db: Database) -> None:
+    from contextlib import asynccontextmanager
+
+    from bot.services.games import NO_GAME_TTL
+
+    service = GameService(db)
+    now = [100.0]
+    service.clock = lambda: now[0]
+    reads = [0]
+    real_session = db.session
+
+    @asynccontextmanager
+    async def counted():  # type: ignore[no-untyped-def]
+        reads[0] += 1
+        async with real_session() as session:
+            yield session
+
+    service.db = type("Counted", (), {"session": staticmethod(counted)})()  # type: ignore[assignment]
+    assert await service.move_choices(CHANNEL, HOST) is None
+    assert await service.move_choices(CHANNEL, HOST) is None  # answered from memory
+    assert reads[0] == 1
+    now[0] += NO_GAME_TTL + 1
+    assert await service.move_choices(CHANNEL, HOST) is None  # stale: read again
+    assert reads[0] == 2
+    service.db = db
+    await _running(service)  # a game created here is seen at once, within the TTL
+    found = await service.move_choices(CHANNEL, HOST)
+    assert found is not None and found[1]
