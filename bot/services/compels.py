@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import update
 from sqlmodel import col, func, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
+from bot.db.models.campaigns import Campaign
 from bot.db.models.scenes import CompelOfferRow, SceneRow
 from bot.errors import RuleError
 from bot.fate import compels
@@ -20,14 +20,19 @@ from bot.services.aspects_in_play import AspectInPlay, aspects_in_play
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
-    StaleError,
     find_character_in,
     get_character_in,
     move_fate_points_in,
     require_active_in,
     resolve_campaign_in,
 )
-from bot.services.scenes import change_gm_pool_in, holder_of, mark_saved, retry_stale, scene_of
+from bot.services.scenes import (
+    change_gm_pool_in,
+    holder_of,
+    retry_stale,
+    save_versioned_in,
+    scene_of,
+)
 
 MAX_OPEN_LISTED = 25
 MAX_OPEN_OFFERS = 100  # open offers per campaign
@@ -242,28 +247,17 @@ class CompelService:
         if row is None or row.target_character_id is None:
             raise RuleError("That compel no longer exists.")
         offer = CompelOffer.model_validate_json(row.offer_json)
-        from bot.db.models.campaigns import Campaign
-
         campaign_row = await session.get(Campaign, row.campaign_id)
         assert campaign_row is not None
         return row, offer, CampaignInfo.of(campaign_row)
 
     async def _save(self, session: AsyncSession, row: CompelOfferRow, offer: CompelOffer) -> None:
-        result = await session.exec(  # type: ignore[call-overload]
-            update(CompelOfferRow)
-            .execution_options(synchronize_session=False)
-            .where(col(CompelOfferRow.id) == row.id, col(CompelOfferRow.version) == row.version)
-            .values(
-                offer_json=offer.model_dump_json(), state=offer.state.value, version=row.version + 1
-            )
-        )
-        if result.rowcount != 1:
-            raise StaleError("That compel was answered at the same moment by someone else.")
-        mark_saved(
+        await save_versioned_in(
+            session,
             row,
-            offer_json=offer.model_dump_json(),
-            state=offer.state.value,
-            version=row.version + 1,
+            "id",
+            {"offer_json": offer.model_dump_json(), "state": offer.state.value},
+            "That compel was answered at the same moment by someone else.",
         )
 
     @retry_stale

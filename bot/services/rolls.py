@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -53,6 +52,7 @@ from bot.services.scenes import (
     advantage_target_in,
     apply_advantage_in,
     retry_stale,
+    save_versioned_in,
     spend_gm_point_in,
 )
 
@@ -190,26 +190,15 @@ class RollService:
         roll = Roll.model_validate_json(row.roll_json)
         return RollView.of(row, stunt_options(roll, record))
 
-    async def _save(
-        self, session: AsyncSession, row: RollRow, roll: Roll, *, expected: int | None = None
-    ) -> RollRow:
-        """Write the roll if nobody changed it since it was read (or since `expected`)."""
-        version = row.version if expected is None else expected
-        result = await session.exec(  # type: ignore[call-overload]
-            update(RollRow)
-            .where(col(RollRow.id) == row.id, col(RollRow.version) == version)
-            .values(
-                roll_json=roll.model_dump_json(),
-                closed=roll.closed,
-                version=version + 1,
-                updated_at=utcnow(),
-            )
+    async def _save(self, session: AsyncSession, row: RollRow, roll: Roll) -> RollRow:
+        """Write the roll if nobody changed it since it was read."""
+        await save_versioned_in(
+            session,
+            row,
+            "id",
+            {"roll_json": roll.model_dump_json(), "closed": roll.closed, "updated_at": utcnow()},
+            "Someone changed this roll at the same moment; look at it again and retry.",
         )
-        if result.rowcount != 1:
-            raise StaleError(
-                "Someone changed this roll at the same moment; look at it again and retry."
-            )
-        await session.refresh(row)
         return row
 
     async def _role(
@@ -624,7 +613,7 @@ class RollService:
                 is_boost=aspect.is_boost,
                 aspect_owner_id=owner,
             )
-            row = await self._save(session, row, roll, expected=version)
+            row = await self._save(session, row, roll)
             await self._pay(session, campaign, row, events, user_id, aspect)
             others = await self._sync_partner(session, row)
             return RollChange(await self._view(session, row), others)
@@ -783,7 +772,7 @@ class RollService:
                 opposition_level=opposition_level,
                 mode=mode,
             )
-            row = await self._save(session, row, roll, expected=version)
+            row = await self._save(session, row, roll)
             others = await self._sync_partner(session, row)
             return RollChange(await self._view(session, row), others)
 

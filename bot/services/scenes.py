@@ -20,7 +20,6 @@ from pydantic import BaseModel, Field
 from sqlalchemy import event, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
@@ -187,8 +186,26 @@ def mark_saved(row: Any, **values: Any) -> None:
         set_committed_value(row, name, value)
 
 
-def _versioned(statement: Any) -> Any:
-    return statement.execution_options(synchronize_session=False)
+async def save_versioned_in(
+    session: AsyncSession, row: Any, key: str, values: dict[str, Any], stale: str
+) -> None:
+    """UPDATE the row (found by its `key` column) with `values` and version + 1, only if its
+    version is still the one that was read; 0 rows -> StaleError(`stale`). The in-session
+    object then holds what was written, with no second UPDATE and no re-read."""
+    model = type(row)
+    values = {**values, "version": row.version + 1}
+    result = await session.exec(
+        update(model)
+        .execution_options(synchronize_session=False)
+        .where(
+            getattr(model, key) == getattr(row, key),
+            model.version == row.version,
+        )
+        .values(**values)
+    )
+    if result.rowcount != 1:
+        raise StaleError(stale)
+    mark_saved(row, **values)
 
 
 async def read_play_in(session: AsyncSession, campaign_id: int) -> CampaignPlay:
@@ -218,17 +235,13 @@ async def load_play_in(
 
 
 async def save_play_in(session: AsyncSession, row: CampaignPlayRow, play: CampaignPlay) -> None:
-    result = await session.exec(  # type: ignore[call-overload]
-        _versioned(update(CampaignPlayRow))
-        .where(
-            col(CampaignPlayRow.campaign_id) == row.campaign_id,
-            col(CampaignPlayRow.version) == row.version,
-        )
-        .values(state_json=play.model_dump_json(), version=row.version + 1)
+    await save_versioned_in(
+        session,
+        row,
+        "campaign_id",
+        {"state_json": play.model_dump_json()},
+        "Someone changed the campaign at the same moment; try again.",
     )
-    if result.rowcount != 1:
-        raise StaleError("Someone changed the campaign at the same moment; try again.")
-    mark_saved(row, state_json=play.model_dump_json(), version=row.version + 1)
 
 
 async def load_recovery_in(
@@ -246,17 +259,13 @@ async def load_recovery_in(
 async def save_recovery_in(
     session: AsyncSession, row: RecoveryRow, state: recovery.RecoveryState
 ) -> None:
-    result = await session.exec(  # type: ignore[call-overload]
-        _versioned(update(RecoveryRow))
-        .where(
-            col(RecoveryRow.character_id) == row.character_id,
-            col(RecoveryRow.version) == row.version,
-        )
-        .values(state_json=state.model_dump_json(), version=row.version + 1)
+    await save_versioned_in(
+        session,
+        row,
+        "character_id",
+        {"state_json": state.model_dump_json()},
+        "Someone changed that character's recovery at the same moment; retry.",
     )
-    if result.rowcount != 1:
-        raise StaleError("Someone changed that character's recovery at the same moment; retry.")
-    mark_saved(row, state_json=state.model_dump_json(), version=row.version + 1)
 
 
 async def scene_row_in(session: AsyncSession, campaign: CampaignInfo, channel_id: int) -> SceneRow:
@@ -277,21 +286,16 @@ async def save_scene_in(
     session: AsyncSession, row: SceneRow, scene: Scene, *, active: bool | None = None
 ) -> None:
     """Optimistic save of the channel's scene, then a board refresh after commit."""
-    values: dict[str, object] = {
-        "scene_json": scene.model_dump_json(),
-        "version": row.version + 1,
-        "updated_at": utcnow(),
-    }
+    values: dict[str, Any] = {"scene_json": scene.model_dump_json(), "updated_at": utcnow()}
     if active is not None:
         values["active"] = active
-    result = await session.exec(  # type: ignore[call-overload]
-        _versioned(update(SceneRow))
-        .where(col(SceneRow.channel_id) == row.channel_id, col(SceneRow.version) == row.version)
-        .values(**values)
+    await save_versioned_in(
+        session,
+        row,
+        "channel_id",
+        values,
+        "The scene changed at the same moment; look at the board and retry.",
     )
-    if result.rowcount != 1:
-        raise StaleError("The scene changed at the same moment; look at the board and retry.")
-    mark_saved(row, **values)
     notify_after_commit(session, row.channel_id)
 
 
