@@ -659,6 +659,23 @@ MINOR_CHANGES = [
     Choice(name="rewrite an aspect (not the high concept)", value="rewrite_aspect"),
 ]
 CHARACTER_HELP = "The character (default: your active one here)."
+SheetChange = Callable[[Character], Character]
+
+
+def _track_edit(
+    *,
+    clear: bool,
+    recover: bool,
+    recover_option: str,
+    on_clear: SheetChange,
+    on_recover: SheetChange,
+    on_take: SheetChange,
+) -> Callable[[Character, CampaignSettings], Character]:
+    """A consequence or condition edit: clear it, start its recovery, or else take it."""
+    if clear and recover:
+        raise RuleError(f"Give `{recover_option}` or `clear`, not both.")
+    chosen = on_clear if clear else on_recover if recover else on_take
+    return lambda c, _s: chosen(c)
 
 
 class Characters(commands.Cog):
@@ -908,13 +925,9 @@ class Characters(commands.Cog):
             )
             return
         new = make_stunt(name, text)
-
-        def change(c: Character, _s: CampaignSettings) -> Character:
-            if any(s.name.casefold() == new.name.casefold() for s in c.stunts):
-                return c.replace_stunt(new.name, new)
-            return c.add_stunt(new)
-
-        await self._edited(interaction, character, change, f"stunt **{new.name}** saved.")
+        await self._edited(
+            interaction, character, lambda c, _s: c.save_stunt(new), f"stunt **{new.name}** saved."
+        )
 
     @edit.command(name="refresh", description="Set refresh (never below 1 for a player character).")
     @app_commands.describe(value="The new refresh.", character=CHARACTER_HELP)
@@ -1010,16 +1023,14 @@ class Characters(commands.Cog):
         clear: bool = False,
         character: str | None = None,
     ) -> None:
-        if clear and recovering:
-            raise RuleError("Give `recovering` or `clear`, not both.")
-
-        def change(c: Character, _s: CampaignSettings) -> Character:
-            if clear:
-                return c.clear_consequence(slot)
-            if recovering:
-                return c.rename_consequence(slot, aspect)
-            return c.take_consequence(slot, aspect)
-
+        change = _track_edit(
+            clear=clear,
+            recover=recovering,
+            recover_option="recovering",
+            on_clear=lambda c: c.clear_consequence(slot),
+            on_recover=lambda c: c.rename_consequence(slot, aspect),
+            on_take=lambda c: c.take_consequence(slot, aspect),
+        )
         await self._edited(interaction, character, change, "consequence updated.")
 
     @edit.command(name="condition", description="Mark, start recovering or clear a condition.")
@@ -1042,16 +1053,14 @@ class Characters(commands.Cog):
         clear: bool = False,
         character: str | None = None,
     ) -> None:
-        if clear and recover:
-            raise RuleError("Give `recover` or `clear`, not both.")
-
-        def change(c: Character, _s: CampaignSettings) -> Character:
-            if clear:
-                return c.clear_condition(condition)
-            if recover:
-                return c.begin_condition_recovery(condition)
-            return c.take_condition(condition, note)
-
+        change = _track_edit(
+            clear=clear,
+            recover=recover,
+            recover_option="recover",
+            on_clear=lambda c: c.clear_condition(condition),
+            on_recover=lambda c: c.begin_condition_recovery(condition),
+            on_take=lambda c: c.take_condition(condition, note),
+        )
         await self._edited(interaction, character, change, "condition updated.")
 
     # ----- milestones -----

@@ -442,6 +442,12 @@ class Character(BaseModel):
 
         return self._evolve(mutate)
 
+    def save_stunt(self, stunt: Stunt) -> Character:
+        """Rewrite the stunt of that name (ignoring case) if there is one, else add it."""
+        if any(s.name.casefold() == stunt.name.casefold() for s in self.stunts):
+            return self.replace_stunt(stunt.name, stunt)
+        return self.add_stunt(stunt)
+
     def set_refresh(self, refresh: int) -> Character:
         low = MIN_PC_REFRESH if self.npc_kind is None else 0
         if not low <= refresh <= MAX_REFRESH:

@@ -111,6 +111,13 @@ def test_duplicate_stunt_name_refused():
         pc.add_stunt(Stunt(name="sniper"))
 
 
+def test_save_stunt_adds_a_new_name_and_rewrites_an_existing_one_in_place():
+    pc = full_pc().save_stunt(Stunt(name="Sniper", text="+2 to Shoot at range."))
+    rewritten = pc.save_stunt(Stunt(name="sniper", text="+2 to Shoot from cover."))
+    assert [(s.name, s.text) for s in rewritten.stunts] == [("sniper", "+2 to Shoot from cover.")]
+    assert rewritten.refresh == pc.refresh
+
+
 def test_charles_five_shift_hit_moderate_plus_last_stress_box():
     # Charles has three physical boxes; two are marked from the first claw.
     charles = new_character("Charles", skills={"Athletics": 3})
