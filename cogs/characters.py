@@ -14,7 +14,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.dfc.mantles import additional_stunts, get_mantle, mantle_data, pick_additional_stunts
+from bot.dfc.mantles import (
+    get_mantle,
+    mantle_data,
+    open_additional_stunts,
+    take_additional_stunts,
+)
 from bot.errors import RuleError
 from bot.fate.ladder import describe
 from bot.fate.milestones import MajorMilestone, RecoveryStart
@@ -498,30 +503,15 @@ class MantleStuntSelect(
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
         names = [str(v) for v in self.item.values]
-        extra = self.what == "extra"
+        buy = self.what == "extra"
 
         def apply(d: CreationDraft, _c: Any, _e: list[CustomEntry]) -> CreationDraft:
-            if not d.mantle:
-                raise RuleError("This character has no mantle; write your stunts instead.")
-            picked = pick_additional_stunts(get_mantle(d.mantle), names)
-            return d.buy_stunts(picked) if extra else d.choose_stunts(picked)
+            return take_additional_stunts(d, names, buy=buy)
 
         state = await service_of(interaction).update_draft(
             self.draft_id, interaction.user.id, apply
         )
         await send_draft(interaction, state, new_message=False)
-
-
-def _mantle_extras(draft: CreationDraft) -> list[Stunt]:
-    """The additional stunts of the draft's mantle that are not on the draft yet."""
-    if not draft.mantle:
-        return []
-    try:
-        stunts = additional_stunts(get_mantle(draft.mantle))
-    except RuleError:  # a mantle since renamed in the data: writing stunts still works
-        return []
-    taken = {s.name.casefold() for s in draft.mantle_stunts + draft.free_stunts}
-    return [s for s in stunts if s.name.casefold() not in taken]
 
 
 def draft_view(state: DraftState, group: str | None = None) -> discord.ui.View:
@@ -544,13 +534,13 @@ def draft_view(state: DraftState, group: str | None = None) -> discord.ui.View:
     elif step is CreationStep.STUNTS:
         view.add_item(DraftButton(i, "stunts", "Write stunts"))
         view.add_item(DraftButton(i, "skipstunts", "No stunt for now", grey))
-        offered = _mantle_extras(state.draft)
+        offered = open_additional_stunts(state.draft)
         if offered:
             view.add_item(MantleStuntSelect(i, "free", offered))
     elif step is CreationStep.EXTRA_STUNTS:
         view.add_item(DraftButton(i, "extra", "Buy extra stunts"))
         view.add_item(DraftButton(i, "skipextra", "No extra stunts", grey))
-        offered = _mantle_extras(state.draft)
+        offered = open_additional_stunts(state.draft)
         if offered:
             view.add_item(MantleStuntSelect(i, "extra", offered))
     elif step is CreationStep.STRESS:

@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.errors import RuleError
-from bot.fate.sheet import condition_track
+from bot.fate.sheet import CreationDraft, condition_track
 from bot.fate.skills import default_skills
 from bot.fate.stunts import Stunt, parse_action
 from bot.fate.tracks import Recovery, Track
@@ -331,3 +331,23 @@ def pick_additional_stunts(mantle: Mantle, names: list[str]) -> list[Stunt]:
             raise RuleError(f"{found.display_name} is picked twice; pick each stunt once.")
         picked.append(to_sheet_stunt(found))
     return picked
+
+
+def open_additional_stunts(draft: CreationDraft) -> list[Stunt]:
+    """The additional stunts of the draft's mantle that are not on the draft yet."""
+    if not draft.mantle:
+        return []
+    try:
+        stunts = additional_stunts(get_mantle(draft.mantle))
+    except RuleError:  # a mantle since renamed in the data: writing stunts still works
+        return []
+    taken = {s.name.casefold() for s in draft.mantle_stunts + draft.free_stunts}
+    return [s for s in stunts if s.name.casefold() not in taken]
+
+
+def take_additional_stunts(draft: CreationDraft, names: list[str], *, buy: bool) -> CreationDraft:
+    """The draft with its mantle's additional stunts `names` as its free stunt, or bought."""
+    if not draft.mantle:
+        raise RuleError("This character has no mantle; write your stunts instead.")
+    picked = pick_additional_stunts(get_mantle(draft.mantle), names)
+    return draft.buy_stunts(picked) if buy else draft.choose_stunts(picked)

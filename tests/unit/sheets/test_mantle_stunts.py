@@ -38,3 +38,21 @@ def test_picked_stunts_fit_the_draft_rules() -> None:
     assert bought.refresh == 1 and [s.cost for s in bought.extra_stunts] == [1, 1]
     with pytest.raises(SheetError, match="share a name"):
         chosen.buy_stunts(one)
+
+
+def test_open_additional_stunts_leave_out_the_taken_ones() -> None:
+    from bot.dfc.mantles import open_additional_stunts, take_additional_stunts
+
+    criminal = get_mantle("Criminal")
+    assert open_additional_stunts(CreationDraft(step=CreationStep.STUNTS)) == []
+    renamed = CreationDraft(step=CreationStep.STUNTS, mantle="A Mantle Since Renamed")
+    assert open_additional_stunts(renamed) == []
+    draft = CreationDraft(step=CreationStep.STUNTS, mantle=criminal.name)
+    every = [s.name for s in open_additional_stunts(draft)]
+    assert every == [s.display_name for s in criminal.additional_stunts]
+    chosen = take_additional_stunts(draft, ["Lay Low"], buy=False)
+    assert [s.name for s in open_additional_stunts(chosen)] == [n for n in every if n != "Lay Low"]
+    bought = take_additional_stunts(chosen, ["Always Armed"], buy=True)
+    assert [s.name for s in bought.extra_stunts] == ["Always Armed"] and bought.refresh == 2
+    with pytest.raises(RuleError, match="no mantle"):
+        take_additional_stunts(CreationDraft(step=CreationStep.STUNTS), ["Lay Low"], buy=False)
