@@ -17,11 +17,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import RuleError
-from bot.fate.conflict import ConflictKind, Phase, eligible_next
+from bot.fate.conflict import ConflictKind, eligible_next
 from bot.fate.harm import HarmType
 from bot.fate.rolls import ScaleLevel
 from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_tasks
 from bot.services.conflicts import (
+    IMPEDED,
+    AbsorbOption,
     Choice,
     ConflictService,
     ConflictSnapshot,
@@ -56,6 +58,10 @@ SIDE_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name="PCs", value="pcs"),
     app_commands.Choice(name="NPCs", value="npcs"),
 ]
+# modal fields: (key, label, default, max length)
+SKILL_FIELD = ("skill", "Skill", "", 40)
+DIFFICULTY_FIELD = ("difficulty", "Difficulty (GM's number or word)", "Fair", 20)
+NEW_ASPECT_FIELD = ("aspect", "The aspect to create", "", 80)
 SCALE_CHOICES: list[app_commands.Choice[int]] = [
     app_commands.Choice(name=level.label, value=int(level)) for level in ScaleLevel
 ]
@@ -114,6 +120,33 @@ def choice_view(
     ]
     view.add_item(TrackerSelect(prefix, ident, version, action, placeholder, options))
     return view
+
+
+def skill_view(
+    prefix: str,
+    snap: ConflictSnapshot | ContestSnapshot,
+    member: str,
+    action: str,
+    arg: str | None,
+    placeholder: str,
+) -> discord.ui.View:
+    """A select of the member's skills, best first (Mediocre when the sheet is gone)."""
+    sheet = snap.sheets.get(member)
+    pairs = skill_choices(sheet) if sheet else []
+    options = [
+        discord.SelectOption(label=clip(f"{name} ({rating:+d})", 100), value=name[:100])
+        for name, rating in pairs
+    ] or [discord.SelectOption(label="Mediocre (+0)", value="Mediocre")]
+    view = discord.ui.View(timeout=None)
+    view.add_item(TrackerSelect(prefix, snap.id, snap.version, action, placeholder, options, arg))
+    return view
+
+
+def absorb_view(
+    prefix: str, ident: int, version: int, options: list[AbsorbOption]
+) -> discord.ui.View:
+    choices = [Choice(str(o.index), o.label) for o in options]
+    return choice_view(prefix, ident, version, "abs", "How do you take it?", choices)
 
 
 class TrackerButton(
@@ -222,10 +255,6 @@ class FormModal(SafeModal):
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         await self.handler(interaction, {k: str(v.value) for k, v in self.inputs.items()})
-
-
-def _character_id_from(value: str) -> str:
-    return value
 
 
 class Conflicts(commands.Cog):
@@ -383,7 +412,6 @@ class Conflicts(commands.Cog):
             raise RuleError(
                 "That tracker is out of date (someone acted first); use the newest buttons."
             )
-        state, c = snap.state, snap.conflict
         if action == "res":
             snap = await svc.resolve(ident, version, user, gm)
             await self.answer(interaction, snap, snap.message)
@@ -410,8 +438,6 @@ class Conflicts(commands.Cog):
             )
             return
         if action == "help":
-            if not state.open_rolls():
-                raise RuleError("Teamwork goes on a roll in progress; there is none right now.")
             choices = svc.helper_choices(snap, user, gm)
             if not choices:
                 raise RuleError(
@@ -451,62 +477,33 @@ class Conflicts(commands.Cog):
             return
         if action == "abs":
             _, shifts, options = await svc.absorb_options(ident, user, gm)
-            choices = [Choice(str(o.index), o.label) for o in options]
             await self.ask(
                 interaction,
                 f"Absorb a {shifts}-shift hit: pick stress boxes and/or consequences.",
-                choice_view("cf", ident, version, "abs", "How do you take it?", choices),
+                absorb_view("cf", ident, version, options),
             )
             return
         if action == "def":
-            pending = c.pending
-            if c.phase is not Phase.DEFENDING or pending is None:
-                raise RuleError("There is no attack waiting for a defence.")
-            member = svc._require_control(state, pending.defender, user, gm, "defend")
+            member, pending = svc.defender_now(snap, user, gm)
             await self.ask(
                 interaction,
                 f"{member.name} defends against {pending.attack_effort:+d}: pick a skill.",
-                self._skill_view(snap, pending.defender, "def", None, "Defend with"),
+                skill_view("cf", snap, pending.defender, "def", None, "Defend with"),
             )
             return
         # the acting character's own actions
-        state.require_no_action()
-        actor = svc._require_control(state, c.current, user, gm, "act now")
-        assert c.current is not None
-        if c.phase is not Phase.ACTING:
-            raise RuleError("Finish the attack in progress first.")
+        actor = svc.actor_now(snap, user, gm)
         if action == "atk":
-            targets = [
-                Choice(p.id, p.name, "NPC" if p.is_npc else "PC")
-                for p in c.active()
-                if p.id != c.current
-            ]
-            targets.sort(
-                key=lambda ch: c.combatant(ch.value).side == c.combatant(c.current or "").side
-            )
             await self.ask(
                 interaction,
                 f"{actor.name} attacks: pick a target.",
-                choice_view("cf", ident, version, "tgt", "Attack whom?", targets),
+                choice_view("cf", ident, version, "tgt", "Attack whom?", svc.attack_targets(snap)),
             )
         elif action == "mov":
-            zones = []
-            for zone in state.zones:
-                if zone == c.combatant(c.current).zone:
-                    continue
-                if svc.needs_roll_to_move(snap, zone):
-                    zones.append(Choice(f"imp|{zone}", f"{zone} (an overcome roll)"[:100]))
-                    continue
-                zones.append(Choice(zone, zone, "free move"))
-                zones.append(
-                    Choice(f"imp|{zone}", f"{zone} - impeded"[:100], "takes your action and a roll")
-                )
-            if not zones:
-                raise RuleError("This conflict has no other zone to move to.")
             await self.ask(
                 interaction,
                 f"{actor.name} moves: pick a zone.",
-                choice_view("cf", ident, version, "mov", "Move where?", zones),
+                choice_view("cf", ident, version, "mov", "Move where?", svc.move_choices(snap)),
             )
         elif action == "adv":
             targets = await svc.advantage_targets(ident, user, gm)
@@ -522,19 +519,6 @@ class Conflicts(commands.Cog):
             await self._action_modal(interaction, ident, version, action)
         else:
             raise RuleError("That button is no longer used; look at the tracker again.")
-
-    def _skill_view(
-        self, snap: ConflictSnapshot, combatant: str, action: str, arg: str | None, placeholder: str
-    ) -> discord.ui.View:
-        sheet = snap.sheets.get(combatant)
-        pairs = skill_choices(sheet) if sheet else []
-        options = [
-            discord.SelectOption(label=clip(f"{name} ({rating:+d})", 100), value=name[:100])
-            for name, rating in pairs
-        ] or [discord.SelectOption(label="Mediocre (+0)", value="Mediocre")]
-        view = discord.ui.View(timeout=None)
-        view.add_item(TrackerSelect("cf", snap.id, snap.version, action, placeholder, options, arg))
-        return view
 
     async def _action_modal(
         self,
@@ -565,12 +549,12 @@ class Conflicts(commands.Cog):
             await self.answer(modal_interaction, snap, snap.message)
 
         fields = [
-            ("skill", "Skill", "", 40),
-            ("difficulty", "Difficulty (GM's number or word)", "Fair", 20),
+            SKILL_FIELD,
+            DIFFICULTY_FIELD,
         ]
         title = "Overcome" if action == "ovc" else "Create an advantage"
         if action == "adv" and existing is None:
-            fields.append(("aspect", "The aspect to create", "", 80))
+            fields.append(NEW_ASPECT_FIELD)
         await interaction.response.send_modal(FormModal(title, fields, done))
 
     # ------------------------------------------------------------------ conflict: selects
@@ -594,7 +578,7 @@ class Conflicts(commands.Cog):
             await self.ask(
                 interaction,
                 f"Attack {current.state.name(value)} with which skill?",
-                self._skill_view(current, actor, "atk", value, "Attack with"),
+                skill_view("cf", current, actor, "atk", value, "Attack with"),
             )
             return
         if action == "advt":
@@ -603,8 +587,8 @@ class Conflicts(commands.Cog):
             )
             return
         if action == "mov":
-            rolled = value.startswith("imp|")
-            value = value.removeprefix("imp|")
+            rolled = value.startswith(IMPEDED)
+            value = value.removeprefix(IMPEDED)
             current = await svc.get(ident)
             if rolled or svc.needs_roll_to_move(current, value):
 
@@ -621,7 +605,7 @@ class Conflicts(commands.Cog):
                         f"Move to {value}: an overcome",
                         [
                             ("skill", "Skill", "Athletics", 40),
-                            ("difficulty", "Difficulty (GM's number or word)", "Fair", 20),
+                            DIFFICULTY_FIELD,
                         ],
                         done,
                     )
@@ -629,32 +613,8 @@ class Conflicts(commands.Cog):
                 return
             snap = await svc.move(ident, version, user, gm, value)
         elif action == "abs":
-            _, _, options = await svc.absorb_options(ident, user, gm)
-            index = int(value) if value.isdigit() else -1
-            option = next((o for o in options if o.index == index), None)
-            if option is None:
-                raise RuleError("That choice is gone; press Take the hit again.")
-            if option.slots_needing_text:
-
-                async def absorbed(
-                    modal_interaction: discord.Interaction, values: dict[str, str]
-                ) -> None:
-                    texts = [values[f"c{i}"] for i in range(len(option.slots_needing_text))]
-                    result = await svc.absorb(ident, version, user, gm, index, texts)
-                    await self.answer(modal_interaction, result, result.message)
-
-                await interaction.response.send_modal(
-                    FormModal(
-                        "Name the consequence",
-                        [
-                            (f"c{i}", label, "", 80)
-                            for i, label in enumerate(option.slots_needing_text)
-                        ],
-                        absorbed,
-                    )
-                )
-                return
-            snap = await svc.absorb(ident, version, user, gm, index, [])
+            await self._absorb_chosen(interaction, svc, ident, version, value)
+            return
         elif action == "atk":
             snap = await svc.attack(ident, version, user, gm, arg or "", value)
         elif action == "def":
@@ -672,6 +632,35 @@ class Conflicts(commands.Cog):
         else:
             raise RuleError("That menu is no longer used; look at the tracker again.")
         await self.answer(interaction, snap, snap.message)
+
+    async def _absorb_chosen(
+        self,
+        interaction: discord.Interaction,
+        service: ConflictService | ContestService,
+        ident: int,
+        version: int,
+        value: str,
+    ) -> None:
+        """Apply the picked way to take a hit, first asking for the consequences' names."""
+        user, gm = interaction.user.id, await self._is_gm(interaction)
+        _, _, options = await service.absorb_options(ident, user, gm)
+        index = int(value) if value.isdigit() else -1
+        option = next((o for o in options if o.index == index), None)
+        if option is None:
+            raise RuleError("That choice is gone; press Take the hit again.")
+        needing = option.slots_needing_text
+        if not needing:
+            snap = await service.absorb(ident, version, user, gm, index, [])
+            await self.answer(interaction, snap, snap.message)
+            return
+
+        async def absorbed(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
+            texts = [values[f"c{i}"] for i in range(len(needing))]
+            result = await service.absorb(ident, version, user, gm, index, texts)
+            await self.answer(modal_interaction, result, result.message)
+
+        fields = [(f"c{i}", label, "", 80) for i, label in enumerate(needing)]
+        await interaction.response.send_modal(FormModal("Name the consequence", fields, absorbed))
 
     # ------------------------------------------------------------------ contests
     async def contest_button(
@@ -700,14 +689,7 @@ class Conflicts(commands.Cog):
             await self.ask(
                 interaction,
                 f"{victim} absorbs a {shifts}-shift hit: pick stress boxes and/or consequences.",
-                choice_view(
-                    "ct",
-                    ident,
-                    version,
-                    "abs",
-                    "How do you take it?",
-                    [Choice(str(o.index), o.label) for o in options],
-                ),
+                absorb_view("ct", ident, version, options),
             )
             return
         if action in ("res", "forfeit", "give"):
@@ -765,17 +747,10 @@ class Conflicts(commands.Cog):
     async def _contest_skill(
         self, interaction: discord.Interaction, snap: ContestSnapshot, member: str
     ) -> None:
-        sheet = snap.sheets.get(member)
-        pairs = skill_choices(sheet) if sheet else []
-        options = [
-            discord.SelectOption(label=clip(f"{n} ({r:+d})", 100), value=n[:100]) for n, r in pairs
-        ] or [discord.SelectOption(label="Mediocre (+0)", value="Mediocre")]
-        view = discord.ui.View(timeout=None)
-        view.add_item(
-            TrackerSelect("ct", snap.id, snap.version, "roll", "Roll which skill?", options, member)
-        )
         await self.ask(
-            interaction, f"{snap.state.name(member)} rolls for the side: pick a skill.", view
+            interaction,
+            f"{snap.state.name(member)} rolls for the side: pick a skill.",
+            skill_view("ct", snap, member, "roll", member, "Roll which skill?"),
         )
 
     async def _contest_advantage(
@@ -797,9 +772,9 @@ class Conflicts(commands.Cog):
             await self.answer(modal_interaction, snap, snap.message)
 
         fields = [
-            ("skill", "Skill", "", 40),
-            ("difficulty", "Difficulty (GM's number or word)", "Fair", 20),
-            ("aspect", "The aspect to create", "", 80),
+            SKILL_FIELD,
+            DIFFICULTY_FIELD,
+            NEW_ASPECT_FIELD,
         ]
         await interaction.response.send_modal(FormModal("Create an advantage", fields, done))
 
@@ -820,31 +795,9 @@ class Conflicts(commands.Cog):
             await self._contest_advantage(interaction, ident, version, value)
             return
         if action == "abs":
-            _, _, options = await self.contests.absorb_options(ident, user, gm)
-            index = int(value) if value.isdigit() else -1
-            option = next((o for o in options if o.index == index), None)
-            if option is None:
-                raise RuleError("That choice is gone; press Take the hit again.")
-            if option.slots_needing_text:
-                needing = option.slots_needing_text
-
-                async def absorbed(
-                    modal_interaction: discord.Interaction, values: dict[str, str]
-                ) -> None:
-                    texts = [values[f"c{i}"] for i in range(len(needing))]
-                    result = await self.contests.absorb(ident, version, user, gm, index, texts)
-                    await self.answer(modal_interaction, result, result.message)
-
-                await interaction.response.send_modal(
-                    FormModal(
-                        "Name the consequence",
-                        [(f"c{i}", label, "", 80) for i, label in enumerate(needing)],
-                        absorbed,
-                    )
-                )
-                return
-            snap = await self.contests.absorb(ident, version, user, gm, index, [])
-        elif action == "inv":
+            await self._absorb_chosen(interaction, self.contests, ident, version, value)
+            return
+        if action == "inv":
             snap = await self.contests.invoke(ident, version, user, gm, value)
         elif action == "help":
             snap = await self.contests.teamwork(ident, version, user, gm, value)
@@ -957,11 +910,6 @@ class Conflicts(commands.Cog):
                 break
         return found
 
-    async def names_autocomplete(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self._names(interaction, current)
-
     # ------------------------------------------------------------------ /conflict
     conflict = app_commands.Group(
         name="conflict", description="Run a conflict with a pinned tracker.", guild_only=True
@@ -974,12 +922,7 @@ class Conflicts(commands.Cog):
         first="Who acts first (one of the participants).",
         zones="Zones in a row, separated by commas (each touches the next); optional.",
     )
-    @app_commands.choices(
-        kind=[
-            app_commands.Choice(name="physical", value="physical"),
-            app_commands.Choice(name="mental", value="mental"),
-        ]
-    )
+    @app_commands.choices(kind=HARM_CHOICES)
     async def conflict_start(
         self,
         interaction: discord.Interaction,
@@ -1002,12 +945,6 @@ class Conflicts(commands.Cog):
             zone_list,
         )
         await self.publish(interaction, snap)
-
-    @conflict_start.autocomplete("participants")
-    async def _participants_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self._names(interaction, current)
 
     @conflict_start.autocomplete("first")
     async def _first_ac(
@@ -1137,20 +1074,11 @@ class Conflicts(commands.Cog):
         )
         await self.publish(interaction, snap)
 
+    @conflict_start.autocomplete("participants")
     @contest_start.autocomplete("side_a")
-    async def _side_a_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self._names(interaction, current)
-
     @contest_start.autocomplete("side_b")
-    async def _side_b_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self._names(interaction, current)
-
     @contest_start.autocomplete("side_c")
-    async def _side_c_ac(
+    async def _name_list_ac(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         return await self._names(interaction, current)

@@ -39,7 +39,7 @@ from bot.fate.aspects import (
 )
 from bot.fate.aspects import Event as RuleEvent
 from bot.fate.aspects import spend_free_invoke as spend_own_invoke
-from bot.fate.conflict import Combatant, Conflict, ConflictKind, Phase
+from bot.fate.conflict import Combatant, Conflict, ConflictKind, PendingAttack, Phase
 from bot.fate.dice import fate_symbols
 from bot.fate.harm import AbsorbChoice, SlotRef, suggest_absorb_options
 from bot.fate.ladder import describe, parse_rating
@@ -92,6 +92,7 @@ ZONE_NAME_MAX = 40
 LOG_KEEP = 8
 MAX_PARTICIPANTS = rules.MAX_COMBATANTS
 SOURCE_PREFIX = "cf"
+IMPEDED = "imp|"  # a move choice's value prefix: the move takes the action and a roll
 
 T = TypeVar("T")
 
@@ -1014,6 +1015,8 @@ class ConflictService:
         """Who the user may have help with the roll(s) in progress (teamwork: Average (+1) or
         better in the skill, and an action left this exchange)."""
         state, c = snapshot.state, snapshot.conflict
+        if not state.open_rolls():
+            raise RuleError("Teamwork goes on a roll in progress; there is none right now.")
         found: list[Choice] = []
         for slot, roller in state.open_rolls():
             roll = state.roll_in(slot)
@@ -1538,6 +1541,59 @@ class ConflictService:
         else:
             holder = state.name(who)
         return f"{text} gains {count} free invoke(s) for {holder}."
+
+    def actor_now(self, snapshot: ConflictSnapshot, user_id: int, is_gm: bool) -> Member:
+        """The character whose turn it is, when the user plays them and they may start an
+        action (no rolled action waiting, no attack in progress)."""
+        member, _ = self._acting(snapshot.state, user_id, is_gm, "act now")
+        if snapshot.conflict.phase is not Phase.ACTING:
+            raise RuleError("Finish the attack in progress first.")
+        return member
+
+    def defender_now(
+        self, snapshot: ConflictSnapshot, user_id: int, is_gm: bool
+    ) -> tuple[Member, PendingAttack]:
+        """The defender of the attack waiting for a defence, when the user plays them."""
+        c = snapshot.conflict
+        if c.phase is not Phase.DEFENDING or c.pending is None:
+            raise RuleError("There is no attack waiting for a defence.")
+        member = self._require_control(snapshot.state, c.pending.defender, user_id, is_gm, "defend")
+        return member, c.pending
+
+    @staticmethod
+    def attack_targets(snapshot: ConflictSnapshot) -> list[Choice]:
+        """Everyone still in the conflict but the actor, the other sides first."""
+        c = snapshot.conflict
+        own_side = c.combatant(c.current).side if c.current is not None else None
+        targets = [
+            Choice(p.id, p.name, "NPC" if p.is_npc else "PC")
+            for p in c.active()
+            if p.id != c.current
+        ]
+        targets.sort(key=lambda choice: c.combatant(choice.value).side == own_side)
+        return targets
+
+    def move_choices(self, snapshot: ConflictSnapshot) -> list[Choice]:
+        """The zones the actor may move to: a free move where allowed, else an impeded one
+        (value prefixed with IMPEDED: it takes the action and an overcome roll)."""
+        c = snapshot.conflict
+        here = c.combatant(c.current).zone if c.current is not None else None
+        zones = []
+        for zone in snapshot.state.zones:
+            if zone == here:
+                continue
+            if self.needs_roll_to_move(snapshot, zone):
+                zones.append(Choice(f"{IMPEDED}{zone}", f"{zone} (an overcome roll)"[:100]))
+                continue
+            zones.append(Choice(zone, zone, "free move"))
+            zones.append(
+                Choice(
+                    f"{IMPEDED}{zone}", f"{zone} - impeded"[:100], "takes your action and a roll"
+                )
+            )
+        if not zones:
+            raise RuleError("This conflict has no other zone to move to.")
+        return zones
 
     def needs_roll_to_move(self, snapshot: ConflictSnapshot, zone: str) -> bool:
         """Whether a move to `zone` is more than the free move (the UI then asks for a roll)."""

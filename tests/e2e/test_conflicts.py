@@ -23,6 +23,7 @@ from bot.services.campaigns import (
     set_active_in,
 )
 from bot.testing.harness import Reply, Table, iter_components, message_text
+from cogs.conflicts import Conflicts
 
 
 class ScriptedDice(random.Random):
@@ -170,6 +171,12 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
         "conflict start", "participants", user=gm, participants="Charles, Gh"
     )
     assert {c["value"] for c in choices} == {"Charles, Ghoul", "Charles, Ghoul Two"}
+    # the contest's sides suggest names the same way (the harness cannot focus "side_a")
+    name_lists = [
+        Conflicts.conflict_start._params["participants"],
+        *(Conflicts.contest_start._params[side] for side in ("side_a", "side_b", "side_c")),
+    ]
+    assert {param.autocomplete for param in name_lists} == {Conflicts._name_list_ac}
 
     started = await table.slash(
         "conflict start",
