@@ -142,20 +142,14 @@ def sheet_embed(
     stress = [track_line(t) for t in character.tracks_of(TrackKind.STRESS)]
     if stress:
         embed.add_field(name="Stress", value=_lines(stress), inline=False)
-    consequences = character.tracks_of(TrackKind.CONSEQUENCE)
-    if full:
-        shown = [track_line(t) for t in consequences]
-    else:
-        shown = [track_line(t) for t in consequences if not t.is_free]
-    if shown:
-        embed.add_field(name="Consequences", value=_lines(shown), inline=False)
-    conditions = character.tracks_of(TrackKind.CONDITION)
-    if full:
-        cond_lines = [track_line(t) for t in conditions]
-    else:
-        cond_lines = [track_line(t) for t in conditions if not t.is_free]
-    if cond_lines:
-        embed.add_field(name="Conditions", value=_lines(cond_lines), inline=False)
+    for kind, heading in (
+        (TrackKind.CONSEQUENCE, "Consequences"),
+        (TrackKind.CONDITION, "Conditions"),
+    ):
+        # The short sheet shows only what is marked; the full one shows every slot.
+        shown = [track_line(t) for t in character.tracks_of(kind) if full or not t.is_free]
+        if shown:
+            embed.add_field(name=heading, value=_lines(shown), inline=False)
     if full and character.notes:
         embed.add_field(name="Notes", value=clip(character.notes, FIELD_VALUE_LIMIT), inline=False)
     footer = []
