@@ -305,23 +305,23 @@ class Rolls(commands.Cog):
             await interaction.response.send_message(embed=embed, ephemeral=True, **extra)
             await self._post_gm_copy(view)
             return
-        await interaction.response.send_message(embed=embed, **extra)
-        message = await interaction.original_response()
-        await self.service.set_messages(view.id, message_id=message.id)
+        sent = await interaction.response.send_message(embed=embed, **extra)
+        message_id = sent.message_id or (await interaction.original_response()).id
+        await self.service.set_messages(view.id, message_id=message_id)
 
     async def _post_gm_copy(self, view: RollView) -> None:
-        """A hidden roll's copy in the campaign's GM channel (when there is one)."""
-        gm_message_id: int | None = None
-        if view.gm_channel_id is not None and view.gm_channel_id != view.channel_id:
-            items = roll_view_items(view)
-            extra: dict[str, Any] = {"view": items} if items is not None else {}
-            channel = self.bot.get_partial_messageable(view.gm_channel_id)
-            try:
-                copy = await channel.send(embed=roll_embed(view), **extra)
-                gm_message_id = copy.id
-            except discord.HTTPException as error:
-                log.info("could not post hidden roll %s to the GM channel: %s", view.id, error)
-        await self.service.set_messages(view.id, message_id=None, gm_message_id=gm_message_id)
+        """A new hidden roll's copy in the campaign's GM channel (when there is one)."""
+        if view.gm_channel_id is None or view.gm_channel_id == view.channel_id:
+            return  # no copy to remember: the new row has no message ids yet
+        items = roll_view_items(view)
+        extra: dict[str, Any] = {"view": items} if items is not None else {}
+        channel = self.bot.get_partial_messageable(view.gm_channel_id)
+        try:
+            copy = await channel.send(embed=roll_embed(view), **extra)
+        except discord.HTTPException as error:
+            log.info("could not post hidden roll %s to the GM channel: %s", view.id, error)
+            return
+        await self.service.set_messages(view.id, message_id=None, gm_message_id=copy.id)
 
     # ----------------------------------------------------------------- /roll
     @app_commands.command(name="roll", description="Roll 4dF (+ a skill) on the ladder, or dice.")

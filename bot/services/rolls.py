@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from sqlalchemy import update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -456,11 +457,13 @@ class RollService:
     async def set_messages(
         self, roll_id: int, *, message_id: int | None, gm_message_id: int | None = None
     ) -> None:
+        """Remember where a new roll's messages are (one UPDATE, no read)."""
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
-            row.message_id = message_id
-            row.gm_message_id = gm_message_id
-            session.add(row)
+            await session.exec(  # type: ignore[call-overload]
+                update(RollRow)
+                .where(col(RollRow.id) == roll_id)
+                .values(message_id=message_id, gm_message_id=gm_message_id)
+            )
 
     async def get(self, roll_id: int) -> RollView:
         async with self.db.session() as session:
