@@ -32,6 +32,7 @@ from bot.services.conflicts import (
     check_version,
     load_encounter_in,
     member_of,
+    new_encounter_in,
     parse_difficulty,
     pay_invoke_point_in,
     rank_aspects,
@@ -143,16 +144,9 @@ class ChallengeService:
             if await active_encounter_in(session, channel_id, "challenge") is not None:
                 raise RuleError("A challenge is already running here; `/challenge end` closes it.")
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            row = EncounterRow(
-                campaign_id=campaign.id,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                kind="challenge",
-                state_json="{}",
-                created_by=user_id,
+            row = await new_encounter_in(
+                session, campaign.id, guild_id, channel_id, "challenge", user_id
             )
-            session.add(row)
-            await session.flush()
             challenge, _ = rules.start_challenge(str(row.id), tasks, " ".join(title.split()))
             state = ChallengeState(challenge=challenge)
             row.state_json = state.model_dump_json()

@@ -159,6 +159,24 @@ async def active_encounter_in(
     ).first()
 
 
+async def new_encounter_in(
+    session: AsyncSession, campaign_id: int, guild_id: int, channel_id: int, kind: str, user_id: int
+) -> EncounterRow:
+    """An encounter row with its id (the rules name the encounter by it); state comes next."""
+    row = EncounterRow(
+        campaign_id=campaign_id,
+        guild_id=guild_id,
+        channel_id=channel_id,
+        kind=kind,
+        state_json="{}",
+        created_by=user_id,
+    )
+    session.add(row)
+    await session.flush()
+    assert row.id is not None
+    return row
+
+
 async def load_encounter_in(session: AsyncSession, encounter_id: int, kind: str) -> EncounterRow:
     row = await session.get(EncounterRow, encounter_id)
     if row is None or row.kind != kind:
@@ -530,17 +548,9 @@ class ConflictService:
                 )
                 for cid, m in members.items()
             ]
-            row = EncounterRow(
-                campaign_id=campaign.id,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                kind="conflict",
-                state_json="{}",
-                created_by=user_id,
+            row = await new_encounter_in(
+                session, campaign.id, guild_id, channel_id, "conflict", user_id
             )
-            session.add(row)
-            await session.flush()
-            assert row.id is not None
             conflict, events = rules.start_conflict(
                 str(row.id), kind, combatants, str(first_record.id), adjacency
             )
@@ -899,19 +909,23 @@ class ConflictService:
         key: str,
     ) -> str:
         c = state.conflict
-        pay = Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE
-        if state.action is not None:
-            action_roll, _ = apply_invoke(
-                state.action.roll,
+
+        def invoked(roll: Roll) -> Roll:
+            bonus_roll, _ = apply_invoke(
+                roll,
                 self.rng_factory(),
                 invoker_id=user_id,
                 invoker_name=member.name,
                 aspect_key=key,
                 aspect_name=aspect_name,
                 mode=InvokeMode.BONUS,
-                payment=pay,
+                payment=Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE,
                 payer_id=member.character_id,
             )
+            return bonus_roll
+
+        if state.action is not None:
+            action_roll = invoked(state.action.roll)
             state.put_roll("action", action_roll)
             line = f"{member.name} invokes {aspect_name} for +2: the roll is now "
             line += f"{describe(action_roll.effort())}."
@@ -921,17 +935,7 @@ class ConflictService:
         is_attacker = who == c.pending.attacker
         roll = state.attack_roll if is_attacker else state.defence_roll
         if roll is not None:
-            roll, _ = apply_invoke(
-                roll,
-                self.rng_factory(),
-                invoker_id=user_id,
-                invoker_name=member.name,
-                aspect_key=key,
-                aspect_name=aspect_name,
-                mode=InvokeMode.BONUS,
-                payment=pay,
-                payer_id=member.character_id,
-            )
+            roll = invoked(roll)
         line = f"{member.name} invokes {aspect_name} for +2."
         if c.phase is Phase.DEFENDING:
             assert roll is not None

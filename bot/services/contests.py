@@ -55,6 +55,7 @@ from bot.services.conflicts import (
     load_encounter_in,
     member_of,
     name_slots,
+    new_encounter_in,
     parse_difficulty,
     parse_names,
     pay_invoke_point_in,
@@ -211,16 +212,9 @@ class ContestService:
                         harms_others="abc"[index] in harm_letters,
                     )
                 )
-            row = EncounterRow(
-                campaign_id=campaign.id,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                kind="contest",
-                state_json="{}",
-                created_by=user_id,
+            row = await new_encounter_in(
+                session, campaign.id, guild_id, channel_id, "contest", user_id
             )
-            session.add(row)
-            await session.flush()
             contest, _ = rules.start_contest(str(row.id), built, victories)
             state = ContestState(contest=contest, members=members, harm=harm)
             state.add_log(f"A contest to {victories} victories begins.")
