@@ -79,7 +79,7 @@ def _kind_of(snapshot: Snapshot) -> str:
     return "contest" if isinstance(snapshot, ContestSnapshot) else "challenge"
 
 
-def render(snapshot: Snapshot) -> tuple[discord.Embed, discord.ui.View | None]:
+def render(snapshot: Snapshot) -> tuple[discord.Embed, discord.ui.View]:
     if isinstance(snapshot, ConflictSnapshot):
         embed, controls = conflict_tracker(snapshot), conflict_controls(snapshot)
     elif isinstance(snapshot, ContestSnapshot):
@@ -89,10 +89,8 @@ def render(snapshot: Snapshot) -> tuple[discord.Embed, discord.ui.View | None]:
     return embed, build_view(PREFIX[_kind_of(snapshot)], snapshot.id, snapshot.version, controls)
 
 
-def build_view(prefix: str, ident: int, version: int, controls: Controls) -> discord.ui.View | None:
-    if not controls.buttons and not controls.options:
-        return discord.ui.View(timeout=None)  # an empty view removes old buttons
-    view = discord.ui.View(timeout=None)
+def build_view(prefix: str, ident: int, version: int, controls: Controls) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)  # an empty view removes old buttons
     for spec in controls.buttons:
         view.add_item(TrackerButton(prefix, ident, version, spec.action, spec.label, spec.style))
     if controls.select_action and controls.options:
@@ -263,6 +261,11 @@ class Conflicts(commands.Cog):
         self.conflicts = ConflictService(bot.db)
         self.contests = ContestService(bot.db, self.conflicts)
         self.challenges = ChallengeService(bot.db, self.conflicts)
+        self.services: dict[str, ConflictService | ContestService | ChallengeService] = {
+            "conflict": self.conflicts,
+            "contest": self.contests,
+            "challenge": self.challenges,
+        }
         # tracker message id -> newest snapshot waiting to be drawn / version drawn
         self._pending: dict[int, Snapshot] = {}
         self._shown: dict[int, int] = {}
@@ -276,18 +279,10 @@ class Conflicts(commands.Cog):
     async def publish(self, interaction: discord.Interaction, snapshot: Snapshot) -> None:
         """Post a new pinned tracker as the public answer to a slash command."""
         embed, view = render(snapshot)
-        if view is None:
-            await interaction.response.send_message(embed=embed)
-        else:
-            await interaction.response.send_message(embed=embed, view=view)
+        await interaction.response.send_message(embed=embed, view=view)
         message = await interaction.original_response()
         kind = _kind_of(snapshot)
-        if isinstance(snapshot, ConflictSnapshot):
-            await self.conflicts.set_tracker(snapshot.id, message.id)
-        elif isinstance(snapshot, ContestSnapshot):
-            await self.contests.set_tracker(snapshot.id, message.id)
-        else:
-            await self.challenges.set_tracker(snapshot.id, message.id)
+        await self.services[kind].set_tracker(snapshot.id, message.id)
         snapshot.tracker_message_id = message.id
         self._shown[message.id] = snapshot.version
         try:
@@ -330,6 +325,13 @@ class Conflicts(commands.Cog):
                     log.warning("could not edit tracker %s", key)
         finally:
             self._editing.discard(key)
+
+    async def reply_and_refresh(
+        self, interaction: discord.Interaction, snapshot: Snapshot, text: str
+    ) -> None:
+        """Answer a slash command privately and bring the tracker up to date."""
+        await interaction.response.send_message(text, ephemeral=True)
+        await self.refresh(snapshot)
 
     async def answer(self, interaction: discord.Interaction, snapshot: Snapshot, text: str) -> None:
         """Answer a component/modal: edit the tracker if it was clicked, else reply privately."""
@@ -961,8 +963,7 @@ class Conflicts(commands.Cog):
         snap = await self.conflicts.pass_turn(
             interaction.channel_id, interaction.user.id, await self._is_gm(interaction), who
         )
-        await interaction.response.send_message(snap.message, ephemeral=True)
-        await self.refresh(snap)
+        await self.reply_and_refresh(interaction, snap, snap.message)
 
     @conflict_next.autocomplete("who")
     async def _next_ac(
@@ -1022,8 +1023,7 @@ class Conflicts(commands.Cog):
         await require_gm(self.bot, interaction, "set the scale")
         assert interaction.channel_id is not None
         snap = await self.conflicts.set_scale(interaction.channel_id, side.value, level.value)
-        await interaction.response.send_message(snap.message, ephemeral=True)
-        await self.refresh(snap)
+        await self.reply_and_refresh(interaction, snap, snap.message)
 
     # ------------------------------------------------------------------ /contest
     contest = app_commands.Group(
@@ -1088,8 +1088,7 @@ class Conflicts(commands.Cog):
         await require_gm(self.bot, interaction, "end a contest")
         assert interaction.channel_id is not None
         snap = await self.contests.end(interaction.channel_id)
-        await interaction.response.send_message("The contest is stopped.", ephemeral=True)
-        await self.refresh(snap)
+        await self.reply_and_refresh(interaction, snap, "The contest is stopped.")
 
     # ------------------------------------------------------------------ /challenge
     challenge = app_commands.Group(
@@ -1131,8 +1130,7 @@ class Conflicts(commands.Cog):
         await require_gm(self.bot, interaction, "assign challenge tasks")
         assert interaction.channel_id is not None
         snap = await self.challenges.assign(interaction.channel_id, task, character)
-        await interaction.response.send_message(snap.message, ephemeral=True)
-        await self.refresh(snap)
+        await self.reply_and_refresh(interaction, snap, snap.message)
 
     @challenge_assign.autocomplete("character")
     async def _assign_ac(
@@ -1151,16 +1149,14 @@ class Conflicts(commands.Cog):
         await require_gm(self.bot, interaction, "note a task's cost")
         assert interaction.channel_id is not None
         snap = await self.challenges.cost(interaction.channel_id, task, cost)
-        await interaction.response.send_message(snap.message, ephemeral=True)
-        await self.refresh(snap)
+        await self.reply_and_refresh(interaction, snap, snap.message)
 
     @challenge.command(name="end", description="Close the challenge running here (GM).")
     async def challenge_end(self, interaction: discord.Interaction) -> None:
         await require_gm(self.bot, interaction, "end a challenge")
         assert interaction.channel_id is not None
         snap = await self.challenges.end(interaction.channel_id)
-        await interaction.response.send_message(snap.message, ephemeral=True)
-        await self.refresh(snap)
+        await self.reply_and_refresh(interaction, snap, snap.message)
 
 
 async def setup(bot: Any) -> None:
