@@ -24,6 +24,7 @@ from bot.ui.scenes import (
 )
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
+from cogs.scenes import character_choices
 
 
 def _who_code(page: LedgerPage) -> str:
@@ -153,15 +154,7 @@ class Economy(commands.Cog):
     async def character_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        campaign = await self.bot.campaigns.current(interaction.guild_id, interaction.channel_id)
-        names = [n.name for n in await self.bot.campaigns.character_names(campaign.id)]
-        needle = current.strip().casefold()
-        return [
-            app_commands.Choice(name=n[:100], value=n[:100])
-            for n in ["GM", *names]
-            if needle in n.casefold()
-        ][:25]
+        return await character_choices(self.bot, interaction, current, first=("GM",))
 
     async def skill_autocomplete(
         self, interaction: discord.Interaction, current: str

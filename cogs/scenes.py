@@ -15,6 +15,7 @@ from discord.ext import commands
 from bot.errors import RuleError
 from bot.fate.aspects import AspectKind
 from bot.fate.rolls import Action
+from bot.services.characters import Actor, get_service
 from bot.services.scenes import SceneService, board_listeners, split_list
 from bot.ui.scenes import board_embed, ended_text, started_text
 from cogs.common.errors import guarded
@@ -131,6 +132,27 @@ class BoardUpdater:
             task.cancel()
 
 
+async def character_choices(
+    bot: Any, interaction: discord.Interaction, current: str, *, first: tuple[str, ...] = ()
+) -> list[app_commands.Choice[str]]:
+    """Character names for autocomplete (after `first`), from memory. A player is not shown
+    the GM's NPCs: their very existence stays secret."""
+    assert interaction.guild_id is not None and interaction.channel_id is not None
+    actor = Actor(
+        interaction.guild_id,
+        interaction.channel_id,
+        interaction.user.id,
+        await member_is_gm(bot, interaction),
+    )
+    names = [n.name for n in await get_service(bot).names_cached(actor)]
+    needle = current.strip().casefold()
+    return [
+        app_commands.Choice(name=n[:100], value=n[:100])
+        for n in [*first, *names]
+        if needle in n.casefold()
+    ][:25]
+
+
 KindChoice = Literal["situation", "boost", "game"]
 FailPick = Literal["not created", "created, enemy holds the invoke"]
 
@@ -180,15 +202,7 @@ class Scenes(commands.Cog):
     async def character_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        campaign = await self.bot.campaigns.current(interaction.guild_id, interaction.channel_id)
-        names = await self.bot.campaigns.character_names(campaign.id)
-        needle = current.strip().casefold()
-        return [
-            app_commands.Choice(name=n.name[:100], value=n.name[:100])
-            for n in names
-            if needle in n.name.casefold()
-        ][:25]
+        return await character_choices(self.bot, interaction, current)
 
     # ------------------------------------------------------------------ /scene
     scene = app_commands.Group(

@@ -713,3 +713,17 @@ async def test_scene_end_keeps_a_hidden_aspect_without_naming_it(table: Table) -
     assert all("Secret Cult" not in message_text(m) for m in table.channel_messages())
     kept = await in_play(table)
     assert kept["Secret Cult"].hidden and "Rain" in kept
+
+
+async def test_character_autocomplete_keeps_the_gms_npcs_from_players(table: Table) -> None:
+    await make_character(table, table.player, "Harry")
+    await make_character(table, table.gm, "Marcone", npc=True)
+    for command, option in (("aspect pass", "to"), ("compel offer", "target")):
+        player_sees = [
+            c["name"] for c in await table.autocomplete(command, option, user=table.player)
+        ]
+        gm_sees = [c["name"] for c in await table.autocomplete(command, option, user=table.gm)]
+        assert "Harry" in player_sees and "Marcone" not in player_sees
+        assert "Harry" in gm_sees and "Marcone" in gm_sees
+    fp_choices = await table.autocomplete("fp log", "character", user=table.player)
+    assert [c["name"] for c in fp_choices] == ["GM", "Harry"]
