@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import RuleError
-from bot.fate.conflict import ConflictKind, eligible_next
+from bot.fate.conflict import ConflictKind
 from bot.fate.harm import HarmType
 from bot.fate.rolls import ScaleLevel
 from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_tasks
@@ -971,16 +971,8 @@ class Conflicts(commands.Cog):
     ) -> list[app_commands.Choice[str]]:
         if interaction.channel_id is None:
             return []
-        try:
-            snap = await self.conflicts.in_channel(interaction.channel_id)
-        except RuleError:
-            return []
-        wanted = current.strip().casefold()
-        return [
-            app_commands.Choice(name=clip(p.name, 100), value=clip(p.name, 100))
-            for p in eligible_next(snap.conflict)
-            if wanted in p.name.casefold()
-        ][:25]
+        names = await self.conflicts.next_names(interaction.channel_id, current)
+        return [app_commands.Choice(name=clip(n, 100), value=clip(n, 100)) for n in names]
 
     @conflict.command(name="tracker", description="Post the tracker again (the old one stops).")
     async def conflict_tracker_cmd(self, interaction: discord.Interaction) -> None:

@@ -575,6 +575,18 @@ class ConflictService:
             state = ConflictState.model_validate_json(row.state_json)
             return await self._snapshot_in(session, row, state)
 
+    async def next_names(self, channel_id: int, typed: str) -> list[str]:
+        """For /conflict next autocomplete: who may act next here, matching what is typed (the
+        row alone, no sheets: this runs on every keystroke)."""
+        async with self.db.session() as session:
+            row = await active_encounter_in(session, channel_id, "conflict")
+            if row is None:
+                return []
+            state = ConflictState.model_validate_json(row.state_json)
+        wanted = typed.strip().casefold()
+        eligible = rules.eligible_next(state.conflict)
+        return [p.name for p in eligible if wanted in p.name.casefold()][:25]
+
     async def set_tracker(self, conflict_id: int, message_id: int) -> None:
         async with self.db.session() as session:
             await set_tracker_in(session, conflict_id, message_id)

@@ -392,3 +392,15 @@ async def test_an_advantage_on_a_full_aspect_spends_the_action_without_blocking(
     assert "at most 10 free invokes" in snap.message and "action is spent" in snap.message
     assert snap.state.action is None and snap.conflict.action_used
     assert snap.conflict.current == harry
+
+
+async def test_next_names_read_the_row_for_autocomplete(db: Database) -> None:
+    await _people(db)
+    service = _service(db)
+    await service.start(GUILD, CHANNEL, GM, ConflictKind.PHYSICAL, ["Harry", "Brute"], "Brute", [])
+    assert await service.next_names(CHANNEL, "") == ["Harry"]
+    assert await service.next_names(CHANNEL, " HAR ") == ["Harry"]
+    assert await service.next_names(CHANNEL, "zz") == []
+    assert await service.next_names(CHANNEL + 1, "") == []  # no conflict there
+    await service.end(CHANNEL)
+    assert await service.next_names(CHANNEL, "") == []
