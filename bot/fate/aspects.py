@@ -15,8 +15,20 @@ from bot.fate.outcomes import OutcomeKind as OutcomeKind  # re-exported for the 
 from bot.fate.outcomes import outcome as compare
 
 GM = "gm"
+CHARACTER_HOLDER = "char"
 MAX_ASPECT_TEXT = 80
 MAX_FREE_INVOKES = 10
+
+
+def character_holder(character_id: int) -> str:
+    """How a character is named as a holder of free invokes ("char:<id>"; the GM side is GM)."""
+    return f"{CHARACTER_HOLDER}:{character_id}"
+
+
+def holder_character_id(holder: str) -> int | None:
+    """The character id of a "char:<id>" holder, else None (the GM side, or anything else)."""
+    head, _, tail = holder.partition(":")
+    return int(tail) if head == CHARACTER_HOLDER and tail.isdigit() else None
 
 
 class AspectError(RuleError):

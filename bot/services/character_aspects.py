@@ -14,6 +14,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.campaigns import CharacterRow
 from bot.errors import RuleError
+from bot.fate.aspects import CHARACTER_HOLDER, character_holder
 from bot.fate.tracks import TrackKind
 from bot.services.aspects_in_play import AspectInPlay, register_source
 from bot.services.campaigns import (
@@ -23,7 +24,7 @@ from bot.services.campaigns import (
     save_character_in,
 )
 
-PREFIX = "char"
+PREFIX = CHARACTER_HOLDER  # a character's aspects carry the prefix its invokes are held by
 ASPECT = "a"
 TRACK = "t"
 
@@ -36,16 +37,6 @@ class CharacterAspectKey:
 
     def text(self) -> str:
         return f"{PREFIX}:{self.character_id}:{self.part}:{self.index}"
-
-
-def holder_of(character_id: int) -> str:
-    """How a character is named as the holder of free invokes."""
-    return f"{PREFIX}:{character_id}"
-
-
-def character_of_holder(holder: str) -> int | None:
-    head, _, tail = holder.partition(":")
-    return int(tail) if head == PREFIX and tail.isdigit() else None
 
 
 def parse_key(key: str) -> CharacterAspectKey | None:
@@ -66,7 +57,7 @@ def sheet_aspects(record: CharacterRecord) -> list[AspectInPlay]:
     found: list[AspectInPlay] = []
     sheet = record.sheet
     for index, aspect in enumerate(sheet.aspects):
-        invokes = {holder_of(record.id): aspect.free_invokes} if aspect.free_invokes else {}
+        invokes = {character_holder(record.id): aspect.free_invokes} if aspect.free_invokes else {}
         found.append(
             AspectInPlay(
                 key=CharacterAspectKey(record.id, ASPECT, index).text(),
@@ -121,7 +112,7 @@ class CharacterAspectSource:
         if parsed.part != ASPECT or parsed.index >= len(record.sheet.aspects):
             raise RuleError(f"Nobody holds a free invoke on that aspect of {record.name}.")
         aspect = record.sheet.aspects[parsed.index]
-        if holder != holder_of(record.id) or aspect.free_invokes < 1:
+        if holder != character_holder(record.id) or aspect.free_invokes < 1:
             raise RuleError(
                 f"There is no free invoke left on '{aspect.text}'; pay with a fate point instead."
             )

@@ -21,6 +21,7 @@ from bot.db.models.columns import utcnow
 from bot.db.models.rolls import RollRow
 from bot.errors import RuleError
 from bot.fate import rolls as rules
+from bot.fate.aspects import GM, character_holder, holder_character_id
 from bot.fate.ladder import parse_rating
 from bot.fate.outcomes import OutcomeKind
 from bot.fate.rolls import (
@@ -37,7 +38,6 @@ from bot.fate.rolls import (
     ScaleMode,
 )
 from bot.fate.sheet import ASPECT_MAX
-from bot.services import character_aspects
 from bot.services.aspects_in_play import AspectInPlay, aspects_in_play, spend_free_invoke
 from bot.services.campaigns import (
     CampaignInfo,
@@ -49,6 +49,7 @@ from bot.services.campaigns import (
     move_fate_points_in,
     resolve_campaign_in,
 )
+from bot.services.character_aspects import parse_key
 from bot.services.scenes import (
     advantage_target_in,
     apply_advantage_in,
@@ -64,7 +65,7 @@ LOG_LIMIT = 10
 PICKER_LIMIT = 25  # Discord's cap on select options
 PENDING_LIMIT = 25
 MODIFIER_RANGE = (-20, 20)
-GM_HOLDER = "gm"
+GM_HOLDER = GM  # the GM side as a holder of free invokes
 GM_PAYER = 0  # payer/holder id that means "the GM" in the pure roll's events
 
 
@@ -482,7 +483,7 @@ class RollService:
             campaign = await self._campaign(session, row)
             found = await aspects_in_play(session, campaign, row.channel_id, include_hidden=is_gm)
             if role is Role.ALLY and mine is not None:
-                held = character_aspects.holder_of(mine.id)
+                held = character_holder(mine.id)
                 found = [a for a in found if a.free_invokes.get(held)]
                 if not found:
                     raise RollNotAllowed(
@@ -513,7 +514,7 @@ class RollService:
         options: list[PaymentOption] = []
         holders: list[str] = []
         if mine is not None:
-            holders.append(character_aspects.holder_of(mine.id))
+            holders.append(character_holder(mine.id))
         if is_gm:
             holders.append(GM_HOLDER)
         for holder in holders:
@@ -529,7 +530,7 @@ class RollService:
             elif role is Role.ROLLER and mine is not None and not mine.is_npc:
                 options.append(
                     PaymentOption(
-                        f"fp:{character_aspects.holder_of(mine.id)}",
+                        f"fp:{character_holder(mine.id)}",
                         f"A fate point of {mine.name} ({mine.sheet.fate_points} left)",
                     )
                 )
@@ -590,12 +591,10 @@ class RollService:
             if payment not in {o.value for o in options}:
                 raise RuleError("You cannot pay that way any more; click Invoke again.")
             kind, _, holder = payment.partition(":")
-            payer = (
-                GM_PAYER if holder == GM_HOLDER else character_aspects.character_of_holder(holder)
-            )
+            payer = GM_PAYER if holder == GM_HOLDER else holder_character_id(holder)
             assert payer is not None
             owner = None
-            parsed = character_aspects.parse_key(aspect.key)
+            parsed = parse_key(aspect.key)
             if hostile and parsed is not None:
                 owner = parsed.character_id
             campaign = await self._campaign(session, row)
@@ -648,9 +647,7 @@ class RollService:
                     )
             elif isinstance(event, FreeInvokeToSpend):
                 holder = (
-                    GM_HOLDER
-                    if event.holder_id == GM_PAYER
-                    else character_aspects.holder_of(event.holder_id)
+                    GM_HOLDER if event.holder_id == GM_PAYER else character_holder(event.holder_id)
                 )
                 await spend_free_invoke(session, campaign, row.channel_id, event.aspect_key, holder)
 
@@ -740,7 +737,7 @@ class RollService:
                 row.channel_id,
                 aim,
                 result.kind,
-                actor=character_aspects.holder_of(row.character_id),
+                actor=character_holder(row.character_id),
                 extra_invokes=extra,
                 enemy_on_fail=enemy_on_fail,
             )
@@ -875,15 +872,15 @@ def _ordered(
     found: list[AspectInPlay], row: RollRow, mine: CharacterRecord | None
 ) -> list[AspectInPlay]:
     """The roller's own aspects first, then the clicker's free invokes, then the rest."""
-    own = f"char:{row.character_id}:" if row.character_id is not None else None
-    held = character_aspects.holder_of(mine.id) if mine is not None else None
+    own = f"{character_holder(row.character_id)}:" if row.character_id is not None else None
+    held = character_holder(mine.id) if mine is not None else None
 
     def rank(aspect: AspectInPlay) -> int:
         if held is not None and aspect.free_invokes.get(held):
             return 0
         if own is not None and aspect.key.startswith(own):
             return 1
-        if not aspect.key.startswith("char:"):
+        if parse_key(aspect.key) is None:
             return 2
         return 3
 

@@ -36,8 +36,10 @@ from bot.fate.aspects import (
     Event,
     FailChoice,
     OutcomeKind,
+    character_holder,
     create_advantage_existing,
     create_advantage_new,
+    holder_character_id,
     new_aspect,
     pass_free_invoke,
     reveal,
@@ -120,13 +122,7 @@ def retry_stale(work: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
 
 
 def holder_of(record: CharacterRecord) -> str:
-    return f"char:{record.id}"
-
-
-def character_id_of(holder: str) -> int | None:
-    if holder.startswith("char:") and holder[5:].isdigit():
-        return int(holder[5:])
-    return None
+    return character_holder(record.id)
 
 
 def split_list(text: str | None, what: str, limit: int = MAX_LIST_ITEMS) -> list[str]:
@@ -734,7 +730,7 @@ class SceneService:
             cleared: list[str] = []
             recovered: list[str] = []
             for person in outcome.clear_stress_of:
-                character_id = character_id_of(person)
+                character_id = holder_character_id(person)
                 if character_id is None:
                     continue
                 try:
@@ -885,7 +881,7 @@ class SceneService:
                 names[person.id] = person.name
             holders = {h for a in [*scene.aspects, *play.game_aspects] for h in a.free_invokes}
             for person in scene.participants:
-                character_id = character_id_of(person.id)
+                character_id = holder_character_id(person.id)
                 if character_id is None or not person.is_pc:
                     continue
                 try:
@@ -894,7 +890,7 @@ class SceneService:
                     continue
                 points[person.id] = record.sheet.fate_points
             for holder in holders - set(names):
-                character_id = character_id_of(holder)
+                character_id = holder_character_id(holder)
                 if character_id is None:
                     continue
                 try:
