@@ -406,10 +406,9 @@ class GameTable(commands.Cog):
             raise RuleError("Pick your move from the suggestions of `/game move`, or type auto.")
         outcome = await self.games.act(info.id, interaction.user.id, version, action_id[:40])
         self.schedule_board(info.id)
-        hand = await self.games.hand(info.id, interaction.user.id)
-        view, page, pages = hand_view(hand, 0)
-        embed = hand_embed(hand, page, pages, outcome.private_events[-5:])
-        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        await self._send_hand(
+            interaction, outcome.hand, 0, edit=False, notes=outcome.private_events[-5:]
+        )
 
     @move.autocomplete("action")
     async def _move_autocomplete(
@@ -482,15 +481,21 @@ class GameTable(commands.Cog):
 
     # ------------------------------------------------------------------ hands and moves
     async def show_hand(
+        self, interaction: discord.Interaction, game_id: int, page: int, *, edit: bool
+    ) -> None:
+        hand = await self.games.hand(game_id, interaction.user.id)
+        await self._send_hand(interaction, hand, page, edit=edit)
+
+    async def _send_hand(
         self,
         interaction: discord.Interaction,
-        game_id: int,
+        hand: HandInfo,
         page: int,
         *,
         edit: bool,
         notes: list[str] | None = None,
     ) -> None:
-        hand = await self.games.hand(game_id, interaction.user.id)
+        """The hand, privately: edited in place when clicked from an earlier hand."""
         view, page, pages = hand_view(hand, page)
         embed = hand_embed(hand, page, pages, notes)
         message = interaction.message
@@ -504,7 +509,9 @@ class GameTable(commands.Cog):
     ) -> None:
         outcome = await self.games.act(game_id, interaction.user.id, version, action_id)
         self.schedule_board(game_id)
-        await self.show_hand(interaction, game_id, 0, edit=True, notes=outcome.private_events[-5:])
+        await self._send_hand(
+            interaction, outcome.hand, 0, edit=True, notes=outcome.private_events[-5:]
+        )
 
     # ------------------------------------------------------------------ the board
     def _board_file(self, info: GameInfo) -> discord.File:

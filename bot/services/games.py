@@ -108,6 +108,7 @@ class ActOutcome:
     game: GameInfo
     public_events: list[str]
     private_events: list[str]  # for the acting user only
+    hand: HandInfo  # the acting user's hand after the move (no second read to show it)
 
 
 @dataclass
@@ -606,7 +607,10 @@ class GameService:
         if row.state is None:
             raise RuleError("The game has not started yet; wait for the host to press Start.")
         engine = get_engine(row.engine)
-        state = engine.load_state(row.state)
+        return self._hand_of(info, seat, engine, engine.load_state(row.state))
+
+    @staticmethod
+    def _hand_of(info: GameInfo, seat: Seat, engine: GameEngine[Any, Any], state: Any) -> HandInfo:
         actions = engine.legal_actions(state, seat.seat) if info.status == "running" else []
         return HandInfo(info, seat, engine.private_view(state, seat.seat), actions)
 
@@ -673,7 +677,8 @@ class GameService:
             )
             for entry in logs:
                 session.add(entry)
-            return ActOutcome(self._info(row), public, private)
+            info = self._info(row)
+            return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
 
     # ------------------------------------------------------------------ queries and endings
     async def status(self, channel_id: int) -> GameInfo | None:
