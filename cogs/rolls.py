@@ -539,8 +539,7 @@ class Rolls(commands.Cog):
             change = await self.service.close(roll_id, user_id=user, is_gm=is_gm)
             await self._update_clicked(interaction, change.view)
         elif act == "def":
-            skills = await self.service.defend_skills(roll_id, user_id=user, is_gm=is_gm)
-            view = await self.service.get(roll_id)
+            view, skills = await self.service.defend_skills(roll_id, user_id=user, is_gm=is_gm)
             text, spec = defend_picker(view, skills)
             await interaction.response.send_message(
                 text, view=picker_items(spec, DefendSelect), ephemeral=True

@@ -794,8 +794,10 @@ class RollService:
             others = await self._sync_partner(session, row)
             return RollChange(await self._view(session, row), others)
 
-    async def defend_skills(self, roll_id: int, *, user_id: int, is_gm: bool) -> list[str]:
-        """The clicker's skills, best first, for the Defend select."""
+    async def defend_skills(
+        self, roll_id: int, *, user_id: int, is_gm: bool
+    ) -> tuple[RollView, list[str]]:
+        """The roll to defend against, and the clicker's skills best first for the Defend select."""
         async with self.db.session() as session:
             row = await self._row(session, roll_id)
             role, mine = await self._role(session, row, user_id, is_gm)
@@ -803,9 +805,9 @@ class RollService:
             if role is Role.ROLLER:
                 raise RuleError("You cannot defend against your own roll.")
             if mine is None:
-                return []
+                return RollView.of(row), []
             ordered = sorted(mine.sheet.skills.items(), key=lambda kv: (-kv[1], kv[0]))
-            return [name for name, _ in ordered][: PICKER_LIMIT - 1]
+            return RollView.of(row), [name for name, _ in ordered][: PICKER_LIMIT - 1]
 
     # ----------------------------------------------------------------- reading
     async def log(self, channel_id: int, *, is_gm: bool, limit: int = LOG_LIMIT) -> list[RollView]:
