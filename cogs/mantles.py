@@ -63,17 +63,18 @@ class Mantles(commands.Cog):
     async def show(self, interaction: discord.Interaction, name: str) -> None:
         actor = await actor_of(self.bot, interaction)
         view = await get_service(self.bot).mantle_view(actor, name)
-        custom = [
-            (e.kind, stunt_line(e.stunt, full=True) if e.stunt else track_line(e.track))  # type: ignore[arg-type]
-            for e in view.custom
-            if e.stunt or e.track
-        ]
+        custom: list[tuple[str, str]] = []
+        for entry in view.custom:
+            if entry.stunt is not None:
+                custom.append((entry.kind, stunt_line(entry.stunt, full=True)))
+            elif entry.track is not None:
+                custom.append((entry.kind, track_line(entry.track)))
         group = mantle_data().group_name(view.mantle.group)
         await interaction.response.send_message(
             embed=mantle_embed(
                 view.mantle,
                 group,
-                custom,  # type: ignore[arg-type]
+                custom,
                 one_point_boxes=view.one_point_boxes,
                 condition_values=view.condition_values,
             ),
