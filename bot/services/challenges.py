@@ -30,6 +30,8 @@ from bot.services.conflicts import (
     Member,
     active_encounter_in,
     check_version,
+    distinct_labels,
+    in_play_choices,
     load_encounter_in,
     member_of,
     new_encounter_in,
@@ -322,22 +324,15 @@ class ChallengeService:
         for entry in waiting:
             task = state.challenge.task(entry.value)
             member = state.members[task.assigned_to or ""]
-            holder = member.holder
             head = f"{task.skill}: " if len(waiting) > 1 else ""
             found = await aspects_in_play.aspects_in_play(
                 session, campaign, row.channel_id, include_hidden=member.is_npc
             )
-            for aspect in rank_aspects(found, member.name, names):
-                if aspect.free_invokes.get(holder):
-                    label = f"{head}Free invoke: {aspect.name}"[:100]
-                    choices.append(Choice(f"{task.id}|free|{aspect.key}", label, aspect.owner))
-                if not aspect.is_boost:
-                    label = f"{head}Fate point: {aspect.name}"[:100]
-                    choices.append(Choice(f"{task.id}|fp|{aspect.key}", label, aspect.owner))
-        unique: dict[str, Choice] = {}
-        for choice in choices:
-            unique.setdefault(choice.label.casefold(), choice)
-        return list(unique.values())[:25]
+            ranked = rank_aspects(found, member.name, names)
+            choices += in_play_choices(
+                ranked, member.holder, value_head=f"{task.id}|", label_head=head
+            )
+        return distinct_labels(choices)
 
     async def invoke(
         self, challenge_id: int, version: int | None, user_id: int, is_gm: bool, value: str

@@ -823,27 +823,9 @@ class ConflictService:
             session, campaign, row.channel_id, include_hidden=state.members[who].is_npc
         )
         names = {m.name for m in state.members.values()}
-        for other in rank_aspects(others, state.members[who].name, names):
-            if other.key.startswith(f"{SOURCE_PREFIX}:"):
-                continue
-            if other.free_invokes.get(holder):
-                choices.append(
-                    Choice(
-                        f"free|{other.key}", f"Free invoke: {other.name}"[:100], other.owner[:100]
-                    )
-                )
-            if not other.is_boost:
-                choices.append(
-                    Choice(f"fp|{other.key}", f"Fate point: {other.name}"[:100], other.owner[:100])
-                )
-        unique: list[Choice] = []
-        seen: set[str] = set()
-        for choice in choices:
-            if choice.label.casefold() in seen:
-                continue
-            seen.add(choice.label.casefold())
-            unique.append(choice)
-        return unique[:25]
+        ranked = rank_aspects(others, state.members[who].name, names)
+        outside = [a for a in ranked if not a.key.startswith(f"{SOURCE_PREFIX}:")]
+        return distinct_labels([*choices, *in_play_choices(outside, holder)])
 
     async def invoke(
         self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, choice: str
@@ -1721,6 +1703,36 @@ def rank_aspects(
         return 2
 
     return sorted(found, key=rank)
+
+
+def in_play_choices(
+    found: list[aspects_in_play.AspectInPlay],
+    holder: str,
+    *,
+    value_head: str = "",
+    label_head: str = "",
+    with_owner: bool = True,
+) -> list[Choice]:
+    """Invoke menu entries for aspects in play: a free invoke where `holder` has one, a fate
+    point on any but a boost."""
+    choices = []
+    for aspect in found:
+        owner = aspect.owner[:100] if with_owner else ""
+        if aspect.free_invokes.get(holder):
+            label = f"{label_head}Free invoke: {aspect.name}"[:100]
+            choices.append(Choice(f"{value_head}free|{aspect.key}", label, owner))
+        if not aspect.is_boost:
+            label = f"{label_head}Fate point: {aspect.name}"[:100]
+            choices.append(Choice(f"{value_head}fp|{aspect.key}", label, owner))
+    return choices
+
+
+def distinct_labels(choices: list[Choice]) -> list[Choice]:
+    """The first choice of each label (a menu shows labels), at most a select's 25."""
+    unique: dict[str, Choice] = {}
+    for choice in choices:
+        unique.setdefault(choice.label.casefold(), choice)
+    return list(unique.values())[:25]
 
 
 def absorb_menu(choices: list[AbsorbChoice], tracks: list[Track]) -> list[AbsorbOption]:

@@ -52,6 +52,8 @@ from bot.services.conflicts import (
     absorb_menu,
     active_encounter_in,
     check_version,
+    distinct_labels,
+    in_play_choices,
     load_encounter_in,
     member_of,
     name_slots,
@@ -540,17 +542,9 @@ class ContestService:
             session, campaign, row.channel_id, include_hidden=member.is_npc
         )
         names = {m.name for m in state.members.values()}
-        for other in rank_aspects(others, member.name, names):
-            if other.key.startswith(("ct:", "cf:")):
-                continue
-            if other.free_invokes.get(holder):
-                choices.append(Choice(f"free|{other.key}", f"Free invoke: {other.name}"[:100]))
-            if not other.is_boost:
-                choices.append(Choice(f"fp|{other.key}", f"Fate point: {other.name}"[:100]))
-        unique: dict[str, Choice] = {}
-        for choice in choices:
-            unique.setdefault(choice.label.casefold(), choice)
-        return list(unique.values())[:25]
+        ranked = rank_aspects(others, member.name, names)
+        outside = [a for a in ranked if not a.key.startswith(("ct:", "cf:"))]
+        return distinct_labels([*choices, *in_play_choices(outside, holder, with_owner=False)])
 
     async def invoke(
         self, contest_id: int, version: int | None, user_id: int, is_gm: bool, choice: str

@@ -404,3 +404,26 @@ async def test_next_names_read_the_row_for_autocomplete(db: Database) -> None:
     assert await service.next_names(CHANNEL + 1, "") == []  # no conflict there
     await service.end(CHANNEL)
     assert await service.next_names(CHANNEL, "") == []
+
+
+def test_invoke_menu_entries_for_aspects_in_play() -> None:
+    from bot.services.aspects_in_play import AspectInPlay
+    from bot.services.conflicts import Choice, distinct_labels, in_play_choices
+
+    found = [
+        AspectInPlay("scene:1", "Rotten planks", "scene", free_invokes={"char:7": 1}),
+        AspectInPlay("scene:2", "Dust", "scene", is_boost=True, free_invokes={"gm": 1}),
+        AspectInPlay("char:7:0", "Rotten Planks", "Harry"),
+    ]
+    assert in_play_choices(found, "char:7", value_head="t1|", label_head="Lore: ") == [
+        Choice("t1|free|scene:1", "Lore: Free invoke: Rotten planks", "scene"),
+        Choice("t1|fp|scene:1", "Lore: Fate point: Rotten planks", "scene"),
+        Choice("t1|fp|char:7:0", "Lore: Fate point: Rotten Planks", "Harry"),
+    ]
+    for_gm = in_play_choices(found, "gm", with_owner=False)
+    assert [c.value for c in for_gm] == ["fp|scene:1", "free|scene:2", "fp|char:7:0"]
+    assert {c.description for c in for_gm} == {""}
+    # the same label twice (letter case aside) is offered once: the first one
+    assert [c.value for c in distinct_labels(for_gm)] == ["fp|scene:1", "free|scene:2"]
+    many = [Choice(str(n), f"Aspect {n}") for n in range(40)]
+    assert len(distinct_labels(many)) == 25
