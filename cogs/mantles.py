@@ -30,15 +30,11 @@ async def custom_entry_autocomplete(
         return []
     actor = await actor_of(interaction.client, interaction)
     try:
-        view = await get_service(interaction.client).mantle_view(actor, mantle)
-    except ValueError:
+        names = await get_service(interaction.client).custom_entry_names_cached(actor, mantle)
+    except ValueError:  # not a mantle (yet): nothing to suggest
         return []
     needle = current.strip().casefold()
-    return [
-        Choice(name=clip(e.name, 100), value=e.name[:100])
-        for e in view.custom
-        if needle in e.name.casefold()
-    ][:25]
+    return [Choice(name=clip(n, 100), value=n[:100]) for n in names if needle in n.casefold()][:25]
 
 
 class Mantles(commands.Cog):

@@ -168,6 +168,8 @@ class _Cache:
     campaigns: dict[tuple[int, int], tuple[float, CampaignInfo]] = field(default_factory=dict)
     active: dict[tuple[int, int, int], tuple[float, int | None]] = field(default_factory=dict)
     sheets: dict[int, tuple[float, Character]] = field(default_factory=dict)
+    # (campaign id, mantle key) -> names of the campaign's custom entries for that mantle
+    mantle_entries: dict[tuple[int, str], tuple[float, list[str]]] = field(default_factory=dict)
 
     @staticmethod
     def fresh(stamp: float) -> bool:
@@ -763,6 +765,7 @@ class CharacterService:
             )
             session.add(row)
             await session.flush()
+            self.cache.mantle_entries.pop((campaign.id, mantle.key), None)
             return mantle, _entry_of(row)
 
     async def remove_custom(self, actor: Actor, mantle_name: str, name: str) -> Mantle:
@@ -782,6 +785,7 @@ class CharacterService:
                 row = await session.get(CustomMantleEntry, entry.id)
                 if row is not None:
                     await session.delete(row)
+        self.cache.mantle_entries.pop((campaign.id, mantle.key), None)
         return mantle
 
     # ----- guided creation drafts -----
@@ -977,6 +981,19 @@ class CharacterService:
 
     async def skill_list_cached(self, actor: Actor) -> SkillList:
         return (await self.campaign_cached(actor)).settings.skill_list()
+
+    async def custom_entry_names_cached(self, actor: Actor, mantle_name: str) -> list[str]:
+        """Names of this campaign's custom entries for a mantle (raises on an unknown mantle)."""
+        mantle = get_mantle(mantle_name)
+        campaign = await self.campaign_cached(actor)
+        key = (campaign.id, mantle.key)
+        hit = self.cache.mantle_entries.get(key)
+        if hit and self.cache.fresh(hit[0]):
+            return hit[1]
+        async with self.db.session() as session:
+            names = [e.name for e in await self._custom_in(session, campaign.id, mantle.key)]
+        self.cache.mantle_entries[key] = (time.monotonic(), names)
+        return names
 
 
 # --------------------------------------------------------------------------- more parsing

@@ -779,3 +779,26 @@ async def test_setting_fate_points_is_the_gms_and_goes_through_the_ledger(table:
     assert "set with /character edit fate-points" in log.text
     undone = await table.slash("fp undo", user=table.gm)
     assert "Undone" in undone.text and "now has 3" in undone.text
+
+
+async def test_mantle_entry_autocomplete_follows_adds_and_removes(table: Table) -> None:
+    async def suggested() -> list[str]:
+        choices = await table.autocomplete(
+            "mantle remove", "entry", user=table.gm, mantle="Monster Hunter", entry=""
+        )
+        return [c["value"] if isinstance(c, dict) else c.value for c in choices]
+
+    assert await suggested() == []
+    await table.slash(
+        "mantle condition", user=table.gm, mantle="Monster Hunter", name="In Pursuit", kind="sticky"
+    )
+    assert await suggested() == ["In Pursuit"]  # the remembered empty list was dropped
+    removed = await table.slash(
+        "mantle remove", user=table.gm, mantle="Monster Hunter", entry="In Pursuit"
+    )
+    assert removed.ephemeral and "Removed" in removed.text
+    assert await suggested() == []
+    unknown = await table.autocomplete(
+        "mantle remove", "entry", user=table.gm, mantle="Not A Mantle", entry=""
+    )
+    assert unknown == []
