@@ -8,6 +8,7 @@ through `move_fate_points_in` / `change_gm_pool_in`, which write a `FatePointEnt
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,6 +91,12 @@ class Refreshed:
     session_number: int
     raised: list[Movement]
     kept: list[str]  # PCs at or above refresh
+
+
+RecoveryTick = Callable[
+    [list[Track], recovery.RecoveryState],
+    tuple[list[Track], recovery.RecoveryState, list[Event]],
+]
 
 
 @dataclass(frozen=True)
@@ -347,41 +354,29 @@ class EconomyService:
 
     @retry_stale
     async def end_session(self, guild_id: int, channel_id: int) -> MilestoneReport:
-        async with self.db.session() as session:
-            campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            play_row, play = await load_play_in(session, campaign.id)
-            pcs = await _pcs_in(session, campaign.id)
-            number = play.milestones.session_number
-            milestones, _ = recovery.end_session(play.milestones, [str(p.id) for p in pcs])
-            await save_play_in(
-                session, play_row, play.model_copy(update={"milestones": milestones})
-            )
-            recovered = await self._tick_all(session, pcs, recovery.after_session)
-            return MilestoneReport(
-                MilestoneKind.MINOR, number, self._unused(milestones, pcs), recovered
-            )
+        return await self._end(guild_id, channel_id, MilestoneKind.MINOR)
 
     @retry_stale
     async def end_arc(self, guild_id: int, channel_id: int) -> MilestoneReport:
+        return await self._end(guild_id, channel_id, MilestoneKind.MAJOR)
+
+    async def _end(self, guild_id: int, channel_id: int, kind: MilestoneKind) -> MilestoneReport:
+        """End the session (each PC earns a minor milestone) or the arc (a major one), and
+        let healing consequences count it."""
+        minor = kind is MilestoneKind.MINOR
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             play_row, play = await load_play_in(session, campaign.id)
             pcs = await _pcs_in(session, campaign.id)
-            number = play.milestones.arc_number
-            milestones, _ = recovery.end_arc(play.milestones, [str(p.id) for p in pcs])
+            number = play.milestones.session_number if minor else play.milestones.arc_number
+            end = recovery.end_session if minor else recovery.end_arc
+            milestones, _ = end(play.milestones, [str(p.id) for p in pcs])
             await save_play_in(
                 session, play_row, play.model_copy(update={"milestones": milestones})
             )
-
-            def major(
-                tracks: list[Track], state: recovery.RecoveryState
-            ) -> tuple[list[Track], recovery.RecoveryState, list[Event]]:
-                return recovery.after_major_milestone(tracks, state)
-
-            recovered = await self._tick_all(session, pcs, major)
-            return MilestoneReport(
-                MilestoneKind.MAJOR, number, self._unused(milestones, pcs), recovered
-            )
+            tick = recovery.after_session if minor else recovery.after_major_milestone
+            recovered = await self._tick_all(session, pcs, tick)
+            return MilestoneReport(kind, number, self._unused(milestones, pcs), recovered)
 
     @staticmethod
     def _unused(milestones: recovery.Campaign, pcs: list[CharacterRecord]) -> list[str]:
@@ -392,13 +387,16 @@ class EconomyService:
                 shown.append(f"{names[grant.character_id]} ({grant.kind.value})")
         return sorted(set(shown))
 
-    async def _tick_all(self, session: AsyncSession, pcs: list[CharacterRecord], tick) -> list[str]:  # type: ignore[no-untyped-def]
+    async def _tick_all(
+        self, session: AsyncSession, pcs: list[CharacterRecord], tick: RecoveryTick
+    ) -> list[str]:
+        """Tick the recovery of every PC that has something healing."""
         recovered: list[str] = []
         for record in pcs:
             row = await session.get(RecoveryRow, record.id)
             if row is None:
                 continue
-            _, state = await load_recovery_in(session, record.id)
+            state = recovery.RecoveryState.model_validate_json(row.state_json)
             tracks, state, events = tick(record.sheet.tracks, state)
             if tracks != record.sheet.tracks:
                 await save_character_in(

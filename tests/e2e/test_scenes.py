@@ -727,3 +727,33 @@ async def test_character_autocomplete_keeps_the_gms_npcs_from_players(table: Tab
         assert "Harry" in gm_sees and "Marcone" in gm_sees
     fp_choices = await table.autocomplete("fp log", "character", user=table.player)
     assert [c["name"] for c in fp_choices] == ["GM", "Harry"]
+
+
+async def test_session_end_and_arc_end_clear_treated_consequences(table: Table) -> None:
+    harry = await make_character(table, table.player, "Harry")
+    await make_character(table, table.player2, "Molly", skills={"Lore": 5, "Will": 1})
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        record = await get_character_in(s, harry)
+        sheet = record.sheet.take_consequence("moderate", "Cracked Arm")
+        await save_character_in(s, record, sheet.take_consequence("severe", "Shattered Knee"))
+    economy: Any = table.bot.get_cog("Economy")  # type: ignore[attr-defined]
+    for consequence, healing in (("moderate", "Arm In A Sling"), ("severe", "Knee In A Cast")):
+        economy.economy.rng = FixedDice([1, 1, 1, 1])
+        treated = await table.slash(
+            "recovery treat",
+            user=table.player2,
+            patient="Harry",
+            consequence=consequence,
+            skill="Lore",
+            healing_name=healing,
+        )
+        assert healing in treated.text
+    await table.slash("session start", user=table.gm)
+    ended = await table.slash("session end", user=table.gm)
+    assert "Arm In A Sling has cleared" in ended.text and "Knee In A Cast" not in ended.text
+    sheet = await sheet_of(table, harry)
+    assert sheet.track("moderate").is_free and sheet.track("severe").aspect == "Knee In A Cast"
+    arc = await table.slash("session arc-end", user=table.gm)
+    assert "Knee In A Cast has cleared" in arc.text
+    assert (await sheet_of(table, harry)).track("severe").is_free
