@@ -51,16 +51,10 @@ class SceneBoardButton(
     async def callback(self, interaction: discord.Interaction) -> None:
         cog = interaction.client.get_cog("Scenes")  # type: ignore[attr-defined]
         assert isinstance(cog, Scenes)
-        data = await cog.service.board(self.channel_id)
-        if data is None or not data.active:
-            await interaction.response.send_message(
-                "That scene has ended. The GM starts a new one with `/scene start`.",
-                ephemeral=True,
-            )
-            return
-        is_gm = await member_is_gm(cog.bot, interaction)
-        await interaction.response.send_message(
-            embed=board_embed(data, for_gm=is_gm), ephemeral=True
+        await cog.show_board(
+            interaction,
+            self.channel_id,
+            "That scene has ended. The GM starts a new one with `/scene start`.",
         )
 
 
@@ -260,12 +254,19 @@ class Scenes(commands.Cog):
     @scene.command(name="show", description="The scene board, as you may see it (only for you).")
     async def scene_show(self, interaction: discord.Interaction) -> None:
         assert interaction.channel_id is not None
-        data = await self.service.board(interaction.channel_id)
+        await self.show_board(
+            interaction,
+            interaction.channel_id,
+            "No scene is running in this channel. The GM starts one with `/scene start`.",
+        )
+
+    async def show_board(
+        self, interaction: discord.Interaction, channel_id: int, no_scene: str
+    ) -> None:
+        """The channel's scene board as this user may see it (GM: hidden aspects too), privately."""
+        data = await self.service.board(channel_id)
         if data is None or not data.active:
-            await interaction.response.send_message(
-                "No scene is running in this channel. The GM starts one with `/scene start`.",
-                ephemeral=True,
-            )
+            await interaction.response.send_message(no_scene, ephemeral=True)
             return
         is_gm = await member_is_gm(self.bot, interaction)
         await interaction.response.send_message(
