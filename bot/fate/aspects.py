@@ -216,12 +216,6 @@ def _with_invokes(aspect: Aspect, holders: list[str]) -> Aspect:
     return aspect.model_copy(update={"free_invokes": holders})
 
 
-def add_free_invokes(aspect: Aspect, holder: str, count: int = 1) -> Aspect:
-    if count < 1:
-        raise AspectError("Add at least one free invoke.")
-    return _with_invokes(aspect, aspect.free_invokes + [holder] * count)
-
-
 def pass_free_invoke(aspect: Aspect, giver: str, receiver: str) -> tuple[Aspect, list[Event]]:
     """Hand one free invoke to an ally (boosts too, when the fiction allows)."""
     if giver == receiver:

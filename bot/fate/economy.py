@@ -97,20 +97,6 @@ def post(
     return Ledger(entries=entries, next_seq=ledger.next_seq + 1), entry
 
 
-def post_change(
-    ledger: Ledger, change: FatePointChange, balance_before: int, at: datetime
-) -> tuple[Ledger, LedgerEntry]:
-    return post(
-        ledger,
-        who=change.who,
-        delta=change.delta,
-        reason=change.reason,
-        balance_before=balance_before,
-        at=at,
-        note=change.note,
-    )
-
-
 def last_undoable(ledger: Ledger) -> LedgerEntry | None:
     for entry in reversed(ledger.entries):
         if entry.reason is not Reason.UNDO and not entry.undone:

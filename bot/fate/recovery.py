@@ -274,11 +274,6 @@ def begin_lasting_recovery(
     )
 
 
-def can_take_condition(track: Track) -> bool:
-    """A lasting condition can only be taken again when all its boxes are empty."""
-    return track.is_free
-
-
 def clear_condition(tracks: list[Track], track_key: str) -> tuple[list[Track], list[Event]]:
     """A sticky condition clears when the story fixes it (sleep, a good meal): the GM says so."""
     track = _find(tracks, track_key)

@@ -218,25 +218,6 @@ def add_zone(
     ]
 
 
-def connect_zones(scene: Scene, first: str, second: str) -> Scene:
-    _check_open(scene)
-    scene.zone(first)
-    scene.zone(second)
-    if first == second:
-        raise SceneError("Connect two different zones.")
-    zones = []
-    for zone in scene.zones:
-        other = second if zone.key == first else first if zone.key == second else None
-        if other and other not in zone.adjacent:
-            zone = zone.model_copy(update={"adjacent": [*zone.adjacent, other]})
-        zones.append(zone)
-    return scene.model_copy(update={"zones": zones})
-
-
-def adjacency(scene: Scene) -> dict[str, list[str]]:
-    return {z.key: list(z.adjacent) for z in scene.zones}
-
-
 def add_participant(scene: Scene, person: SceneParticipant) -> tuple[Scene, list[Event]]:
     """Join mid-scene. The GM pool is set at scene start and does not grow here."""
     _check_open(scene)

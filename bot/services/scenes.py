@@ -1052,23 +1052,6 @@ class SceneService:
         aspect, _ = await self._with_ref(guild_id, channel_id, ref, hand_over)
         return aspect, receiver_name
 
-    async def spend_invoke(
-        self, guild_id: int, channel_id: int, *, user_id: int, is_gm: bool, ref: str
-    ) -> tuple[Aspect, list[Event]]:
-        """Use a free invoke outside a roll (e.g. a boost spent on an NPC's roll by the GM)."""
-        async with self.db.session() as session:
-            campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            mine = await active_character_in(session, campaign, channel_id, user_id)
-        givers = ([holder_of(mine)] if mine else []) + ([GM] if is_gm else [])
-        if not givers:
-            raise RuleError("You have no active character here; pick one with `/character switch`.")
-
-        def use(aspect: Aspect) -> tuple[Aspect | None, list[Event]]:
-            holder = next((g for g in givers if g in aspect.free_invokes), givers[0])
-            return spend_free_invoke(aspect, holder)
-
-        return await self._with_ref(guild_id, channel_id, ref, use)
-
     # ----- autocomplete (from memory, refreshed at most every AUTOCOMPLETE_SECONDS)
     async def aspect_choices(
         self, guild_id: int, channel_id: int, *, is_gm: bool, typed: str
