@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import random
 from abc import ABC, abstractmethod
+from functools import cache
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
@@ -32,6 +33,12 @@ __all__ = [
 
 ACTION_ID_MAX = 40  # leaves room in a 100-char custom_id for a prefix and the game row id
 LABEL_MAX = 80  # Discord button label limit
+
+
+@cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    # pydantic rebuilds a schema on every call; lobby menus and autocomplete ask for it often.
+    return model.model_json_schema()
 
 
 class IllegalAction(RuleError):
@@ -105,8 +112,9 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
         return self.options_model.model_validate(raw or {})  # type: ignore[return-value]
 
     def options_schema(self) -> dict[str, Any]:
-        """JSON schema of the lobby options (titles, defaults, enums) for building a lobby UI."""
-        return self.options_model.model_json_schema()
+        """JSON schema of the lobby options (titles, defaults, enums) for building a lobby UI.
+        Built once per options model and shared by every caller: read it, never change it."""
+        return _json_schema(self.options_model)
 
     def resolve_options(
         self, raw: dict[str, Any], past: list[tuple[dict[str, Any], dict[str, Any] | None]]

@@ -24,3 +24,10 @@ def test_private_event_visibility() -> None:
 def test_unknown_engine_is_a_rule_error() -> None:
     with pytest.raises(RuleError, match="no game called"):
         get_engine("chess")
+
+
+def test_options_schema_is_built_once_per_engine() -> None:
+    engine = get_engine("dfccg")
+    schema = engine.options_schema()
+    assert engine.options_schema() is schema
+    assert schema == engine.options_model.model_json_schema()
