@@ -26,12 +26,9 @@ async def campaign_autocomplete(
 ) -> list[Choice[str]]:
     if interaction.guild_id is None:
         return []
-    bot: Any = interaction.client
-    campaigns, _ = await bot.campaigns.overview(interaction.guild_id)
+    names = await get_service(interaction.client).campaign_names_cached(interaction.guild_id)
     needle = current.strip().casefold()
-    return [Choice(name=c.name, value=c.name) for c in campaigns if needle in c.name.casefold()][
-        :25
-    ]
+    return [Choice(name=n, value=n) for n in names if needle in n.casefold()][:25]
 
 
 class Campaigns(commands.Cog):
@@ -61,9 +58,9 @@ class Campaigns(commands.Cog):
         await require_gm(self.bot, interaction, "create campaigns")
         assert interaction.guild_id is not None and interaction.channel_id is not None
         settings = settings_with(CampaignSettings(), stress=stress, skills=skills)
-        info = await self.bot.campaigns.create(interaction.guild_id, name, settings)
-        if bind:
-            await self.bot.campaigns.bind(interaction.guild_id, interaction.channel_id, info.name)
+        info = await get_service(self.bot).create_campaign(
+            interaction.guild_id, name, settings, interaction.channel_id if bind else None
+        )
         where = " and bound this channel to it" if bind else ""
         await interaction.response.send_message(
             f"Created the campaign **{info.name}**{where}.", ephemeral=True
@@ -75,7 +72,9 @@ class Campaigns(commands.Cog):
     async def bind(self, interaction: discord.Interaction, name: str) -> None:
         await require_gm(self.bot, interaction, "bind channels to campaigns")
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        info = await self.bot.campaigns.bind(interaction.guild_id, interaction.channel_id, name)
+        info = await get_service(self.bot).bind_channel(
+            interaction.guild_id, interaction.channel_id, name
+        )
         await interaction.response.send_message(
             f"This channel now plays **{info.name}**.", ephemeral=True
         )

@@ -168,6 +168,7 @@ class _Cache:
     campaigns: dict[tuple[int, int], tuple[float, CampaignInfo]] = field(default_factory=dict)
     active: dict[tuple[int, int, int], tuple[float, int | None]] = field(default_factory=dict)
     sheets: dict[int, tuple[float, Character]] = field(default_factory=dict)
+    campaign_names: dict[int, tuple[float, list[str]]] = field(default_factory=dict)  # by guild
     # (campaign id, mantle key) -> names of the campaign's custom entries for that mantle
     mantle_entries: dict[tuple[int, str], tuple[float, list[str]]] = field(default_factory=dict)
 
@@ -357,7 +358,22 @@ class CharacterService:
             record = await require_active_in(session, campaign, actor.channel_id, actor.user_id)
         return campaign, record
 
-    # ----- campaign settings -----
+    # ----- campaigns -----
+
+    async def create_campaign(
+        self, guild_id: int, name: str, settings: CampaignSettings, bind_channel: int | None
+    ) -> CampaignInfo:
+        """A new campaign, optionally played in `bind_channel` from now on."""
+        info = await self.campaigns.create(guild_id, name, settings)
+        self.cache.campaign_names.pop(guild_id, None)
+        if bind_channel is not None:
+            info = await self.bind_channel(guild_id, bind_channel, info.name)
+        return info
+
+    async def bind_channel(self, guild_id: int, channel_id: int, name: str) -> CampaignInfo:
+        info = await self.campaigns.bind(guild_id, channel_id, name)
+        self.cache.campaigns.pop((guild_id, channel_id), None)  # autocomplete sees it at once
+        return info
 
     async def change_settings(
         self, campaign: CampaignInfo, settings: CampaignSettings
@@ -981,6 +997,15 @@ class CharacterService:
 
     async def skill_list_cached(self, actor: Actor) -> SkillList:
         return (await self.campaign_cached(actor)).settings.skill_list()
+
+    async def campaign_names_cached(self, guild_id: int) -> list[str]:
+        hit = self.cache.campaign_names.get(guild_id)
+        if hit and self.cache.fresh(hit[0]):
+            return hit[1]
+        campaigns, _ = await self.campaigns.overview(guild_id)
+        names = [c.name for c in campaigns]
+        self.cache.campaign_names[guild_id] = (time.monotonic(), names)
+        return names
 
     async def custom_entry_names_cached(self, actor: Actor, mantle_name: str) -> list[str]:
         """Names of this campaign's custom entries for a mantle (raises on an unknown mantle)."""

@@ -802,3 +802,19 @@ async def test_mantle_entry_autocomplete_follows_adds_and_removes(table: Table) 
         "mantle remove", "entry", user=table.gm, mantle="Not A Mantle", entry=""
     )
     assert unknown == []
+
+
+async def test_campaign_and_character_autocomplete_follow_create_and_bind(table: Table) -> None:
+    def values(choices: list[Any]) -> list[str]:
+        return [c["value"] if isinstance(c, dict) else c.value for c in choices]
+
+    await imported(table, table.player, "Ruth Kane")
+    before = await table.autocomplete("campaign bind", "name", user=table.gm, name="")
+    assert "Second Table" not in values(before)
+    here = await table.autocomplete("character sheet", "character", user=table.player)
+    assert values(here) == ["Ruth Kane"]
+    await table.slash("campaign create", user=table.gm, name="Second Table")  # binds here
+    after = await table.autocomplete("campaign bind", "name", user=table.gm, name="")
+    assert "Second Table" in values(after)  # the remembered list was dropped
+    # This channel now plays the new, empty campaign: no stale suggestion from the old one.
+    assert await table.autocomplete("character sheet", "character", user=table.player) == []
