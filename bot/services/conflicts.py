@@ -569,22 +569,33 @@ class ConflictService:
 
     async def in_channel(self, channel_id: int) -> ConflictSnapshot:
         async with self.db.session() as session:
-            row = await active_encounter_in(session, channel_id, "conflict")
-            if row is None:
-                raise RuleError("No conflict is running here; start one with `/conflict start`.")
+            row = await self._running_in(session, channel_id)
             state = ConflictState.model_validate_json(row.state_json)
             return await self._snapshot_in(session, row, state)
+
+    @staticmethod
+    async def _running_in(session: AsyncSession, channel_id: int) -> EncounterRow:
+        row = await active_encounter_in(session, channel_id, "conflict")
+        if row is None:
+            raise RuleError("No conflict is running here; start one with `/conflict start`.")
+        return row
+
+    async def _running(self, channel_id: int) -> tuple[int, Conflict]:
+        """The id and rules state of the conflict running here, without loading sheets."""
+        async with self.db.session() as session:
+            row = await self._running_in(session, channel_id)
+            assert row.id is not None
+            return row.id, ConflictState.model_validate_json(row.state_json).conflict
 
     async def next_names(self, channel_id: int, typed: str) -> list[str]:
         """For /conflict next autocomplete: who may act next here, matching what is typed (the
         row alone, no sheets: this runs on every keystroke)."""
-        async with self.db.session() as session:
-            row = await active_encounter_in(session, channel_id, "conflict")
-            if row is None:
-                return []
-            state = ConflictState.model_validate_json(row.state_json)
+        try:
+            _, conflict = await self._running(channel_id)
+        except RuleError:
+            return []
         wanted = typed.strip().casefold()
-        eligible = rules.eligible_next(state.conflict)
+        eligible = rules.eligible_next(conflict)
         return [p.name for p in eligible if wanted in p.name.casefold()][:25]
 
     async def set_tracker(self, conflict_id: int, message_id: int) -> None:
@@ -618,8 +629,7 @@ class ConflictService:
         self, channel_id: int, user_id: int, is_gm: bool, who: str | None
     ) -> ConflictSnapshot:
         """/conflict next: hand the turn to `who` (a name), or to the first eligible character."""
-        snapshot = await self.in_channel(channel_id)
-        c = snapshot.conflict
+        conflict_id, c = await self._running(channel_id)
         eligible = [p for p in rules.eligible_next(c) if p.id != c.current] or rules.eligible_next(
             c
         )
@@ -633,7 +643,7 @@ class ConflictService:
             target = eligible[0].id
         else:
             raise RuleError("Nobody is left to act in this conflict.")
-        return await self.pick_next(snapshot.id, None, user_id, is_gm, target)
+        return await self.pick_next(conflict_id, None, user_id, is_gm, target)
 
     # ------------------------------------------------------------------ attack and defence
     async def attack(
@@ -1079,7 +1089,7 @@ class ConflictService:
         """The GM sets a side's scale (Mundane 0 .. Godlike 4); it counts from the next roll."""
         if not ScaleLevel.MUNDANE <= level <= ScaleLevel.GODLIKE:
             raise RuleError("Pick a scale from Mundane to Godlike.")
-        snapshot = await self.in_channel(channel_id)
+        conflict_id, _ = await self._running(channel_id)
 
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
@@ -1093,7 +1103,7 @@ class ConflictService:
             state.add_log(line)
             return line + " It counts from the next roll."
 
-        return await self._act(snapshot.id, None, step)
+        return await self._act(conflict_id, None, step)
 
     async def trade_for_boost(
         self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
