@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import discord
@@ -94,10 +94,7 @@ def build_view(prefix: str, ident: int, version: int, controls: Controls) -> dis
     for spec in controls.buttons:
         view.add_item(TrackerButton(prefix, ident, version, spec.action, spec.label, spec.style))
     if controls.select_action and controls.options:
-        options = [
-            discord.SelectOption(label=o.label, value=o.value, description=o.description or None)
-            for o in controls.options
-        ]
+        options = select_options(controls.options)
         view.add_item(
             TrackerSelect(
                 prefix, ident, version, controls.select_action, controls.select_placeholder, options
@@ -106,17 +103,22 @@ def build_view(prefix: str, ident: int, version: int, controls: Controls) -> dis
     return view
 
 
-def choice_view(
-    prefix: str, ident: int, version: int, action: str, placeholder: str, choices: list[Choice]
-) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    options = [
+def select_options(choices: Sequence[Choice]) -> list[discord.SelectOption]:
+    return [
         discord.SelectOption(
             label=clip(c.label, 100), value=c.value, description=clip(c.description, 100) or None
         )
         for c in choices[:25]
     ]
-    view.add_item(TrackerSelect(prefix, ident, version, action, placeholder, options))
+
+
+def choice_view(
+    prefix: str, ident: int, version: int, action: str, placeholder: str, choices: list[Choice]
+) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(
+        TrackerSelect(prefix, ident, version, action, placeholder, select_options(choices))
+    )
     return view
 
 

@@ -17,7 +17,7 @@ from bot.fate.rolls import ScaleLevel
 from bot.fate.sheet import Character
 from bot.fate.tracks import TrackKind
 from bot.services.challenges import ChallengeSnapshot
-from bot.services.conflicts import ConflictSnapshot
+from bot.services.conflicts import Choice, ConflictSnapshot
 from bot.services.contests import ContestSnapshot
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, MAX_SELECT_OPTIONS, clip, safe_embed
 
@@ -33,18 +33,11 @@ class ButtonSpec:
 
 
 @dataclass(frozen=True)
-class OptionSpec:
-    value: str
-    label: str
-    description: str = ""
-
-
-@dataclass(frozen=True)
 class Controls:
     buttons: tuple[ButtonSpec, ...] = ()
     select_action: str | None = None
     select_placeholder: str = ""
-    options: tuple[OptionSpec, ...] = ()
+    options: tuple[Choice, ...] = ()
 
 
 def _harm_lines(sheet: Character | None) -> str:
@@ -205,7 +198,7 @@ def conflict_controls(snapshot: ConflictSnapshot) -> Controls:
             ButtonSpec("con", "Concede", red),
         )
     options = tuple(
-        OptionSpec(p.id, clip(p.name, 100), "NPC" if p.is_npc else "PC")
+        Choice(p.id, clip(p.name, 100), "NPC" if p.is_npc else "PC")
         for p in eligible_next(c)[:MAX_SELECT_OPTIONS]
     )
     return Controls(buttons, "next", "Pick who acts next", options)
