@@ -224,12 +224,20 @@ class ActionButton(
 
 
 # ---------------------------------------------------------------------- views
-def lobby_view(info: GameInfo, fields: dict[str, list[str]]) -> discord.ui.View:
+def lobby_message(info: GameInfo) -> dict[str, Any]:
+    """The lobby's embed and view, as keyword arguments for sending or editing it."""
+    engine = get_engine(info.engine)
+    fields = option_fields(engine)
+    labels = option_labels(engine)
+    return {"embed": lobby_embed(info, fields, labels), "view": lobby_view(info, fields, labels)}
+
+
+def lobby_view(
+    info: GameInfo, fields: dict[str, list[str]], labels: dict[str, dict[str, str]]
+) -> discord.ui.View:
     """Up to four option menus (rows 0-3) above the five lobby buttons (row 4)."""
     view = discord.ui.View(timeout=None)
-    engine = get_engine(info.engine)
-    multi = multi_option_fields(engine)
-    labels = option_labels(engine)
+    multi = multi_option_fields(get_engine(info.engine))
     for row, (name, values) in enumerate(list(fields.items())[:LOBBY_SELECTS]):
         view.add_item(
             LobbyOptionSelect(
@@ -322,10 +330,11 @@ class GameTable(commands.Cog):
         book: str | None = None,
     ) -> None:
         assert interaction.guild is not None and interaction.channel_id is not None
-        options = {k: v for k, v in (("difficulty", difficulty), ("book", book)) if v}
         engine = get_engine(game.strip().lower()[:32])
-        fields = option_fields(engine)
-        options = {k: v for k, v in options.items() if k in fields}
+        fields = option_fields(engine)  # an option this game does not have is left out
+        options = {
+            k: v for k, v in (("difficulty", difficulty), ("book", book)) if v and k in fields
+        }
         info = await self.games.create_lobby(
             guild_id=interaction.guild.id,
             channel_id=interaction.channel_id,
@@ -334,10 +343,7 @@ class GameTable(commands.Cog):
             engine_key=engine.key,
             options=options,
         )
-        callback = await interaction.response.send_message(
-            embed=lobby_embed(info, fields, option_labels(get_engine(info.engine))),
-            view=lobby_view(info, fields),
-        )
+        callback = await interaction.response.send_message(**lobby_message(info))
         message_id = getattr(callback, "message_id", None)
         if message_id is None:
             message_id = (await interaction.original_response()).id
@@ -456,11 +462,7 @@ class GameTable(commands.Cog):
             game_id, interaction.user.id, _name(interaction.user), op, is_gm=is_gm
         )
         if info.status == "lobby":
-            fields = option_fields(get_engine(info.engine))
-            await interaction.response.edit_message(
-                embed=lobby_embed(info, fields, option_labels(get_engine(info.engine))),
-                view=lobby_view(info, fields),
-            )
+            await interaction.response.edit_message(**lobby_message(info))
             return
         await interaction.response.edit_message(
             embed=board_embed(info),
@@ -473,11 +475,7 @@ class GameTable(commands.Cog):
     ) -> None:
         is_gm = await member_is_gm(self.bot, interaction)
         info = await self.games.set_option(game_id, interaction.user.id, name, value, is_gm=is_gm)
-        fields = option_fields(get_engine(info.engine))
-        await interaction.response.edit_message(
-            embed=lobby_embed(info, fields, option_labels(get_engine(info.engine))),
-            view=lobby_view(info, fields),
-        )
+        await interaction.response.edit_message(**lobby_message(info))
 
     # ------------------------------------------------------------------ hands and moves
     async def show_hand(
@@ -549,11 +547,7 @@ class GameTable(commands.Cog):
             info.board_message_id
         )
         if info.status == "lobby":
-            fields = option_fields(get_engine(info.engine))
-            await message.edit(
-                embed=lobby_embed(info, fields, option_labels(get_engine(info.engine))),
-                view=lobby_view(info, fields),
-            )
+            await message.edit(**lobby_message(info))
             return
         if info.view is None:  # abandoned in the lobby
             await message.edit(embed=status_embed(info), view=None)
