@@ -411,7 +411,8 @@ class Conflicts(commands.Cog):
     ) -> None:
         user, gm = interaction.user.id, await self._is_gm(interaction)
         svc = self.conflicts
-        snap = await svc.get(ident)
+        # the sheets only feed the teamwork and defence menus
+        snap = await svc.get(ident, with_sheets=action in ("help", "def"))
         if snap.version != version:
             raise RuleError(
                 "That tracker is out of date (someone acted first); use the newest buttons."
@@ -593,7 +594,7 @@ class Conflicts(commands.Cog):
         if action == "mov":
             rolled = value.startswith(IMPEDED)
             value = value.removeprefix(IMPEDED)
-            current = await svc.get(ident)
+            current = await svc.get(ident, with_sheets=False)
             if rolled or svc.needs_roll_to_move(current, value):
 
                 async def done(
@@ -671,7 +672,7 @@ class Conflicts(commands.Cog):
         self, interaction: discord.Interaction, ident: int, version: int, action: str
     ) -> None:
         user, gm = interaction.user.id, await self._is_gm(interaction)
-        snap = await self.contests.get(ident)
+        snap = await self.contests.get(ident, with_sheets=action == "roll")  # for the skill menu
         if snap.version != version:
             raise RuleError("That tracker is out of date; use the newest buttons.")
         if action == "twist":
@@ -715,6 +716,8 @@ class Conflicts(commands.Cog):
                 choice_view("ct", ident, version, "inv", "Pick an aspect", choices),
             )
             return
+        if action not in ("roll", "help", "adv"):
+            raise RuleError("That button is no longer used; look at the tracker again.")
         members = self.contests.members_for(snap, user, gm, rolling=action == "roll")
         if not members:
             raise RuleError("None of your characters is on a side that can act now.")

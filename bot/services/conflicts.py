@@ -561,10 +561,16 @@ class ConflictService:
             await session.flush()
             return await self._snapshot_in(session, row, state)
 
-    async def get(self, conflict_id: int) -> ConflictSnapshot:
+    async def get(self, conflict_id: int, *, with_sheets: bool = True) -> ConflictSnapshot:
+        """The conflict as it is; without the sheets when only its state is asked about."""
         async with self.db.session() as session:
             row = await load_encounter_in(session, conflict_id, "conflict")
             state = ConflictState.model_validate_json(row.state_json)
+            if not with_sheets:
+                assert row.id is not None
+                return ConflictSnapshot(
+                    row.id, row.version, row.channel_id, row.tracker_message_id, state
+                )
             return await self._snapshot_in(session, row, state)
 
     async def in_channel(self, channel_id: int) -> ConflictSnapshot:

@@ -225,10 +225,16 @@ class ContestService:
             await session.flush()
             return await self._snapshot_in(session, row, state)
 
-    async def get(self, contest_id: int) -> ContestSnapshot:
+    async def get(self, contest_id: int, *, with_sheets: bool = True) -> ContestSnapshot:
+        """The contest as it is; without the sheets when only its state is asked about."""
         async with self.db.session() as session:
             row = await load_encounter_in(session, contest_id, "contest")
             state = ContestState.model_validate_json(row.state_json)
+            if not with_sheets:
+                assert row.id is not None
+                return ContestSnapshot(
+                    row.id, row.version, row.channel_id, row.tracker_message_id, state
+                )
             return await self._snapshot_in(session, row, state)
 
     async def set_tracker(self, contest_id: int, message_id: int) -> None:

@@ -66,6 +66,9 @@ async def test_state_round_trips_and_one_conflict_per_channel(db: Database) -> N
     assert snap.conflict.adjacency == {"Hall": ["Stairs"], "Stairs": ["Hall"]}
     again = await service.get(snap.id)
     assert again.state == snap.state
+    assert set(again.sheets) == set(snap.state.members)
+    light = await service.get(snap.id, with_sheets=False)  # state checks skip the sheet reads
+    assert (light.state, light.version, light.sheets) == (snap.state, snap.version, {})
     with pytest.raises(RuleError, match="already running"):
         await service.start(
             GUILD, CHANNEL, GM, ConflictKind.MENTAL, ["Harry", "Brute"], "Harry", []
