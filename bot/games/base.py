@@ -116,6 +116,15 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
         Built once per options model and shared by every caller: read it, never change it."""
         return _json_schema(self.options_model)
 
+    def option_values(self) -> dict[str, list[str]]:
+        """Lobby options whose values come from content rather than the schema's enums (e.g.
+        the books of a card pack): option name -> allowed values."""
+        return {}
+
+    def option_value_labels(self) -> dict[str, dict[str, str]]:
+        """Readable names where an option's value is a key: option name -> value -> name."""
+        return {}
+
     def resolve_options(
         self, raw: dict[str, Any], past: list[tuple[dict[str, Any], dict[str, Any] | None]]
     ) -> tuple[dict[str, Any], str | None]:

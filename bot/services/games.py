@@ -148,8 +148,8 @@ RESET = "none"  # the lobby value that puts an option back to its default
 def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
     """Lobby options that take one of a few values: name -> allowed values (for selects and
     autocomplete). Enums come from the options schema; an option whose default is empty also
-    offers ``none`` (back to the default). A thin adapter adds the books and characters of the
-    Dresden Files card game, which live in its content packs rather than in the schema."""
+    offers ``none`` (back to the default). The engine adds values that live in its content
+    (e.g. the card game's books and characters)."""
     schema = engine.options_schema()
     props = schema.get("properties", {})
     fields: dict[str, list[str]] = {}
@@ -157,11 +157,7 @@ def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
         values = _enum_of(spec, schema)
         if values:
             fields[name] = [*values, RESET] if spec.get("default", "") is None else values
-    if engine.key == "dfccg":
-        library = getattr(engine, "library", None)
-        if library is not None:
-            fields["book"] = [*library.books, "side-jobs", "campaign"]
-            fields["characters"] = list(library.characters)
+    fields.update(engine.option_values())
     return fields
 
 
@@ -178,14 +174,7 @@ def multi_option_fields(engine: GameEngine[Any, Any]) -> set[str]:
 
 def option_labels(engine: GameEngine[Any, Any]) -> dict[str, dict[str, str]]:
     """Readable names for option values where the value is a key (characters, books)."""
-    labels: dict[str, dict[str, str]] = {}
-    library = getattr(engine, "library", None) if engine.key == "dfccg" else None
-    if library is not None:
-        labels["characters"] = {k: c.name for k, c in library.characters.items()}
-        labels["book"] = {k: b.name for k, b in library.books.items()}
-        labels["book"]["side-jobs"] = "Side Jobs (random)"
-        labels["book"]["campaign"] = "Campaign (this channel's next book)"
-    return labels
+    return engine.option_value_labels()
 
 
 def _enum_of(spec: dict[str, Any], schema: dict[str, Any]) -> list[str]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.errors import RuleError
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
+from bot.games.dfccg.campaign import CAMPAIGN, campaign_from_history
 from bot.games.dfccg.cards import (
     ACTION_TARGET,
     TOKEN_OF,
@@ -332,12 +333,25 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return _Context(state, rng, self._index)
 
     # -- setup -----------------------------------------------------------------------------
+    def option_values(self) -> dict[str, list[str]]:
+        return {
+            "book": [*self.library.books, SIDE_JOBS, CAMPAIGN],
+            "characters": list(self.library.characters),
+        }
+
+    def option_value_labels(self) -> dict[str, dict[str, str]]:
+        books = {k: b.name for k, b in self.library.books.items()}
+        books[SIDE_JOBS] = "Side Jobs (random)"
+        books[CAMPAIGN] = "Campaign (this channel's next book)"
+        return {
+            "characters": {k: c.name for k, c in self.library.characters.items()},
+            "book": books,
+        }
+
     def resolve_options(
         self, raw: dict[str, Any], past: list[tuple[dict[str, Any], dict[str, Any] | None]]
     ) -> tuple[dict[str, Any], str | None]:
         """``book: campaign`` becomes the channel's next campaign book (see campaign.py)."""
-        from bot.games.dfccg.campaign import CAMPAIGN, campaign_from_history
-
         if raw.get("book") != CAMPAIGN:
             return raw, None
         campaign = campaign_from_history(past, self.library)

@@ -31,3 +31,16 @@ def test_options_schema_is_built_once_per_engine() -> None:
     schema = engine.options_schema()
     assert engine.options_schema() is schema
     assert schema == engine.options_model.model_json_schema()
+
+
+def test_card_game_lobby_offers_its_packs_books_and_characters() -> None:
+    from bot.services.games import option_fields, option_labels
+
+    engine = get_engine("dfccg")
+    fields = option_fields(engine)
+    library = engine.library  # type: ignore[attr-defined]
+    assert fields["book"] == [*library.books, "side-jobs", "campaign"]
+    assert fields["characters"] == list(library.characters)
+    labels = option_labels(engine)
+    assert labels["book"]["side-jobs"] == "Side Jobs (random)"
+    assert set(labels["characters"]) == set(library.characters)
