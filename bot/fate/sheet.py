@@ -497,9 +497,6 @@ class Character(BaseModel):
         index = self._box_index(track, box_number)
         return self._replace_track(track.with_box(index, False))
 
-    def clear_track(self, key: str) -> Character:
-        return self._replace_track(self.track(key).cleared())
-
     def clear_stress(self) -> Character:
         """End of scene: every stress track and fleeting condition clears."""
 
@@ -606,12 +603,6 @@ class Character(BaseModel):
         if any(t.key.casefold() == track.key.casefold() for t in self.tracks):
             raise SheetError(f"{self.name} already has a track called '{track.key}'.")
         return self._evolve(lambda c: c.tracks.append(track.model_copy(deep=True)))
-
-    def remove_track(self, key: str) -> Character:
-        target = self.track(key)
-        return self._evolve(
-            lambda c: setattr(c, "tracks", [t for t in c.tracks if t.key != target.key])
-        )
 
 
 # ----- conditions and NPC helpers -----

@@ -108,10 +108,6 @@ class SkillList(BaseModel):
             f"There is no skill called '{shown}'. Pick one of: {', '.join(self.names)}."
         )
 
-    def describe_skill(self, name: str) -> str:
-        canonical = self.resolve(name)
-        return next(s.description for s in self.skills if s.name == canonical)
-
     def suggestions(self, prefix: str, limit: int = 25) -> list[str]:
         """Names for autocomplete: prefix matches first, then substring matches."""
         needle = prefix.strip().casefold()

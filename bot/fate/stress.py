@@ -108,17 +108,6 @@ def consequence_slot(key: str, severity: str, harm: str | None = None) -> Track:
     )
 
 
-def standard_consequences() -> list[Track]:
-    return [consequence_slot(s, s) for s in (MILD, MODERATE, SEVERE)]
-
-
-def harm_tracks(
-    physique: int, will: int, style: StressStyle = StressStyle.CONDENSED
-) -> list[Track]:
-    """Fresh stress tracks and consequence slots for a new character."""
-    return recompute_tracks([], physique, will, style)
-
-
 def recompute_tracks(
     tracks: list[Track], physique: int, will: int, style: StressStyle = StressStyle.CONDENSED
 ) -> list[Track]:

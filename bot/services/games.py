@@ -89,10 +89,6 @@ class GameInfo:
     def seat_of(self, user_id: int) -> Seat | None:
         return next((s for s in self.seats if s.user_id == user_id), None)
 
-    @property
-    def humans(self) -> list[Seat]:
-        return [s for s in self.seats if not s.ai]
-
 
 @dataclass
 class HandInfo:
