@@ -628,17 +628,13 @@ class Rolls(commands.Cog):
     ) -> None:
         assert interaction.guild is not None
         is_gm = await member_is_gm(self.bot, interaction)
-        acting = await self.service.get(roll_id)
-        change = await self.service.start(
+        change = await self.service.defend(
+            roll_id,
             guild_id=interaction.guild.id,
-            channel_id=acting.channel_id,
             user_id=interaction.user.id,
             user_name=_name(interaction),
             skill=skill,
-            against=roll_id,
-            action=Action.DEFEND,
             is_gm=is_gm,
-            hidden=acting.hidden,  # a secret roll is opposed in secret
         )
         view = change.view
         if view.hidden:  # only the defender (and the GM channel) see it

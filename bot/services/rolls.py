@@ -292,92 +292,166 @@ class RollService:
         if target is not None and against is not None:
             raise RuleError("Give either a difficulty or a roll to oppose, not both.")
         async with self.db.session() as session:
-            campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            if character is not None:
-                chosen = await find_character_in(session, campaign.id, character)
-                if chosen.owner_id != user_id and not is_gm:
-                    raise RollNotAllowed(
-                        f"{chosen.name} is not yours; only the GM rolls for other characters."
-                    )
-                character_record: CharacterRecord | None = chosen
-            else:
-                character_record = await active_character_in(session, campaign, channel_id, user_id)
-            aim: AdvantageTarget | None = None
-            if advantage_aspect is not None:
-                if character_record is None:
-                    raise RuleError(
-                        "Creating an advantage needs a character: pick one with "
-                        "`/character switch` (the GM may name one with `character`)."
-                    )
-                aim = await advantage_target_in(
-                    session,
-                    campaign,
-                    channel_id,
-                    aspect=advantage_aspect,
-                    zone=zone,
-                    is_gm=is_gm,
-                    enemy_on_fail=enemy_on_fail,
-                )
-                hidden = hidden or aim.hidden  # a GM-hidden aspect stays off the table
-            skill_name, rating, modifier = self._skill(character_record, campaign, skill, modifier)
-            modifiers = [rules.Modifier(label="modifier", value=modifier)] if modifier else []
-            opposed_row: RollRow | None = None
-            opposition_effort: int | None = None
-            if against is not None:
-                opposed_row = await self._pending_row(session, campaign, channel_id, against)
-                if opposed_row.hidden and not hidden:
-                    raise RuleError("A hidden roll can only be opposed by another hidden roll.")
-                if character_record is not None and opposed_row.character_id == character_record.id:
-                    raise RuleError("A character cannot oppose their own roll; pick another roll.")
-                opposition_effort = Roll.model_validate_json(opposed_row.roll_json).effort()
-            roller = Roller(
-                character_id=character_record.id if character_record else None,
-                user_id=user_id,
-                name=character_record.name
-                if character_record
-                else _clean(user_name, 80) or "someone",
-            )
-            roll, _ = rules.make_roll(
-                self.rng,
-                roller,
-                skill=skill_name,
-                skill_rating=rating,
-                modifiers=modifiers,
-                difficulty=target,
-                opposition_effort=opposition_effort,
-                action=action,
-                description=_clean(description, DESCRIPTION_MAX),
-                hidden=hidden,
-            )
-            if aim is not None:
-                roll = roll.model_copy(update={"advantage": aim})
-            closed = await self._close_previous(
-                session, campaign, channel_id, user_id, character_record
-            )
-            row = RollRow(
-                campaign_id=campaign.id,
+            return await self._start_in(
+                session,
                 guild_id=guild_id,
                 channel_id=channel_id,
                 user_id=user_id,
-                character_id=character_record.id if character_record else None,
-                gm_channel_id=campaign.settings.gm_channel_id if hidden else None,
-                opposes_id=opposed_row.id if opposed_row else None,
+                user_name=user_name,
+                skill=skill,
+                modifier=modifier,
+                target=target,
+                description=description,
                 hidden=hidden,
-                roll_json=roll.model_dump_json(),
+                against=against,
+                action=action,
+                is_gm=is_gm,
+                advantage_aspect=advantage_aspect,
+                zone=zone,
+                character=character,
+                enemy_on_fail=enemy_on_fail,
             )
-            session.add(row)
-            await session.flush()
-            others = list(closed)
-            if opposed_row is not None:
-                opposed_roll = Roll.model_validate_json(opposed_row.roll_json).model_copy(
-                    update={"opposition_effort": roll.effort(), "difficulty": None}
+
+    async def defend(
+        self,
+        roll_id: int,
+        *,
+        guild_id: int,
+        user_id: int,
+        user_name: str,
+        skill: str | None,
+        is_gm: bool,
+    ) -> RollChange:
+        """Defend against a roll: a new roll in its channel that opposes it. A hidden roll is
+        opposed in secret (the defence is hidden too)."""
+        async with self.db.session() as session:
+            acting = await self._row(session, roll_id)
+            return await self._start_in(
+                session,
+                guild_id=guild_id,
+                channel_id=acting.channel_id,
+                user_id=user_id,
+                user_name=user_name,
+                skill=skill,
+                modifier=0,
+                target=None,
+                description=None,
+                hidden=acting.hidden,
+                against=roll_id,
+                action=Action.DEFEND,
+                is_gm=is_gm,
+                advantage_aspect=None,
+                zone=None,
+                character=None,
+                enemy_on_fail=False,
+            )
+
+    async def _start_in(
+        self,
+        session: AsyncSession,
+        *,
+        guild_id: int,
+        channel_id: int,
+        user_id: int,
+        user_name: str,
+        skill: str | None,
+        modifier: int,
+        target: int | None,
+        description: str | None,
+        hidden: bool,
+        against: int | None,
+        action: Action | None,
+        is_gm: bool,
+        advantage_aspect: str | None,
+        zone: str | None,
+        character: str | None,
+        enemy_on_fail: bool,
+    ) -> RollChange:
+        """The roll itself, once the options are checked: in the caller's transaction."""
+        campaign = await resolve_campaign_in(session, guild_id, channel_id)
+        if character is not None:
+            chosen = await find_character_in(session, campaign.id, character)
+            if chosen.owner_id != user_id and not is_gm:
+                raise RollNotAllowed(
+                    f"{chosen.name} is not yours; only the GM rolls for other characters."
                 )
-                opposed_row.opposes_id = row.id
-                session.add(opposed_row)
-                await session.flush()
-                opposed_row = await self._save(session, opposed_row, opposed_roll)
-                others.append(await self._view(session, opposed_row))
-            return RollChange(RollView.of(row, stunt_options(roll, character_record)), others)
+            character_record: CharacterRecord | None = chosen
+        else:
+            character_record = await active_character_in(session, campaign, channel_id, user_id)
+        aim: AdvantageTarget | None = None
+        if advantage_aspect is not None:
+            if character_record is None:
+                raise RuleError(
+                    "Creating an advantage needs a character: pick one with "
+                    "`/character switch` (the GM may name one with `character`)."
+                )
+            aim = await advantage_target_in(
+                session,
+                campaign,
+                channel_id,
+                aspect=advantage_aspect,
+                zone=zone,
+                is_gm=is_gm,
+                enemy_on_fail=enemy_on_fail,
+            )
+            hidden = hidden or aim.hidden  # a GM-hidden aspect stays off the table
+        skill_name, rating, modifier = self._skill(character_record, campaign, skill, modifier)
+        modifiers = [rules.Modifier(label="modifier", value=modifier)] if modifier else []
+        opposed_row: RollRow | None = None
+        opposition_effort: int | None = None
+        if against is not None:
+            opposed_row = await self._pending_row(session, campaign, channel_id, against)
+            if opposed_row.hidden and not hidden:
+                raise RuleError("A hidden roll can only be opposed by another hidden roll.")
+            if character_record is not None and opposed_row.character_id == character_record.id:
+                raise RuleError("A character cannot oppose their own roll; pick another roll.")
+            opposition_effort = Roll.model_validate_json(opposed_row.roll_json).effort()
+        roller = Roller(
+            character_id=character_record.id if character_record else None,
+            user_id=user_id,
+            name=character_record.name if character_record else _clean(user_name, 80) or "someone",
+        )
+        roll, _ = rules.make_roll(
+            self.rng,
+            roller,
+            skill=skill_name,
+            skill_rating=rating,
+            modifiers=modifiers,
+            difficulty=target,
+            opposition_effort=opposition_effort,
+            action=action,
+            description=_clean(description, DESCRIPTION_MAX),
+            hidden=hidden,
+        )
+        if aim is not None:
+            roll = roll.model_copy(update={"advantage": aim})
+        closed = await self._close_previous(
+            session, campaign, channel_id, user_id, character_record
+        )
+        row = RollRow(
+            campaign_id=campaign.id,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            user_id=user_id,
+            character_id=character_record.id if character_record else None,
+            gm_channel_id=campaign.settings.gm_channel_id if hidden else None,
+            opposes_id=opposed_row.id if opposed_row else None,
+            hidden=hidden,
+            roll_json=roll.model_dump_json(),
+        )
+        session.add(row)
+        await session.flush()
+        others = list(closed)
+        if opposed_row is not None:
+            opposed_roll = Roll.model_validate_json(opposed_row.roll_json).model_copy(
+                update={"opposition_effort": roll.effort(), "difficulty": None}
+            )
+            opposed_row.opposes_id = row.id
+            session.add(opposed_row)
+            await session.flush()
+            opposed_row = await self._save(session, opposed_row, opposed_roll)
+            others.append(await self._view(session, opposed_row))
+        return RollChange(RollView.of(row, stunt_options(roll, character_record)), others)
 
     def _skill(
         self,
