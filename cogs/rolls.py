@@ -545,11 +545,7 @@ class Rolls(commands.Cog):
                 text, view=picker_items(spec, DefendSelect), ephemeral=True
             )
         elif act == "scale":
-            if not is_gm:
-                raise NotAllowed("Only the GM sets scale.")
-            view = await self.service.get(roll_id)
-            if view.closed:
-                raise RuleError("This roll is closed; scale can no longer change it.")
+            view = await self.service.scalable(roll_id, is_gm=is_gm)
             text, spec = scale_picker(view, None, None)
             await interaction.response.send_message(
                 text, view=picker_items(spec, ScaleSelect), ephemeral=True

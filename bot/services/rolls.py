@@ -823,6 +823,16 @@ class RollService:
             row = await self._save(session, row, roll)
             return RollChange(await self._view(session, row), [], text)
 
+    async def scalable(self, roll_id: int, *, is_gm: bool) -> RollView:
+        """The roll the GM is about to set scale on (still open)."""
+        if not is_gm:
+            raise RollNotAllowed("Only the GM sets scale.")
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            if row.closed:
+                raise RuleError("This roll is closed; scale can no longer change it.")
+            return await self._view(session, row)
+
     async def scale(
         self,
         roll_id: int,
