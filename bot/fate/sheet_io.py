@@ -9,7 +9,8 @@ file it is given.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,22 @@ UPGRADERS: dict[int, Upgrader] = {}
 
 class ImportFormatError(RuleError):
     """A file that is broken, foreign, oversized, or from an unknown version."""
+
+
+@contextmanager
+def _uploaded(kind: str) -> Iterator[None]:
+    """Reading a file someone uploaded: a value of the wrong shape deep inside it (a number
+    where a section belongs, a list where a name belongs) is the file's fault, so it becomes
+    a sentence for the user instead of an incident."""
+    try:
+        yield
+    except RuleError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError):
+        raise ImportFormatError(
+            f"Parts of this {kind} file are not laid out the way an exported file is; "
+            "export the character again and attach the file unchanged."
+        ) from None
 
 
 def upgrader(from_version: int) -> Callable[[Upgrader], Upgrader]:
@@ -92,6 +109,10 @@ def _decode(data: bytes | str) -> Any:
             f"The file is not valid JSON (line {error.lineno}, column {error.colno}). "
             "Attach the exported .json file unchanged."
         ) from None
+    except RecursionError:  # a few KiB of nested brackets exhaust the decoder's stack
+        raise ImportFormatError(
+            "The file nests too deeply to be a character file; attach the exported .json file."
+        ) from None
 
 
 def upgrade_document(document: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +161,8 @@ def import_character(data: bytes | str) -> Character:
             "This is not a Fate Table character file (its 'format' is not "
             f"'{FORMAT}'). Use a file made by the export command, or a Fari character file."
         )
-    return _character_from_document(upgrade_document(document))
+    with _uploaded("Fate Table character"):
+        return _character_from_document(upgrade_document(document))
 
 
 class ConversionResult(BaseModel):
@@ -190,13 +212,15 @@ def convert_bytes(
     """Read a Fate Table or Fari character file's bytes; says what could not be mapped."""
     document = _decode(data)
     if isinstance(document, dict) and document.get("format") == FORMAT:
-        character = _character_from_document(upgrade_document(document))
+        with _uploaded("Fate Table character"):
+            character = _character_from_document(upgrade_document(document))
         unmapped: list[str] = []
         if skills is not None:
             character, unmapped = fit_skill_list(character, skills)
         return ConversionResult(source="fate-table", character=character, unmapped=unmapped)
     if looks_like_fari(document):
-        character, unmapped = import_fari(document, skills, stress_style)
+        with _uploaded("Fari character"):
+            character, unmapped = import_fari(document, skills, stress_style)
         return ConversionResult(source="fari", character=character, unmapped=unmapped)
     shown = Path(filename).name[:60] or "The file"
     raise ImportFormatError(f"{shown} is neither a Fate Table character nor a Fari character file.")

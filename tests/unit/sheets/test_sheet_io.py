@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.errors import RuleError
 from bot.fate.sheet import AspectKind, condition_track, new_character
 from bot.fate.sheet_io import (
     FORMAT,
@@ -87,6 +88,8 @@ def test_made_up_v0_is_upgraded():
     ("payload", "message"),
     [
         (b"{not json", "not valid JSON"),
+        (b'{"a":' * 5000, "nests too deeply"),
+        (json.dumps({"format": FORMAT, "version": 0, "character": "x"}).encode(), "laid out"),
         (b"\xff\xfe\x00", "not UTF-8"),
         (b'{"hello": "world"}', "not a Fate Table character file"),
         (b"[1, 2, 3]", "not a Fate Table character file"),
@@ -151,3 +154,53 @@ def test_convert_file(tmp_path):
     assert json.loads(text)["format"] == FORMAT and unmapped
     with pytest.raises(ImportFormatError, match="Cannot read"):
         convert_file(tmp_path / "missing.json")
+
+
+KEYS = [
+    "format",
+    "version",
+    "character",
+    "name",
+    "aspects",
+    "skills",
+    "stunts",
+    "tracks",
+    "fariType",
+    "pages",
+    "rows",
+    "columns",
+    "sections",
+    "blocks",
+    "value",
+    "label",
+    "type",
+]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    body=JSON_VALUES,
+    shape=st.sampled_from(["fate-table-v0", "fate-table-v1", "fari"]),
+)
+def test_any_uploaded_json_is_read_or_refused_in_a_sentence(body: object, shape: str) -> None:
+    if shape == "fari":
+        document: dict[str, object] = {"fariType": "character", "pages": body}
+    else:
+        document = {"format": FORMAT, "version": int(shape[-1]), "character": body}
+    try:
+        convert_bytes(json.dumps(document).encode(), "upload.json")
+    except RuleError:
+        pass  # a sentence for the user; anything else would surface as an incident
+
+
+def test_a_fari_file_of_the_wrong_shape_is_refused_in_a_sentence():
+    broken = json.dumps({"fariType": "character", "pages": [{"sections": [{"blocks": 1}]}]})
+    with pytest.raises(ImportFormatError, match="laid out"):
+        convert_bytes(broken.encode(), "broken.json")
