@@ -92,6 +92,15 @@ def roll_view_items(view: RollView) -> discord.ui.View | None:
     return items
 
 
+def new_roll_message(view: RollView) -> dict[str, Any]:
+    """A new roll message's embed, plus its components while the roll is open."""
+    items = roll_view_items(view)
+    parts: dict[str, Any] = {"embed": roll_embed(view)}
+    if items is not None:
+        parts["view"] = items
+    return parts
+
+
 def picker_items(spec: SelectSpec, factory: type[PickerSelect]) -> discord.ui.View:
     items = discord.ui.View(timeout=None)
     items.add_item(factory.from_spec(spec))
@@ -299,13 +308,11 @@ class Rolls(commands.Cog):
 
     async def _post(self, interaction: discord.Interaction, view: RollView) -> None:
         """Answer a /roll: publicly, or for a hidden roll ephemerally plus the GM's copy."""
-        embed, items = roll_embed(view), roll_view_items(view)
-        extra: dict[str, Any] = {"view": items} if items is not None else {}
         if view.hidden:
-            await interaction.response.send_message(embed=embed, ephemeral=True, **extra)
+            await interaction.response.send_message(ephemeral=True, **new_roll_message(view))
             await self._post_gm_copy(view)
             return
-        sent = await interaction.response.send_message(embed=embed, **extra)
+        sent = await interaction.response.send_message(**new_roll_message(view))
         message_id = sent.message_id or (await interaction.original_response()).id
         await self.service.set_messages(view.id, message_id=message_id)
 
@@ -313,11 +320,9 @@ class Rolls(commands.Cog):
         """A new hidden roll's copy in the campaign's GM channel (when there is one)."""
         if view.gm_channel_id is None or view.gm_channel_id == view.channel_id:
             return  # no copy to remember: the new row has no message ids yet
-        items = roll_view_items(view)
-        extra: dict[str, Any] = {"view": items} if items is not None else {}
         channel = self.bot.get_partial_messageable(view.gm_channel_id)
         try:
-            copy = await channel.send(embed=roll_embed(view), **extra)
+            copy = await channel.send(**new_roll_message(view))
         except discord.HTTPException as error:
             log.info("could not post hidden roll %s to the GM channel: %s", view.id, error)
             return
@@ -646,10 +651,8 @@ class Rolls(commands.Cog):
         await interaction.response.edit_message(
             content=f"You defend against roll #{roll_id}: see roll #{view.id}.", view=None
         )
-        items = roll_view_items(view)
-        extra: dict[str, Any] = {"view": items} if items is not None else {}
         channel = self.bot.get_partial_messageable(view.channel_id)
-        message = await channel.send(embed=roll_embed(view), **extra)
+        message = await channel.send(**new_roll_message(view))
         await self.service.set_messages(view.id, message_id=message.id)
         await self._redraw_all(change.others)
 
