@@ -22,7 +22,6 @@ from bot.dfc.mantles import (
 )
 from bot.errors import RuleError
 from bot.fate.ladder import describe
-from bot.fate.milestones import MajorMilestone, RecoveryStart
 from bot.fate.sheet import (
     MAX_FREE_ASPECTS,
     MIN_PC_REFRESH,
@@ -43,6 +42,7 @@ from bot.services.characters import (
     CharacterService,
     CustomEntry,
     DraftState,
+    build_major_milestone,
     build_minor_change,
     get_service,
     make_stunt,
@@ -1131,23 +1131,19 @@ class Characters(commands.Cog):
         character: str | None = None,
     ) -> None:
         actor = await self._actor(interaction)
-        if recover_slot and not recover_as:
-            raise RuleError("Give `recover_as`: the consequence's new name while it recovers.")
-        if recover_as and not recover_slot:
-            raise RuleError("Give `recover_slot`: the consequence that starts recovering.")
-        if (old or new or text) and not change:
-            raise RuleError("Pick the minor `change` that `old`, `new` and `text` belong to.")
-        choice = MajorMilestone(
-            minor=build_minor_change(change, old, new, text) if change else None,
-            new_high_concept=high_concept or None,
-            start_recovery=[RecoveryStart(slot=recover_slot, new_aspect=recover_as or "")]
-            if recover_slot
-            else [],
-            finish_recovery=[finish_slot] if finish_slot else [],
-            raise_skills=[s for s in (raise_skill, raise_second) if s],
-            bank_unused_skill_point=bank,
-            gm_grants_refresh=refresh,
-            gm_grants_second_skill=second_step,
+        choice = build_major_milestone(
+            raise_skills=[raise_skill, raise_second],
+            high_concept=high_concept,
+            recover_slot=recover_slot,
+            recover_as=recover_as,
+            finish_slot=finish_slot,
+            change=change,
+            old=old,
+            new=new,
+            text=text,
+            bank=bank,
+            gm_refresh=refresh,
+            gm_second_step=second_step,
         )
         result = await self.service.milestone(actor, character, None, choice)
         await self._milestone_reply(interaction, result.record.name, result.milestone.changes)

@@ -40,6 +40,7 @@ from bot.fate.milestones import (
     MajorMilestone,
     MilestoneRecord,
     MinorChange,
+    RecoveryStart,
     ReplaceAverageSkill,
     RewriteAspect,
     RewriteStunt,
@@ -248,6 +249,42 @@ def build_minor_change(
     raise SheetError(
         "Pick a change: swap skills, replace an Average skill, rewrite a stunt, buy a stunt "
         "or rewrite an aspect."
+    )
+
+
+def build_major_milestone(
+    *,
+    raise_skills: list[str | None],
+    high_concept: str | None = None,
+    recover_slot: str | None = None,
+    recover_as: str | None = None,
+    finish_slot: str | None = None,
+    change: str | None = None,
+    old: str | None = None,
+    new: str | None = None,
+    text: str | None = None,
+    bank: bool = False,
+    gm_refresh: bool = False,
+    gm_second_step: bool = False,
+) -> MajorMilestone:
+    """The slash options of a major milestone to the rules' choice object."""
+    if recover_slot and not recover_as:
+        raise RuleError("Give `recover_as`: the consequence's new name while it recovers.")
+    if recover_as and not recover_slot:
+        raise RuleError("Give `recover_slot`: the consequence that starts recovering.")
+    if (old or new or text) and not change:
+        raise RuleError("Pick the minor `change` that `old`, `new` and `text` belong to.")
+    return MajorMilestone(
+        minor=build_minor_change(change, old, new, text) if change else None,
+        new_high_concept=high_concept or None,
+        start_recovery=[RecoveryStart(slot=recover_slot, new_aspect=recover_as or "")]
+        if recover_slot
+        else [],
+        finish_recovery=[finish_slot] if finish_slot else [],
+        raise_skills=[s for s in raise_skills if s],
+        bank_unused_skill_point=bank,
+        gm_grants_refresh=gm_refresh,
+        gm_grants_second_skill=gm_second_step,
     )
 
 

@@ -141,3 +141,27 @@ def test_stunt_writer_validates_skill_action_and_blanks():
     with pytest.raises(RuleError, match="Fill in the circumstance"):
         write_bonus_stunt("X", "am sneaky", "Stealth", "overcome", "  ")
     assert parse_action("CaA") is Action.CREATE_ADVANTAGE
+
+
+def test_major_milestone_options_become_the_rules_choice():
+    from bot.services.characters import build_major_milestone
+
+    choice = build_major_milestone(
+        raise_skills=["Stealth", None],
+        recover_slot="moderate",
+        recover_as="Healing Ribs",
+        change="swap_skills",
+        old="Fight",
+        new="Notice",
+        gm_refresh=True,
+    )
+    assert choice.raise_skills == ["Stealth"] and choice.gm_grants_refresh
+    assert choice.start_recovery == [RecoveryStart(slot="moderate", new_aspect="Healing Ribs")]
+    assert choice.minor == SwapSkills(first="Fight", second="Notice")
+    assert build_major_milestone(raise_skills=[]) == MajorMilestone()
+    with pytest.raises(RuleError, match="recover_as"):
+        build_major_milestone(raise_skills=[], recover_slot="moderate")
+    with pytest.raises(RuleError, match="recover_slot"):
+        build_major_milestone(raise_skills=[], recover_as="Healing")
+    with pytest.raises(RuleError, match="minor `change`"):
+        build_major_milestone(raise_skills=[], old="Fight")
