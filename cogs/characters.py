@@ -15,7 +15,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.dfc.mantles import (
-    get_mantle,
     mantle_data,
     open_additional_stunts,
     take_additional_stunts,
@@ -46,6 +45,7 @@ from bot.services.characters import (
     build_minor_change,
     get_service,
     make_stunt,
+    mantle_step,
     parse_stunt_line,
     pyramid_ratings,
 )
@@ -338,22 +338,8 @@ MODALS: dict[str, Callable[[DraftState], DraftModal]] = {
 }
 
 
-def _choose_mantle(
-    key: str | None,
-) -> Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]:
-    def apply(d: CreationDraft, campaign: Any, custom: list[CustomEntry]) -> CreationDraft:
-        if key is None:
-            return d.choose_mantle(None)
-        mantle = get_mantle(key)
-        mine = [e for e in custom if e.mantle_key == mantle.key]
-        stunts, tracks = CharacterService.mantle_parts(mantle, mine, campaign.settings)
-        return d.choose_mantle(mantle.name, stunts, tracks)
-
-    return apply
-
-
 DIRECT: dict[str, Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]] = {
-    "nomantle": _choose_mantle(None),
+    "nomantle": mantle_step(None),
     "refresh": lambda d, _c, _e: d.confirm_refresh(),
     "skipstunts": lambda d, _c, _e: d.choose_stunts([]),
     "skipextra": lambda d, _c, _e: d.buy_stunts([]),
@@ -451,7 +437,7 @@ class DraftSelect(
         if self.what == "group":
             if value == NO_MANTLE:
                 state = await service.update_draft(
-                    self.draft_id, interaction.user.id, _choose_mantle(None)
+                    self.draft_id, interaction.user.id, mantle_step(None)
                 )
                 await send_draft(interaction, state, new_message=False)
                 return
@@ -462,9 +448,7 @@ class DraftSelect(
                 embed=draft_embed(state.draft), view=draft_view(state, group=value)
             )
             return
-        state = await service.update_draft(
-            self.draft_id, interaction.user.id, _choose_mantle(value)
-        )
+        state = await service.update_draft(self.draft_id, interaction.user.id, mantle_step(value))
         await send_draft(interaction, state, new_message=False)
 
 

@@ -1072,6 +1072,23 @@ def parse_skill_ratings(text: str) -> dict[str, int]:
     return ratings
 
 
+def mantle_step(
+    key: str | None,
+) -> Callable[[CreationDraft, CampaignInfo, list[CustomEntry]], CreationDraft]:
+    """The guided flow's mantle choice: the mantle's core stunts and conditions, the
+    campaign's custom ones included, go on the draft (None: plain Fate Condensed)."""
+
+    def apply(d: CreationDraft, campaign: CampaignInfo, custom: list[CustomEntry]) -> CreationDraft:
+        if key is None:
+            return d.choose_mantle(None)
+        mantle = get_mantle(key)
+        mine = [e for e in custom if e.mantle_key == mantle.key]
+        stunts, tracks = CharacterService.mantle_parts(mantle, mine, campaign.settings)
+        return d.choose_mantle(mantle.name, stunts, tracks)
+
+    return apply
+
+
 def get_service(bot: Any) -> CharacterService:
     """The bot's one CharacterService (created on first use by whichever cog loads first)."""
     service = getattr(bot, "characters", None)
