@@ -240,16 +240,35 @@ class CompelService:
             notes.append(f"{updated.name} now has {updated.sheet.fate_points} fate point(s).")
         return " ".join(notes)
 
-    async def _load(
+    async def _load_open(
         self, session: AsyncSession, offer_id: int
-    ) -> tuple[CompelOfferRow, CompelOffer, CampaignInfo]:
+    ) -> tuple[CompelOfferRow, CompelOffer, CampaignInfo, CharacterRecord]:
+        """An offer still waiting for an answer, with its campaign and target."""
         row = await session.get(CompelOfferRow, offer_id)
         if row is None or row.target_character_id is None:
             raise RuleError("That compel no longer exists.")
         offer = CompelOffer.model_validate_json(row.offer_json)
         campaign_row = await session.get(Campaign, row.campaign_id)
         assert campaign_row is not None
-        return row, offer, CampaignInfo.of(campaign_row)
+        target = await get_character_in(session, row.target_character_id)
+        if not offer.is_open:
+            raise RuleError(f"That compel was already {offer.state.value}.")
+        return row, offer, CampaignInfo.of(campaign_row), target
+
+    async def _close(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: CompelOfferRow,
+        target: CharacterRecord,
+        answered: CompelOffer,
+        changes: list[FatePointChange],
+        user_id: int,
+    ) -> OfferView:
+        """Save the answered offer and move its fate points."""
+        await self._save(session, row, answered)
+        note = await self._apply(session, campaign, row, changes, user_id)
+        return _view(row, answered, target.name, await self._offerer(session, row), note)
 
     async def _save(self, session: AsyncSession, row: CompelOfferRow, offer: CompelOffer) -> None:
         await save_versioned_in(
@@ -263,11 +282,7 @@ class CompelService:
     @retry_stale
     async def answer(self, offer_id: int, *, user_id: int, is_gm: bool, accept: bool) -> OfferView:
         async with self.db.session() as session:
-            row, offer, campaign = await self._load(session, offer_id)
-            assert row.target_character_id is not None
-            target = await get_character_in(session, row.target_character_id)
-            if not offer.is_open:
-                raise RuleError(f"That compel was already {offer.state.value}.")
+            row, offer, campaign, target = await self._load_open(session, offer_id)
             allowed = is_gm if offer.target_wallet == GM else target.owner_id == user_id
             if not allowed:
                 who = "the GM" if offer.target_wallet == GM else f"{target.name}'s player"
@@ -277,26 +292,18 @@ class CompelService:
             else:
                 balance = await self._balance(session, row, offer, target)
                 answered, changes, _ = compels.refuse(offer, balance)
-            await self._save(session, row, answered)
-            note = await self._apply(session, campaign, row, changes, user_id)
-            return _view(row, answered, target.name, await self._offerer(session, row), note)
+            return await self._close(session, campaign, row, target, answered, changes, user_id)
 
     @retry_stale
     async def withdraw(self, offer_id: int, *, user_id: int, is_gm: bool) -> OfferView:
         async with self.db.session() as session:
-            row, offer, campaign = await self._load(session, offer_id)
-            assert row.target_character_id is not None
-            target = await get_character_in(session, row.target_character_id)
-            if not offer.is_open:
-                raise RuleError(f"That compel was already {offer.state.value}.")
+            row, offer, campaign, target = await self._load_open(session, offer_id)
             if row.offered_by_user != user_id and not is_gm:
                 raise CompelNotYours(
                     "Only whoever offered this compel, or the GM, can withdraw it."
                 )
             answered, changes, _ = compels.withdraw(offer, offer.offered_by)
-            await self._save(session, row, answered)
-            note = await self._apply(session, campaign, row, changes, user_id)
-            return _view(row, answered, target.name, await self._offerer(session, row), note)
+            return await self._close(session, campaign, row, target, answered, changes, user_id)
 
     async def _balance(
         self,

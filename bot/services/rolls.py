@@ -333,17 +333,10 @@ class RollService:
                 user_id=user_id,
                 user_name=user_name,
                 skill=skill,
-                modifier=0,
-                target=None,
-                description=None,
                 hidden=acting.hidden,
                 against=roll_id,
                 action=Action.DEFEND,
                 is_gm=is_gm,
-                advantage_aspect=None,
-                zone=None,
-                character=None,
-                enemy_on_fail=False,
             )
 
     async def _start_in(
@@ -355,17 +348,17 @@ class RollService:
         user_id: int,
         user_name: str,
         skill: str | None,
-        modifier: int,
-        target: int | None,
-        description: str | None,
         hidden: bool,
         against: int | None,
         action: Action | None,
         is_gm: bool,
-        advantage_aspect: str | None,
-        zone: str | None,
-        character: str | None,
-        enemy_on_fail: bool,
+        modifier: int = 0,
+        target: int | None = None,
+        description: str | None = None,
+        advantage_aspect: str | None = None,
+        zone: str | None = None,
+        character: str | None = None,
+        enemy_on_fail: bool = False,
     ) -> RollChange:
         """The roll itself, once the options are checked: in the caller's transaction."""
         campaign = await resolve_campaign_in(session, guild_id, channel_id)
