@@ -53,7 +53,9 @@ from bot.ui.common import clip
 from bot.ui.sheet import (
     character_list_embed,
     draft_embed,
+    import_text,
     milestone_log_embed,
+    milestone_text,
     sheet_embed,
 )
 from cogs.common.errors import SafeModal, guarded
@@ -705,16 +707,10 @@ class Characters(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         data = await file.read()
         result = await self.service.import_file(actor, data, file.filename)
-        source = "Fari" if result.source == "fari" else "Fate Table"
-        text = f"Imported **{result.record.name}** from a {source} file."
-        if result.unmapped:
-            lines = "\n".join(f"• {clip(u, 150)}" for u in result.unmapped[:15])
-            more = len(result.unmapped) - 15
-            text += f"\nCould not be mapped:\n{lines}" + (
-                f"\n… and {more} more" if more > 0 else ""
-            )
         await interaction.followup.send(
-            clip(text, 2000), embed=sheet_embed(result.record.sheet), ephemeral=True
+            import_text(result.record.name, result.source, result.unmapped),
+            embed=sheet_embed(result.record.sheet),
+            ephemeral=True,
         )
 
     @character.command(name="export", description="Download a character as a JSON file.")
@@ -1148,10 +1144,7 @@ class Characters(commands.Cog):
     async def _milestone_reply(
         self, interaction: discord.Interaction, name: str, changes: list[str]
     ) -> None:
-        lines = "\n".join(f"• {c}" for c in changes) or "• Nothing changed."
-        await interaction.response.send_message(
-            clip(f"Milestone for **{name}**:\n{lines}", 2000), ephemeral=True
-        )
+        await interaction.response.send_message(milestone_text(name, changes), ephemeral=True)
 
     # ----- stunt writer -----
 

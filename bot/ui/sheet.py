@@ -162,6 +162,25 @@ def sheet_embed(
     return safe_embed(embed)
 
 
+IMPORT_UNMAPPED_SHOWN = 15
+
+
+def import_text(name: str, source: str, unmapped: Sequence[str]) -> str:
+    """What an import says: where the sheet came from and what could not be mapped."""
+    origin = "Fari" if source == "fari" else "Fate Table"
+    text = f"Imported **{name}** from a {origin} file."
+    if unmapped:
+        lines = "\n".join(f"• {clip(u, 150)}" for u in unmapped[:IMPORT_UNMAPPED_SHOWN])
+        more = len(unmapped) - IMPORT_UNMAPPED_SHOWN
+        text += f"\nCould not be mapped:\n{lines}" + (f"\n… and {more} more" if more > 0 else "")
+    return clip(text, 2000)
+
+
+def milestone_text(name: str, changes: Sequence[str]) -> str:
+    lines = "\n".join(f"• {c}" for c in changes) or "• Nothing changed."
+    return clip(f"Milestone for **{name}**:\n{lines}", 2000)
+
+
 def character_list_embed(
     campaign_name: str, entries: Sequence[tuple[str, bool, bool, bool]]
 ) -> discord.Embed:

@@ -206,3 +206,14 @@ def test_campaign_list() -> None:
     embed = campaign_list_embed([("Main campaign", True, "condensed", [5, 6], True)])
     text = text_of(embed)
     assert "**Main campaign** *(condensed stress, default, this channel)* — <#5>, <#6>" in text
+
+
+def test_import_text_lists_fifteen_unmapped_items_within_a_message() -> None:
+    from bot.ui.sheet import import_text
+
+    text = import_text("Ruth", "fari", [f"Skill {n} is not on the list" for n in range(40)])
+    assert text.startswith("Imported **Ruth** from a Fari file.")
+    assert "Skill 14 is" in text and "Skill 15 is" not in text and text.endswith("… and 25 more")
+    long = import_text("Ruth", "fari", [f"Skill {n} " + "x" * 300 for n in range(40)])
+    assert len(long) <= 2000
+    assert import_text("Ruth", "fate-table", []) == "Imported **Ruth** from a Fate Table file."
