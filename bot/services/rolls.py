@@ -44,7 +44,6 @@ from bot.services.campaigns import (
     CharacterRecord,
     StaleError,
     active_character_in,
-    find_character_in,
     get_character_in,
     move_fate_points_in,
     resolve_campaign_in,
@@ -53,6 +52,7 @@ from bot.services.character_aspects import parse_key
 from bot.services.scenes import (
     advantage_target_in,
     apply_advantage_in,
+    named_character_in,
     retry_stale,
     save_versioned_in,
     spend_gm_point_in,
@@ -363,12 +363,15 @@ class RollService:
         """The roll itself, once the options are checked: in the caller's transaction."""
         campaign = await resolve_campaign_in(session, guild_id, channel_id)
         if character is not None:
-            chosen = await find_character_in(session, campaign.id, character)
-            if chosen.owner_id != user_id and not is_gm:
-                raise RollNotAllowed(
-                    f"{chosen.name} is not yours; only the GM rolls for other characters."
-                )
-            character_record: CharacterRecord | None = chosen
+            character_record: CharacterRecord | None = await named_character_in(
+                session,
+                campaign,
+                character,
+                user_id,
+                is_gm,
+                "rolls for other characters",
+                RollNotAllowed,
+            )
         else:
             character_record = await active_character_in(session, campaign, channel_id, user_id)
         aim: AdvantageTarget | None = None

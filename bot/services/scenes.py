@@ -349,6 +349,28 @@ async def carry_gm_points_in(session: AsyncSession, campaign_id: int, points: in
     return carried
 
 
+async def named_character_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    name: str,
+    user_id: int,
+    is_gm: bool,
+    gm_only: str,
+    error: type[RuleError] = RuleError,
+) -> CharacterRecord:
+    """A character the user names to act with: their own, or anyone's for the GM. A player
+    naming the GM's NPC hears what an unknown name gets, so NPCs stay secret."""
+    record = await find_character_in(session, campaign.id, name)
+    if record.owner_id == user_id or is_gm:
+        return record
+    if record.is_npc:
+        raise RuleError(
+            f"No character called '{name.strip()[:80]}' in this campaign. "
+            "Pick one from the suggestions, or see `/character list`."
+        )
+    raise error(f"{record.name} is not yours; only the GM {gm_only}.")
+
+
 def resolve_skill(record: CharacterRecord, campaign: CampaignInfo, skill: str) -> tuple[str, int]:
     wanted = skill.strip().casefold()
     for name, rating in record.sheet.skills.items():
@@ -800,12 +822,9 @@ class SceneService:
     ) -> CharacterRecord:
         if not name:
             return await require_active_in(session, campaign, channel_id, user_id)
-        record = await find_character_in(session, campaign.id, name)
-        if record.owner_id != user_id and not is_gm:
-            raise RuleError(
-                f"{record.name} is not yours; only the GM moves other people's characters."
-            )
-        return record
+        return await named_character_in(
+            session, campaign, name, user_id, is_gm, "moves other people's characters"
+        )
 
     @retry_stale
     async def join(

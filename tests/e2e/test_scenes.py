@@ -757,3 +757,22 @@ async def test_session_end_and_arc_end_clear_treated_consequences(table: Table) 
     arc = await table.slash("session arc-end", user=table.gm)
     assert "Knee In A Cast has cleared" in arc.text
     assert (await sheet_of(table, harry)).track("severe").is_free
+
+
+async def test_a_player_naming_the_gms_npc_hears_the_unknown_name_answer(table: Table) -> None:
+    await make_character(table, table.player, "Harry")
+    await make_character(table, table.player2, "Molly")
+    await make_character(table, table.gm, "Marcone", npc=True)
+    await start_scene(table, zones="Street")
+    npc = await table.slash("scene join", user=table.player, character="Marcone")
+    unknown = await table.slash("scene join", user=table.player, character="Nobody")
+    assert npc.ephemeral and unknown.ephemeral
+    assert npc.text == unknown.text.replace("Nobody", "Marcone")
+    npc_advantage = await table.slash(
+        "advantage", user=table.player, skill="Notice", aspect="Distracted", character="Marcone"
+    )
+    assert npc_advantage.ephemeral and "No character called 'Marcone'" in npc_advantage.text
+    other_pc = await table.slash("scene join", user=table.player, character="Molly")
+    assert other_pc.ephemeral and "Molly is not yours" in other_pc.text
+    gm = await table.slash("scene join", user=table.gm, character="Marcone", zone="Street")
+    assert not gm.ephemeral and "Marcone joins the scene in Street" in gm.text
