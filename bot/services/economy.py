@@ -23,7 +23,7 @@ from bot.errors import RuleError
 from bot.fate import recovery
 from bot.fate.aspects import Event, OutcomeKind, classify
 from bot.fate.dice import fate_symbols, roll_fate_dice
-from bot.fate.economy import refresh_delta
+from bot.fate.economy import check_undo, refresh_delta
 from bot.fate.recovery import MilestoneKind
 from bot.fate.tracks import Track
 from bot.services.campaigns import (
@@ -230,11 +230,9 @@ class EconomyService:
         note = f"undo #{entry.id} ({entry.reason})"
         if entry.character_id is not None:
             record = await get_character_in(session, entry.character_id)
-            if record.sheet.fate_points - entry.delta < 0:
-                raise RuleError(
-                    f"Undoing #{entry.id} would leave {record.name} below zero; "
-                    "those points were already spent."
-                )
+            check_undo(
+                record.sheet.fate_points, entry.delta, f"#{entry.id} would leave {record.name}"
+            )
             _, inverse = await move_fate_points_in(
                 session,
                 record,
