@@ -733,8 +733,10 @@ class GameService:
                     last = last.replace(tzinfo=now.tzinfo)
                 idle = now - last
                 minutes = int(idle.total_seconds() // 60)
+                # Conditional writes: a move made meanwhile, or another process checking the
+                # same game, wins, and then this one announces nothing.
                 if idle >= timedelta(minutes=timeout_minutes):
-                    await session.exec(
+                    ended = await session.exec(
                         update(GameRow)
                         .where(col(GameRow.id) == row.id, col(GameRow.version) == row.version)
                         .values(
@@ -744,12 +746,23 @@ class GameService:
                             version=row.version + 1,
                         )
                     )
+                    if ended.rowcount != 1:
+                        continue
                     row.status = "abandoned"
                     row.version += 1
                     notices.append(IdleNotice(self._info(row, with_view=False), "abandon", minutes))
                 elif idle >= timedelta(minutes=warn_minutes) and row.warned_at is None:
-                    await session.exec(
-                        update(GameRow).where(col(GameRow.id) == row.id).values(warned_at=now)
+                    warned = await session.exec(
+                        update(GameRow)
+                        .where(
+                            col(GameRow.id) == row.id,
+                            col(GameRow.version) == row.version,
+                            col(GameRow.warned_at).is_(None),
+                        )
+                        .values(warned_at=now)
                     )
-                    notices.append(IdleNotice(self._info(row, with_view=False), "warn", minutes))
+                    if warned.rowcount == 1:
+                        notices.append(
+                            IdleNotice(self._info(row, with_view=False), "warn", minutes)
+                        )
         return notices
