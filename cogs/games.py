@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import re
 from datetime import UTC, datetime
@@ -464,10 +465,9 @@ class GameTable(commands.Cog):
         if info.status == "lobby":
             await interaction.response.edit_message(**lobby_message(info))
             return
+        file = await asyncio.to_thread(self._board_file, info)  # drawing is CPU work
         await interaction.response.edit_message(
-            embed=board_embed(info),
-            attachments=[self._board_file(info)],
-            view=board_view(info),
+            embed=board_embed(info), attachments=[file], view=board_view(info)
         )
 
     async def option_pick(
@@ -513,8 +513,6 @@ class GameTable(commands.Cog):
 
     # ------------------------------------------------------------------ the board
     def _board_file(self, info: GameInfo) -> discord.File:
-        import io
-
         return discord.File(
             io.BytesIO(render_board(info.view or {})), filename=board_filename(info.id)
         )
