@@ -186,3 +186,44 @@ async def test_move_choices_in_a_channel_without_game_reads_briefly_once(db: Dat
     service.db = db
     await _running(service)  # a game created here is seen at once, within the TTL
     assert await service.move_choices(CHANNEL, HOST) is not None  # (version, HOST's moves)
+
+
+@pytest.mark.parametrize("minutes", [61, 241])
+async def test_idle_notice_is_not_sent_when_a_move_lands_first(db: Database, minutes: int) -> None:
+    from contextlib import asynccontextmanager
+
+    from sqlalchemy import update
+    from sqlalchemy.sql.dml import Update
+    from sqlmodel import col
+
+    from bot.db.models.games import GameRow
+
+    service = GameService(db)
+    game_id = await _running(service)
+    last = (await service.get(game_id)).last_activity
+    real_session = db.session
+
+    @asynccontextmanager
+    async def move_lands_first():  # type: ignore[no-untyped-def]
+        # Between reading the idle game and writing the notice, a player's move bumps the row.
+        async with real_session() as session:
+            plain_exec = session.exec
+            moved: list[bool] = []
+
+            async def exec_(statement, *args, **kwargs):  # type: ignore[no-untyped-def]
+                if isinstance(statement, Update) and not moved:
+                    moved.append(True)
+                    await plain_exec(
+                        update(GameRow)
+                        .where(col(GameRow.id) == game_id)
+                        .values(version=GameRow.version + 1)
+                    )
+                return await plain_exec(statement, *args, **kwargs)
+
+            session.exec = exec_  # type: ignore[method-assign]
+            yield session
+
+    service.db = type("Racing", (), {"session": staticmethod(move_lands_first)})()  # type: ignore[assignment]
+    assert await service.idle_check(last + timedelta(minutes=minutes), 60, 240) == []
+    service.db = db
+    assert (await service.get(game_id)).status == "running"
