@@ -227,3 +227,17 @@ async def test_idle_notice_is_not_sent_when_a_move_lands_first(db: Database, min
     assert await service.idle_check(last + timedelta(minutes=minutes), 60, 240) == []
     service.db = db
     assert (await service.get(game_id)).status == "running"
+
+
+async def test_a_move_returns_the_movers_hand_as_saved(db: Database) -> None:
+    service = GameService(db)
+    game_id = await _running(service)
+    info = await service.get(game_id)
+    user = HOST if info.current_names[0] == "host" else GUEST
+    action = (await service.hand(game_id, user)).actions[0]
+    outcome = await service.act(game_id, user, info.version, action.id)
+    read_back = await service.hand(game_id, user)
+    assert outcome.hand.seat.user_id == user
+    assert outcome.hand.game.version == read_back.game.version == info.version + 1
+    assert outcome.hand.private_view == read_back.private_view
+    assert [a.id for a in outcome.hand.actions] == [a.id for a in read_back.actions]
