@@ -188,7 +188,8 @@ class Character(BaseModel):
         return self.npc_kind is not None
 
     def rating(self, skill: str) -> int:
-        wanted = skill.strip().casefold()
+        # Spaced as typed: names are stored with single spaces ("Biting  People" is found).
+        wanted = " ".join(skill.split()).casefold()
         return next((v for k, v in self.skills.items() if k.casefold() == wanted), 0)
 
     def skill_columns(self) -> list[tuple[int, list[str]]]:

@@ -261,3 +261,9 @@ def test_validate_step_reports_problems():
     problems = draft.validate_step()
     assert "Write a high concept and a trouble." in problems
     assert any("Good" in p for p in problems)
+
+
+def test_rating_finds_a_skill_however_its_name_is_spaced():
+    npc = new_minor_npc("Ghoul", ["Hungry"], {"Biting   People": 3})
+    assert npc.rating("biting people") == 3 and npc.rating(" Biting  People ") == 3
+    assert npc.rating("Biting") == 0
