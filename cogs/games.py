@@ -401,9 +401,6 @@ class GameTable(commands.Cog):
     )
     async def move(self, interaction: discord.Interaction, action: str) -> None:
         assert interaction.channel_id is not None
-        info = await self.games.status(interaction.channel_id)
-        if info is None:
-            raise RuleError("There is no game in this channel; start one with `/game new`.")
         version_text, _, action_id = action.strip().partition(":")
         if action.strip().lower() == "auto":
             version, action_id = None, "auto"
@@ -411,8 +408,10 @@ class GameTable(commands.Cog):
             version = int(version_text)
         else:
             raise RuleError("Pick your move from the suggestions of `/game move`, or type auto.")
-        outcome = await self.games.act(info.id, interaction.user.id, version, action_id[:40])
-        self.schedule_board(info.id)
+        outcome = await self.games.act_in_channel(
+            interaction.channel_id, interaction.user.id, version, action_id[:40]
+        )
+        self.schedule_board(outcome.game.id)
         await self._send_hand(
             interaction, outcome.hand, 0, edit=False, notes=outcome.private_events[-5:]
         )

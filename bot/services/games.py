@@ -606,64 +606,80 @@ class GameService:
         ``auto`` lets the engine's AI choose the move for the user's seat."""
         async with self.db.session() as session:
             row = await self._load(session, game_id)
-            if row.status != "running":
-                raise AlreadyDone(
-                    "Already done: this game is "
-                    + ("over" if row.status != "lobby" else "still in its lobby")
-                    + "."
-                )
-            seats = _seats(row)
-            seat = next((s for s in seats if s.user_id == user_id), None)
-            if seat is None:
-                raise NotSeated("You are not playing in this game; only its players can act.")
-            if version is None:
-                version = row.version
-            if row.version != version:
-                raise AlreadyDone(
-                    "Already done: that choice was made or the table has moved on. "
-                    "Press **My hand** for what you can do now."
-                )
-            engine = get_engine(row.engine)
-            state = engine.load_state(row.state or "{}")
-            current = engine.current_seats(state)
-            if seat.seat not in current:
-                names = ", ".join(s.name for s in seats if s.seat in current) or "nobody"
-                raise RuleError(f"It is not your turn: waiting for {names}.")
-            if action_id == AUTO:
-                action = engine.choose_action(state, seat.seat, _rng(row, 0))
-            else:
-                action = find_action(engine, state, seat.seat, action_id)
-            state, events = engine.apply(state, seat.seat, action, _rng(row, 0))
-            logs = [
-                GameActionLog(
-                    game_id=row.id or 0,
-                    version=row.version + 1,
-                    seat=seat.seat,
-                    user_id=user_id,
-                    action_id=action.id[:64],
-                    label=(action.label if not action.private else action.kind)[:100],
-                )
-            ]
-            state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
-            events += ai_events
-            logs += ai_logs
-            public = [e.text for e in events if e.public]
-            private = [e.text for e in events if not e.public and seat.seat in e.audience]
-            log = (json.loads(row.public_log) + public)[-PUBLIC_LOG_KEEP:]
-            await self._save(
-                session,
-                row,
-                version,
-                state=state.model_dump_json(),
-                status="finished" if engine.is_over(state) else "running",
-                public_log=json.dumps(log),
-                warned_at=None,
-                **self._finish_values(engine, state),
+            return await self._act_in(session, row, user_id, version, action_id)
+
+    async def act_in_channel(
+        self, channel_id: int, user_id: int, version: int | None, action_id: str
+    ) -> ActOutcome:
+        """`act` on the channel's live game (for /game move), found in the same transaction."""
+        async with self.db.session() as session:
+            row = await self._live_in_channel(session, channel_id)
+            if row is None:
+                raise RuleError("There is no game in this channel; start one with `/game new`.")
+            self._remember(row)
+            return await self._act_in(session, row, user_id, version, action_id)
+
+    async def _act_in(
+        self, session: Any, row: GameRow, user_id: int, version: int | None, action_id: str
+    ) -> ActOutcome:
+        if row.status != "running":
+            raise AlreadyDone(
+                "Already done: this game is "
+                + ("over" if row.status != "lobby" else "still in its lobby")
+                + "."
             )
-            for entry in logs:
-                session.add(entry)
-            info = self._info(row)
-            return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
+        seats = _seats(row)
+        seat = next((s for s in seats if s.user_id == user_id), None)
+        if seat is None:
+            raise NotSeated("You are not playing in this game; only its players can act.")
+        if version is None:
+            version = row.version
+        if row.version != version:
+            raise AlreadyDone(
+                "Already done: that choice was made or the table has moved on. "
+                "Press **My hand** for what you can do now."
+            )
+        engine = get_engine(row.engine)
+        state = engine.load_state(row.state or "{}")
+        current = engine.current_seats(state)
+        if seat.seat not in current:
+            names = ", ".join(s.name for s in seats if s.seat in current) or "nobody"
+            raise RuleError(f"It is not your turn: waiting for {names}.")
+        if action_id == AUTO:
+            action = engine.choose_action(state, seat.seat, _rng(row, 0))
+        else:
+            action = find_action(engine, state, seat.seat, action_id)
+        state, events = engine.apply(state, seat.seat, action, _rng(row, 0))
+        logs = [
+            GameActionLog(
+                game_id=row.id or 0,
+                version=row.version + 1,
+                seat=seat.seat,
+                user_id=user_id,
+                action_id=action.id[:64],
+                label=(action.label if not action.private else action.kind)[:100],
+            )
+        ]
+        state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
+        events += ai_events
+        logs += ai_logs
+        public = [e.text for e in events if e.public]
+        private = [e.text for e in events if not e.public and seat.seat in e.audience]
+        log = (json.loads(row.public_log) + public)[-PUBLIC_LOG_KEEP:]
+        await self._save(
+            session,
+            row,
+            version,
+            state=state.model_dump_json(),
+            status="finished" if engine.is_over(state) else "running",
+            public_log=json.dumps(log),
+            warned_at=None,
+            **self._finish_values(engine, state),
+        )
+        for entry in logs:
+            session.add(entry)
+        info = self._info(row)
+        return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
 
     # ------------------------------------------------------------------ queries and endings
     async def status(self, channel_id: int) -> GameInfo | None:

@@ -310,6 +310,10 @@ async def test_move_command_with_autocomplete_and_auto(table: Table) -> None:
     assert auto.ephemeral and (await _row(table, game_id)).version == row.version + 2
     nonsense = await table.slash("game move", user=table.player, action="fly away")
     assert nonsense.ephemeral and "suggestions" in nonsense.text
+    elsewhere = await table.slash(
+        "game move", user=table.player, channel=table.other_channel, action="auto"
+    )
+    assert elsewhere.ephemeral and "no game in this channel" in elsewhere.text
 
 
 def test_hand_pages_and_board_image_respect_limits() -> None:
