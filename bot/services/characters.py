@@ -482,15 +482,16 @@ class CharacterService:
     # ----- import / switch / delete -----
 
     async def import_file(self, actor: Actor, data: bytes, filename: str) -> ImportResult:
+        # Parse outside the write transaction: a 256 KiB file should not hold up the table.
+        campaign = await self.campaigns.current(actor.guild_id, actor.channel_id)
+        settings = campaign.settings
+        result: ConversionResult = convert_bytes(
+            data, filename, settings.skill_list(), settings.stress_style
+        )
+        sheet = result.character.model_copy(update={"id": None})
+        if sheet.is_npc and not actor.is_gm:
+            raise NotYours("Only the GM can import NPC sheets.")
         async with self.db.session() as session:
-            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-            settings = campaign.settings
-            result: ConversionResult = convert_bytes(
-                data, filename, settings.skill_list(), settings.stress_style
-            )
-            sheet = result.character.model_copy(update={"id": None})
-            if sheet.is_npc and not actor.is_gm:
-                raise NotYours("Only the GM can import NPC sheets.")
             record = await insert_character_in(session, campaign, actor.user_id, sheet)
             if not sheet.is_npc:
                 await set_active_in(session, actor.guild_id, actor.user_id, record.id, None)
