@@ -58,7 +58,7 @@ from bot.ui.sheet import (
     milestone_text,
     sheet_embed,
 )
-from cogs.common.errors import SafeModal, guarded
+from cogs.common.errors import guarded
 from cogs.common.modals import PersistentModal, register_modals
 from cogs.common.permissions import member_is_gm
 
@@ -562,15 +562,23 @@ async def send_draft(
 
 
 # ----------------------------------------------------------------------------- stunt writer
-class StuntWriterModal(SafeModal):
-    def __init__(self, kind: str, character: str | None, opened_by: int) -> None:
+class StuntWriterModal(
+    PersistentModal,
+    template=r"stuntw:(?P<kind>bonus|rule):(?P<char>\d+):(?P<nonce>\d+)",
+):
+    """The stunt writer. Its custom_id names the template and the character (0: the writer's
+    active character when the form is sent), so a form opened before a restart still works;
+    the nonce (the opening interaction's id) keeps two open writers apart."""
+
+    def __init__(self, kind: str, character_id: int, nonce: int) -> None:
         title = "Bonus stunt" if kind == "bonus" else "Rule-changing stunt"
-        # Modals are looked up by custom_id: one per opening, so two writers never mix.
         super().__init__(
-            title=title, custom_id=f"stuntwriter:{kind}:{opened_by}", timeout=MODAL_TIMEOUT
+            title=title,
+            custom_id=f"stuntw:{kind}:{character_id}:{nonce}",
+            timeout=MODAL_TIMEOUT,
         )
         self.kind = kind
-        self.character = character
+        self.character = f"#{character_id}" if character_id else None
         self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
         self._add("name", "Stunt name", 80, "Sharp Eyes")
         self._add("because", "Because I ...", 150, "have an eye for detail")
@@ -591,6 +599,12 @@ class StuntWriterModal(SafeModal):
 
     def value(self, key: str) -> str:
         return self.inputs[key].value or ""
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, match: re.Match[str]
+    ) -> StuntWriterModal:
+        return cls(match["kind"], int(match["char"]), int(match["nonce"]))
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         actor = await actor_of(interaction.client, interaction)
@@ -1163,11 +1177,18 @@ class Characters(commands.Cog):
     async def stunt_write(
         self, interaction: discord.Interaction, template: str, character: str | None = None
     ) -> None:
-        await interaction.response.send_modal(StuntWriterModal(template, character, interaction.id))
+        character_id = 0
+        if character and character.strip():
+            actor = await actor_of(interaction.client, interaction)
+            _campaign, record = await self.service.view(actor, character)
+            character_id = record.id
+        await interaction.response.send_modal(
+            StuntWriterModal(template, character_id, interaction.id)
+        )
 
 
 async def setup(bot: Any) -> None:
     get_service(bot)
     bot.add_dynamic_items(DraftButton, DraftSelect, MantleStuntSelect)
-    register_modals(bot, DraftModal)
+    register_modals(bot, DraftModal, StuntWriterModal)
     await bot.add_cog(Characters(bot))
