@@ -6,7 +6,6 @@ version it was drawn for, so old clicks work after a restart and a double click 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -41,6 +40,7 @@ from bot.ui.conflicts import (
     contest_controls,
     contest_tracker,
 )
+from cogs.common.coalesce import Coalescer
 from cogs.common.errors import SafeModal, guarded
 from cogs.common.permissions import member_is_gm, require_gm
 
@@ -271,8 +271,7 @@ class Conflicts(commands.Cog):
         # tracker message id -> newest snapshot waiting to be drawn / version drawn
         self._pending: dict[int, Snapshot] = {}
         self._shown: dict[int, int] = {}
-        self._editing: set[int] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._trackers: Coalescer[int] = Coalescer("tracker", self._draw, lambda: 0.0)
 
     # ------------------------------------------------------------------ helpers
     async def _is_gm(self, interaction: discord.Interaction) -> bool:
@@ -305,28 +304,19 @@ class Conflicts(commands.Cog):
         waiting = self._pending.get(key)
         if waiting is None or waiting.version < snapshot.version:
             self._pending[key] = snapshot
-        if key in self._editing:
-            return
-        self._editing.add(key)
-        task = asyncio.create_task(self._flush(key), name=f"fatetable-tracker-{key}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._trackers.poke(key)
 
-    async def _flush(self, key: int) -> None:
+    async def _draw(self, key: int) -> None:
+        snapshot = self._pending.pop(key, None)
+        if snapshot is None or snapshot.version <= self._shown.get(key, 0):
+            return
+        embed, view = render(snapshot)
+        channel = self.bot.get_partial_messageable(snapshot.channel_id)
         try:
-            while key in self._pending:
-                snapshot = self._pending.pop(key)
-                if snapshot.version <= self._shown.get(key, 0):
-                    continue
-                embed, view = render(snapshot)
-                channel = self.bot.get_partial_messageable(snapshot.channel_id)
-                try:
-                    await channel.get_partial_message(key).edit(embed=embed, view=view)
-                    self._shown[key] = snapshot.version
-                except discord.HTTPException:
-                    log.warning("could not edit tracker %s", key)
-        finally:
-            self._editing.discard(key)
+            await channel.get_partial_message(key).edit(embed=embed, view=view)
+            self._shown[key] = snapshot.version
+        except discord.HTTPException:
+            log.warning("could not edit tracker %s", key)
 
     async def reply_and_refresh(
         self, interaction: discord.Interaction, snapshot: Snapshot, text: str

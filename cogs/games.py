@@ -41,6 +41,7 @@ from bot.ui.games import (
     lobby_embed,
     status_embed,
 )
+from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm
 
@@ -301,8 +302,9 @@ class GameTable(commands.Cog):
     def __init__(self, bot: Any) -> None:
         self.bot = bot
         self.games = GameService(bot.db)
-        self._board_tasks: dict[int, asyncio.Task[None]] = {}
-        self._board_dirty: set[int] = set()
+        self._boards: Coalescer[int] = Coalescer(
+            "board", self.refresh_board, lambda: BOARD_COALESCE_SECONDS
+        )
         self._idle_task: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
@@ -313,8 +315,11 @@ class GameTable(commands.Cog):
             self._idle_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._idle_task
-        for task in list(self._board_tasks.values()):
-            task.cancel()
+        self._boards.cancel()
+
+    @property
+    def _board_tasks(self) -> dict[int, asyncio.Task[None]]:
+        return self._boards.tasks
 
     # ------------------------------------------------------------------ slash commands
     @game.command(name="new", description="Open a lobby for a table game in this channel.")
@@ -518,23 +523,7 @@ class GameTable(commands.Cog):
 
     def schedule_board(self, game_id: int) -> None:
         """Edit the public board soon; a burst of calls produces one edit (or two)."""
-        self._board_dirty.add(game_id)
-        task = self._board_tasks.get(game_id)
-        if task is None or task.done():
-            self._board_tasks[game_id] = asyncio.create_task(
-                self._board_worker(game_id), name=f"fatetable-board-{game_id}"
-            )
-
-    async def _board_worker(self, game_id: int) -> None:
-        try:
-            while game_id in self._board_dirty:
-                await asyncio.sleep(BOARD_COALESCE_SECONDS)
-                self._board_dirty.discard(game_id)
-                await self.refresh_board(game_id)
-        except Exception:  # noqa: BLE001 - a failed edit must not kill later ones
-            log.exception("could not update the board of game %s", game_id)
-        finally:
-            self._board_tasks.pop(game_id, None)
+        self._boards.poke(game_id)
 
     async def refresh_board(self, game_id: int) -> None:
         info = await self.games.get(game_id)

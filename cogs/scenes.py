@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import re
@@ -18,6 +17,7 @@ from bot.fate.rolls import Action
 from bot.services.characters import Actor, get_service
 from bot.services.scenes import SceneService, board_listeners, split_list
 from bot.ui.scenes import board_embed, ended_text, started_text
+from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
 from cogs.safety import XCardButton
@@ -71,28 +71,12 @@ class BoardUpdater:
     def __init__(self, bot: Any, service: SceneService) -> None:
         self.bot = bot
         self.service = service
-        self.tasks: dict[int, asyncio.Task[None]] = {}
-        self.dirty: set[int] = set()
-
-    def schedule(self, channel_id: int) -> None:
-        task = self.tasks.get(channel_id)
-        if task is not None and not task.done():
-            self.dirty.add(channel_id)
-            return
-        self.tasks[channel_id] = asyncio.get_running_loop().create_task(
-            self._run(channel_id), name=f"fatetable-scene-board-{channel_id}"
+        self._coalescer: Coalescer[int] = Coalescer(
+            "scene-board", self.refresh, lambda: BOARD_DELAY
         )
 
-    async def _run(self, channel_id: int) -> None:
-        while True:
-            self.dirty.discard(channel_id)
-            await asyncio.sleep(BOARD_DELAY)
-            try:
-                await self.refresh(channel_id)
-            except Exception:  # noqa: BLE001 - a failed edit must not stop later ones
-                log.exception("scene board of channel %s could not be updated", channel_id)
-            if channel_id not in self.dirty:
-                return
+    def schedule(self, channel_id: int) -> None:
+        self._coalescer.poke(channel_id)
 
     async def refresh(self, channel_id: int) -> None:
         data = await self.service.board(channel_id)
@@ -122,8 +106,7 @@ class BoardUpdater:
         await self.service.set_board_message(channel_id, sent.id)
 
     def cancel(self) -> None:
-        for task in self.tasks.values():
-            task.cancel()
+        self._coalescer.cancel()
 
 
 async def character_choices(
