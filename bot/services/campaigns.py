@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
-from sqlalchemy import func, update
+from sqlalchemy import func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -29,6 +29,7 @@ from bot.errors import RuleError
 from bot.fate.sheet import Character
 from bot.fate.skills import SkillList, default_skills
 from bot.fate.stress import StressStyle
+from bot.services.versioned import StaleError, update_versioned_in
 
 DEFAULT_CAMPAIGN_NAME = "Main campaign"
 CAMPAIGN_NAME_MAX = 80
@@ -36,10 +37,6 @@ MAX_CAMPAIGNS_PER_GUILD = 25
 MAX_CHARACTERS_PER_CAMPAIGN = 200
 SERVER_WIDE = 0  # ActiveCharacter.channel_id for the server-wide choice
 NAME_CACHE_SECONDS = 30.0
-
-
-class StaleError(RuleError):
-    """Someone else changed the same thing at the same moment (optimistic concurrency)."""
 
 
 class CampaignSettings(BaseModel):
@@ -254,22 +251,17 @@ async def save_character_in(
     session: AsyncSession, record: CharacterRecord, sheet: Character
 ) -> CharacterRecord:
     """Write a changed sheet if nobody else changed it since `record` was read."""
-    result = await session.exec(  # type: ignore[call-overload]
-        update(CharacterRow)
-        .where(col(CharacterRow.id) == record.id, col(CharacterRow.version) == record.version)
-        .values(
-            sheet_json=sheet.model_copy(update={"id": None}).model_dump_json(),
-            name=sheet.name,
-            is_npc=sheet.is_npc,
-            version=record.version + 1,
-            updated_at=utcnow(),
-        )
+    stale = StaleError(
+        f"{record.name} was changed by someone else at the same moment; "
+        "look at the sheet again and retry."
     )
-    if result.rowcount != 1:
-        raise StaleError(
-            f"{record.name} was changed by someone else at the same moment; "
-            "look at the sheet again and retry."
-        )
+    values = {
+        "sheet_json": sheet.model_copy(update={"id": None}).model_dump_json(),
+        "name": sheet.name,
+        "is_npc": sheet.is_npc,
+        "updated_at": utcnow(),
+    }
+    await update_versioned_in(session, CharacterRow, record.id, record.version, values, stale)
     return CharacterRecord(
         record.id,
         record.campaign_id,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -85,6 +85,7 @@ from bot.services.campaigns import (
     save_character_in,
     set_active_in,
 )
+from bot.services.versioned import update_versioned_in
 
 CACHE_SECONDS = 30.0
 MAX_CUSTOM_ENTRIES_PER_MANTLE = 20
@@ -915,21 +916,12 @@ class CharacterService:
             draft = CreationDraft.model_validate_json(row.draft_json)
             custom = await self._custom_in(session, campaign.id)
             updated = change(draft, campaign, custom)
-            result = await session.exec(  # type: ignore[call-overload]
-                update(CharacterDraftRow)
-                .where(
-                    col(CharacterDraftRow.id) == draft_id,
-                    col(CharacterDraftRow.version) == row.version,
-                )
-                .values(
-                    draft_json=updated.model_dump_json(),
-                    version=row.version + 1,
-                    updated_at=utcnow(),
-                )
+            stale = StaleError("The draft changed in another window; run `/character create`.")
+            values = {"draft_json": updated.model_dump_json(), "updated_at": utcnow()}
+            version = await update_versioned_in(
+                session, CharacterDraftRow, draft_id, row.version, values, stale
             )
-            if result.rowcount != 1:
-                raise StaleError("The draft changed in another window; run `/character create`.")
-            return DraftState(draft_id, user_id, campaign, updated, row.version + 1)
+            return DraftState(draft_id, user_id, campaign, updated, version)
 
     async def restart_draft(self, draft_id: int, user_id: int) -> DraftState:
         return await self.update_draft(

@@ -83,6 +83,7 @@ from bot.services.scenes import (
     spend_gm_point_in,
     touch_board_in,
 )
+from bot.services.versioned import update_versioned_in
 
 MAX_ZONES = 10
 HIDDEN_NAME = "a hidden aspect"
@@ -196,17 +197,11 @@ async def save_encounter_in(
 ) -> int:
     """Write the new state if nobody changed the row since it was read; returns the version."""
     assert row.id is not None
-    expected = row.version
-    result = await session.exec(  # type: ignore[call-overload]
-        update(EncounterRow)
-        .where(col(EncounterRow.id) == row.id, col(EncounterRow.version) == expected)
-        .values(state_json=state_json, active=active, version=expected + 1, updated_at=utcnow())
+    stale = StaleError(
+        "Someone acted first (or you clicked twice); look at the tracker again and retry."
     )
-    if result.rowcount != 1:
-        raise StaleError(
-            "Someone acted first (or you clicked twice); look at the tracker again and retry."
-        )
-    return expected + 1
+    values = {"state_json": state_json, "active": active, "updated_at": utcnow()}
+    return await update_versioned_in(session, EncounterRow, row.id, row.version, values, stale)
 
 
 async def set_tracker_in(session: AsyncSession, encounter_id: int, message_id: int) -> None:

@@ -34,6 +34,7 @@ from bot.games.base import (
     find_action,
     get_engine,
 )
+from bot.services.versioned import update_versioned_in
 
 AI_STEP_LIMIT = 400  # AI seats acting in a row after one human action
 PUBLIC_LOG_KEEP = 12  # recent public events kept on the row for the board
@@ -297,18 +298,14 @@ class GameService:
 
     async def _save(self, session: Any, row: GameRow, expected: int, **values: Any) -> None:
         """Conditional write: fails with AlreadyDone when someone else changed the row first."""
-        values["version"] = expected + 1
         values.setdefault("last_activity", utcnow())
         values.setdefault("warned_at", None)
-        result = await session.exec(
-            update(GameRow)
-            .where(col(GameRow.id) == row.id, col(GameRow.version) == expected)
-            .values(**values)
+        stale = AlreadyDone(
+            "Already done: someone acted first. Press **My hand** to see the table now."
         )
-        if result.rowcount != 1:
-            raise AlreadyDone(
-                "Already done: someone acted first. Press **My hand** to see the table now."
-            )
+        values["version"] = await update_versioned_in(
+            session, GameRow, row.id, expected, values, stale
+        )
         if row in session:
             session.expunge(row)  # the conditional UPDATE above is the only write of the row
         for key, value in values.items():

@@ -17,9 +17,8 @@ from functools import wraps
 from typing import Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel, Field
-from sqlalchemy import event, update
+from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
@@ -72,6 +71,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     save_character_in,
 )
+from bot.services.versioned import save_versioned_in
 
 MAX_LIST_ITEMS = 20  # comma-separated lists in one option
 MAX_GAME_ASPECTS = 20
@@ -176,34 +176,6 @@ event.listen(FatePointEntry, "after_insert", _entry_inserted)
 
 
 # --------------------------------------------------------------------------- persistence
-def mark_saved(row: Any, **values: Any) -> None:
-    """Tell the in-session object what a versioned UPDATE just wrote, without a second UPDATE."""
-    for name, value in values.items():
-        set_committed_value(row, name, value)
-
-
-async def save_versioned_in(
-    session: AsyncSession, row: Any, key: str, values: dict[str, Any], stale: str
-) -> None:
-    """UPDATE the row (found by its `key` column) with `values` and version + 1, only if its
-    version is still the one that was read; 0 rows -> StaleError(`stale`). The in-session
-    object then holds what was written, with no second UPDATE and no re-read."""
-    model = type(row)
-    values = {**values, "version": row.version + 1}
-    result = await session.exec(
-        update(model)
-        .execution_options(synchronize_session=False)
-        .where(
-            getattr(model, key) == getattr(row, key),
-            model.version == row.version,
-        )
-        .values(**values)
-    )
-    if result.rowcount != 1:
-        raise StaleError(stale)
-    mark_saved(row, **values)
-
-
 async def read_play_in(session: AsyncSession, campaign_id: int) -> CampaignPlay:
     """The campaign's play state for reading (no row is created by a read)."""
     row = await session.get(CampaignPlayRow, campaign_id)

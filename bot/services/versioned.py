@@ -1,0 +1,74 @@
+"""Optimistic concurrency: a row is written only if nobody changed it since it was read.
+
+Rows that buttons act on carry a `version`. A write is `UPDATE ... WHERE key = ? AND version = ?`
+with version + 1; when no row matches, someone else acted first (another click, another process),
+and the caller's error says so. This is the one place that does it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.errors import RuleError
+
+
+class StaleError(RuleError):
+    """Someone else changed the same thing at the same moment (optimistic concurrency)."""
+
+
+async def update_versioned_in(
+    session: AsyncSession,
+    model: Any,
+    key_value: Any,
+    version: int,
+    values: dict[str, Any],
+    stale: RuleError,
+    *,
+    key: str = "id",
+    synchronize: bool = True,
+) -> int:
+    """Write `values` (and version + 1) to the row whose `key` is `key_value`, only if its version
+    is still `version`; otherwise raise `stale`. Returns the new version.
+
+    With `synchronize` an object of that row already loaded in the session is updated too, so a
+    later read in the same transaction sees the write.
+    """
+    statement = (
+        update(model)
+        .where(getattr(model, key) == key_value, model.version == version)
+        .values(**values, version=version + 1)
+    )
+    if not synchronize:
+        statement = statement.execution_options(synchronize_session=False)
+    result = await session.exec(statement)  # type: ignore[call-overload]
+    if result.rowcount != 1:
+        raise stale
+    return version + 1
+
+
+def mark_saved(row: Any, **values: Any) -> None:
+    """Tell the in-session object what a versioned UPDATE just wrote, without a second UPDATE."""
+    for name, value in values.items():
+        set_committed_value(row, name, value)
+
+
+async def save_versioned_in(
+    session: AsyncSession, row: Any, key: str, values: dict[str, Any], stale: str
+) -> None:
+    """`update_versioned_in` for a row object read in this session; the object then holds what
+    was written, with no second UPDATE and no re-read."""
+    new_version = await update_versioned_in(
+        session,
+        type(row),
+        getattr(row, key),
+        row.version,
+        values,
+        StaleError(stale),
+        key=key,
+        synchronize=False,
+    )
+    mark_saved(row, **values, version=new_version)
