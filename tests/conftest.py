@@ -17,6 +17,43 @@ from bot.testing.harness import Table
 PG_URL = os.environ.get("FATETABLE_TEST_DATABASE_URL")
 
 
+def worker_pg_url(url: str) -> str:
+    """Under pytest-xdist each worker gets its own database (the fixture drops the schema)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return url
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    return parsed.set(database=f"{parsed.database}_{worker}").render_as_string(hide_password=False)
+
+
+async def ensure_pg_database(url: str) -> None:
+    """Create the worker's database on first use, through the server's maintenance database."""
+    import asyncpg  # type: ignore[import-untyped]
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    conn = await asyncpg.connect(
+        user=parsed.username,
+        password=parsed.password,
+        host=parsed.host,
+        port=parsed.port,
+        database="postgres",
+    )
+    try:
+        exists = await conn.fetchval(
+            "SELECT 1 FROM pg_database WHERE datname = $1", parsed.database
+        )
+        if not exists:
+            try:
+                await conn.execute(f'CREATE DATABASE "{parsed.database}"')
+            except asyncpg.DuplicateDatabaseError:
+                pass
+    finally:
+        await conn.close()
+
+
 def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite+aiosqlite:///{tmp_path / 'fatetable.db'}"
 
@@ -61,7 +98,9 @@ async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Da
         database = Database(sqlite_url(tmp_path))
     else:
         assert PG_URL
-        database = Database(PG_URL)
+        url = worker_pg_url(PG_URL)
+        await ensure_pg_database(url)
+        database = Database(url)
         await _reset_postgres(database)
     await database.migrate()
     try:
