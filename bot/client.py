@@ -14,6 +14,7 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.services.campaigns import CampaignService
 from bot.services.guild_settings import GuildSettingsService
+from cogs.common.installs import SERVER_CONTEXTS, SERVER_INSTALLS
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,9 @@ class FateTableBot(commands.AutoShardedBot):
             allowed_mentions=discord.AllowedMentions.none(),
             shard_count=settings.shard_count,
             shard_ids=settings.shard_ids,  # type: ignore[arg-type]  # None means all shards
+            # Server-only unless a command opts in (cogs/common/installs.py: /roll, /rules).
+            allowed_installs=SERVER_INSTALLS,
+            allowed_contexts=SERVER_CONTEXTS,
             **options,
         )
         self.settings = settings
@@ -57,11 +61,13 @@ class FateTableBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         from cogs.common.errors import install_error_handler
+        from cogs.common.installs import install_server_only_answer
         from cogs.common.orphans import install_orphan_answers
 
         await self.db.migrate()
         install_error_handler(self)
         install_orphan_answers(self)
+        install_server_only_answer(self)
         for extension in self.extensions_to_load:
             await self.load_extension(extension)
         if self.settings.sync_commands:

@@ -18,6 +18,7 @@ from discord.ext import commands
 
 from bot.errors import RuleError
 from bot.fate.dice_expr import looks_like_dice_expression, roll_dice_expression
+from bot.fate.quick_roll import quick_roll
 from bot.fate.rolls import Action, InvokeMode, ScaleLevel, ScaleMode
 from bot.fate.rules_ref import get_topic, search_topics
 from bot.services.rolls import RollService, RollView
@@ -40,6 +41,7 @@ from bot.ui.rolls import (
     log_embed,
     mode_from_code,
     payment_picker,
+    quick_roll_embed,
     roll_buttons,
     roll_embed,
     rules_embed,
@@ -48,10 +50,15 @@ from bot.ui.rolls import (
     stunt_select,
 )
 from cogs.common.errors import NotAllowed, guarded
+from cogs.common.installs import anywhere, has_table
 from cogs.common.permissions import member_is_gm
 
 log = logging.getLogger(__name__)
 
+ANYWHERE_ONLY_DICE = (
+    "`against`, `action` and `aspect` need a campaign, on a server that added Fate Table. "
+    "Here roll dice or a number, with a difficulty and a description."
+)
 SKILL_CACHE_SECONDS = 15.0  # autocomplete answers from memory between two lookups
 ACTIONS = {
     "overcome": Action.OVERCOME,
@@ -330,7 +337,7 @@ class Rolls(commands.Cog):
 
     # ----------------------------------------------------------------- /roll
     @app_commands.command(name="roll", description="Roll 4dF (+ a skill) on the ladder, or dice.")
-    @app_commands.guild_only()
+    @anywhere
     @app_commands.describe(
         skill="A skill of your active character, or a plain number like +2.",
         modifier="An extra bonus or penalty (-20 to +20).",
@@ -363,6 +370,13 @@ class Rolls(commands.Cog):
         action: app_commands.Choice[str] | None = None,
         aspect: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
+        if not has_table(interaction):
+            if against is not None or action is not None or aspect is not None:
+                raise RuleError(ANYWHERE_ONLY_DICE)
+            await self._roll_anywhere(
+                interaction, skill, expression, modifier, difficulty, description, hidden
+            )
+            return
         if expression is None and skill is not None and looks_like_dice_expression(skill):
             expression, skill = skill, None
         if expression is not None:
@@ -398,6 +412,23 @@ class Rolls(commands.Cog):
         await self._redraw_all(change.others)
         return change.view
 
+    async def _roll_anywhere(
+        self,
+        interaction: discord.Interaction,
+        skill: str | None,
+        expression: str | None,
+        modifier: int,
+        difficulty: str | None,
+        description: str | None,
+        hidden: bool,
+    ) -> None:
+        """A roll with no table behind it: the message is the whole record, no row is kept."""
+        result = quick_roll(
+            self.rng, skill=skill, expression=expression, modifier=modifier, difficulty=difficulty
+        )
+        embed = quick_roll_embed(_name(interaction), result, description or "")
+        await interaction.response.send_message(embed=embed, ephemeral=hidden)
+
     async def _roll_expression(
         self,
         interaction: discord.Interaction,
@@ -426,8 +457,6 @@ class Rolls(commands.Cog):
     async def skill_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        if interaction.guild is None or interaction.channel_id is None:
-            return []
         text = current.strip()
         try:
             number = int(text)
@@ -436,8 +465,11 @@ class Rolls(commands.Cog):
         choices: list[app_commands.Choice[str]] = []
         if number is not None:
             choices.append(app_commands.Choice(name=f"plain 4dF {number:+d}", value=f"{number:+d}"))
+        if not has_table(interaction) or interaction.guild_id is None:
+            return choices  # no characters where the bot has no table
+        assert interaction.channel_id is not None
         skills = await self._skills_for(
-            interaction.guild.id, interaction.channel_id, interaction.user.id
+            interaction.guild_id, interaction.channel_id, interaction.user.id
         )
         needle = text.casefold()
         for name, rating in skills:
@@ -450,7 +482,7 @@ class Rolls(commands.Cog):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         scenes = self.bot.get_cog("Scenes")
-        if scenes is None:
+        if scenes is None or not has_table(interaction):
             return []
         found: list[app_commands.Choice[str]] = await scenes.aspect_autocomplete(
             interaction, current
@@ -469,7 +501,7 @@ class Rolls(commands.Cog):
     async def against_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[int]]:
-        if interaction.channel_id is None:
+        if interaction.channel_id is None or not has_table(interaction):
             return []
         is_gm = await member_is_gm(self.bot, interaction)
         pending = await self.service.pending(interaction.channel_id, is_gm=is_gm)
@@ -493,6 +525,7 @@ class Rolls(commands.Cog):
         await interaction.response.send_message(embed=log_embed(views), ephemeral=True)
 
     @app_commands.command(name="rules", description="A short rules reference topic.")
+    @anywhere
     @app_commands.describe(topic="The topic: the ladder, actions, invoking, scale, teamwork ...")
     async def rules(self, interaction: discord.Interaction, topic: str) -> None:
         found = get_topic(topic)

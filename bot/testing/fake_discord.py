@@ -31,6 +31,8 @@ ALL_PERMISSIONS = (1 << 50) - 1
 MEMBER_PERMISSIONS = (
     (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 6) | (1 << 31)
 )  # view, send, embed, attach, read history, add reactions, use application commands
+# What a user-installed app may do where the bot is not a member: answer its interactions.
+USER_APP_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16)
 BODY: web.RequestKey[Any] = web.RequestKey("body", object)
 FILES: web.RequestKey[list[tuple[str, bytes]]] = web.RequestKey("files", list)
 _snowflakes = itertools.count(1_100_000_000_000_000_000)
@@ -110,6 +112,12 @@ class FakeDiscord:
     def __init__(self) -> None:
         self.users: dict[int, JSON] = {}
         self.guilds: dict[int, JSON] = {}
+        # Guilds the bot was added to (it gets their GUILD_CREATE); the others exist only for
+        # users who installed the app to their account and use it there.
+        self.bot_guilds: set[int] = set()
+        # Direct messages and group DMs between users: the bot is not in them and cannot post
+        # there, but a user-installed app's commands work in them.
+        self.private_channels: dict[int, JSON] = {}
         self.channels: dict[int, JSON] = {}
         self.messages: dict[int, JSON] = {}
         self.pins: dict[int, list[int]] = {}
@@ -142,7 +150,10 @@ class FakeDiscord:
             "public_flags": 0,
         }
 
-    def add_guild(self, name: str = "Test Server", *, owner_id: int | None = None) -> int:
+    def add_guild(
+        self, name: str = "Test Server", *, owner_id: int | None = None, with_bot: bool = True
+    ) -> int:
+        """A server; `with_bot=False` makes one the bot was never added to."""
         guild_id = new_id()
         everyone = {
             "id": str(guild_id),
@@ -168,7 +179,7 @@ class FakeDiscord:
             "stickers": [],
             "features": [],
             "channels": [],
-            "members": [self._member_payload(self.BOT_USER_ID, [])],
+            "members": [self._member_payload(self.BOT_USER_ID, [])] if with_bot else [],
             "threads": [],
             "stage_instances": [],
             "guild_scheduled_events": [],
@@ -187,8 +198,10 @@ class FakeDiscord:
             "nsfw_level": 0,
             "system_channel_flags": 0,
             "afk_timeout": 300,
-            "member_count": 1,
+            "member_count": 1 if with_bot else 0,
         }
+        if with_bot:
+            self.bot_guilds.add(guild_id)
         return guild_id
 
     def add_role(self, guild_id: int, name: str, *, permissions: int = 0) -> int:
@@ -235,6 +248,31 @@ class FakeDiscord:
         guild["members"].append(self._member_payload(user_id, roles or []))
         guild["member_count"] += 1
         return user_id
+
+    def join(self, guild_id: int, user_id: int) -> None:
+        """An existing user joins another server."""
+        guild = self.guilds[guild_id]
+        guild["members"].append(self._member_payload(user_id, []))
+        guild["member_count"] += 1
+
+    def add_private_channel(self, user_ids: list[int]) -> int:
+        """A DM between two users (or a group DM for more), without the bot."""
+        channel_id = new_id()
+        self.private_channels[channel_id] = {
+            "id": str(channel_id),
+            "type": 1 if len(user_ids) == 2 else 3,
+            "recipients": [self.users[u] for u in user_ids],
+            "last_message_id": None,
+            "name": None,
+            "icon": None,
+            "owner_id": str(user_ids[0]),
+        }
+        return channel_id
+
+    def guild_of(self, channel_id: int) -> int | None:
+        """The channel's server, or None for a private channel."""
+        channel = self.channels.get(channel_id)
+        return int(channel["guild_id"]) if channel is not None else None
 
     def _member_payload(self, user_id: int, roles: list[int]) -> JSON:
         return {
@@ -441,7 +479,7 @@ class FakeDiscord:
         return (guild_id >> 22) % count
 
     async def _send_ready(self, ws: web.WebSocketResponse, shard: list[int]) -> None:
-        mine = [g for g in self.guilds if self._shard_of(g, shard[1]) == shard[0]]
+        mine = [g for g in self.bot_guilds if self._shard_of(g, shard[1]) == shard[0]]
         ready = {
             "v": 10,
             "user": self.bot_user,
@@ -614,6 +652,10 @@ class FakeDiscord:
 
     async def _create_message(self, request: web.Request) -> web.Response:
         channel_id = int(request.match_info["channel"])
+        if channel_id in self.private_channels or (
+            channel_id in self.channels and self.guild_of(channel_id) not in self.bot_guilds
+        ):
+            return json_response({"code": 50001, "message": "Missing Access"}, 403)
         if channel_id not in self.channels:
             return json_response({"code": 10003, "message": "Unknown Channel"}, 404)
         return json_response(self._new_message(channel_id, request[BODY], request[FILES]))
@@ -768,37 +810,59 @@ class FakeDiscord:
         return web.Response(status=204)
 
     # ----------------------------------------------------------------- sending interactions
-    def _interaction_base(self, kind: int, guild_id: int, channel_id: int, user_id: int) -> JSON:
+    def _interaction_base(
+        self, kind: int, guild_id: int | None, channel_id: int, user_id: int
+    ) -> JSON:
+        """An interaction as Discord sends it. Where it comes from sets how the app is installed
+        there: a server the bot was added to is a guild install (context 0, owner key "0");
+        a server without the bot or a private channel is the user's own install of the app
+        (owner key "1" = the user; context 0 in a server, 2 in a DM or group DM)."""
         interaction_id = new_id()
         token = f"token-{interaction_id}"
-        member = dict(self.member(guild_id, user_id))
-        member["permissions"] = str(self.permissions_of(guild_id, user_id))
         record = InteractionRecord(interaction_id, token, kind, user_id, channel_id)
         self.interactions[interaction_id] = record
         self._by_token[token] = record
-        return {
+        payload: JSON = {
             "id": str(interaction_id),
             "application_id": str(self.APPLICATION_ID),
             "type": kind,
             "token": token,
             "version": 1,
             "attachment_size_limit": 8 * 1024 * 1024,
-            "guild_id": str(guild_id),
             "channel_id": str(channel_id),
-            "channel": self.channels[channel_id],
-            "member": member,
             "locale": "en-US",
-            "guild_locale": "en-US",
-            "app_permissions": str(ALL_PERMISSIONS),
             "entitlements": [],
-            "authorizing_integration_owners": {"0": str(guild_id)},
-            "context": 0,
         }
+        if guild_id is None:
+            payload.update(
+                channel=self.private_channels[channel_id],
+                user=self.users[user_id],
+                app_permissions=str(USER_APP_PERMISSIONS),
+                authorizing_integration_owners={"1": str(user_id)},
+                context=2,
+            )
+            return payload
+        member = dict(self.member(guild_id, user_id))
+        member["permissions"] = str(self.permissions_of(guild_id, user_id))
+        installed_here = guild_id in self.bot_guilds
+        payload.update(
+            guild_id=str(guild_id),
+            guild={"id": str(guild_id), "locale": "en-US", "features": []},
+            guild_locale="en-US",
+            channel=self.channels[channel_id],
+            member=member,
+            app_permissions=str(ALL_PERMISSIONS if installed_here else USER_APP_PERMISSIONS),
+            authorizing_integration_owners=(
+                {"0": str(guild_id)} if installed_here else {"1": str(user_id)}
+            ),
+            context=0,
+        )
+        return payload
 
     async def send_interaction(
         self,
         kind: int,
-        guild_id: int,
+        guild_id: int | None,
         channel_id: int,
         user_id: int,
         data: JSON,

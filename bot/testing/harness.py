@@ -162,6 +162,12 @@ class Table:
         self.player3 = fake.add_member(self.guild_id, "carol")
         self.admin_role = fake.add_role(self.guild_id, "Admins", permissions=1 << 3)
         self.admin = fake.add_member(self.guild_id, "root", roles=[self.admin_role])
+        # Where a player uses the app installed to their own account: a server the bot was
+        # never added to, and a DM between two players.
+        self.elsewhere_guild = fake.add_guild("Another Server", with_bot=False)
+        self.elsewhere_channel = fake.add_channel(self.elsewhere_guild, "chat")
+        fake.join(self.elsewhere_guild, self.player)
+        self.dm = fake.add_private_channel([self.player, self.player2])
 
     @classmethod
     async def open(cls, factory: BotFactory) -> Table:
@@ -222,6 +228,10 @@ class Table:
             await asyncio.wait_for(record.answered.wait(), timeout)
         await self.settle()
         return Reply(self.fake, record)
+
+    def _guild_for(self, channel: int) -> int | None:
+        """The channel's server (None for a DM): the fake derives the install context from it."""
+        return self.fake.guild_of(channel)
 
     # ----------------------------------------------------------------- slash commands
     def _command_path(self, command: str) -> tuple[JSON, list[str], list[JSON]]:
@@ -307,9 +317,8 @@ class Table:
         **options: Any,
     ) -> Reply:
         data = self._command_data(command, options)
-        record = await self.fake.send_interaction(
-            2, self.guild_id, channel or self.channel, user, data
-        )
+        where = channel or self.channel
+        record = await self.fake.send_interaction(2, self._guild_for(where), where, user, data)
         return await self._finish(record, timeout)
 
     async def fire(
@@ -317,17 +326,15 @@ class Table:
     ) -> InteractionRecord:
         """Send a slash command without waiting (benchmarks await `record.completed`)."""
         data = self._command_data(command, options)
-        return await self.fake.send_interaction(
-            2, self.guild_id, channel or self.channel, user, data
-        )
+        where = channel or self.channel
+        return await self.fake.send_interaction(2, self._guild_for(where), where, user, data)
 
     async def autocomplete(
         self, command: str, focused: str, *, user: int, channel: int | None = None, **options: Any
     ) -> list[JSON]:
         data = self._command_data(command, options, focused=focused.replace("_", "-"))
-        record = await self.fake.send_interaction(
-            4, self.guild_id, channel or self.channel, user, data
-        )
+        where = channel or self.channel
+        record = await self.fake.send_interaction(4, self._guild_for(where), where, user, data)
         reply = await self._finish(record, 5.0)
         return reply.choices
 
@@ -400,7 +407,9 @@ class Table:
         snapshot = json.loads(json.dumps(message))
         snapshot.pop("interaction_user_id", None)
         snapshot.pop("allowed_mentions", None)
-        record = await self.fake.send_interaction(3, self.guild_id, channel, user, data, snapshot)
+        record = await self.fake.send_interaction(
+            3, self._guild_for(channel), channel, user, data, snapshot
+        )
         return await self._finish(record, timeout)
 
     async def submit(
@@ -438,7 +447,7 @@ class Table:
             raise AssertionError(f"modal has no inputs {sorted(unknown)}")
         data = {"custom_id": modal["custom_id"], "components": components}
         channel = reply.record.channel_id
-        record = await self.fake.send_interaction(5, self.guild_id, channel, user, data)
+        record = await self.fake.send_interaction(5, self._guild_for(channel), channel, user, data)
         return await self._finish(record, timeout)
 
     # ----------------------------------------------------------------- reading the channel

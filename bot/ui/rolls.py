@@ -14,6 +14,7 @@ from bot.fate.dice import fate_symbols
 from bot.fate.dice_expr import DiceExpressionResult
 from bot.fate.ladder import LADDER, adjective, describe, signed
 from bot.fate.outcomes import OutcomeKind
+from bot.fate.quick_roll import QuickRoll
 from bot.fate.rolls import Action, Invoke, InvokeMode, Payment, Roll, ScaleLevel, ScaleMode, Side
 from bot.fate.rules_ref import RulesTopic
 from bot.services.aspects_in_play import AspectInPlay
@@ -461,6 +462,31 @@ def expression_text(who: str, result: DiceExpressionResult, description: str = "
     if description:
         head += f" — {clip(description, 200)}"
     return clip(f"{head}\n{result.breakdown()}", CONTENT_LIMIT)
+
+
+def quick_roll_embed(who: str, roll: QuickRoll, description: str = "") -> discord.Embed:
+    """A roll made where the bot keeps no table: the message is its only record, so it says
+    everything (dice, modifier, total, difficulty, outcome)."""
+    result = roll.result()
+    colour = OUTCOME_COLOURS[result.kind] if result is not None else COLOUR
+    expression = roll.dice.expression.text()
+    if roll.modifier:
+        expression += signed(roll.modifier)
+    embed = discord.Embed(title=f"{clip(who, 80)} rolls {expression}", colour=colour)
+    if description:
+        embed.description = clip(description, 300)
+    dice = roll.dice.breakdown()
+    if roll.modifier:
+        dice += f" · modifier {signed(roll.modifier)}"
+    embed.add_field(name="Dice", value=clip(dice, FIELD_VALUE_LIMIT), inline=False)
+    total = describe(roll.total) if roll.fate_dice_only else str(roll.total)
+    embed.add_field(name="Total", value=f"**{total}**")
+    if roll.difficulty is not None:
+        embed.add_field(name="Against", value=describe(roll.difficulty))
+    if result is not None:
+        shifts = f"{result.shifts:+d} shift{'s' if abs(result.shifts) != 1 else ''}"
+        embed.add_field(name="Outcome", value=f"**{result.kind.label}** ({shifts})", inline=False)
+    return safe_embed(embed)
 
 
 def rules_embed(topic: RulesTopic) -> discord.Embed:
