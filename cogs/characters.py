@@ -50,6 +50,18 @@ from bot.services.characters import (
     pyramid_ratings,
 )
 from bot.ui.common import clip
+from bot.ui.custom_ids import (
+    DRAFT_BUTTON_TEMPLATE,
+    DRAFT_MODAL_TEMPLATE,
+    DRAFT_SELECT_TEMPLATE,
+    MANTLE_STUNT_SELECT_TEMPLATE,
+    STUNT_WRITER_TEMPLATE,
+    draft_button_id,
+    draft_modal_id,
+    draft_select_id,
+    mantle_stunt_select_id,
+    stunt_writer_id,
+)
 from bot.ui.sheet import (
     character_list_embed,
     draft_embed,
@@ -164,13 +176,15 @@ def _stunt_lines(values: list[str]) -> list[Any]:
     return [parse_stunt_line(v) for v in values if v.strip()]
 
 
-class DraftModal(PersistentModal, template=r"cdraftm:(?P<id>\d+):(?P<step>[a-z]+)"):
+class DraftModal(PersistentModal, template=DRAFT_MODAL_TEMPLATE):
     """One step of the guided flow as a modal; on submit the draft is updated and the next
     step is shown. The custom_id names the draft and the step (a key of MODALS), so a form
     opened before a restart is rebuilt from the stored draft and its answers are kept."""
 
     def __init__(self, state: DraftState, step: CreationStep, title: str, key: str) -> None:
-        super().__init__(title=title, custom_id=f"cdraftm:{state.id}:{key}", timeout=MODAL_TIMEOUT)
+        super().__init__(
+            title=title, custom_id=draft_modal_id(state.id, key), timeout=MODAL_TIMEOUT
+        )
         self.state = state
         self.step = step
         self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
@@ -352,7 +366,7 @@ DIRECT: dict[str, Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraf
 
 class DraftButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"cdraft:(?P<id>\d+):(?P<action>[a-z]+)",
+    template=DRAFT_BUTTON_TEMPLATE,
 ):
     """A button of the guided flow; the draft id is in the custom_id, so it survives restarts."""
 
@@ -365,7 +379,7 @@ class DraftButton(
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=label or action, style=style, custom_id=f"cdraft:{draft_id}:{action}"
+                label=label or action, style=style, custom_id=draft_button_id(draft_id, action)
             )
         )
         self.draft_id = draft_id
@@ -405,13 +419,13 @@ class DraftButton(
 
 class DraftSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"cdraftsel:(?P<id>\d+):(?P<what>group|mantle)",
+    template=DRAFT_SELECT_TEMPLATE,
 ):
     """Mantle group, then mantle (the group picked is the select's only allowed values)."""
 
     def __init__(self, draft_id: int, what: str, group: str | None = None) -> None:
         select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=f"cdraftsel:{draft_id}:{what}",
+            custom_id=draft_select_id(draft_id, what),
             placeholder="Mantle group" if what == "group" else "Mantle",
         )
         if what == "group":
@@ -456,7 +470,7 @@ class DraftSelect(
 
 class MantleStuntSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"cdraftms:(?P<id>\d+):(?P<what>free|extra)",
+    template=MANTLE_STUNT_SELECT_TEMPLATE,
 ):
     """The chosen mantle's additional stunts, as an alternative to writing a stunt: the free
     one at the stunts step, bought ones (1 refresh each) at the extra stunts step."""
@@ -465,7 +479,7 @@ class MantleStuntSelect(
         extra = what == "extra"
         offered = (stunts or [])[:CHOICES_MAX]
         select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=f"cdraftms:{draft_id}:{what}",
+            custom_id=mantle_stunt_select_id(draft_id, what),
             placeholder="Or buy the mantle's stunts" if extra else "Or pick a mantle stunt",
             min_values=1,
             max_values=max(1, min(len(offered), MAX_BOUGHT_STUNTS)) if extra else 1,
@@ -564,7 +578,7 @@ async def send_draft(
 # ----------------------------------------------------------------------------- stunt writer
 class StuntWriterModal(
     PersistentModal,
-    template=r"stuntw:(?P<kind>bonus|rule):(?P<char>\d+):(?P<nonce>\d+)",
+    template=STUNT_WRITER_TEMPLATE,
 ):
     """The stunt writer. Its custom_id names the template and the character (0: the writer's
     active character when the form is sent), so a form opened before a restart still works;
@@ -574,7 +588,7 @@ class StuntWriterModal(
         title = "Bonus stunt" if kind == "bonus" else "Rule-changing stunt"
         super().__init__(
             title=title,
-            custom_id=f"stuntw:{kind}:{character_id}:{nonce}",
+            custom_id=stunt_writer_id(kind, character_id, nonce),
             timeout=MODAL_TIMEOUT,
         )
         self.kind = kind

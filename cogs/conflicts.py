@@ -40,6 +40,13 @@ from bot.ui.conflicts import (
     contest_controls,
     contest_tracker,
 )
+from bot.ui.custom_ids import (
+    TRACKER_BUTTON_TEMPLATE,
+    TRACKER_KINDS,
+    TRACKER_SELECT_TEMPLATE,
+    tracker_button_id,
+    tracker_select_id,
+)
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import SafeModal, guarded
 from cogs.common.permissions import member_is_gm, require_gm
@@ -47,7 +54,7 @@ from cogs.common.permissions import member_is_gm, require_gm
 log = logging.getLogger(__name__)
 
 # encounter kind -> custom_id prefix
-PREFIX = {"conflict": "cf", "contest": "ct", "challenge": "ch"}
+PREFIX = TRACKER_KINDS
 KIND_OF = {v: k for k, v in PREFIX.items()}
 Snapshot = ConflictSnapshot | ContestSnapshot | ChallengeSnapshot
 HARM_CHOICES: list[app_commands.Choice[str]] = [
@@ -151,7 +158,7 @@ def absorb_view(
 
 class TrackerButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"(?P<p>cf|ct|ch)b:(?P<id>\d+):(?P<v>\d+):(?P<act>[a-z]+)",
+    template=TRACKER_BUTTON_TEMPLATE,
 ):
     def __init__(
         self,
@@ -164,7 +171,9 @@ class TrackerButton(
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=label, style=style, custom_id=f"{prefix}b:{ident}:{version}:{action}"
+                label=label,
+                style=style,
+                custom_id=tracker_button_id(prefix, ident, version, action),
             )
         )
         self.prefix, self.ident, self.version, self.action = prefix, ident, version, action
@@ -184,7 +193,7 @@ class TrackerButton(
 
 class TrackerSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"(?P<p>cf|ct|ch)s:(?P<id>\d+):(?P<v>\d+):(?P<act>[a-z]+)(?::(?P<arg>[^:]{0,60}))?",
+    template=TRACKER_SELECT_TEMPLATE,
 ):
     def __init__(
         self,
@@ -196,7 +205,7 @@ class TrackerSelect(
         options: list[discord.SelectOption] | None = None,
         arg: str | None = None,
     ) -> None:
-        custom_id = f"{prefix}s:{ident}:{version}:{action}" + (f":{arg}" if arg else "")
+        custom_id = tracker_select_id(prefix, ident, version, action, arg)
         super().__init__(
             discord.ui.Select(
                 custom_id=custom_id,

@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.ui.common import COLOUR
+from bot.ui.custom_ids import HELP_PAGE_TEMPLATE, help_page_id
 from bot.ui.help import CommandEntry, CommandGroup, help_page, page_count
 from cogs.common.errors import NotAllowed, guarded
 
@@ -34,9 +35,7 @@ def command_groups(tree: app_commands.CommandTree[Any]) -> list[CommandGroup]:
     return groups
 
 
-class HelpPageButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"help:(?P<page>\d+):(?P<dir>[pn])"
-):
+class HelpPageButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HELP_PAGE_TEMPLATE):
     """Prev/Next on the /help message. The page lives in the custom_id, so it survives restarts."""
 
     def __init__(self, page: int, direction: str, *, disabled: bool = False) -> None:
@@ -45,7 +44,7 @@ class HelpPageButton(
             discord.ui.Button(
                 label=label,
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"help:{page}:{direction}",
+                custom_id=help_page_id(page, direction),
                 disabled=disabled,
             )
         )

@@ -12,6 +12,12 @@ from discord.ext import commands
 from bot.fate.recovery import MilestoneKind
 from bot.services.compels import CompelService
 from bot.services.economy import EconomyService, LedgerPage
+from bot.ui.custom_ids import (
+    COMPEL_BUTTON_TEMPLATE,
+    LEDGER_PAGE_TEMPLATE,
+    compel_button_id,
+    ledger_page_id,
+)
 from bot.ui.scenes import (
     ledger_embed,
     milestone_text,
@@ -37,7 +43,7 @@ def _who_code(page: LedgerPage) -> str:
 
 class LedgerPageButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"fplog:(?P<campaign>\d+):(?P<page>\d+):(?P<who>a|g|\d+):(?P<dir>[pn])",
+    template=LEDGER_PAGE_TEMPLATE,
 ):
     """Older/newer pages of /fp log; everything it needs is in the custom_id."""
 
@@ -48,7 +54,7 @@ class LedgerPageButton(
             discord.ui.Button(
                 label="◀ Newer" if direction == "p" else "Older ▶",
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"fplog:{campaign_id}:{page}:{who}:{direction}",
+                custom_id=ledger_page_id(campaign_id, page, who, direction),
                 disabled=disabled,
             )
         )
@@ -96,7 +102,7 @@ def ledger_view(page: LedgerPage) -> discord.ui.View | None:
 
 class CompelButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"compel:(?P<id>\d+):(?P<act>[arw])",
+    template=COMPEL_BUTTON_TEMPLATE,
 ):
     """Accept / Refuse (the target only) and Withdraw (the offerer or the GM) on an offer."""
 
@@ -110,7 +116,9 @@ class CompelButton(
     def __init__(self, offer_id: int, act: str) -> None:
         super().__init__(
             discord.ui.Button(
-                label=self.LABELS[act], style=self.STYLES[act], custom_id=f"compel:{offer_id}:{act}"
+                label=self.LABELS[act],
+                style=self.STYLES[act],
+                custom_id=compel_button_id(offer_id, act),
             )
         )
         self.offer_id = offer_id

@@ -32,6 +32,16 @@ from bot.services.games import (
 )
 from bot.ui.board_image import render_board
 from bot.ui.common import SELECT_OPTION_LIMIT, clip
+from bot.ui.custom_ids import (
+    GAME_ACTION_TEMPLATE,
+    HAND_BUTTON_TEMPLATE,
+    LOBBY_BUTTON_TEMPLATE,
+    LOBBY_OPTION_TEMPLATE,
+    game_action_id,
+    hand_button_id,
+    lobby_button_id,
+    lobby_option_id,
+)
 from bot.ui.games import (
     action_page,
     board_embed,
@@ -67,7 +77,7 @@ def _name(user: discord.abc.User | discord.Member) -> str:
 # ---------------------------------------------------------------------- components
 class LobbyButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"ftg:l:(?P<game>\d+):(?P<op>join|leave|ai|unai|start)",
+    template=LOBBY_BUTTON_TEMPLATE,
 ):
     def __init__(self, game_id: int, op: str) -> None:
         style = discord.ButtonStyle.success if op == "start" else discord.ButtonStyle.secondary
@@ -75,7 +85,9 @@ class LobbyButton(
             style = discord.ButtonStyle.primary
         super().__init__(
             discord.ui.Button(
-                label=LOBBY_OPS.get(op, "Start"), style=style, custom_id=f"ftg:l:{game_id}:{op}"
+                label=LOBBY_OPS.get(op, "Start"),
+                style=style,
+                custom_id=lobby_button_id(game_id, op),
             )
         )
         self.game_id = game_id
@@ -94,7 +106,7 @@ class LobbyButton(
 
 class LobbyOptionSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"ftg:o:(?P<game>\d+):(?P<name>[A-Za-z_]{1,40})",
+    template=LOBBY_OPTION_TEMPLATE,
 ):
     """One lobby option. A list option (e.g. the characters) takes several values, and picking
     none of them puts it back to its default; other options offer ``none`` where the default
@@ -129,7 +141,7 @@ class LobbyOptionSelect(
             placeholder += " (pick none for random)"
         super().__init__(
             discord.ui.Select(
-                custom_id=f"ftg:o:{game_id}:{name}",
+                custom_id=lobby_option_id(game_id, name),
                 placeholder=clip(placeholder, 150),
                 options=options,
                 min_values=0 if multi else 1,
@@ -155,14 +167,14 @@ class LobbyOptionSelect(
 
 class HandButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"ftg:h:(?P<game>\d+)(?::(?P<page>\d+):(?P<tag>[a-z]))?",
+    template=HAND_BUTTON_TEMPLATE,
 ):
     """ "My hand" on the board (no page) and the page / refresh buttons on a hand."""
 
     def __init__(
         self, game_id: int, page: int | None = None, label: str = "My hand", tag: str = "r"
     ) -> None:
-        custom_id = f"ftg:h:{game_id}" if page is None else f"ftg:h:{game_id}:{page}:{tag}"
+        custom_id = hand_button_id(game_id, page, tag)
         super().__init__(
             discord.ui.Button(
                 label=label,
@@ -191,7 +203,7 @@ class HandButton(
 
 class ActionButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"ftg:a:(?P<game>\d+):(?P<version>\d+):(?P<action>[^\s]{1,40})",
+    template=GAME_ACTION_TEMPLATE,
 ):
     def __init__(
         self,
@@ -206,7 +218,7 @@ class ActionButton(
             discord.ui.Button(
                 label=label,
                 style=discord.ButtonStyle.primary if primary else discord.ButtonStyle.secondary,
-                custom_id=f"ftg:a:{game_id}:{version}:{action_id}",
+                custom_id=game_action_id(game_id, version, action_id),
                 row=row,
             )
         )

@@ -23,15 +23,20 @@ from bot.fate.rolls import Action, InvokeMode, ScaleLevel, ScaleMode
 from bot.fate.rules_ref import get_topic, search_topics
 from bot.services.rolls import RollService, RollView
 from bot.ui.common import clip
-from bot.ui.rolls import (
+from bot.ui.custom_ids import (
+    ABSTRACT_TEMPLATE,
     ASPECT_SELECT_TEMPLATE,
     DEFEND_SELECT_TEMPLATE,
-    NO_SKILL,
     PAYMENT_SELECT_TEMPLATE,
     ROLL_BUTTON_TEMPLATE,
     RULES_SHARE_TEMPLATE,
     SCALE_SELECT_TEMPLATE,
     STUNT_SELECT_TEMPLATE,
+    mode_from_code,
+    rules_share_id,
+)
+from bot.ui.rolls import (
+    NO_SKILL,
     ButtonSpec,
     SelectSpec,
     aspect_picker,
@@ -39,13 +44,11 @@ from bot.ui.rolls import (
     expression_text,
     ladder_choices,
     log_embed,
-    mode_from_code,
     payment_picker,
     quick_roll_embed,
     roll_buttons,
     roll_embed,
     rules_embed,
-    rules_share_id,
     scale_picker,
     stunt_select,
 )
@@ -148,7 +151,7 @@ class RollButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ROLL_B
         await _cog(interaction).on_roll_button(interaction, self.roll_id, self.act)
 
 
-class PickerSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"(?!)"):
+class PickerSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ABSTRACT_TEMPLATE):
     """A select whose whole state is its custom id (a roll id, a version, earlier choices)."""
 
     def __init__(

@@ -14,14 +14,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.services.safety import SafetyService, Signal
+from bot.ui.custom_ids import XCARD_TEMPLATE, xcard_id
 from cogs.common.errors import guarded
 
 ScriptChange = Literal["pause", "rewind", "fast-forward"]
 
 
-class XCardButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"xcard:(?P<channel>\d+)"
-):
+class XCardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=XCARD_TEMPLATE):
     """The X-card on the pinned scene board: one tap, an anonymous notice, a private thanks."""
 
     def __init__(self, channel_id: int) -> None:
@@ -30,7 +29,7 @@ class XCardButton(
                 label="X-card",
                 emoji="🟥",
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"xcard:{channel_id}",
+                custom_id=xcard_id(channel_id),
             )
         )
         self.channel_id = channel_id

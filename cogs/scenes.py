@@ -16,6 +16,7 @@ from bot.fate.aspects import AspectKind
 from bot.fate.rolls import Action
 from bot.services.characters import Actor, get_service
 from bot.services.scenes import SceneService, board_listeners, split_list
+from bot.ui.custom_ids import SCENE_BOARD_TEMPLATE, scene_board_id
 from bot.ui.scenes import board_embed, ended_text, started_text
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded
@@ -27,7 +28,7 @@ BOARD_DELAY = 0.1  # seconds a burst of changes has to pile up before the board 
 
 
 class SceneBoardButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sceneboard:(?P<channel>\d+)"
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=SCENE_BOARD_TEMPLATE
 ):
     """ "Show my view" on the pinned board: the board as this user may see it (GM: hidden too)."""
 
@@ -36,7 +37,7 @@ class SceneBoardButton(
             discord.ui.Button(
                 label="Show my view",
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"sceneboard:{channel_id}",
+                custom_id=scene_board_id(channel_id),
             )
         )
         self.channel_id = channel_id

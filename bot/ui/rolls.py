@@ -1,7 +1,7 @@
 """Rendering rolls: the roll message, its buttons, the invoke picker, /roll log and /rules.
 
 Pure: domain values in, embeds and component specs out. The cog turns the specs into
-DynamicItems whose custom ids are built here, so the ids and the regexes live side by side.
+DynamicItems; the custom ids and their regexes live in bot/ui/custom_ids.py.
 """
 
 from __future__ import annotations
@@ -28,6 +28,14 @@ from bot.ui.common import (
     clip,
     safe_embed,
 )
+from bot.ui.custom_ids import (
+    aspect_select_id,
+    defend_select_id,
+    payment_select_id,
+    roll_button_id,
+    scale_select_id,
+    stunt_select_id,
+)
 
 OUTCOME_COLOURS = {
     OutcomeKind.FAIL: discord.Colour.red(),
@@ -38,56 +46,7 @@ OUTCOME_COLOURS = {
 MAX_LISTED_INVOKES = 15
 OPTION_LABEL_LIMIT = 100
 
-# custom ids ---------------------------------------------------------------------------------
-# roll:<id>:<act> on the roll message; the pickers carry the version the clicker saw.
-ROLL_BUTTON_TEMPLATE = r"roll:(?P<id>\d+):(?P<act>inv|rr|tw|def|close|hos|scale|adv|advgm)"
-STUNT_SELECT_TEMPLATE = r"roll:(?P<id>\d+):stunt"
-ASPECT_SELECT_TEMPLATE = r"rpa:(?P<id>\d+):(?P<ver>\d+):(?P<mode>[br]):(?P<hostile>[01])"
-PAYMENT_SELECT_TEMPLATE = (
-    r"rpp:(?P<id>\d+):(?P<ver>\d+):(?P<mode>[br]):(?P<hostile>[01]):(?P<key>[^\s]{1,60})"
-)
-DEFEND_SELECT_TEMPLATE = r"rdf:(?P<id>\d+)"
-SCALE_SELECT_TEMPLATE = r"rsc:(?P<id>\d+):(?P<ver>\d+)(?::(?P<r>\d))?(?::(?P<o>\d))?"
-RULES_SHARE_TEMPLATE = r"rules:share:(?P<key>[a-z0-9_]{1,40})"
 NO_SKILL = "__none__"
-
-
-def roll_button_id(roll_id: int, act: str) -> str:
-    return f"roll:{roll_id}:{act}"
-
-
-def stunt_select_id(roll_id: int) -> str:
-    return f"roll:{roll_id}:stunt"
-
-
-def aspect_select_id(roll_id: int, version: int, mode: InvokeMode, hostile: bool) -> str:
-    return f"rpa:{roll_id}:{version}:{_mode_code(mode)}:{int(hostile)}"
-
-
-def payment_select_id(
-    roll_id: int, version: int, mode: InvokeMode, hostile: bool, aspect_key: str
-) -> str:
-    return f"rpp:{roll_id}:{version}:{_mode_code(mode)}:{int(hostile)}:{aspect_key}"
-
-
-def defend_select_id(roll_id: int) -> str:
-    return f"rdf:{roll_id}"
-
-
-def scale_select_id(roll_id: int, version: int, *levels: int) -> str:
-    return ":".join([f"rsc:{roll_id}:{version}", *(str(level) for level in levels)])
-
-
-def rules_share_id(key: str) -> str:
-    return f"rules:share:{key}"
-
-
-def _mode_code(mode: InvokeMode) -> str:
-    return "r" if mode is InvokeMode.REROLL else "b"
-
-
-def mode_from_code(code: str) -> InvokeMode:
-    return InvokeMode.REROLL if code == "r" else InvokeMode.BONUS
 
 
 # the roll message ---------------------------------------------------------------------------
