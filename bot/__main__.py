@@ -139,6 +139,39 @@ def run_convert_character(args: argparse.Namespace) -> int:
     return 0
 
 
+REFERENCE_PATH = "docs/commands.md"
+
+
+def _reference_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--output", default=REFERENCE_PATH, help=f"default {REFERENCE_PATH}")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 when the file differs instead of writing it"
+    )
+
+
+def run_command_reference(args: argparse.Namespace) -> int:
+    """Write (or check) the command reference rendered from the command tree."""
+    from pathlib import Path
+
+    from bot.client import offline_command_tree
+    from bot.ui.command_reference import render_reference
+
+    settings = Settings(discord_token="", database_url="sqlite+aiosqlite:///:memory:")
+    text = render_reference(asyncio.run(offline_command_tree(settings)))
+    path = Path(args.output)
+    current = path.read_text(encoding="utf-8") if path.exists() else None
+    if args.check:
+        if current != text:
+            print(f"{path} is stale: run python -m bot command-reference", file=sys.stderr)
+            return 1
+        print(f"{path} is up to date")
+        return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
 TOOLS: dict[
     str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 ] = {
@@ -154,6 +187,11 @@ TOOLS: dict[
         run_validate_pack,
     ),
     "simulate": ("play AI-only games and print one JSON line", _configure_simulate, run_simulate),
+    "command-reference": (
+        "write docs/commands.md from the command tree (--check: fail when it is stale)",
+        _reference_args,
+        run_command_reference,
+    ),
 }
 
 

@@ -92,3 +92,12 @@ class FateTableBot(commands.AutoShardedBot):
 
 async def create_bot(settings: Settings, **options: Any) -> FateTableBot:
     return FateTableBot(settings, Database(settings.database_url), **options)
+
+
+async def offline_command_tree(settings: Settings) -> list[Any]:
+    """The top-level commands and groups, with every cog loaded but no connection to Discord."""
+    bot = await create_bot(settings)
+    async with bot:
+        for extension in bot.extensions_to_load:
+            await bot.load_extension(extension)
+        return list(bot.tree.get_commands())

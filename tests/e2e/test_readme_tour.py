@@ -1,4 +1,4 @@
-"""The README's "first session in five minutes", command for command, through the fake Discord."""
+"""The README's "first evening", command for command, through the fake Discord."""
 
 from __future__ import annotations
 
@@ -78,3 +78,5 @@ async def test_first_session_tour(table: Table) -> None:
     assert "minor" in session.text.lower()
     log = await table.slash("fp log", user=table.player)
     assert log.ephemeral and "Harry" in log.text and "compel" in log.text.lower()
+    undo = await table.slash("fp undo", user=table.gm)
+    assert undo.answered and "undo" in undo.text.lower()
