@@ -20,16 +20,10 @@ from bot.fate.conflict import ConflictKind
 from bot.fate.harm import HarmType
 from bot.fate.rolls import ScaleLevel
 from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_tasks
-from bot.services.conflicts import (
-    IMPEDED,
-    AbsorbOption,
-    Choice,
-    ConflictService,
-    ConflictSnapshot,
-    parse_names,
-    skill_choices,
-)
+from bot.services.conflict_state import IMPEDED, ConflictSnapshot
+from bot.services.conflicts import ConflictService
 from bot.services.contests import ContestService, ContestSnapshot
+from bot.services.encounters import AbsorbOption, Choice, DiceSource, parse_names, skill_choices
 from bot.ui.common import clip
 from bot.ui.conflicts import (
     Controls,
@@ -269,9 +263,10 @@ class FormModal(SafeModal):
 class Conflicts(commands.Cog):
     def __init__(self, bot: Any) -> None:
         self.bot = bot
-        self.conflicts = ConflictService(bot.db)
-        self.contests = ContestService(bot.db, self.conflicts)
-        self.challenges = ChallengeService(bot.db, self.conflicts)
+        self.dice = DiceSource()  # the three share it; tests script it
+        self.conflicts = ConflictService(bot.db, self.dice)
+        self.contests = ContestService(bot.db, self.dice)
+        self.challenges = ChallengeService(bot.db, self.dice)
         self.services: dict[str, ConflictService | ContestService | ChallengeService] = {
             "conflict": self.conflicts,
             "contest": self.contests,

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.db.engine import Database
 from bot.db.models.conflicts import EncounterRow
 from bot.errors import RuleError
 from bot.fate import challenge as rules
@@ -22,14 +21,13 @@ from bot.services.campaigns import (
     require_active_in,
     resolve_campaign_in,
 )
-from bot.services.conflicts import (
+from bot.services.encounters import (
     HIDDEN_NAME,
-    LOG_KEEP,
     Choice,
-    ConflictService,
+    EncounterService,
+    EncounterState,
     Member,
     active_encounter_in,
-    check_version,
     distinct_labels,
     in_play_choices,
     load_encounter_in,
@@ -41,23 +39,13 @@ from bot.services.conflicts import (
     roll_line,
     roller_of,
     save_encounter_in,
-    set_tracker_in,
 )
 
 
-class ChallengeState(BaseModel):
+class ChallengeState(EncounterState):
     challenge: Challenge
-    members: dict[str, Member] = Field(default_factory=dict)
-    log: list[str] = Field(default_factory=list)
     stopped: bool = False
     rolls: dict[str, Roll] = Field(default_factory=dict)  # task id -> a roll taking invokes
-
-    def name(self, member_id: str | None) -> str:
-        member = self.members.get(member_id or "")
-        return member.name if member else str(member_id)
-
-    def add_log(self, *lines: str) -> None:
-        self.log = [*self.log, *[line for line in lines if line]][-LOG_KEEP:]
 
     @property
     def complete(self) -> bool:
@@ -97,41 +85,35 @@ def _task_label(number: int, task: ChallengeTask) -> str:
 Step = Callable[[AsyncSession, EncounterRow, ChallengeState], Awaitable[str]]
 
 
-class ChallengeService:
-    def __init__(self, db: Database, conflicts: ConflictService) -> None:
-        self.db = db
-        self.conflicts = conflicts  # shares its dice (rng_factory)
+class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
+    kind = "challenge"
+    state_model = ChallengeState
+
+    def _is_open(self, state: ChallengeState) -> bool:
+        return not (state.complete or state.stopped)
+
+    async def _snapshot_in(
+        self,
+        session: AsyncSession,
+        row: EncounterRow,
+        state: ChallengeState,
+        message: str = "",
+        *,
+        with_sheets: bool = True,
+    ) -> ChallengeSnapshot:
+        return self._snapshot(row, state, message)
 
     @staticmethod
     def _snapshot(row: EncounterRow, state: ChallengeState, message: str = "") -> ChallengeSnapshot:
+        """A challenge's tracker shows no sheets."""
         assert row.id is not None
         return ChallengeSnapshot(
             row.id, row.version, row.channel_id, row.tracker_message_id, state, message
         )
 
-    async def _act(self, challenge_id: int, version: int | None, step: Step) -> ChallengeSnapshot:
-        async with self.db.session() as session:
-            row = await load_encounter_in(session, challenge_id, "challenge")
-            return await self._act_on(session, row, version, step)
-
-    async def _act_on(
-        self, session: AsyncSession, row: EncounterRow, version: int | None, step: Step
-    ) -> ChallengeSnapshot:
-        check_version(row, version)
-        if not row.active:
-            raise RuleError("This challenge is over; start a new one with `/challenge start`.")
-        state = ChallengeState.model_validate_json(row.state_json)
-        message = await step(session, row, state)
-        row.version = await save_encounter_in(
-            session, row, state.model_dump_json(), active=not (state.complete or state.stopped)
-        )
-        return self._snapshot(row, state, message)
-
     async def _in_channel(self, channel_id: int, step: Step) -> ChallengeSnapshot:
         async with self.db.session() as session:
-            row = await active_encounter_in(session, channel_id, "challenge")
-            if row is None:
-                raise RuleError("No challenge is running here; start one with `/challenge start`.")
+            row = await self._running_in(session, channel_id)
             return await self._act_on(session, row, None, step)
 
     async def start(
@@ -155,15 +137,6 @@ class ChallengeService:
             session.add(row)
             await session.flush()
             return self._snapshot(row, state)
-
-    async def get(self, challenge_id: int) -> ChallengeSnapshot:
-        async with self.db.session() as session:
-            row = await load_encounter_in(session, challenge_id, "challenge")
-            return self._snapshot(row, ChallengeState.model_validate_json(row.state_json))
-
-    async def set_tracker(self, challenge_id: int, message_id: int) -> None:
-        async with self.db.session() as session:
-            await set_tracker_in(session, challenge_id, message_id)
 
     def open_tasks(self, snap: ChallengeSnapshot) -> list[Choice]:
         return [
@@ -235,7 +208,7 @@ class ChallengeService:
                 raise RuleError(f"That task is {member.name}'s; roll one of yours.")
             sheet = (await get_character_in(session, member.character_id)).sheet
             dice_roll, _ = make_roll(
-                self.conflicts.rng_factory(),
+                self.dice(),
                 roller_of(member),
                 skill=task.skill,
                 skill_rating=sheet.rating(task.skill),
@@ -303,7 +276,7 @@ class ChallengeService:
     async def invoke_choices(self, challenge_id: int, user_id: int, is_gm: bool) -> list[Choice]:
         async with self.db.session() as session:
             row = await load_encounter_in(session, challenge_id, "challenge")
-            state = ChallengeState.model_validate_json(row.state_json)
+            state = self._state(row)
             return await self._choices_in(session, row, state, user_id, is_gm)
 
     async def _choices_in(
@@ -363,7 +336,7 @@ class ChallengeService:
                 )
             dice_roll, _ = apply_invoke(
                 state.rolls[task_id],
-                self.conflicts.rng_factory(),
+                self.dice(),
                 invoker_id=user_id,
                 invoker_name=member.name,
                 aspect_key=key,
@@ -388,7 +361,7 @@ class ChallengeService:
             row = await active_encounter_in(session, channel_id, "challenge")
             if row is None:
                 row = await self._latest_in(session, channel_id)
-            state = ChallengeState.model_validate_json(row.state_json)
+            state = self._state(row)
             task = self._task_at(state, number)
             state.challenge = rules.set_cost(state.challenge, task.id, cost)
             state.add_log(f"Cost of the {task.skill} task: {' '.join(cost.split())[:200]}")

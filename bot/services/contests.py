@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.db.engine import Database
 from bot.db.models.conflicts import EncounterRow
 from bot.errors import RuleError
 from bot.fate import contest as rules
@@ -24,15 +23,7 @@ from bot.fate.aspects import spend_free_invoke as spend_own_invoke
 from bot.fate.contest import Contest, ContestError, ContestSide, FailedAdvantage
 from bot.fate.harm import HarmType, absorb_hit, suggest_absorb_options
 from bot.fate.ladder import describe
-from bot.fate.rolls import (
-    Action,
-    InvokeMode,
-    Modifier,
-    Payment,
-    Roll,
-    apply_invoke,
-    make_roll,
-)
+from bot.fate.rolls import Action, InvokeMode, Modifier, Payment, Roll, apply_invoke, make_roll
 from bot.fate.sheet import Character
 from bot.services import aspects_in_play
 from bot.services.campaigns import (
@@ -42,16 +33,15 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     save_character_in,
 )
-from bot.services.conflicts import (
+from bot.services.encounters import (
     HIDDEN_NAME,
-    LOG_KEEP,
     AbsorbOption,
     Choice,
-    ConflictService,
+    EncounterService,
+    EncounterState,
     Member,
     absorb_menu,
     active_encounter_in,
-    check_version,
     distinct_labels,
     in_play_choices,
     load_encounter_in,
@@ -65,8 +55,6 @@ from bot.services.conflicts import (
     roll_line,
     roller_of,
     save_encounter_in,
-    set_tracker_in,
-    sheets_in,
     without_spent,
 )
 
@@ -82,10 +70,9 @@ class ContestHit(BaseModel):
     shifts: int
 
 
-class ContestState(BaseModel):
+class ContestState(EncounterState):
     contest: Contest
     members: dict[str, Member]
-    log: list[str] = Field(default_factory=list)
     awaiting_twist: bool = False
     stopped: bool = False
     rolls: dict[str, Roll] = Field(default_factory=dict)  # side -> this exchange's roll
@@ -118,13 +105,6 @@ class ContestState(BaseModel):
         draft = self.contest.exchange
         return all(s.key in draft.rolls or s.key in draft.forfeited for s in self.contest.sides)
 
-    def name(self, member_id: str | None) -> str:
-        member = self.members.get(member_id or "")
-        return member.name if member else str(member_id)
-
-    def add_log(self, *lines: str) -> None:
-        self.log = [*self.log, *[line for line in lines if line]][-LOG_KEEP:]
-
     def side_of(self, member_id: str) -> ContestSide:
         for side in self.contest.sides:
             if member_id in side.members:
@@ -146,32 +126,13 @@ class ContestSnapshot:
 Step = Callable[[AsyncSession, EncounterRow, ContestState], Awaitable[str]]
 
 
-class ContestService:
-    def __init__(self, db: Database, conflicts: ConflictService) -> None:
-        self.db = db
-        self.conflicts = conflicts  # shares its dice (rng_factory)
+class ContestService(EncounterService[ContestState, ContestSnapshot]):
+    kind = "contest"
+    state_model = ContestState
+    snapshot_type = ContestSnapshot
 
-    async def _snapshot_in(
-        self, session: AsyncSession, row: EncounterRow, state: ContestState, message: str = ""
-    ) -> ContestSnapshot:
-        sheets = await sheets_in(session, state.members)
-        assert row.id is not None
-        return ContestSnapshot(
-            row.id, row.version, row.channel_id, row.tracker_message_id, state, sheets, message
-        )
-
-    async def _act(self, contest_id: int, version: int | None, step: Step) -> ContestSnapshot:
-        async with self.db.session() as session:
-            row = await load_encounter_in(session, contest_id, "contest")
-            check_version(row, version)
-            if not row.active:
-                raise RuleError("This contest is over; start a new one with `/contest start`.")
-            state = ContestState.model_validate_json(row.state_json)
-            message = await step(session, row, state)
-            row.version = await save_encounter_in(
-                session, row, state.model_dump_json(), active=state.open
-            )
-            return await self._snapshot_in(session, row, state, message)
+    def _is_open(self, state: ContestState) -> bool:
+        return state.open
 
     async def start(
         self,
@@ -224,22 +185,6 @@ class ContestService:
             session.add(row)
             await session.flush()
             return await self._snapshot_in(session, row, state)
-
-    async def get(self, contest_id: int, *, with_sheets: bool = True) -> ContestSnapshot:
-        """The contest as it is; without the sheets when only its state is asked about."""
-        async with self.db.session() as session:
-            row = await load_encounter_in(session, contest_id, "contest")
-            state = ContestState.model_validate_json(row.state_json)
-            if not with_sheets:
-                assert row.id is not None
-                return ContestSnapshot(
-                    row.id, row.version, row.channel_id, row.tracker_message_id, state
-                )
-            return await self._snapshot_in(session, row, state)
-
-    async def set_tracker(self, contest_id: int, message_id: int) -> None:
-        async with self.db.session() as session:
-            await set_tracker_in(session, contest_id, message_id)
 
     def members_for(
         self, snap: ContestSnapshot, user_id: int, is_gm: bool, *, rolling: bool
@@ -313,7 +258,7 @@ class ContestService:
             bonus = rules.teamwork_bonus(helping, rating)
             modifiers = [Modifier(label="Teamwork", value=bonus)] if bonus else []
             dice_roll, _ = make_roll(
-                self.conflicts.rng_factory(),
+                self.dice(),
                 roller_of(member),
                 skill=skill_name,
                 skill_rating=rating,
@@ -437,7 +382,7 @@ class ContestService:
             sheet = (await get_character_in(session, member.character_id)).sheet
             skill_name = " ".join(skill.split())[:40] or "Mediocre"
             dice_roll, _ = make_roll(
-                self.conflicts.rng_factory(),
+                self.dice(),
                 roller_of(member),
                 skill=skill_name,
                 skill_rating=sheet.rating(skill_name),
@@ -521,7 +466,7 @@ class ContestService:
     ) -> tuple[str, list[Choice]]:
         async with self.db.session() as session:
             row = await load_encounter_in(session, contest_id, "contest")
-            state = ContestState.model_validate_json(row.state_json)
+            state = self._state(row)
             side_key, roller = self._invoker(state, user_id, is_gm)
             campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
             choices = await self._choices_in(session, campaign, row, state, side_key, roller)
@@ -596,7 +541,7 @@ class ContestService:
                 raise RuleError("Your side's roll is gone; roll again next exchange.")
             side_roll, _ = apply_invoke(
                 side_roll,
-                self.conflicts.rng_factory(),
+                self.dice(),
                 invoker_id=user_id,
                 invoker_name=member.name,
                 aspect_key=key,
@@ -641,7 +586,7 @@ class ContestService:
         """(victim's name, shifts, options) for the first hit the user can take."""
         async with self.db.session() as session:
             row = await load_encounter_in(session, contest_id, "contest")
-            state = ContestState.model_validate_json(row.state_json)
+            state = self._state(row)
             hit = self._hit_for(state, user_id, is_gm)
             tracks = (
                 await get_character_in(session, state.members[hit.victim].character_id)
@@ -716,7 +661,7 @@ class ContestService:
             row = await active_encounter_in(session, channel_id, "contest")
             if row is None:
                 raise RuleError("No contest is running here.")
-            state = ContestState.model_validate_json(row.state_json)
+            state = self._state(row)
             state.add_log("The GM stops the contest.")
             state.stopped = True
             state.hits = []

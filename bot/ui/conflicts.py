@@ -17,8 +17,9 @@ from bot.fate.rolls import ScaleLevel
 from bot.fate.sheet import Character
 from bot.fate.tracks import TrackKind
 from bot.services.challenges import ChallengeSnapshot
-from bot.services.conflicts import Choice, ConflictSnapshot
+from bot.services.conflict_state import ConflictSnapshot
 from bot.services.contests import ContestSnapshot
+from bot.services.encounters import Choice
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, MAX_SELECT_OPTIONS, clip, safe_embed
 
 ENDED_COLOUR = discord.Colour.dark_grey()

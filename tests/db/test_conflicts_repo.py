@@ -52,7 +52,7 @@ async def _people(db: Database) -> dict[str, CharacterRecord]:
 def _service(db: Database, *faces: int) -> ConflictService:
     service = ConflictService(db)
     dice = Dice(*faces)
-    service.rng_factory = lambda: dice
+    service.dice.factory = lambda: dice
     return service
 
 
@@ -130,7 +130,7 @@ async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
     snap = await service.pick_next(snap.id, snap.version, GM, True, harry)
     # Harry attacks: Fight 2 - 1 = 1 vs Brute Athletics 0 + [+][+][+][+] = 4: defended with style
     dice = Dice(0, 0, 0, -1, 1, 1, 1, 1)
-    service.rng_factory = lambda: dice
+    service.dice.factory = lambda: dice
     snap = await service.attack(snap.id, snap.version, ALICE, False, brute, "Fight")
     snap = await service.defend(snap.id, snap.version, GM, True, "Athletics")
     snap = await service.resolve(snap.id, snap.version, ALICE, False)
@@ -172,7 +172,7 @@ async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
 async def test_contest_and_challenge_services(db: Database) -> None:
     people = await _people(db)
     conflicts = _service(db, 1, 1, 1, 1, 0, 0, 0, 0)
-    contests = ContestService(db, conflicts)
+    contests = ContestService(db, conflicts.dice)
     with pytest.raises(RuleError, match="by letter"):
         await contests.start(GUILD, CHANNEL, GM, [("Harry", ""), ("Brute", "")], 1, "c")
     snap = await contests.start(
@@ -201,7 +201,7 @@ async def test_contest_and_challenge_services(db: Database) -> None:
     with pytest.raises(RuleError, match="over"):
         await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
 
-    challenges = ChallengeService(db, conflicts)
+    challenges = ChallengeService(db, conflicts.dice)
     assert parse_tasks("Lore:3, Will:Great:hold on") == [("Lore", 3, ""), ("Will", 4, "hold on")]
     with pytest.raises(RuleError, match="Difficulty"):
         parse_tasks("Lore:lots")
@@ -259,8 +259,9 @@ def test_trackers_stay_within_discord_limits() -> None:
     from bot.fate.aspects import make_boost
     from bot.fate.conflict import Combatant, start_conflict
     from bot.services.challenges import ChallengeSnapshot, ChallengeState
-    from bot.services.conflicts import ConflictSnapshot, ConflictState, Member
+    from bot.services.conflict_state import ConflictSnapshot, ConflictState
     from bot.services.contests import ContestSnapshot, ContestState
+    from bot.services.encounters import Member
     from bot.ui.conflicts import (
         challenge_controls,
         challenge_tracker,
@@ -294,7 +295,7 @@ def test_trackers_stay_within_discord_limits() -> None:
     assert len(controls.options) <= 25 and all(len(o.label) <= 100 for o in controls.options)
     # with a side's scale and a rolled advantage waiting for Resolve
     from bot.fate.rolls import Roller, make_roll
-    from bot.services.conflicts import PendingAction
+    from bot.services.conflict_state import PendingAction
 
     waiting, _ = make_roll(random.Random(1), Roller(name="R" * 80), skill="S" * 40, difficulty=3)
     cs.scale = {"pcs": 4, "npcs": 0}
@@ -344,7 +345,7 @@ async def test_a_side_taken_out_in_a_contest_forfeits_its_rolls(db: Database) ->
     people = await _people(db)
     # Harry Athletics 2 +4 = 6 against the Brute's Athletics 0 +0: a 6-shift hit, 2 victories.
     conflicts = _service(db, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0)
-    contests = ContestService(db, conflicts)
+    contests = ContestService(db, conflicts.dice)
     snap = await contests.start(GUILD, CHANNEL, GM, [("Harry", ""), ("Brute", "")], 3, "a")
     harry, brute = str(people["harry"].id), str(people["brute"].id)
     snap = await contests.roll(snap.id, snap.version, ALICE, False, harry, "Athletics")
@@ -367,7 +368,7 @@ async def test_an_advantage_on_a_full_aspect_spends_the_action_without_blocking(
 ) -> None:
     from bot.fate.aspects import AspectKind as Kind
     from bot.fate.aspects import new_aspect
-    from bot.services.conflicts import ConflictState
+    from bot.services.conflict_state import ConflictState
 
     people = await _people(db)
     service = _service(db, 1, 1, 1, 0)
@@ -411,7 +412,7 @@ async def test_next_names_read_the_row_for_autocomplete(db: Database) -> None:
 
 def test_invoke_menu_entries_for_aspects_in_play() -> None:
     from bot.services.aspects_in_play import AspectInPlay
-    from bot.services.conflicts import Choice, distinct_labels, in_play_choices
+    from bot.services.encounters import Choice, distinct_labels, in_play_choices
 
     found = [
         AspectInPlay("scene:1", "Rotten planks", "scene", free_invokes={"char:7": 1}),

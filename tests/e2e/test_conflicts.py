@@ -1,7 +1,7 @@
 """Conflicts, contests and challenges through the fake Discord: trackers, buttons, restarts.
 
-Dice are scripted: the services take their dice from `rng_factory`, which these tests replace
-with a generator that hands out the faces the seed's worked examples need.
+Dice are scripted: the three services take their dice from the cog's `DiceSource`, which these
+tests point at a generator that hands out the faces the seed's worked examples need.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def use_dice(table: Table, dice: ScriptedDice) -> None:
     assert table.bot is not None
     bot: Any = table.bot
     cog: Any = bot.get_cog("Conflicts")
-    cog.conflicts.rng_factory = lambda: dice
+    cog.dice.factory = lambda: dice
 
 
 async def make_characters(table: Table) -> dict[str, CharacterRecord]:

@@ -1,0 +1,425 @@
+"""Overcome, create an advantage and move in a conflict: rolled, open to invokes, then resolved."""
+
+from __future__ import annotations
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.models.conflicts import EncounterRow
+from bot.db.models.scenes import SceneRow
+from bot.errors import RuleError
+from bot.fate import conflict as rules
+from bot.fate.aspects import (
+    GM,
+    AspectKind,
+    FailChoice,
+    OutcomeKind,
+    classify,
+    create_advantage_existing,
+    create_advantage_new,
+)
+from bot.fate.aspects import Event as RuleEvent
+from bot.fate.ladder import describe
+from bot.fate.rolls import Action, Roll, make_roll
+from bot.fate.scene import put_aspect
+from bot.services import aspects_in_play
+from bot.services.campaigns import CampaignInfo, resolve_campaign_in
+from bot.services.conflict_base import ConflictBase
+from bot.services.conflict_state import (
+    HIDDEN_TAG,
+    IMPEDED,
+    SOURCE_PREFIX,
+    VOID_LINE,
+    ConflictSnapshot,
+    ConflictState,
+    PendingAction,
+    events_text,
+    resolve_skill,
+    shown_text,
+)
+from bot.services.encounters import (
+    HIDDEN_NAME,
+    Choice,
+    Member,
+    load_encounter_in,
+    parse_difficulty,
+    roll_line,
+    roller_of,
+)
+from bot.services.scenes import (
+    find_ref,
+    load_play_in,
+    save_play_in,
+    save_scene_in,
+    scene_of,
+    touch_board_in,
+)
+
+
+class ConflictActions(ConflictBase):
+    """Overcome, create an advantage and move: rolled, open to invokes, then resolved."""
+
+    @staticmethod
+    def _other_sides(state: ConflictState, actor: str) -> list[str]:
+        mine = state.conflict.combatant(actor).side
+        return sorted({p.side for p in state.conflict.active() if p.side != mine})
+
+    async def _action_roll_in(
+        self,
+        session: AsyncSession,
+        state: ConflictState,
+        member: Member,
+        actor: str,
+        skill: str,
+        action: Action,
+        difficulty: int,
+    ) -> Roll:
+        sheet = (await self._sheet_in(session, member)).sheet
+        name, rating = resolve_skill(sheet, skill)
+        roll, _ = make_roll(
+            self.dice(),
+            roller_of(member),
+            skill=name,
+            skill_rating=rating,
+            action=action,
+            difficulty=difficulty,
+        )
+        return self._scaled(state, roll, actor, self._other_sides(state, actor))
+
+    async def _start_action_in(
+        self,
+        session: AsyncSession,
+        state: ConflictState,
+        actor: str,
+        fields: dict[str, str],
+        skill: str,
+        action: Action,
+        difficulty: int,
+        what: str,
+    ) -> str:
+        member = self._member(state, actor)
+        roll = await self._action_roll_in(session, state, member, actor, skill, action, difficulty)
+        state.action = PendingAction(actor=actor, roll=roll, **fields)
+        target = roll.opposition()
+        line = (
+            f"{roll_line(member.name, roll)} vs {describe(target if target is not None else 0)}"
+            f" - {what}. Invoke, add a stunt or teamwork, then press Resolve the roll."
+        )
+        state.add_log(line)
+        return line
+
+    async def overcome(
+        self,
+        conflict_id: int,
+        version: int | None,
+        user_id: int,
+        is_gm: bool,
+        skill: str,
+        difficulty: str,
+    ) -> ConflictSnapshot:
+        target = parse_difficulty(difficulty)
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            _, actor = self._acting(state, user_id, is_gm, "act now")
+            rules.overcome(state.conflict, actor, 0, target)  # validate before rolling
+            return await self._start_action_in(
+                session,
+                state,
+                actor,
+                {"kind": "overcome"},
+                skill,
+                Action.OVERCOME,
+                target,
+                "overcome",
+            )
+
+        return await self._act_with_campaign(conflict_id, version, step)
+
+    async def create_advantage(
+        self,
+        conflict_id: int,
+        version: int | None,
+        user_id: int,
+        is_gm: bool,
+        skill: str,
+        difficulty: str,
+        aspect_text: str,
+        existing: str | None = None,
+    ) -> ConflictSnapshot:
+        """On a new aspect (`aspect_text`) or, with `existing`, on an aspect already in play
+        (a key from `advantage_targets`)."""
+        target = parse_difficulty(difficulty)
+        text = " ".join(aspect_text.split())
+        if existing is None and (not text or len(text) > 80):
+            raise RuleError("Name the aspect you want to create (1 to 80 characters).")
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            _, actor = self._acting(state, user_id, is_gm, "act now")
+            rules.create_advantage(state.conflict, actor, OutcomeKind.TIE)  # validate first
+            fields = {"kind": "advantage", "aspect_text": text}
+            what = f"create an advantage: {text}"
+            if existing is not None:
+                choices = await self._advantage_targets_in(session, campaign, row, state, is_gm)
+                found = next((ch for ch in choices if ch.value == existing), None)
+                if found is None or existing == "new":
+                    raise RuleError(
+                        "That aspect is no longer in play; press Create advantage again."
+                    )
+                hidden = found.description == HIDDEN_TAG
+                name = HIDDEN_NAME if hidden else found.label.removeprefix("Existing: ")
+                fields = {"kind": "advantage", "aspect_key": existing, "aspect_name": name}
+                what = f"create an advantage on {name}"
+            return await self._start_action_in(
+                session,
+                state,
+                actor,
+                fields,
+                skill,
+                Action.CREATE_ADVANTAGE,
+                target,
+                what,
+            )
+
+        return await self._act_with_campaign(conflict_id, version, step)
+
+    async def advantage_targets(self, conflict_id: int, user_id: int, is_gm: bool) -> list[Choice]:
+        """'A new aspect' plus the aspects in play an advantage can add invokes to."""
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, conflict_id, "conflict")
+            state = self._state(row)
+            self._acting(state, user_id, is_gm, "act now")
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            return await self._advantage_targets_in(session, campaign, row, state, is_gm)
+
+    async def _advantage_targets_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        is_gm: bool,
+    ) -> list[Choice]:
+        actor = state.conflict.current or ""
+        see_hidden = is_gm and actor in state.members and state.members[actor].is_npc
+        choices = [Choice("new", "A new aspect", "name it in the next step")]
+        for aspect in state.aspects:
+            if aspect.kind is AspectKind.BOOST or (aspect.hidden and not see_hidden):
+                continue
+            where = HIDDEN_TAG if aspect.hidden else "this conflict"
+            choices.append(Choice(aspect.id, f"Existing: {aspect.text}"[:100], where))
+        found = await aspects_in_play.aspects_in_play(
+            session, campaign, row.channel_id, include_hidden=see_hidden
+        )
+        for other in found:
+            if other.is_boost or not other.key.startswith("scene:"):
+                continue
+            where = HIDDEN_TAG if other.hidden else other.owner[:100]
+            choices.append(Choice(other.key, f"Existing: {other.name}"[:100], where))
+        return choices[:25]
+
+    async def move(
+        self,
+        conflict_id: int,
+        version: int | None,
+        user_id: int,
+        is_gm: bool,
+        zone: str,
+        skill: str | None = None,
+        difficulty: str | None = None,
+    ) -> ConflictSnapshot:
+        """A free move without a skill; with a skill and difficulty, an impeded or long move
+        (it takes the action and an overcome roll, resolved like the other rolled actions)."""
+        target = parse_difficulty(difficulty) if difficulty else None
+        rolled = bool(skill and skill.strip()) and target is not None
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            _, actor = self._acting(state, user_id, is_gm, "move now")
+            c = state.conflict
+            if not rolled:
+                state.conflict, events = rules.move(c, actor, zone)
+                lines = events_text(state, events)
+                if any(e.kind == "moved" for e in events):
+                    lines[-1] = lines[-1].rstrip(".") + f" to {zone}."
+                state.add_log(*lines)
+                return " ".join(lines)
+            assert target is not None and skill is not None
+            rules.move(c, actor, zone, impeded=True, overcome_effort=0, difficulty=0)  # validate
+            return await self._start_action_in(
+                session,
+                state,
+                actor,
+                {"kind": "move", "zone": zone},
+                skill,
+                Action.OVERCOME,
+                target,
+                f"an overcome to move to {zone}",
+            )
+
+        return await self._act_with_campaign(conflict_id, version, step)
+
+    async def resolve_action(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
+    ) -> ConflictSnapshot:
+        """The rolled overcome / advantage / move is final: apply its outcome."""
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            pending = state.action
+            if pending is None:
+                raise RuleError("No roll is waiting to be resolved.")
+            member = self._require_control(state, pending.actor, user_id, is_gm, "resolve it")
+            roll = pending.roll
+            effort = roll.effort()
+            target = roll.opposition()
+            assert target is not None
+            c = state.conflict
+            head = f"{roll_line(member.name, roll)} vs {describe(target)}."
+            lines = [head]
+            if pending.kind == "overcome":
+                state.conflict, events = rules.overcome(c, pending.actor, effort, target)
+                lines += events_text(state, events)
+            elif pending.kind == "move":
+                state.conflict, events = rules.move(
+                    c,
+                    pending.actor,
+                    pending.zone,
+                    impeded=True,
+                    overcome_effort=effort,
+                    difficulty=target,
+                )
+                moved = events_text(state, events)
+                if any(e.kind == "moved" for e in events) and moved:
+                    moved[0] = moved[0].rstrip(".") + f" to {pending.zone}."
+                lines += moved
+            else:
+                outcome = classify(effort, target)
+                state.conflict, _ = rules.create_advantage(c, pending.actor, outcome)
+                lines += await self._advantage_in(session, campaign, row, state, pending, outcome)
+            state.action = None
+            state.add_log(*lines[1:])
+            return " ".join(lines)
+
+        return await self._act_with_campaign(conflict_id, version, step)
+
+    def _enemy_of(self, state: ConflictState, actor: str) -> str:
+        """Who holds the free invoke a failed advantage gives away: the GM for a PC's
+        failure, the first PC still standing against an NPC."""
+        if not state.members[actor].is_npc:
+            return GM
+        side = state.conflict.combatant(actor).side
+        foes = [p for p in state.conflict.active() if p.side != side and not p.is_npc]
+        return foes[0].id if foes else GM
+
+    async def _advantage_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        pending: PendingAction,
+        outcome: OutcomeKind,
+    ) -> list[str]:
+        actor = pending.actor
+        if not pending.aspect_key:
+            aspect, events = create_advantage_new(
+                outcome,
+                aspect_id=state.new_aspect_id(),
+                text=pending.aspect_text,
+                actor=actor,
+                fail_choice=FailChoice.NOT_CREATED,
+            )
+            if aspect is not None:
+                state.aspects = [*state.aspects, aspect]
+            return events_text(state, events)
+        enemy = self._enemy_of(state, actor)
+        if pending.aspect_key.startswith(f"{SOURCE_PREFIX}:"):
+            aspect = next((a for a in state.aspects if a.id == pending.aspect_key), None)
+            if aspect is None:
+                return [VOID_LINE]
+            try:
+                updated, events = create_advantage_existing(
+                    aspect, outcome, actor=actor, enemy=enemy
+                )
+            except RuleError as error:  # e.g. the aspect holds all the invokes it can
+                return [f"{shown_text(aspect)}: {error} The action is spent."]
+            state.aspects = [updated if a.id == updated.id else a for a in state.aspects]
+            return [self._invokes_line(state, shown_text(updated), events)]
+        # a scene (or game) aspect: its free invokes are held as "char:<id>" or "gm"
+        actor_holder = state.members[actor].holder
+        enemy_holder = GM if enemy == GM else state.members[enemy].holder
+        scene_row = await session.get(SceneRow, row.channel_id)
+        scene_ok = (
+            scene_row is not None and scene_row.active and scene_row.campaign_id == campaign.id
+        )
+        scene = scene_of(scene_row) if scene_row is not None and scene_ok else None
+        play_row, play = await load_play_in(session, campaign.id)
+        found = find_ref(scene, play, pending.aspect_key, row.channel_id)
+        if found is None:
+            return [VOID_LINE]
+        try:
+            updated, events = create_advantage_existing(
+                found.aspect, outcome, actor=actor_holder, enemy=enemy_holder
+            )
+        except RuleError as error:  # e.g. the aspect holds all the invokes it can
+            return [f"{shown_text(found.aspect)}: {error} The action is spent."]
+        if found.game:
+            kept = [updated if a.id == updated.id else a for a in play.game_aspects]
+            await save_play_in(session, play_row, play.model_copy(update={"game_aspects": kept}))
+            await touch_board_in(session, row.channel_id)
+        else:
+            assert scene is not None and scene_row is not None
+            scene, _ = put_aspect(scene, updated)
+            await save_scene_in(session, scene_row, scene)
+        return [self._invokes_line(state, shown_text(updated), events)]
+
+    @staticmethod
+    def _invokes_line(state: ConflictState, text: str, events: list[RuleEvent]) -> str:
+        event = events[0]
+        count = event.data.get("invokes", 1)
+        who = event.who or GM
+        if who == GM:
+            holder = "the GM"
+        elif who.startswith("char:"):
+            holder = next(
+                (m.name for m in state.members.values() if f"char:{m.character_id}" == who), who
+            )
+        else:
+            holder = state.name(who)
+        return f"{text} gains {count} free invoke(s) for {holder}."
+
+    def move_choices(self, snapshot: ConflictSnapshot) -> list[Choice]:
+        """The zones the actor may move to: a free move where allowed, else an impeded one
+        (value prefixed with IMPEDED: it takes the action and an overcome roll)."""
+        c = snapshot.conflict
+        here = c.combatant(c.current).zone if c.current is not None else None
+        zones = []
+        for zone in snapshot.state.zones:
+            if zone == here:
+                continue
+            if self.needs_roll_to_move(snapshot, zone):
+                zones.append(Choice(f"{IMPEDED}{zone}", f"{zone} (an overcome roll)"[:100]))
+                continue
+            zones.append(Choice(zone, zone, "free move"))
+            zones.append(
+                Choice(
+                    f"{IMPEDED}{zone}", f"{zone} - impeded"[:100], "takes your action and a roll"
+                )
+            )
+        if not zones:
+            raise RuleError("This conflict has no other zone to move to.")
+        return zones
+
+    def needs_roll_to_move(self, snapshot: ConflictSnapshot, zone: str) -> bool:
+        """Whether a move to `zone` is more than the free move (the UI then asks for a roll)."""
+        c = snapshot.conflict
+        if c.current is None or zone not in c.adjacency:
+            return False
+        here = c.combatant(c.current).zone
+        adjacent = here is not None and zone in c.adjacency.get(here, [])
+        return not adjacent or c.free_move_used

@@ -1,0 +1,170 @@
+"""The plumbing every conflict step shares: one versioned transaction, payouts at the end, who
+controls whom, and the rolls with scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.models.conflicts import EncounterRow
+from bot.errors import RuleError
+from bot.fate import conflict as rules
+from bot.fate.aspects import Event as RuleEvent
+from bot.fate.aspects import make_boost
+from bot.fate.conflict import Conflict, Phase
+from bot.fate.rolls import Roll, ScaleLevel, ScaleMode, apply_scale
+from bot.services.campaigns import (
+    CampaignInfo,
+    CharacterRecord,
+    get_character_in,
+    log_gm_points_in,
+    move_fate_points_in,
+    resolve_campaign_in,
+)
+from bot.services.conflict_state import ConflictSnapshot, ConflictState, events_text
+from bot.services.encounters import EncounterService, Member
+from bot.services.scenes import carry_gm_points_in
+
+
+class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
+    """What every conflict step uses: the transaction, payouts, control and scaled rolls."""
+
+    kind = "conflict"
+    state_model = ConflictState
+    snapshot_type = ConflictSnapshot
+
+    def _is_open(self, state: ConflictState) -> bool:
+        return state.conflict.phase is not Phase.ENDED
+
+    async def _act_with_campaign(
+        self,
+        conflict_id: int,
+        version: int | None,
+        step: Callable[[AsyncSession, CampaignInfo, EncounterRow, ConflictState], Awaitable[str]],
+    ) -> ConflictSnapshot:
+        """One conflict step in one transaction; when it ends the conflict, the payouts too."""
+
+        async def run(session: AsyncSession, row: EncounterRow, state: ConflictState) -> str:
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            message = await step(session, campaign, row, state)
+            if state.conflict.phase is Phase.ENDED:
+                await self._pay_in(session, campaign, row, state)
+            return message
+
+        return await self._act(conflict_id, version, run)
+
+    async def _pay_in(
+        self, session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+    ) -> None:
+        note = f"conflict #{row.id}"
+        for payout in rules.payouts_due(state.conflict):
+            change = payout.change
+            if payout.is_npc:
+                # NPC payouts wait as carried points for the GM pool of the next scene
+                state.gm_carried += change.delta
+                carried = await carry_gm_points_in(session, campaign.id, change.delta)
+                await log_gm_points_in(
+                    session,
+                    campaign.id,
+                    change.delta,
+                    carried,
+                    reason=change.reason.value,
+                    actor_id=row.created_by,
+                    note=f"{note}: {state.name(change.who)}",
+                    channel_id=row.channel_id,
+                )
+                continue
+            member = state.members[change.who]
+            record = await get_character_in(session, member.character_id)
+            await move_fate_points_in(
+                session,
+                record,
+                change.delta,
+                reason=change.reason.value,
+                actor_id=row.created_by,
+                note=note,
+                channel_id=row.channel_id,
+            )
+        if state.conflict.payouts:
+            paid = ", ".join(
+                f"{state.name(p.change.who)} +{p.change.delta}" for p in state.conflict.payouts
+            )
+            state.add_log(f"Fate points paid: {paid}.")
+
+    @staticmethod
+    def _member(state: ConflictState, combatant_id: str) -> Member:
+        member = state.members.get(combatant_id)
+        if member is None:
+            raise RuleError("That character is not in this conflict.")
+        return member
+
+    def _require_control(
+        self, state: ConflictState, combatant_id: str | None, user_id: int, is_gm: bool, doing: str
+    ) -> Member:
+        if combatant_id is None:
+            raise RuleError("Nobody is acting right now; the GM picks who goes next.")
+        member = self._member(state, combatant_id)
+        if not member.controlled_by(user_id, is_gm):
+            who = "the GM" if member.is_npc else f"{member.name}'s player or the GM"
+            raise RuleError(f"Only {who} can {doing}.")
+        return member
+
+    async def _sheet_in(self, session: AsyncSession, member: Member) -> CharacterRecord:
+        return await get_character_in(session, member.character_id)
+
+    async def _running(self, channel_id: int) -> tuple[int, Conflict]:
+        """The id and rules state of the conflict running here, without loading sheets."""
+        async with self.db.session() as session:
+            row = await self._running_in(session, channel_id)
+            assert row.id is not None
+            return row.id, self._state(row).conflict
+
+    def _after_resolution(self, state: ConflictState, events: list[RuleEvent]) -> list[str]:
+        """Turn boost events into boost aspects; describe the rest."""
+        lines = []
+        for event in events:
+            if event.kind == "boost" and isinstance(event.data.get("boost_for"), str):
+                holder = str(event.data["boost_for"])
+                text = (
+                    "Opening"
+                    if event.text.startswith("A tie")
+                    else "Sure footing"
+                    if event.text.startswith("Defended")
+                    else "Momentum"
+                )
+                boost = make_boost(
+                    state.new_aspect_id(), f"{text} for {state.name(holder)}"[:80], holder
+                )
+                state.aspects = [*state.aspects, boost]
+            if event.kind in ("defence",):
+                continue
+            lines.append(events_text(state, [event])[0])
+        if state.conflict.phase is not Phase.ABSORBING and state.conflict.pending is None:
+            state.attack_roll = state.defence_roll = None
+        return lines
+
+    def _scaled(self, state: ConflictState, roll: Roll, roller: str, against: list[str]) -> Roll:
+        """The GM's scale per side: the higher side gets +1 per level before the roll; on a
+        roll against a difficulty a higher opposing side raises what is to beat instead."""
+        c = state.conflict
+        mine = state.scale.get(c.combatant(roller).side, 0)
+        theirs = max((state.scale.get(side, 0) for side in against), default=0)
+        if mine > theirs or (mine < theirs and roll.opposition() is not None):
+            roll, _ = apply_scale(
+                roll,
+                roller_level=ScaleLevel(mine),
+                opposition_level=ScaleLevel(theirs),
+                mode=ScaleMode.BEFORE_ROLL,
+            )
+        return roll
+
+    def _acting(
+        self, state: ConflictState, user_id: int, is_gm: bool, doing: str
+    ) -> tuple[Member, str]:
+        c = state.conflict
+        state.require_no_action()
+        member = self._require_control(state, c.current, user_id, is_gm, doing)
+        assert c.current is not None
+        return member, c.current

@@ -1,0 +1,383 @@
+"""Invokes, stunts, teamwork and scale on the rolls of a conflict that wait to be resolved."""
+
+from __future__ import annotations
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.models.conflicts import EncounterRow
+from bot.errors import RuleError
+from bot.fate import conflict as rules
+from bot.fate.aspects import GM, AspectKind
+from bot.fate.aspects import spend_free_invoke as spend_own_invoke
+from bot.fate.conflict import Phase
+from bot.fate.ladder import describe
+from bot.fate.rolls import (
+    InvokeMode,
+    Payment,
+    Roll,
+    ScaleLevel,
+    add_modifier,
+    add_teamwork,
+    apply_invoke,
+)
+from bot.fate.sheet import Character
+from bot.services import aspects_in_play
+from bot.services.campaigns import CampaignInfo, CharacterRecord, resolve_campaign_in
+from bot.services.conflict_base import ConflictBase
+from bot.services.conflict_state import SOURCE_PREFIX, ConflictSnapshot, ConflictState
+from bot.services.encounters import (
+    HIDDEN_NAME,
+    Choice,
+    Member,
+    distinct_labels,
+    in_play_choices,
+    load_encounter_in,
+    pay_invoke_point_in,
+    rank_aspects,
+    without_spent,
+)
+from bot.services.rolls import stunt_options
+
+
+class ConflictInvokes(ConflictBase):
+    """Invokes, stunts, teamwork and scale on the rolls that wait to be resolved."""
+
+    def _invoker(self, state: ConflictState, user_id: int, is_gm: bool) -> str:
+        c = state.conflict
+        if state.action is not None:
+            who = state.action.actor
+            if not state.members[who].controlled_by(user_id, is_gm):
+                raise RuleError(f"Only {state.name(who)}'s player or the GM can invoke on it.")
+            return who
+        pending = c.pending
+        if pending is None or c.phase not in (Phase.DEFENDING, Phase.ABSORBING):
+            raise RuleError("Invokes here go on a roll in progress; there is none right now.")
+        before_defence = c.phase is Phase.DEFENDING and state.defence_roll is None
+        sides = [pending.attacker] if before_defence else [pending.attacker, pending.defender]
+        mine = [s for s in sides if state.members[s].controlled_by(user_id, is_gm)]
+        if not mine:
+            if before_defence:
+                raise RuleError(
+                    "Before the defence only the attacker can invoke; defend first, then invoke."
+                )
+            raise RuleError("Only the attacker or the defender can invoke on this attack.")
+        own_pcs = [
+            s for s in mine if not state.members[s].is_npc and state.members[s].owner_id == user_id
+        ]
+        npcs = [s for s in mine if state.members[s].is_npc]
+        return (own_pcs or npcs or mine)[0]
+
+    async def invoke_choices(
+        self, conflict_id: int, user_id: int, is_gm: bool
+    ) -> tuple[str, list[Choice]]:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, conflict_id, "conflict")
+            state = self._state(row)
+            who = self._invoker(state, user_id, is_gm)
+            member = state.members[who]
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            sheet = (await self._sheet_in(session, member)).sheet
+            return member.name, await self._choices_in(session, campaign, row, state, who, sheet)
+
+    async def _choices_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        who: str,
+        sheet: Character,
+    ) -> list[Choice]:
+        choices: list[Choice] = []
+        for aspect in state.aspects:
+            if aspect.hidden:
+                continue
+            gm_held = state.members[who].is_npc and aspect.invokes_held_by(GM)
+            if aspect.invokes_held_by(who) or gm_held:
+                choices.append(
+                    Choice(f"free|{aspect.id}", f"Free invoke: {aspect.text}"[:100], "no cost")
+                )
+            if aspect.kind is not AspectKind.BOOST:
+                choices.append(
+                    Choice(f"fp|{aspect.id}", f"Fate point: {aspect.text}"[:100], "costs 1 FP")
+                )
+        if "char" not in aspects_in_play.SOURCES:
+            for index, own in enumerate(sheet.aspects):
+                choices.append(
+                    Choice(f"fp|own:{index}", f"Fate point: {own.text}"[:100], "your aspect")
+                )
+        holder = state.members[who].holder
+        others = await aspects_in_play.aspects_in_play(
+            session, campaign, row.channel_id, include_hidden=state.members[who].is_npc
+        )
+        names = {m.name for m in state.members.values()}
+        ranked = rank_aspects(others, state.members[who].name, names)
+        outside = [a for a in ranked if not a.key.startswith(f"{SOURCE_PREFIX}:")]
+        return distinct_labels([*choices, *in_play_choices(outside, holder)])
+
+    async def invoke(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, choice: str
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            who = self._invoker(state, user_id, is_gm)
+            member = state.members[who]
+            record = await self._sheet_in(session, member)
+            valid = {
+                c.value
+                for c in await self._choices_in(session, campaign, row, state, who, record.sheet)
+            }
+            if choice not in valid:
+                raise RuleError(
+                    "That aspect cannot be invoked now; open Invoke again and pick one."
+                )
+            payment, key = choice.split("|", 1)
+            aspect_name, owner = await self._pay_invoke_in(
+                session, campaign, row, state, who, record, payment, key, user_id
+            )
+            if owner is not None and payment == "fp" and owner != who:
+                if state.conflict.combatant(owner).side != state.conflict.combatant(who).side:
+                    state.conflict, _ = rules.hostile_invoke(state.conflict, who, owner)
+            return self._apply_bonus(state, who, member, aspect_name, payment, user_id, key)
+
+        return await self._act_with_campaign(conflict_id, version, step)
+
+    async def _pay_invoke_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        who: str,
+        record: CharacterRecord,
+        payment: str,
+        key: str,
+        user_id: int,
+    ) -> tuple[str, str | None]:
+        """Spend the fate point or the free invoke; returns (aspect name, owning combatant)."""
+        owner: str | None = None
+        if key.startswith("own:"):
+            # an NPC's own aspects stay secret in the public log
+            name = HIDDEN_NAME if record.is_npc else record.sheet.aspects[int(key[4:])].text
+        elif key.startswith(f"{SOURCE_PREFIX}:"):
+            aspect = next(a for a in state.aspects if a.id == key)
+            name, owner = aspect.text, aspect.owner
+            if payment == "free":
+                spent, _ = spend_own_invoke(aspect, who if who in aspect.free_invokes else GM)
+                state.aspects = without_spent(state.aspects, key, spent)
+        else:
+            found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
+            name = HIDDEN_NAME if found.hidden else found.name  # the log is public
+            owner = next((c.id for c in state.conflict.combatants if c.name == found.owner), None)
+            if payment == "free":
+                await aspects_in_play.spend_free_invoke(
+                    session, campaign, row.channel_id, key, state.members[who].holder
+                )
+        if payment == "fp":
+            await pay_invoke_point_in(
+                session, campaign, row.channel_id, record, user_id, f"{name} (conflict #{row.id})"
+            )
+        return name, owner
+
+    def _apply_bonus(
+        self,
+        state: ConflictState,
+        who: str,
+        member: Member,
+        aspect_name: str,
+        payment: str,
+        user_id: int,
+        key: str,
+    ) -> str:
+        c = state.conflict
+
+        def invoked(roll: Roll) -> Roll:
+            bonus_roll, _ = apply_invoke(
+                roll,
+                self.dice(),
+                invoker_id=user_id,
+                invoker_name=member.name,
+                aspect_key=key,
+                aspect_name=aspect_name,
+                mode=InvokeMode.BONUS,
+                payment=Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE,
+                payer_id=member.character_id,
+            )
+            return bonus_roll
+
+        if state.action is not None:
+            action_roll = invoked(state.action.roll)
+            state.put_roll("action", action_roll)
+            line = f"{member.name} invokes {aspect_name} for +2: the roll is now "
+            line += f"{describe(action_roll.effort())}."
+            state.add_log(line)
+            return line
+        assert c.pending is not None
+        is_attacker = who == c.pending.attacker
+        roll = state.attack_roll if is_attacker else state.defence_roll
+        if roll is not None:
+            roll = invoked(roll)
+        line = f"{member.name} invokes {aspect_name} for +2."
+        if c.phase is Phase.DEFENDING:
+            assert roll is not None
+            if is_attacker:
+                state.attack_roll = roll
+                pending = c.pending.model_copy(update={"attack_effort": roll.effort()})
+                state.conflict = c.model_copy(update={"pending": pending})
+                line += f" The attack is now {describe(roll.effort())}."
+            else:
+                state.defence_roll = roll
+                line += f" The defence is now {describe(roll.effort())}."
+            state.add_log(line)
+            return line
+        if is_attacker:
+            state.attack_roll = roll
+        else:
+            state.defence_roll = roll
+        state.conflict, events = rules.invoke_on_attack(c, who, 2)
+        lines = [line, *self._after_resolution(state, [e for e in events if e.kind != "invoke"])]
+        state.add_log(*lines)
+        return " ".join(lines)
+
+    async def stunt_choices(self, conflict_id: int, user_id: int, is_gm: bool) -> list[Choice]:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, conflict_id, "conflict")
+            state = self._state(row)
+            return await self._stunt_choices_in(session, state, user_id, is_gm)
+
+    async def _stunt_choices_in(
+        self, session: AsyncSession, state: ConflictState, user_id: int, is_gm: bool
+    ) -> list[Choice]:
+        slots = state.open_rolls()
+        if not slots:
+            raise RuleError("Stunts go on a roll in progress; there is none right now.")
+        found: list[Choice] = []
+        for slot, roller in slots:
+            member = state.members[roller]
+            if not member.controlled_by(user_id, is_gm):
+                continue
+            record = await self._sheet_in(session, member)
+            for option in stunt_options(state.roll_in(slot), record):
+                found.append(
+                    Choice(
+                        f"{slot}|{option.index}",
+                        f"{option.name} ({option.bonus:+d})"[:100],
+                        f"on {member.name}'s {slot} roll"[:100],
+                    )
+                )
+        return found[:25]
+
+    async def add_stunt(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, value: str
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            valid = {c.value for c in await self._stunt_choices_in(session, state, user_id, is_gm)}
+            if value not in valid:
+                raise RuleError(
+                    "That stunt does not apply to this roll (or is already on it); "
+                    "press Stunt again."
+                )
+            slot, index = value.split("|", 1)
+            roller = dict(state.open_rolls())[slot]
+            record = await self._sheet_in(session, state.members[roller])
+            stunt = record.sheet.stunts[int(index)]
+            roll, _ = add_modifier(state.roll_in(slot), stunt.name, stunt.bonus)
+            state.put_roll(slot, roll)
+            line = (
+                f"{record.name} uses {stunt.name} ({stunt.bonus:+d}): the {slot} roll is now "
+                f"{describe(roll.effort())}."
+            )
+            state.add_log(line)
+            return line
+
+        return await self._act_with_campaign(conflict_id, version, step)
+
+    @staticmethod
+    def helper_choices(snapshot: ConflictSnapshot, user_id: int, is_gm: bool) -> list[Choice]:
+        """Who the user may have help with the roll(s) in progress (teamwork: Average (+1) or
+        better in the skill, and an action left this exchange)."""
+        state, c = snapshot.state, snapshot.conflict
+        if not state.open_rolls():
+            raise RuleError("Teamwork goes on a roll in progress; there is none right now.")
+        found: list[Choice] = []
+        for slot, roller in state.open_rolls():
+            roll = state.roll_in(slot)
+            helped = {h.helper_id for h in roll.teamwork}
+            side = c.combatant(roller).side
+            for person in c.active():
+                member = state.members[person.id]
+                sheet = snapshot.sheets.get(person.id)
+                if (
+                    person.id == roller
+                    or person.side != side
+                    or person.id == c.current
+                    or person.id in c.acted
+                    or member.character_id in helped
+                    or not member.controlled_by(user_id, is_gm)
+                    or sheet is None
+                    or sheet.rating(roll.skill or "") < 1
+                ):
+                    continue
+                choice = Choice(
+                    f"{slot}|{person.id}",
+                    f"{person.name} helps {state.name(roller)}"[:100],
+                    f"+1 to the {slot} roll ({roll.skill})"[:100],
+                )
+                found.append(choice)
+        return found[:25]
+
+    async def teamwork(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, value: str
+    ) -> ConflictSnapshot:
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            slot, _, helper = value.partition("|")
+            rollers = dict(state.open_rolls())
+            if slot not in rollers:
+                raise RuleError("That roll is already resolved; look at the tracker again.")
+            roller = rollers[slot]
+            member = self._require_control(state, helper, user_id, is_gm, "help with them")
+            state.conflict, _ = rules.support(state.conflict, helper, roller)
+            roll = state.roll_in(slot)
+            sheet = (await self._sheet_in(session, member)).sheet
+            roll, events = add_teamwork(
+                roll,
+                helper_id=member.character_id,
+                helper_name=member.name,
+                helper_rating=sheet.rating(roll.skill or ""),
+            )
+            state.put_roll(slot, roll)
+            bonus = roll.teamwork[-1].bonus
+            added = f"+{bonus}" if bonus else "nothing more (the team is at its cap)"
+            line = (
+                f"{member.name} helps {state.name(roller)} with {roll.skill}: {added}, and uses "
+                f"their action this exchange. The {slot} roll is now {describe(roll.effort())}."
+            )
+            state.add_log(line)
+            return line
+
+        return await self._act_with_campaign(conflict_id, version, step)
+
+    async def set_scale(self, channel_id: int, side: str, level: int) -> ConflictSnapshot:
+        """The GM sets a side's scale (Mundane 0 .. Godlike 4); it counts from the next roll."""
+        if not ScaleLevel.MUNDANE <= level <= ScaleLevel.GODLIKE:
+            raise RuleError("Pick a scale from Mundane to Godlike.")
+        conflict_id, _ = await self._running(channel_id)
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            sides = {p.side for p in state.conflict.combatants}
+            if side not in sides:
+                raise RuleError("Pick the PCs' or the NPCs' side (one that is in this conflict).")
+            state.scale = {**state.scale, side: level}
+            label = {"pcs": "The PCs", "npcs": "The NPCs"}.get(side, side)
+            line = f"Scale: {label} are {ScaleLevel(level).label}."
+            state.add_log(line)
+            return line + " It counts from the next roll."
+
+        return await self._act_with_campaign(conflict_id, None, step)

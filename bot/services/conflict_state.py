@@ -1,0 +1,237 @@
+"""A conflict's stored state (the pure rules state plus who plays whom, the rolls waiting and the
+log), the snapshot a call returns, and the conflict's aspects as a source for /roll.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.models.scenes import SceneRow
+from bot.errors import RuleError
+from bot.fate.aspects import GM, Aspect, AspectKind
+from bot.fate.aspects import Event as RuleEvent
+from bot.fate.aspects import spend_free_invoke as spend_own_invoke
+from bot.fate.conflict import Conflict, Phase
+from bot.fate.rolls import Roll
+from bot.fate.sheet import Character
+from bot.services import aspects_in_play
+from bot.services.campaigns import CampaignInfo
+from bot.services.encounters import (
+    HIDDEN_NAME,
+    EncounterState,
+    Member,
+    active_encounter_in,
+    save_encounter_in,
+    without_spent,
+)
+
+MAX_ZONES = 10
+HIDDEN_TAG = "hidden: only the GM sees it"
+VOID_LINE = "The aspect left play before the roll was resolved; the action is spent for nothing."
+ZONE_NAME_MAX = 40
+SOURCE_PREFIX = "cf"
+IMPEDED = "imp|"  # a move choice's value prefix: the move takes the action and a roll
+
+
+class PendingAction(BaseModel):
+    """An overcome, create-an-advantage or impeded move that is rolled and waits for invokes,
+    stunts and teamwork before it is resolved."""
+
+    kind: str  # "overcome" | "advantage" | "move"
+    actor: str
+    roll: Roll
+    aspect_text: str = ""  # a new aspect to create
+    aspect_key: str = ""  # or an existing one (a conflict "cf:..." or scene "scene:..." key)
+    aspect_name: str = ""  # the existing aspect's text, for the tracker
+    zone: str = ""
+
+
+ROLL_SLOTS = ("attack", "defence", "action")
+
+
+class ConflictState(EncounterState):
+    conflict: Conflict
+    members: dict[str, Member]
+    zones: list[str] = Field(default_factory=list)
+    aspects: list[Aspect] = Field(default_factory=list)  # boosts, advantages, consequences
+    attack_roll: Roll | None = None
+    defence_roll: Roll | None = None
+    gm_carried: int = 0  # fate points NPC payouts gave the GM for later scenes
+    next_aspect: int = 1
+    action: PendingAction | None = None  # a rolled action waiting to be resolved
+    scale: dict[str, int] = Field(default_factory=dict)  # side -> ScaleLevel set by the GM
+
+    def open_rolls(self) -> list[tuple[str, str]]:
+        """(slot, roller) of the rolls that still take invokes, stunts and teamwork."""
+        if self.action is not None:
+            return [("action", self.action.actor)]
+        c = self.conflict
+        if c.phase is Phase.DEFENDING and c.pending is not None and self.attack_roll is not None:
+            found = [("attack", c.pending.attacker)]
+            if self.defence_roll is not None:
+                found.append(("defence", c.pending.defender))
+            return found
+        return []
+
+    def roll_in(self, slot: str) -> Roll:
+        roll = {
+            "attack": self.attack_roll,
+            "defence": self.defence_roll,
+            "action": self.action.roll if self.action else None,
+        }.get(slot)
+        if roll is None:
+            raise RuleError("That roll is already resolved; look at the tracker again.")
+        return roll
+
+    def put_roll(self, slot: str, roll: Roll) -> None:
+        if slot == "attack":
+            self.attack_roll = roll
+            pending = self.conflict.pending
+            if pending is not None and self.conflict.phase is Phase.DEFENDING:
+                pending = pending.model_copy(update={"attack_effort": roll.effort()})
+                self.conflict = self.conflict.model_copy(update={"pending": pending})
+        elif slot == "defence":
+            self.defence_roll = roll
+        elif slot == "action" and self.action is not None:
+            self.action = self.action.model_copy(update={"roll": roll})
+
+    def require_no_action(self) -> None:
+        if self.action is not None:
+            raise RuleError(
+                f"{self.name(self.action.actor)}'s roll is waiting: invoke, add stunts or "
+                "teamwork, then press Resolve the roll."
+            )
+
+    def name(self, combatant_id: str | None) -> str:
+        if combatant_id is None:
+            return "nobody"
+        if combatant_id == GM:
+            return "the GM"
+        member = self.members.get(combatant_id)
+        return member.name if member else combatant_id
+
+    def new_aspect_id(self) -> str:
+        key = f"{SOURCE_PREFIX}:{self.conflict.id}:{self.next_aspect}"
+        self.next_aspect += 1
+        return key
+
+
+@dataclass
+class ConflictSnapshot:
+    """What the tracker and the replies need after a call."""
+
+    id: int
+    version: int
+    channel_id: int
+    tracker_message_id: int | None
+    state: ConflictState
+    sheets: dict[str, Character] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def conflict(self) -> Conflict:
+        return self.state.conflict
+
+
+def events_text(state: ConflictState, events: list[RuleEvent]) -> list[str]:
+    lines = []
+    for event in events:
+        if event.kind in ("turn", "conflict_started"):
+            continue
+        who = state.name(event.who) if event.who and event.who in state.members else None
+        lines.append(f"{who}: {event.text}" if who else event.text)
+    return lines
+
+
+def resolve_skill(sheet: Character, skill: str) -> tuple[str, int]:
+    wanted = " ".join(skill.split())
+    if not wanted or len(wanted) > 40:
+        raise RuleError("Pick a skill from the list (or type its name, up to 40 characters).")
+    for name, rating in sheet.skills.items():
+        if name.casefold() == wanted.casefold():
+            return name, rating
+    return wanted, 0
+
+
+def shown_text(aspect: Aspect) -> str:
+    """An aspect's text as the public log may show it."""
+    return HIDDEN_NAME.capitalize() if aspect.hidden else aspect.text
+
+
+async def scene_zones_in(session: AsyncSession, channel_id: int) -> dict[str, list[str]] | None:
+    """The zones (and what touches what) of the channel's running scene, if there is one."""
+    from bot.fate.scene import Scene
+
+    row = await session.get(SceneRow, channel_id)
+    if row is None or not row.active:
+        return None
+    scene = Scene.model_validate_json(row.scene_json)
+    names = {z.key: z.name for z in scene.zones}
+    if not names:
+        return None
+    return {z.name: [names[k] for k in z.adjacent if k in names] for z in scene.zones[:MAX_ZONES]}
+
+
+class ConflictAspectSource:
+    """The conflict's boosts, advantages and consequence invokes, for /roll and other features.
+
+    Holders: a PC's invokes show as "char:<id>", those of NPCs as "gm" (the GM plays them).
+    """
+
+    prefix = SOURCE_PREFIX
+
+    async def aspects(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
+    ) -> list[aspects_in_play.AspectInPlay]:
+        row = await active_encounter_in(session, channel_id, "conflict")
+        if row is None or row.campaign_id != campaign.id:
+            return []
+        state = ConflictState.model_validate_json(row.state_json)
+        found = []
+        for aspect in state.aspects:
+            holders: dict[str, int] = {}
+            for holder in aspect.free_invokes:
+                key = self._holder(state, holder)
+                holders[key] = holders.get(key, 0) + 1
+            found.append(
+                aspects_in_play.AspectInPlay(
+                    key=aspect.id,
+                    name=aspect.text,
+                    owner=state.name(aspect.owner) if aspect.owner else "conflict",
+                    is_boost=aspect.kind is AspectKind.BOOST,
+                    hidden=aspect.hidden,
+                    free_invokes=holders,
+                )
+            )
+        return found
+
+    @staticmethod
+    def _holder(state: ConflictState, combatant_id: str) -> str:
+        member = state.members.get(combatant_id)
+        return GM if member is None else member.holder
+
+    async def spend_free_invoke(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+    ) -> None:
+        row = await active_encounter_in(session, channel_id, "conflict")
+        if row is None or row.campaign_id != campaign.id:
+            raise RuleError("That aspect is no longer in play; pick another one.")
+        state = ConflictState.model_validate_json(row.state_json)
+        aspect = next((a for a in state.aspects if a.id == key), None)
+        if aspect is None:
+            raise RuleError("That aspect is no longer in play; pick another one.")
+        who = next((h for h in aspect.free_invokes if self._holder(state, h) == holder), None)
+        if who is None:
+            raise RuleError(
+                f"There is no free invoke of yours left on '{aspect.text}'; pay a fate point."
+            )
+        spent, _ = spend_own_invoke(aspect, who)
+        state.aspects = without_spent(state.aspects, key, spent)
+        state.add_log(f"{state.name(who)} uses a free invoke on {aspect.text}.")
+        await save_encounter_in(session, row, state.model_dump_json(), active=row.active)
+
+
+aspects_in_play.register_source(ConflictAspectSource())

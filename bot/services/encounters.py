@@ -1,0 +1,439 @@
+"""What conflicts, contests and challenges share: the encounter row (start, load, the versioned
+save, the tracker message), who takes part, the dice, and the invoke and absorb menus.
+
+One service call = one transaction: `EncounterService.transact` loads the row, checks the version
+the clicker saw, runs one step on the pure state and saves it with an optimistic version check
+(a double click applies once). Dice come from one `DiceSource` the three services share
+(SystemRandom in production; tests script it).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, Field
+from sqlalchemy import update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models.columns import utcnow
+from bot.db.models.conflicts import EncounterRow
+from bot.db.models.scenes import SceneRow
+from bot.errors import RuleError
+from bot.fate import conflict as rules
+from bot.fate.aspects import GM, Aspect
+from bot.fate.dice import fate_symbols
+from bot.fate.harm import AbsorbChoice, SlotRef
+from bot.fate.ladder import describe, parse_rating
+from bot.fate.rolls import Roll, Roller
+from bot.fate.sheet import Character
+from bot.fate.tracks import Track, TrackKind
+from bot.services import aspects_in_play
+from bot.services.campaigns import (
+    CampaignInfo,
+    CharacterRecord,
+    StaleError,
+    get_character_in,
+    move_fate_points_in,
+)
+from bot.services.scenes import spend_gm_point_in
+from bot.services.versioned import update_versioned_in
+
+HIDDEN_NAME = "a hidden aspect"
+LOG_KEEP = 8
+MAX_PARTICIPANTS = rules.MAX_COMBATANTS
+STALE = "Someone acted first (or you clicked twice); look at the tracker again and retry."
+
+
+class Member(BaseModel):
+    """Who a combatant (or contest/challenge member) is, and who may act for them."""
+
+    character_id: int
+    owner_id: int
+    name: str
+    is_npc: bool
+
+    def controlled_by(self, user_id: int, is_gm: bool) -> bool:
+        return is_gm or (not self.is_npc and self.owner_id == user_id)
+
+    @property
+    def holder(self) -> str:
+        """How scene and game aspects name this member's free invokes (the GM holds NPCs')."""
+        return GM if self.is_npc else f"char:{self.character_id}"
+
+
+def member_of(record: CharacterRecord) -> Member:
+    return Member(
+        character_id=record.id, owner_id=record.owner_id, name=record.name, is_npc=record.is_npc
+    )
+
+
+def roller_of(member: Member) -> Roller:
+    return Roller(character_id=member.character_id, user_id=member.owner_id, name=member.name)
+
+
+async def sheets_in(session: AsyncSession, members: dict[str, Member]) -> dict[str, Character]:
+    """The sheets of the members that still exist (a deleted character is left out)."""
+    sheets: dict[str, Character] = {}
+    for key, member in members.items():
+        try:
+            sheets[key] = (await get_character_in(session, member.character_id)).sheet
+        except RuleError:
+            continue
+    return sheets
+
+
+def without_spent(aspects: list[Aspect], key: str, spent: Aspect | None) -> list[Aspect]:
+    """The aspects after a free invoke on `key`: updated, or gone when it was a boost."""
+    if spent is None:
+        return [a for a in aspects if a.id != key]
+    return [spent if a.id == key else a for a in aspects]
+
+
+async def active_encounter_in(
+    session: AsyncSession, channel_id: int, kind: str
+) -> EncounterRow | None:
+    return (
+        await session.exec(
+            select(EncounterRow)
+            .where(
+                EncounterRow.channel_id == channel_id,
+                EncounterRow.kind == kind,
+                col(EncounterRow.active),
+            )
+            .order_by(col(EncounterRow.id).desc())
+        )
+    ).first()
+
+
+async def new_encounter_in(
+    session: AsyncSession, campaign_id: int, guild_id: int, channel_id: int, kind: str, user_id: int
+) -> EncounterRow:
+    """An encounter row with its id (the rules name the encounter by it); state comes next."""
+    row = EncounterRow(
+        campaign_id=campaign_id,
+        guild_id=guild_id,
+        channel_id=channel_id,
+        kind=kind,
+        state_json="{}",
+        created_by=user_id,
+    )
+    session.add(row)
+    await session.flush()
+    assert row.id is not None
+    return row
+
+
+async def load_encounter_in(session: AsyncSession, encounter_id: int, kind: str) -> EncounterRow:
+    row = await session.get(EncounterRow, encounter_id)
+    if row is None or row.kind != kind:
+        raise RuleError(f"That {kind} no longer exists.")
+    return row
+
+
+def check_version(row: EncounterRow, version: int | None) -> None:
+    if version is not None and row.version != version:
+        raise StaleError(STALE)
+
+
+async def save_encounter_in(
+    session: AsyncSession, row: EncounterRow, state_json: str, *, active: bool
+) -> int:
+    """Write the new state if nobody changed the row since it was read; returns the version."""
+    assert row.id is not None
+    stale = StaleError(STALE)
+    values = {"state_json": state_json, "active": active, "updated_at": utcnow()}
+    return await update_versioned_in(session, EncounterRow, row.id, row.version, values, stale)
+
+
+async def set_tracker_in(session: AsyncSession, encounter_id: int, message_id: int) -> None:
+    await session.exec(  # type: ignore[call-overload]
+        update(EncounterRow)
+        .where(col(EncounterRow.id) == encounter_id)
+        .values(tracker_message_id=message_id)
+    )
+
+
+def parse_names(text: str, what: str, limit: int = MAX_PARTICIPANTS) -> list[str]:
+    names = [n.strip() for n in text.replace(";", ",").split(",") if n.strip()]
+    if not names:
+        raise RuleError(f"List the {what} by name, separated by commas (e.g. `Harry, Molly`).")
+    if len(names) > limit:
+        raise RuleError(f"List at most {limit} {what}.")
+    return names
+
+
+def parse_difficulty(text: str) -> int:
+    try:
+        return parse_rating(text)
+    except ValueError as error:
+        raise RuleError(f"Difficulty: {error}") from None
+
+
+def roll_line(name: str, roll: Roll) -> str:
+    skill = f"{roll.skill} " if roll.skill else ""
+    extras = [f"{m.value:+d} {m.label}" for m in roll.modifiers if m.value]
+    if roll.teamwork_bonus:
+        extras.append(f"+{roll.teamwork_bonus} teamwork")
+    scale = roll.effort_before_scale_success() - roll.skill_rating - roll.dice_total
+    scale -= sum(m.value for m in roll.modifiers) + roll.teamwork_bonus
+    scale -= sum(i.bonus for i in roll.invokes if not i.hostile)
+    if scale:
+        extras.append(f"{scale:+d} scale")
+    bonus = sum(i.bonus for i in roll.invokes if not i.hostile)
+    if bonus:
+        extras.append(f"+{bonus} invokes")
+    more = (" " + " ".join(extras)) if extras else ""
+    return (
+        f"{name}: {skill}{roll.skill_rating:+d} {fate_symbols(roll.dice)}{more} = "
+        f"{describe(roll.effort())}"
+    )
+
+
+def skill_choices(sheet: Character, limit: int = 25) -> list[tuple[str, int]]:
+    """The skills a character would roll, best first (for selects)."""
+    rated = sorted(sheet.skills.items(), key=lambda kv: (-kv[1], kv[0]))
+    return rated[:limit]
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: str
+    label: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class AbsorbOption:
+    index: int
+    label: str
+    slots_needing_text: tuple[str, ...]  # labels of consequence slots that need an aspect
+
+
+async def pay_invoke_point_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    record: CharacterRecord,
+    user_id: int,
+    note: str,
+) -> None:
+    """A fate point for an invoke: a PC pays from the sheet; an NPC from the GM pool of the
+    channel's scene (as /roll does), or from its own sheet when no scene is running."""
+    if record.is_npc:
+        scene = await session.get(SceneRow, channel_id)
+        if scene is not None and scene.active and scene.campaign_id == campaign.id:
+            await spend_gm_point_in(
+                session, campaign, channel_id, reason="invoke", actor_id=user_id, note=note
+            )
+            return
+    await move_fate_points_in(
+        session, record, -1, reason="invoke", actor_id=user_id, note=note, channel_id=channel_id
+    )
+
+
+def rank_aspects(
+    found: list[aspects_in_play.AspectInPlay], invoker: str, participants: set[str]
+) -> list[aspects_in_play.AspectInPlay]:
+    """The invoker's own aspects first, then the scene's and the participants', then the rest
+    (menus hold 25 options; the characters of the whole campaign can hold many more)."""
+
+    def rank(aspect: aspects_in_play.AspectInPlay) -> int:
+        if aspect.owner == invoker:
+            return 0
+        if not aspect.key.startswith("char:") or aspect.owner in participants:
+            return 1
+        return 2
+
+    return sorted(found, key=rank)
+
+
+def in_play_choices(
+    found: list[aspects_in_play.AspectInPlay],
+    holder: str,
+    *,
+    value_head: str = "",
+    label_head: str = "",
+    with_owner: bool = True,
+) -> list[Choice]:
+    """Invoke menu entries for aspects in play: a free invoke where `holder` has one, a fate
+    point on any but a boost."""
+    choices = []
+    for aspect in found:
+        owner = aspect.owner[:100] if with_owner else ""
+        if aspect.free_invokes.get(holder):
+            label = f"{label_head}Free invoke: {aspect.name}"[:100]
+            choices.append(Choice(f"{value_head}free|{aspect.key}", label, owner))
+        if not aspect.is_boost:
+            label = f"{label_head}Fate point: {aspect.name}"[:100]
+            choices.append(Choice(f"{value_head}fp|{aspect.key}", label, owner))
+    return choices
+
+
+def distinct_labels(choices: list[Choice]) -> list[Choice]:
+    """The first choice of each label (a menu shows labels), at most a select's 25."""
+    unique: dict[str, Choice] = {}
+    for choice in choices:
+        unique.setdefault(choice.label.casefold(), choice)
+    return list(unique.values())[:25]
+
+
+def absorb_menu(choices: list[AbsorbChoice], tracks: list[Track]) -> list[AbsorbOption]:
+    """The absorb choices as menu entries (with the consequence slots that need a name)."""
+    labels = {t.key: t for t in tracks}
+    return [
+        AbsorbOption(
+            index,
+            describe_absorb(option, labels),
+            tuple(
+                labels[s.track].label
+                for s in option.slots
+                if labels[s.track].kind is TrackKind.CONSEQUENCE
+            ),
+        )
+        for index, option in enumerate(choices)
+    ]
+
+
+def name_slots(option: AbsorbChoice, tracks: list[Track], texts: list[str]) -> AbsorbChoice:
+    """Write the player's consequence names into the chosen slots, in order."""
+    by_key = {t.key: t for t in tracks}
+    wanted = iter(" ".join(t.split())[:80] for t in texts)
+    slots = [
+        SlotRef(
+            track=s.track,
+            aspect=next(wanted, None) if by_key[s.track].kind is TrackKind.CONSEQUENCE else None,
+        )
+        for s in option.slots
+    ]
+    return option.model_copy(update={"slots": slots})
+
+
+def describe_absorb(option: AbsorbChoice, tracks: dict[str, Track]) -> str:
+    if option.taken_out:
+        return "Taken out (absorb nothing)"
+    parts = []
+    by_track: dict[str, list[int]] = {}
+    for ref in option.stress:
+        by_track.setdefault(ref.track, []).append(ref.box + 1)
+    for key, boxes in by_track.items():
+        label = tracks[key].label if key in tracks else key
+        parts.append(f"{label} box {', '.join(str(b) for b in boxes)}")
+    for slot in option.slots:
+        track = tracks.get(slot.track)
+        parts.append(f"{track.label} ({track.absorb})" if track else slot.track)
+    return " + ".join(parts)[:100]
+
+
+# --------------------------------------------------------------------------- the shared service
+class DiceSource:
+    """Where the encounters' dice come from. The cog makes one and hands it to the three
+    services, so a test scripts every encounter's dice in one place (`dice.factory = ...`)."""
+
+    def __init__(self, factory: Callable[[], random.Random] = random.SystemRandom) -> None:
+        self.factory = factory
+
+    def __call__(self) -> random.Random:
+        return self.factory()
+
+
+class EncounterState(BaseModel):
+    """What every encounter's stored state has: who takes part and the tracker's log."""
+
+    members: dict[str, Member] = Field(default_factory=dict)
+    log: list[str] = Field(default_factory=list)
+
+    def name(self, member_id: str | None) -> str:
+        member = self.members.get(member_id or "")
+        return member.name if member else str(member_id)
+
+    def add_log(self, *lines: str) -> None:
+        self.log = [*self.log, *[line for line in lines if line]][-LOG_KEEP:]
+
+
+StateT = TypeVar("StateT", bound=EncounterState)
+SnapshotT = TypeVar("SnapshotT")
+
+
+class EncounterService(Generic[StateT, SnapshotT]):
+    """Start, read and act on one kind of encounter, each call one versioned transaction.
+
+    Subclasses name their `kind` (the row's kind and the slash command), their state model and
+    snapshot type, and say when the encounter is still open."""
+
+    kind: ClassVar[str]
+    state_model: type[StateT]
+    snapshot_type: Callable[..., SnapshotT]
+
+    def __init__(self, db: Database, dice: DiceSource | None = None) -> None:
+        self.db = db
+        self.dice = dice or DiceSource()
+
+    def _is_open(self, state: StateT) -> bool:
+        raise NotImplementedError(f"{type(self).__name__} must say when it is still open")
+
+    def _state(self, row: EncounterRow) -> StateT:
+        return self.state_model.model_validate_json(row.state_json)
+
+    async def _snapshot_in(
+        self,
+        session: AsyncSession,
+        row: EncounterRow,
+        state: StateT,
+        message: str = "",
+        *,
+        with_sheets: bool = True,
+    ) -> SnapshotT:
+        assert row.id is not None
+        sheets = await sheets_in(session, state.members) if with_sheets else {}
+        return self.snapshot_type(
+            row.id, row.version, row.channel_id, row.tracker_message_id, state, sheets, message
+        )
+
+    async def _act(
+        self,
+        encounter_id: int,
+        version: int | None,
+        step: Callable[[AsyncSession, EncounterRow, StateT], Awaitable[str]],
+    ) -> SnapshotT:
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, encounter_id, self.kind)
+            return await self._act_on(session, row, version, step)
+
+    async def _act_on(
+        self,
+        session: AsyncSession,
+        row: EncounterRow,
+        version: int | None,
+        step: Callable[[AsyncSession, EncounterRow, StateT], Awaitable[str]],
+    ) -> SnapshotT:
+        """Run one step on the state of `row` and save it, if the clicker saw `version`."""
+        check_version(row, version)
+        if not row.active:
+            raise RuleError(f"This {self.kind} is over; start a new one with `/{self.kind} start`.")
+        state = self._state(row)
+        message = await step(session, row, state)
+        row.version = await save_encounter_in(
+            session, row, state.model_dump_json(), active=self._is_open(state)
+        )
+        return await self._snapshot_in(session, row, state, message)
+
+    async def _running_in(self, session: AsyncSession, channel_id: int) -> EncounterRow:
+        row = await active_encounter_in(session, channel_id, self.kind)
+        if row is None:
+            raise RuleError(f"No {self.kind} is running here; start one with `/{self.kind} start`.")
+        return row
+
+    async def get(self, encounter_id: int, *, with_sheets: bool = True) -> SnapshotT:
+        """The encounter as it is; without the sheets when only its state is asked about."""
+        async with self.db.session() as session:
+            row = await load_encounter_in(session, encounter_id, self.kind)
+            return await self._snapshot_in(session, row, self._state(row), with_sheets=with_sheets)
+
+    async def set_tracker(self, encounter_id: int, message_id: int) -> None:
+        async with self.db.session() as session:
+            await set_tracker_in(session, encounter_id, message_id)
