@@ -142,7 +142,7 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
 
     @abstractmethod
     def legal_actions(self, state: StateT, seat: str) -> list[Action]:
-        """What ``seat`` may do now (empty when it is not this seat's turn)."""
+        """What ``seat`` may do now: its turn's moves, or a table-wide move any seat may make."""
 
     @abstractmethod
     def apply(
@@ -152,7 +152,8 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
 
     @abstractmethod
     def current_seats(self, state: StateT) -> list[str]:
-        """Seats that may act now (several for a table decision)."""
+        """Seats the game waits for (several for a table decision). Other seats may still have
+        table-wide moves in ``legal_actions`` (e.g. a proposal any player may make)."""
 
     @abstractmethod
     def public_view(self, state: StateT) -> dict[str, Any]:

@@ -639,7 +639,8 @@ class GameService:
         engine = get_engine(row.engine)
         state = engine.load_state(row.state or "{}")
         current = engine.current_seats(state)
-        if seat.seat not in current:
+        # A seat not waited for may still have a table-wide move (e.g. proposing the Showdown).
+        if seat.seat not in current and not engine.legal_actions(state, seat.seat):
             names = ", ".join(s.name for s in seats if s.seat in current) or "nobody"
             raise RuleError(f"It is not your turn: waiting for {names}.")
         if action_id == AUTO:

@@ -379,39 +379,38 @@ async def test_a_burst_of_moves_edits_the_board_only_once_or_twice(
     assert board_calls == ["PATCH"]
 
 
-async def test_lobby_chooses_characters_and_resets_options(table: Table) -> None:
+async def test_lobby_sets_the_start_and_each_player_chooses_a_deck(table: Table) -> None:
     lobby = await table.slash("game new", user=table.player, game="dfccg")
     game_id = _game_id(lobby)
-    variant = f"ftg:o:{game_id}:variant_start_type"
-    chars = f"ftg:o:{game_id}:characters"
-    picked = await table.select(lobby, variant, ["overcome"], user=table.player)
-    assert "variant_start_type: **overcome**" in picked.text
-    reset = await table.select(lobby, variant, ["none"], user=table.player)
-    assert "variant_start_type: **default**" in reset.text
-    assert json.loads((await _row(table, game_id)).options).get("variant_start_type") is None
-    # Too many characters for a solo game (three decks, Harry always among them) ...
-    many = ["susan", "murphy", "michael"]
-    await table.select(lobby, chars, many, user=table.player)
-    refused = await table.click(lobby, "Start", user=table.player)
-    assert refused.ephemeral and "pick fewer characters" in refused.text
-    # ... an empty pick resets to random decks, and two chosen decks join Harry.
-    cleared = await table.select(lobby, chars, [], user=table.player)
-    assert "characters: **default**" in cleared.text
-    chosen = await table.select(lobby, chars, ["susan", "michael"], user=table.player)
-    assert "Susan Rodriguez, Michael Carpenter" in chosen.text
-    stranger = await table.select(lobby, chars, ["murphy"], user=table.player2)
+    start = f"ftg:o:{game_id}:start"
+    consent = f"ftg:o:{game_id}:showdown_consent"
+    picked = await table.select(lobby, start, ["choose-variant"], user=table.player)
+    assert "start: **Players choose, variant start**" in picked.text
+    host = await table.select(lobby, consent, ["host"], user=table.player)
+    assert "The host confirms a Showdown" in host.text
+    reset = await table.select(lobby, consent, ["everyone"], user=table.player)
+    assert json.loads((await _row(table, game_id)).options).get("showdown_consent") == "everyone"
+    assert "Every seat confirms" in reset.text
+    stranger = await table.select(lobby, start, ["random"], user=table.player2)
     assert stranger.ephemeral and "Only the host" in stranger.text
+    await table.select(lobby, start, ["choose"], user=table.player)
     snapshot = json.loads(json.dumps(lobby.message))
     started = await table.click(lobby, "Start", user=table.player)
     assert "My hand" in started.labels()
+    assert lobby.message is not None
+    # Solo: the player chooses three characters; Harry is the only choice left for the last.
+    for name in ("Susan Rodriguez", "Michael Carpenter", "Harry Dresden"):
+        hand = await table.click(
+            table.message(int(lobby.message["id"])), "My hand", user=table.player
+        )
+        assert hand.ephemeral and name in hand.labels()
+        if name == "Harry Dresden":
+            assert "Karrin Murphy" not in hand.labels()
+        await table.click(hand, name, user=table.player)
     state = get_engine("dfccg").load_state((await _row(table, game_id)).state or "")
     assert sorted(k for t in state.tableaux for k in t.characters) == ["harry", "michael", "susan"]
-    assert lobby.message is not None
-    hand = await table.click(lobby.message, "My hand", user=table.player)
-    assert hand.ephemeral and all(
-        name in hand.text for name in ("Harry Dresden", "Susan Rodriguez", "Michael Carpenter")
-    )
-    late = await table.select(snapshot, chars, [], user=table.player)
+    assert state.decision is not None and state.decision.kind == "first_player"
+    late = await table.select(snapshot, start, ["random"], user=table.player)
     assert late.ephemeral and "only change in the lobby" in late.text
 
 

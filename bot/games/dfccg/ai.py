@@ -48,11 +48,16 @@ def choose(engine: DfccgEngine, state: DfState, seat: str, rng: random.Random) -
             # Spread the Fate over the remaining rolls: the best tier within a fair share.
             share = state.available / max(1, len(state.showdown_queue))
             ctx = engine._ctx(state, random.Random(0))
-            slot = ctx.find(state.showdown_queue[0])
+            slot = ctx.find(state.showdown_pick or state.showdown_queue[0])
             showdown = ctx.cards[state.showdown_id]
             tiers = showdown.foe if slot and ctx.book(slot[2]).type == "foe" else showdown.case
-            fitting = [a for a in actions if tiers[int(a.id[2:])].fate <= max(share, 0)]
-            return (fitting or actions[:1])[-1]
+            rolls = [a for a in actions if a.id != "pick"]
+            fitting = [a for a in rolls if tiers[int(a.id[2:])].fate <= max(share, 0)]
+            return (fitting or rolls[:1])[-1]
+        if decision.kind == "named_type":
+            return next(a for a in actions if a.id == "none")
+        if decision.kind == "redraw":
+            return next(a for a in actions if a.id == "keep")
         if decision.kind == "talent":
             return next((a for a in actions if a.id != "skip"), actions[0])
         if decision.kind == "choose":

@@ -16,7 +16,8 @@ ActionType = Literal["attack", "investigate", "overcome", "advantage"]
 Token = Literal["hit", "clue"]
 RollKind = Literal["discard", "cost", "range", "value", "showdown"]
 CharacterScope = Literal["all", "harry", "not_harry"]
-_ALL_PLAY_ROLLS: tuple[RollKind, ...] = ("discard", "cost", "range", "value")
+# A Book card's dice effect stays in force in the Showdown too, unless it names its rolls.
+_ALL_ROLLS: tuple[RollKind, ...] = ("discard", "cost", "range", "value", "showdown")
 
 # Which Book card type each action targets (a Take Advantage action is "advantage").
 ACTION_TARGET: dict[str, BookType] = {
@@ -160,7 +161,7 @@ class DiceFace(BaseModel):
     kind: Literal["dice_face"] = "dice_face"
     from_face: Literal[-1, 0, 1] = 0
     to_face: Literal[-1, 0, 1] = -1
-    rolls: list[RollKind] = Field(default_factory=lambda: list(_ALL_PLAY_ROLLS))
+    rolls: list[RollKind] = Field(default_factory=lambda: list(_ALL_ROLLS))
     characters: CharacterScope = "all"
 
 

@@ -24,11 +24,13 @@ from bot.games.dfccg.cards import (
     RemoveCard,
     Selector,
     ShowdownCard,
+    ShowdownTier,
 )
 from bot.games.dfccg.packs import Library, card_index, load_library
 from bot.games.dfccg.state import (
     FATE_SUPPLY,
     HAND_SIZE,
+    START_LABELS,
     STARTING_FATE,
     BookSlot,
     CardRef,
@@ -50,6 +52,12 @@ SIDE_JOBS_TABLE: dict[tuple[int, int], tuple[int, int, int, int]] = {
     (-1, -1): (3, 3, 3, 3),
 }
 FACE = {1: "+", 0: "blank", -1: "-"}
+TYPE_NAMES = {
+    "attack": "Attack",
+    "investigate": "Investigate",
+    "overcome": "Overcome",
+    "advantage": "Take Advantage",
+}
 
 
 def side_jobs_counts(first: int, second: int) -> tuple[int, int, int, int]:
@@ -70,6 +78,9 @@ class _Context:
         self.rng = rng
         self.cards = cards
         self.events: list[GameEvent] = []
+        # Effects of Book cards removed during this step (a taken Advantage, a solved Case):
+        # they resolve at once, before the rest of the action that removed them.
+        self.triggered: list[Job] = []
 
     # -- helpers ---------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", **data: Any) -> None:
@@ -102,15 +113,19 @@ class _Context:
         return tableau is not None and "harry" in self.s.tableaux[tableau].characters
 
     def scope_applies(self, scope: str, tableau: int | None) -> bool:
+        """Whether an effect for "all" / "harry" / "not_harry" touches this tableau's action.
+        The Showdown's rolls belong to the whole table (no tableau): only "all" effects apply."""
         if scope == "all":
             return True
+        if tableau is None:
+            return False
         harry = self.has_harry(tableau)
         return harry if scope == "harry" else not harry
 
     def passives(self, lingering: list[str] | None = None) -> Iterator[tuple[BookCard, Effect]]:
         """Passive effects of Book cards in the rows (plus Obstacles still lingering)."""
         ids = [slot.card_id for _, _, slot in self.slots()] + list(lingering or [])
-        for job in self.s.jobs[:1]:
+        for job in self.s.jobs:
             ids += job.lingering
         for card_id in ids:
             card = self.book(card_id)
@@ -122,12 +137,17 @@ class _Context:
         if not value.dice:
             return value.base, ""
         faces = [self.rng.choice((-1, 0, 1)) for _ in range(value.dice)]
-        for _card, effect in self.passives():
+        rolled = " ".join(FACE[f] for f in faces)
+        changes: list[str] = []
+        for card, effect in self.passives():
             if effect.kind == "dice_face" and roll_kind in effect.rolls:
-                if self.scope_applies(effect.characters, tableau):
+                if self.scope_applies(effect.characters, tableau) and effect.from_face in faces:
+                    count = faces.count(effect.from_face)
                     faces = [effect.to_face if f == effect.from_face else f for f in faces]
-        shown = " ".join(FACE[f] for f in faces)
-        return value.base + sum(faces), f" (rolled {shown})"
+                    noun = FACE[effect.from_face] + ("" if count == 1 else " x" + str(count))
+                    changes.append(f"{noun} counted as {FACE[effect.to_face]} by {card.name}")
+        note = f" (rolled {rolled}" + "".join(f"; {c}" for c in changes) + ")"
+        return value.base + sum(faces), note
 
     # -- restrictions ------------------------------------------------------------------------
     def matches(self, selector: Selector, slot: BookSlot, amount: int = 0) -> bool:
@@ -257,7 +277,7 @@ class _Context:
         if card.type == "obstacle" and self.s.jobs:
             self.s.jobs[0].lingering.append(card.id)  # its effect lasts to the end of the action
         if card.on_removed:
-            self.s.jobs.append(
+            self.triggered.append(
                 Job(
                     source=card.name,
                     tableau=tableau,
@@ -336,7 +356,6 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def option_values(self) -> dict[str, list[str]]:
         return {
             "book": [*self.library.books, SIDE_JOBS, CAMPAIGN],
-            "characters": list(self.library.characters),
         }
 
     def option_value_labels(self) -> dict[str, dict[str, str]]:
@@ -346,6 +365,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return {
             "characters": {k: c.name for k, c in self.library.characters.items()},
             "book": books,
+            "start": START_LABELS,
+            "showdown_consent": {
+                "everyone": "Every seat confirms a Showdown",
+                "host": "The host confirms a Showdown",
+            },
         }
 
     def resolve_options(
@@ -369,15 +393,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         if not self.min_players <= len(seats) <= self.max_players:
             raise DfRuleError("This game needs 1 to 5 players; change the seats and start again.")
         library = self.library
-        characters = self._pick_characters(options, len(seats), rng)
         if options.book == SIDE_JOBS:
-            book_cards, showdown, book_name = self._side_jobs(rng)
+            book_cards, showdown, book_name, roll = self._side_jobs(rng)
         else:
             book = library.books.get(options.book)
             if book is None:
                 known = ", ".join([*library.books, SIDE_JOBS])
                 raise DfRuleError(f"Unknown book {options.book!r}; choose one of: {known}.")
-            book_cards, showdown, book_name = list(book.cards), book.showdown, book.name
+            book_cards, showdown, book_name, roll = list(book.cards), book.showdown, book.name, ""
         rng.shuffle(book_cards)
         rows = [[BookSlot(uid=f"b{i}", card_id=c.id) for i, c in enumerate(book_cards[:6])]]
         rows.append([BookSlot(uid=f"b{i + 6}", card_id=c.id) for i, c in enumerate(book_cards[6:])])
@@ -388,21 +411,18 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     if kinds[row[position].card_id] in ("foe", "case"):
                         row[position], row[-1] = row[-1], row[position]
                         break
-        if len(seats) == 1:
-            groups = [[seats[0], [key]] for key in characters]
-        elif len(seats) == 2:
-            groups = [[seats[i], characters[2 * i : 2 * i + 2]] for i in range(2)]
+        # A 1-player game runs three hands, a 2-player game one hand of two decks per player.
+        hands = [seats[0]] * 3 if len(seats) == 1 else list(seats)
+        choosing = options.start.startswith("choose")
+        if choosing:
+            tableaux = [Tableau(seat=str(seat), characters=[]) for seat in hands]
         else:
-            groups = [[seat, [key]] for seat, key in zip(seats, characters, strict=True)]
-        tableaux: list[Tableau] = []
-        uid = 0
-        for seat, keys in groups:
-            deck: list[CardRef] = []
-            for key in keys:
-                for card in library.characters[key].cards:
-                    deck.append(CardRef(uid=f"c{uid}", card_id=card.id))
-                    uid += 1
-            tableaux.append(Tableau(seat=str(seat), characters=list(keys), deck=deck))
+            keys = self._pick_characters(options, len(seats), rng)
+            per = len(keys) // len(hands)
+            tableaux = [
+                Tableau(seat=str(seat), characters=keys[per * i : per * (i + 1)])
+                for i, seat in enumerate(hands)
+            ]
         start = STARTING_FATE[options.difficulty]
         state = DfState(
             options=options,
@@ -413,27 +433,113 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             showdown_id=showdown.id,
             available=start,
             spent=FATE_SUPPLY - start,
-            next_uid=uid,
+            seated=not choosing,
+            setup_notes=[roll] if roll else [],
         )
         ctx = self._ctx(state, rng)
-        hand_size = HAND_SIZE[len(seats)]
-        for tableau in tableaux:
-            self._deal(ctx, tableau, hand_size, options)
-        harry = next(i for i, t in enumerate(tableaux) if "harry" in t.characters)
-        if options.harry_chooses_first and len(seats) > 1:
-            state.phase = "setup"
-            state.active = harry
-            state.decision = Decision(
+        if not choosing:
+            self._build_decks(ctx)
+        self._continue_setup(ctx)
+        return state
+
+    @staticmethod
+    def _decks_per_hand(state: DfState) -> int:
+        return 2 if len(state.seats) == 2 else 1
+
+    def _build_decks(self, ctx: _Context) -> None:
+        s = ctx.s
+        for tableau in s.tableaux:
+            for key in tableau.characters:
+                for card in self.library.characters[key].cards:
+                    tableau.deck.append(CardRef(uid=f"c{s.next_uid}", card_id=card.id))
+                    s.next_uid += 1
+
+    def _continue_setup(self, ctx: _Context) -> None:
+        """Set-up as the rulebook runs it: chosen decks (then a random seating), each hand
+        drawn (the variant start: a named type, and a redraw if the player wants one), then
+        Harry's player chooses who goes first."""
+        s = ctx.s
+        per = self._decks_per_hand(s)
+        for index, tableau in enumerate(s.tableaux):
+            if len(tableau.characters) < per:
+                s.active = index
+                s.decision = self._deck_decision(ctx, index)
+                return
+        if not s.seated:
+            ctx.rng.shuffle(s.tableaux)  # the seating order is random after a choice of decks
+            self._build_decks(ctx)
+            s.seated = True
+            order = ", ".join(ctx.char_names(t) for t in s.tableaux)
+            ctx.say(f"Decks chosen; the seating order is drawn at random: {order}.")
+        variant = s.options.start.endswith("variant")
+        for index, tableau in enumerate(s.tableaux):
+            if tableau.hand:
+                continue
+            s.active = index
+            who = ctx.char_names(tableau)
+            if variant and tableau.named_type is None:
+                s.decision = Decision(
+                    kind="named_type",
+                    prompt=f"{who}: name a card type before drawing (variant start).",
+                    options={**{k: f"Name {v}" for k, v in TYPE_NAMES.items()}, "none": "No type"},
+                    seats=[tableau.seat],
+                )
+                return
+            self._draw_hand(ctx, tableau, HAND_SIZE[len(s.seats)])
+            wanted = tableau.named_type
+            if variant and wanted and self._redraw_may_help(ctx, tableau, wanted):
+                s.decision = Decision(
+                    kind="redraw",
+                    prompt=f"{who}: the hand holds no {TYPE_NAMES[wanted]} card. Reshuffle and "
+                    "draw again?",
+                    options={"redraw": "Reshuffle and draw again", "keep": "Keep this hand"},
+                    seats=[tableau.seat],
+                )
+                return
+        harry = next(i for i, t in enumerate(s.tableaux) if "harry" in t.characters)
+        if s.options.harry_chooses_first:
+            s.active = harry
+            s.decision = Decision(
                 kind="first_player",
                 prompt="Harry's player chooses who goes first.",
                 options={
-                    f"f{i}": f"{ctx.char_names(t)} goes first" for i, t in enumerate(tableaux)
+                    f"f{i}": f"{ctx.char_names(t)} goes first" for i, t in enumerate(s.tableaux)
                 },
             )
         else:
-            state.phase = "play"
-            state.active = 0
-        return state
+            s.phase = "play"
+            s.active = 0
+
+    def _deck_decision(self, ctx: _Context, index: int) -> Decision:
+        s = ctx.s
+        tableau = s.tableaux[index]
+        taken = {k for t in s.tableaux for k in t.characters}
+        free = [k for k in self.library.characters if k not in taken]
+        picks_left = sum(self._decks_per_hand(s) - len(t.characters) for t in s.tableaux)
+        if "harry" not in taken and picks_left == 1:
+            free = ["harry"]  # Harry Dresden always plays
+        hands_of_seat = [i for i, t in enumerate(s.tableaux) if t.seat == tableau.seat]
+        if len(hands_of_seat) > 1:
+            what = f"character {hands_of_seat.index(index) + 1} of {len(hands_of_seat)}"
+        elif self._decks_per_hand(s) > 1:
+            what = f"deck {len(tableau.characters) + 1} of {self._decks_per_hand(s)}"
+        else:
+            what = "a deck"
+        return Decision(
+            kind="deck",
+            prompt=f"Player {s.seats.index(tableau.seat) + 1}: choose {what}.",
+            options={f"k:{key}": ctx.cards_char(key).name for key in free},
+            seats=[tableau.seat],
+        )
+
+    @staticmethod
+    def _redraw_may_help(ctx: _Context, tableau: Tableau, wanted: str) -> bool:
+        """The hand lacks the named type and the rest of the deck holds one."""
+
+        def holds(refs: list[CardRef]) -> bool:
+            return any(ctx.cards[r.card_id].type == wanted for r in refs)
+
+        return wanted != "none" and not holds(tableau.hand) and holds(tableau.deck)
 
     def _pick_characters(self, options: DfOptions, players: int, rng: random.Random) -> list[str]:
         """The character decks in play, in seat order (Harry always among them).
@@ -464,27 +570,27 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         rng.shuffle(chosen)
         return chosen
 
-    def _side_jobs(self, rng: random.Random) -> tuple[list[BookCard], ShowdownCard, str]:
+    def _side_jobs(self, rng: random.Random) -> tuple[list[BookCard], ShowdownCard, str, str]:
+        """The 12 cards, the Showdown, the name and the announced set-up roll."""
         library = self.library
         high, low = sorted((rng.choice((-1, 0, 1)) for _ in range(2)), reverse=True)
         counts = side_jobs_counts(high, low)
+        roll = (
+            f"Side Jobs set-up roll: {FACE[high]} {FACE[low]}: {counts[0]} Cases, {counts[1]} "
+            f"Foes, {counts[2]} Obstacles, {counts[3]} Advantages."
+        )
         deck: list[BookCard] = []
         for kind, count in zip(("case", "foe", "obstacle", "advantage"), counts, strict=True):
             pool = [c for c in library.side_job_cards if c.type == kind]
             if len(pool) < count:
                 raise DfRuleError(f"The Side Jobs pool needs {count} {kind} cards; add a pack.")
             deck += rng.sample(pool, count)
-        return deck, rng.choice(library.side_job_showdowns), "Side Jobs"
+        return deck, rng.choice(library.side_job_showdowns), "Side Jobs", roll
 
-    def _deal(self, ctx: _Context, tableau: Tableau, size: int, options: DfOptions) -> None:
-        for _attempt in range(20):
-            tableau.deck += tableau.hand
-            tableau.hand = []
-            ctx.rng.shuffle(tableau.deck)
-            tableau.hand, tableau.deck = tableau.deck[:size], tableau.deck[size:]
-            wanted = options.variant_start_type
-            if wanted is None or any(ctx.cards[r.card_id].type == wanted for r in tableau.hand):
-                break
+    def _draw_hand(self, ctx: _Context, tableau: Tableau, size: int) -> None:
+        tableau.deck += tableau.hand
+        ctx.rng.shuffle(tableau.deck)
+        tableau.hand, tableau.deck = tableau.deck[:size], tableau.deck[size:]
         ctx.whisper(
             tableau.seat,
             f"{ctx.char_names(tableau)} hand: "
@@ -493,9 +599,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     # -- queries ----------------------------------------------------------------------------
     def current_seats(self, state: DfState) -> list[str]:
+        """Who the game waits for. Between turns any seat may also propose the Showdown (see
+        ``legal_actions``) without being waited for."""
         if state.phase == "over":
             return []
-        if state.decision is not None and state.decision.table:
+        decision = state.decision
+        if decision is not None and decision.seats is not None:
+            return list(decision.seats)
+        if decision is not None and decision.table:
             return list(dict.fromkeys(state.seats))
         return [state.tableaux[state.active].seat]
 
@@ -522,16 +633,21 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     # -- legal actions --------------------------------------------------------------------
     def legal_actions(self, state: DfState, seat: str) -> list[Action]:
-        if seat not in self.current_seats(state):
-            return []
-        ctx = self._ctx(state, random.Random(0))
         if state.decision is not None:
+            if seat not in self.current_seats(state):
+                return []
             return [
                 Action(id=k, label=v[:80], kind=state.decision.kind, table=state.decision.table)
                 for k, v in state.decision.options.items()
             ]
-        if state.phase != "play":
+        if state.phase != "play" or seat not in state.seats:
             return []
+        propose = Action(
+            id="sd", label="Propose the Showdown (the table confirms)", kind="showdown", table=True
+        )
+        if seat != state.tableaux[state.active].seat:
+            return [propose]  # the end of any player's turn: anyone may propose the Showdown
+        ctx = self._ctx(state, random.Random(0))
         tableau = state.tableaux[state.active]
         actions: list[Action] = []
         for ref in tableau.hand:
@@ -569,11 +685,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             actions.append(
                 Action(id="end", label="Out of cards and Fate: start the Showdown", kind="end")
             )
-        actions.append(
-            Action(
-                id="sd", label="Start the Showdown (group decision)", kind="showdown", table=True
-            )
-        )
+        actions.append(propose)
         return actions
 
     def _range_bonuses(self, ctx: _Context, tableau: int) -> list[tuple[str, int]]:
@@ -665,9 +777,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         action_id = action.id if isinstance(action, Action) else action
         if state.phase == "over":
             raise DfRuleError("This game is over; start a new one.")
-        if seat not in self.current_seats(state):
-            raise IllegalAction("It is not your turn; wait for the active player.")
         legal = {a.id: a for a in self.legal_actions(state, seat)}
+        if not legal:
+            raise IllegalAction("It is not your turn; wait for the active player.")
         if action_id not in legal:
             if action_id.startswith("s:"):
                 raise DfRuleError(
@@ -678,11 +790,38 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         ctx = self._ctx(state.model_copy(deep=True), rng)
         s = ctx.s
         if s.decision is not None:
-            self._answer(ctx, action_id)
+            self._answer(ctx, seat, action_id)
+        elif action_id == "sd":
+            self._propose_showdown(ctx, seat)
         else:
             self._turn_action(ctx, action_id)
         self._advance(ctx)
         return s, ctx.events
+
+    def _seat_label(self, ctx: _Context, seat: str) -> str:
+        tableaux = [t for t in ctx.s.tableaux if t.seat == seat]
+        if len(tableaux) != 1:
+            return "The player"
+        return f"{ctx.char_names(tableaux[0])}'s player"
+
+    def _propose_showdown(self, ctx: _Context, seat: str) -> None:
+        """A group decision: every seat confirms, or the host (first seat) for the table. The
+        proposer's own vote counts unless it is the only one asked: then it confirms once more,
+        so that no single click ends the game."""
+        s = ctx.s
+        voters = [s.seats[0]] if s.options.showdown_consent == "host" else s.seats
+        voters = list(dict.fromkeys(voters))
+        s.showdown_votes = [seat] if seat in voters and len(voters) > 1 else []
+        waiting = [v for v in voters if v not in s.showdown_votes]
+        who = self._seat_label(ctx, seat)
+        ctx.say(f"{who} proposes the Showdown.", "showdown")
+        s.decision = Decision(
+            kind="showdown_vote",
+            prompt=f"{who} proposes the Showdown: start it now?",
+            options={"yes": "Agree: start the Showdown", "no": "Not yet: keep playing"},
+            table=True,
+            seats=waiting,
+        )
 
     def _turn_action(self, ctx: _Context, action_id: str) -> None:
         s = ctx.s
@@ -702,7 +841,6 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             uid, _, bonus_key = rest.partition(":")
             ref = self._take_from_hand(tableau, uid)
             card = ctx.cards[ref.card_id]
-            tableau.discard.append(ref)
             bonus = 0
             if bonus_key:
                 tableau.talents_ready.remove(bonus_key)
@@ -717,6 +855,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     "showdown",
                 )
                 s.turn_open = False
+                tableau.discard.append(ref)
                 self._start_showdown(ctx, "a variable cost rolled above the Available Fate")
                 return
             s.available -= cost
@@ -740,6 +879,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     value=value,
                     reach=reach + bonus,
                     unlimited=card.range.unlimited,
+                    played=ref,
                 )
             )
         elif kind == "s":
@@ -757,10 +897,6 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             s.turn_open = False
             ctx.say(f"{who} is out of cards and Fate.", "showdown")
             self._start_showdown(ctx, "a player was out of cards and Fate")
-        elif kind == "sd":
-            s.turn_open = False
-            ctx.say("The table decides to start the Showdown.", "showdown")
-            self._start_showdown(ctx, "the table called it")
 
     @staticmethod
     def _take_from_hand(tableau: Tableau, uid: str) -> CardRef:
@@ -787,12 +923,25 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             options["skip"] = "Do not use a Talent"
             s.decision = Decision(kind="talent", prompt="Use a Talent?", options=options)
 
-    def _answer(self, ctx: _Context, option: str) -> None:
+    def _answer(self, ctx: _Context, seat: str, option: str) -> None:
         s = ctx.s
         decision = s.decision
         assert decision is not None
         s.decision = None
-        if decision.kind == "first_player":
+        if decision.kind == "showdown_vote":
+            self._vote(ctx, seat, decision, option == "yes")
+        if decision.kind in ("deck", "named_type", "redraw"):
+            tableau = s.tableaux[s.active]
+            if decision.kind == "deck":
+                tableau.characters.append(option[2:])
+            elif decision.kind == "named_type":
+                tableau.named_type = option
+            elif option == "redraw":
+                tableau.deck += tableau.hand
+                tableau.hand = []
+                ctx.say(f"{ctx.char_names(tableau)} reshuffles and draws again.")
+            self._continue_setup(ctx)
+        elif decision.kind == "first_player":
             s.active = int(option[1:])
             s.phase = "play"
             ctx.say(f"{ctx.char_names(s.tableaux[s.active])} goes first.")
@@ -817,17 +966,44 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             job = s.jobs[0]
             effect = job.effects.pop(0)
             self._apply_effect(ctx, job, effect, option.split("+"))
+        elif decision.kind == "showdown_pick":
+            s.showdown_pick = option[3:]
         elif decision.kind == "showdown":
-            self._showdown_roll(ctx, int(option[2:]))
+            if option == "pick":
+                s.showdown_pick = None
+            else:
+                self._showdown_roll(ctx, int(option[2:]))
+
+    def _vote(self, ctx: _Context, seat: str, decision: Decision, agree: bool) -> None:
+        s = ctx.s
+        who = self._seat_label(ctx, seat)
+        if not agree:
+            s.showdown_votes = []
+            ctx.say(f"{who} would rather keep playing: no Showdown yet.", "showdown")
+            return
+        s.showdown_votes.append(seat)
+        waiting = [v for v in decision.seats or [] if v != seat]
+        if waiting:
+            s.decision = decision.model_copy(update={"seats": waiting})
+            ctx.say(f"{who} agrees to the Showdown.", "showdown")
+            return
+        s.showdown_votes = []
+        ctx.say("The table agrees: the Showdown begins.", "showdown")
+        self._start_showdown(ctx, "the table agreed to it")
 
     # -- effect resolution ---------------------------------------------------------------------
     def _advance(self, ctx: _Context) -> None:
         s = ctx.s
         while s.decision is None and s.phase != "over":
+            if ctx.triggered:
+                s.jobs[0:0] = ctx.triggered
+                ctx.triggered = []
             if s.jobs:
                 job = s.jobs[0]
                 if not job.effects:
                     s.jobs.pop(0)
+                    if job.played is not None:
+                        s.tableaux[job.tableau].discard.append(job.played)
                     continue
                 self._step_job(ctx, job)
                 continue
@@ -859,7 +1035,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 return
             job.effects.pop(0)
             if not groups:
-                ctx.say(f"{job.source}: no legal target.")
+                if job.source_book is None and effect.target.pick != "same":
+                    ctx.say(f"{job.source}: no legal target.")  # a Book card's trigger: quiet
                 return
             self._apply_effect(ctx, job, effect, groups[0])
             return
@@ -961,46 +1138,84 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         s = ctx.s
         s.phase = "showdown"
         s.showdown_reason = reason
-        s.showdown_queue = [
-            slot.uid
-            for _, _, slot in ctx.slots()
-            if ctx.book(slot).type in ("foe", "case") and slot.tokens and ctx.can_receive(slot)
-        ]
+        s.showdown_queue = self._owed_rolls(ctx)
         ctx.say(
             f"Showdown ({reason}): {len(s.showdown_queue)} card(s) get a final roll.", "showdown"
         )
 
+    @staticmethod
+    def _owed_rolls(ctx: _Context) -> list[str]:
+        """Foes with Hits and Cases with Clues that have not rolled yet. Asked again after every
+        roll: a Case solved mid-Showdown may put Hits on a Foe, or lift a restriction."""
+        return [
+            slot.uid
+            for _, _, slot in ctx.slots()
+            if ctx.book(slot).type in ("foe", "case")
+            and slot.tokens
+            and slot.uid not in ctx.s.showdown_rolls
+            and ctx.can_receive(slot)
+        ]
+
     def _next_showdown(self, ctx: _Context) -> None:
+        """The table chooses which card rolls next, then how much Fate to spend on it."""
         s = ctx.s
-        while s.showdown_queue and ctx.find(s.showdown_queue[0]) is None:
-            s.showdown_queue.pop(0)
+        s.showdown_queue = self._owed_rolls(ctx)
+        if s.showdown_pick not in s.showdown_queue:
+            s.showdown_pick = None
         if not s.showdown_queue:
             s.phase = "over"
             result = self.result(s)
             ctx.say(result.summary if result else "The game is over.", "over")
             return
-        slot = ctx.located(s.showdown_queue[0])[2]
-        card = ctx.book(slot)
-        showdown = ctx.cards[s.showdown_id]
-        tiers = showdown.foe if card.type == "foe" else showdown.case
+        if s.showdown_pick is None and len(s.showdown_queue) == 1:
+            s.showdown_pick = s.showdown_queue[0]
+        if s.showdown_pick is None:
+            s.decision = Decision(
+                kind="showdown_pick",
+                prompt=f"Showdown: {len(s.showdown_queue)} card(s) are owed a roll. Which rolls "
+                "next?",
+                options={
+                    f"sp:{uid}": f"Roll next for {self._tokens_label(ctx, uid)}"
+                    for uid in s.showdown_queue
+                },
+                table=True,
+            )
+            return
+        slot = ctx.located(s.showdown_pick)[2]
+        options = {
+            f"sd{i}": f"Spend {t.fate} Fate: roll {t.roll}"
+            for i, t in enumerate(self._tiers(ctx, slot))
+            if t.fate <= s.available
+        }
+        if len(s.showdown_queue) > 1:
+            options["pick"] = "Roll for another card first"
         s.decision = Decision(
             kind="showdown",
-            prompt=f"Showdown roll for {card.name} ({slot.tokens}/{card.value}): spend how much Fate?",
-            options={
-                f"sd{i}": f"Spend {t.fate} Fate: roll {t.roll}"
-                for i, t in enumerate(tiers)
-                if t.fate <= s.available
-            },
+            prompt=f"Showdown roll for {self._tokens_label(ctx, slot.uid)}: spend how much Fate?",
+            options=options,
             table=True,
         )
 
-    def _showdown_roll(self, ctx: _Context, tier_index: int) -> None:
-        s = ctx.s
-        uid = s.showdown_queue.pop(0)
+    @staticmethod
+    def _tokens_label(ctx: _Context, uid: str) -> str:
         slot = ctx.located(uid)[2]
         card = ctx.book(slot)
-        showdown = ctx.cards[s.showdown_id]
-        tier = (showdown.foe if card.type == "foe" else showdown.case)[tier_index]
+        noun = "Hits" if card.type == "foe" else "Clues"
+        return f"{card.name} ({slot.tokens}/{card.value} {noun})"
+
+    @staticmethod
+    def _tiers(ctx: _Context, slot: BookSlot) -> list[ShowdownTier]:
+        showdown = ctx.cards[ctx.s.showdown_id]
+        return showdown.foe if ctx.book(slot).type == "foe" else showdown.case  # type: ignore[no-any-return]
+
+    def _showdown_roll(self, ctx: _Context, tier_index: int) -> None:
+        s = ctx.s
+        uid = s.showdown_pick
+        assert uid is not None
+        s.showdown_pick = None
+        slot = ctx.located(uid)[2]
+        card = ctx.book(slot)
+        tier = self._tiers(ctx, slot)[tier_index]
         s.available -= tier.fate
         s.spent += tier.fate
         total, rolled = ctx.roll(tier.roll, "showdown", None)

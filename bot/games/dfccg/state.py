@@ -6,9 +6,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bot.games.dfccg.cards import ActionType, Effect
+from bot.games.dfccg.cards import Effect
 
 Difficulty = Literal["apprentice", "wizard", "merlin"]
+StartRule = Literal["random", "choose", "random-variant", "choose-variant"]
+START_LABELS: dict[str, str] = {
+    "random": "Decks dealt at random",
+    "choose": "Each player chooses a deck",
+    "random-variant": "Random decks, variant start",
+    "choose-variant": "Players choose, variant start",
+}
 # Fate on Available at the start; the rest of the 13 starts on Spent.
 STARTING_FATE: dict[str, int] = {"apprentice": 13, "wizard": 8, "merlin": 4}
 FATE_SUPPLY = 13
@@ -31,12 +38,20 @@ class DfOptions(BaseModel):
         default=None,
         description="Character keys to use (Harry is added if missing); None deals them at random.",
     )
-    variant_start_type: ActionType | None = Field(
-        default=None,
-        description="Variant start rule: redraw a hand until it holds one card of this type.",
+    start: StartRule = Field(
+        default="random",
+        description="Set-up: decks dealt at random, or each player chooses (then the seating is "
+        "random); '-variant': each player names a card type and may redraw a hand without it.",
     )
     harry_chooses_first: bool = Field(
-        default=True, description="Harry's player picks who starts; False: the first seat starts."
+        default=True,
+        description="Harry's player (the solo player too) picks who starts; False: the first "
+        "seat starts.",
+    )
+    showdown_consent: Literal["everyone", "host"] = Field(
+        default="everyone",
+        description="Who confirms a proposed Showdown: every seat, or the host (the first seat) "
+        "for the table.",
     )
     allow_play_without_target: bool = Field(
         default=False,
@@ -73,6 +88,10 @@ class Tableau(BaseModel):
     discard: list[CardRef] = Field(default_factory=list)
     stunts_used: list[str] = Field(default_factory=list)
     talents_ready: list[str] = Field(default_factory=list)
+    # Variant start: the card type this hand's player named ("none": no type), and whether the
+    # hand is kept. Unused (None / True) without the variant.
+    named_type: str | None = None
+    hand_kept: bool = True
 
 
 class Job(BaseModel):
@@ -89,15 +108,32 @@ class Job(BaseModel):
     source_book: str | None = None
     lingering: list[str] = Field(default_factory=list)  # removed Obstacles still in effect
     action: str | None = None  # the played card's action type ("cannot Attack" checks)
+    # The played card: it reaches its owner's discard pile when the action finishes, so a draw
+    # during the action never reshuffles it back into the deck.
+    played: CardRef | None = None
+
+
+DecisionKind = Literal[
+    "deck",
+    "named_type",
+    "redraw",
+    "first_player",
+    "talent",
+    "choose",
+    "showdown_pick",
+    "showdown",
+    "showdown_vote",
+]
 
 
 class Decision(BaseModel):
     """What the game waits for: an option id -> label map."""
 
-    kind: Literal["first_player", "talent", "choose", "showdown"]
+    kind: DecisionKind
     prompt: str
     options: dict[str, str]
     table: bool = False  # any seat may answer (a group decision)
+    seats: list[str] | None = None  # only these seats answer (None: the active one, or all)
 
 
 class DfState(BaseModel):
@@ -119,7 +155,11 @@ class DfState(BaseModel):
     turn_open: bool = False
     jobs: list[Job] = Field(default_factory=list)
     decision: Decision | None = None
-    showdown_queue: list[str] = Field(default_factory=list)
-    showdown_rolls: list[str] = Field(default_factory=list)
+    showdown_queue: list[str] = Field(default_factory=list)  # cards still owed a roll
+    showdown_rolls: list[str] = Field(default_factory=list)  # cards that had their roll
+    showdown_pick: str | None = None  # the card the table chose to roll for next
+    showdown_votes: list[str] = Field(default_factory=list)  # seats agreeing to a proposal
     showdown_reason: str = ""
     next_uid: int = 0
+    seated: bool = True  # False while players still choose their decks
+    setup_notes: list[str] = Field(default_factory=list)  # public set-up facts (Side Jobs roll)

@@ -33,14 +33,16 @@ def test_options_schema_is_built_once_per_engine() -> None:
     assert schema == engine.options_model.model_json_schema()
 
 
-def test_card_game_lobby_offers_its_packs_books_and_characters() -> None:
+def test_card_game_lobby_offers_its_packs_books_and_set_up_rules() -> None:
     from bot.services.games import option_fields, option_labels
 
     engine = get_engine("dfccg")
     fields = option_fields(engine)
     library = engine.library  # type: ignore[attr-defined]
     assert fields["book"] == [*library.books, "side-jobs", "campaign"]
-    assert fields["characters"] == list(library.characters)
+    # Players choose their decks at the table (start: choose), so four menus fit the lobby.
+    assert list(fields) == ["difficulty", "start", "showdown_consent", "book"]
     labels = option_labels(engine)
     assert labels["book"]["side-jobs"] == "Side Jobs (random)"
+    assert labels["start"]["choose"] == "Each player chooses a deck"
     assert set(labels["characters"]) == set(library.characters)
