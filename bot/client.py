@@ -13,6 +13,7 @@ from bot import __version__
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.services.campaigns import CampaignService
+from bot.services.encounters import DiceSource
 from bot.services.guild_settings import GuildSettingsService
 from cogs.common.installs import SERVER_CONTEXTS, SERVER_INSTALLS
 
@@ -30,6 +31,8 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.mantles",
     "cogs.rolls",
     "cogs.conflicts",
+    "cogs.contests",
+    "cogs.challenges",
 )
 
 
@@ -55,6 +58,7 @@ class FateTableBot(commands.AutoShardedBot):
         self.db = db
         self.guild_settings = GuildSettingsService(db)
         self.campaigns = CampaignService(db)
+        self.dice = DiceSource()  # the encounters' dice (tests script them here)
         self.started_at = time.monotonic()
         self.version = __version__
         self.extensions_to_load: tuple[str, ...] = EXTENSIONS

@@ -1,6 +1,6 @@
 """Conflicts, contests and challenges through the fake Discord: trackers, buttons, restarts.
 
-Dice are scripted: the three services take their dice from the cog's `DiceSource`, which these
+Dice are scripted: the three services take their dice from the bot's `DiceSource`, which these
 tests point at a generator that hands out the faces the seed's worked examples need.
 """
 
@@ -23,7 +23,9 @@ from bot.services.campaigns import (
     set_active_in,
 )
 from bot.testing.harness import Reply, Table, iter_components, message_text
+from cogs.common.trackers import TrackerCog
 from cogs.conflicts import Conflicts
+from cogs.contests import Contests
 
 
 class ScriptedDice(random.Random):
@@ -43,8 +45,7 @@ class ScriptedDice(random.Random):
 def use_dice(table: Table, dice: ScriptedDice) -> None:
     assert table.bot is not None
     bot: Any = table.bot
-    cog: Any = bot.get_cog("Conflicts")
-    cog.dice.factory = lambda: dice
+    bot.dice.factory = lambda: dice
 
 
 async def make_characters(table: Table) -> dict[str, CharacterRecord]:
@@ -174,9 +175,9 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     # the contest's sides suggest names the same way (the harness cannot focus "side_a")
     name_lists = [
         Conflicts.conflict_start._params["participants"],
-        *(Conflicts.contest_start._params[side] for side in ("side_a", "side_b", "side_c")),
+        *(Contests.contest_start._params[side] for side in ("side_a", "side_b", "side_c")),
     ]
-    assert {param.autocomplete for param in name_lists} == {Conflicts._name_list_ac}
+    assert {param.autocomplete for param in name_lists} == {TrackerCog._name_list_ac}
 
     started = await table.slash(
         "conflict start",

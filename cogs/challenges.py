@@ -1,0 +1,171 @@
+"""/challenge: several overcome tasks on a pinned tracker (cogs/common/trackers.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+
+from bot.errors import RuleError
+from bot.services.challenges import ChallengeService, parse_tasks
+from cogs.common.trackers import TrackerCog, choice_view
+
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
+from cogs.common.permissions import require_gm
+
+
+class Challenges(TrackerCog):
+    def __init__(self, bot: FateTableBot) -> None:
+        super().__init__(bot)
+        self.challenges = self.service = ChallengeService(bot.db, bot.dice)
+
+    async def on_button(
+        self, interaction: discord.Interaction, ident: int, version: int, action: str
+    ) -> None:
+        user, gm = interaction.user.id, await self._is_gm(interaction)
+        snap = await self.challenges.get(ident)
+        if snap.version != version:
+            raise RuleError("That tracker is out of date; use the newest buttons.")
+        if action == "claim":
+            tasks = self.challenges.open_tasks(snap)
+            if not tasks:
+                raise RuleError(
+                    "Every task is taken; the GM can reassign with `/challenge assign`."
+                )
+            await self.ask(
+                interaction,
+                "Claim a task for your active character.",
+                choice_view("ch", ident, version, "claim", "Which task?", tasks),
+            )
+        elif action == "roll":
+            tasks = self.challenges.rollable_tasks(snap, user, gm)
+            if not tasks:
+                raise RuleError(
+                    "You have no task to roll: claim one first (or the GM assigns one to you)."
+                )
+            await self.ask(
+                interaction,
+                "Roll a task: the skill and difficulty come from the task.",
+                choice_view("ch", ident, version, "roll", "Which task?", tasks),
+            )
+        elif action == "inv":
+            choices = await self.challenges.invoke_choices(ident, user, gm)
+            if not choices:
+                raise RuleError("There is no aspect you can invoke on that roll right now.")
+            await self.ask(
+                interaction,
+                "Invoke for +2 on a task roll before it is kept.",
+                choice_view("ch", ident, version, "inv", "Pick an aspect", choices),
+            )
+        elif action == "keep":
+            waiting = self.challenges.waiting_rolls(snap, user, gm)
+            if not waiting:
+                raise RuleError("You have no task roll waiting; roll a task first.")
+            if len(waiting) == 1:
+                kept = await self.challenges.keep(ident, version, user, gm, waiting[0].value)
+                await self.answer(interaction, kept, kept.message)
+                return
+            await self.ask(
+                interaction,
+                "Which roll is final?",
+                choice_view("ch", ident, version, "keep", "Which roll?", waiting),
+            )
+        else:
+            raise RuleError("That button is no longer used; look at the tracker again.")
+
+    async def on_select(
+        self,
+        interaction: discord.Interaction,
+        ident: int,
+        version: int,
+        action: str,
+        arg: str | None,
+        value: str,
+    ) -> None:
+        user, gm = interaction.user.id, await self._is_gm(interaction)
+        if action == "claim":
+            snap = await self.challenges.claim(
+                ident, version, interaction.guild_id or 0, user, value
+            )
+        elif action == "roll":
+            snap = await self.challenges.roll(ident, version, user, gm, value)
+        elif action == "inv":
+            snap = await self.challenges.invoke(ident, version, user, gm, value)
+        elif action == "keep":
+            snap = await self.challenges.keep(ident, version, user, gm, value)
+        else:
+            raise RuleError("That menu is no longer used; look at the tracker again.")
+        await self.answer(interaction, snap, snap.message)
+
+    challenge = app_commands.Group(
+        name="challenge", description="Run a challenge: several overcome tasks.", guild_only=True
+    )
+
+    @challenge.command(name="start", description="Start a challenge of overcome tasks (GM).")
+    @app_commands.describe(
+        tasks="Tasks as skill:difficulty, separated by commas (e.g. Lore:3, Athletics:Fair).",
+        title="What the challenge is about (optional).",
+    )
+    async def challenge_start(
+        self,
+        interaction: discord.Interaction,
+        tasks: app_commands.Range[str, 1, 1000],
+        title: app_commands.Range[str, 0, 200] = "",
+    ) -> None:
+        await require_gm(self.bot, interaction, "start a challenge")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        snap = await self.challenges.start(
+            interaction.guild_id,
+            interaction.channel_id,
+            interaction.user.id,
+            parse_tasks(tasks),
+            title,
+        )
+        await self.publish(interaction, snap)
+
+    @challenge.command(name="assign", description="Give a task to a character (GM).")
+    @app_commands.describe(
+        task="The task's number on the tracker.", character="Who takes the task."
+    )
+    async def challenge_assign(
+        self,
+        interaction: discord.Interaction,
+        task: app_commands.Range[int, 1, 10],
+        character: app_commands.Range[str, 1, 100],
+    ) -> None:
+        await require_gm(self.bot, interaction, "assign challenge tasks")
+        assert interaction.channel_id is not None
+        snap = await self.challenges.assign(interaction.channel_id, task, character)
+        await self.reply_and_refresh(interaction, snap, snap.message)
+
+    @challenge_assign.autocomplete("character")
+    async def _assign_ac(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await self._names(interaction, current.replace(",", " "))
+
+    @challenge.command(name="cost", description="Write down the cost of a rolled task (GM).")
+    @app_commands.describe(task="The task's number on the tracker.", cost="What it cost them.")
+    async def challenge_cost(
+        self,
+        interaction: discord.Interaction,
+        task: app_commands.Range[int, 1, 10],
+        cost: app_commands.Range[str, 1, 200],
+    ) -> None:
+        await require_gm(self.bot, interaction, "note a task's cost")
+        assert interaction.channel_id is not None
+        snap = await self.challenges.cost(interaction.channel_id, task, cost)
+        await self.reply_and_refresh(interaction, snap, snap.message)
+
+    @challenge.command(name="end", description="Close the challenge running here (GM).")
+    async def challenge_end(self, interaction: discord.Interaction) -> None:
+        await require_gm(self.bot, interaction, "end a challenge")
+        assert interaction.channel_id is not None
+        snap = await self.challenges.end(interaction.channel_id)
+        await self.reply_and_refresh(interaction, snap, snap.message)
+
+
+async def setup(bot: FateTableBot) -> None:
+    await bot.add_cog(Challenges(bot))

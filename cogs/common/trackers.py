@@ -1,0 +1,445 @@
+"""What the conflict, contest and challenge cogs share: the pinned tracker (post, edit in place with
+bursts coalesced, answer a click), its buttons and selects, and the small forms and menus.
+
+Every button and select is a DynamicItem whose custom_id carries the encounter id and the
+version it was drawn for (bot/ui/custom_ids.py), so old clicks work after a restart and a double
+click applies once. The id's prefix names the kind, and the kind names the cog that handles it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.errors import RuleError
+from bot.services.challenges import ChallengeSnapshot
+from bot.services.conflict_state import ConflictSnapshot
+from bot.services.conflicts import ConflictService
+from bot.services.contests import ContestService, ContestSnapshot
+from bot.services.encounters import AbsorbOption, Choice, EncounterService, skill_choices
+from bot.ui.common import clip
+from bot.ui.conflicts import (
+    Controls,
+    challenge_controls,
+    challenge_tracker,
+    conflict_controls,
+    conflict_tracker,
+    contest_controls,
+    contest_tracker,
+)
+from bot.ui.custom_ids import (
+    TRACKER_BUTTON_TEMPLATE,
+    TRACKER_KINDS,
+    TRACKER_SELECT_TEMPLATE,
+    tracker_button_id,
+    tracker_select_id,
+)
+from cogs.common.bot_of import bot_of
+from cogs.common.coalesce import Coalescer
+from cogs.common.errors import SafeModal, guarded
+from cogs.common.permissions import member_is_gm
+
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
+
+log = logging.getLogger(__name__)
+
+
+# encounter kind -> custom_id prefix
+PREFIX = TRACKER_KINDS
+KIND_OF = {v: k for k, v in PREFIX.items()}
+
+
+Snapshot = ConflictSnapshot | ContestSnapshot | ChallengeSnapshot
+HARM_CHOICES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name="physical", value="physical"),
+    app_commands.Choice(name="mental", value="mental"),
+]
+# modal fields: (key, label, default, max length)
+SKILL_FIELD = ("skill", "Skill", "", 40)
+DIFFICULTY_FIELD = ("difficulty", "Difficulty (GM's number or word)", "Fair", 20)
+NEW_ASPECT_FIELD = ("aspect", "The aspect to create", "", 80)
+
+
+COG_OF = {"conflict": "Conflicts", "contest": "Contests", "challenge": "Challenges"}
+
+
+def _cog(interaction: discord.Interaction, prefix: str) -> TrackerCog:
+    """The cog that plays the kind of encounter a custom id's prefix names."""
+    cog = bot_of(interaction).get_cog(COG_OF[KIND_OF[prefix]])
+    assert isinstance(cog, TrackerCog)
+    return cog
+
+
+def _kind_of(snapshot: Snapshot) -> str:
+    if isinstance(snapshot, ConflictSnapshot):
+        return "conflict"
+    return "contest" if isinstance(snapshot, ContestSnapshot) else "challenge"
+
+
+def render(snapshot: Snapshot) -> tuple[discord.Embed, discord.ui.View]:
+    if isinstance(snapshot, ConflictSnapshot):
+        embed, controls = conflict_tracker(snapshot), conflict_controls(snapshot)
+    elif isinstance(snapshot, ContestSnapshot):
+        embed, controls = contest_tracker(snapshot), contest_controls(snapshot)
+    else:
+        embed, controls = challenge_tracker(snapshot), challenge_controls(snapshot)
+    return embed, build_view(PREFIX[_kind_of(snapshot)], snapshot.id, snapshot.version, controls)
+
+
+def build_view(prefix: str, ident: int, version: int, controls: Controls) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)  # an empty view removes old buttons
+    for spec in controls.buttons:
+        view.add_item(TrackerButton(prefix, ident, version, spec.action, spec.label, spec.style))
+    if controls.select_action and controls.options:
+        options = select_options(controls.options)
+        view.add_item(
+            TrackerSelect(
+                prefix, ident, version, controls.select_action, controls.select_placeholder, options
+            )
+        )
+    return view
+
+
+def select_options(choices: Sequence[Choice]) -> list[discord.SelectOption]:
+    return [
+        discord.SelectOption(
+            label=clip(c.label, 100), value=c.value, description=clip(c.description, 100) or None
+        )
+        for c in choices[:25]
+    ]
+
+
+def choice_view(
+    prefix: str, ident: int, version: int, action: str, placeholder: str, choices: list[Choice]
+) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(
+        TrackerSelect(prefix, ident, version, action, placeholder, select_options(choices))
+    )
+    return view
+
+
+def skill_view(
+    prefix: str,
+    snap: ConflictSnapshot | ContestSnapshot,
+    member: str,
+    action: str,
+    arg: str | None,
+    placeholder: str,
+) -> discord.ui.View:
+    """A select of the member's skills, best first (Mediocre when the sheet is gone)."""
+    sheet = snap.sheets.get(member)
+    pairs = skill_choices(sheet) if sheet else []
+    options = [
+        discord.SelectOption(label=clip(f"{name} ({rating:+d})", 100), value=name[:100])
+        for name, rating in pairs
+    ] or [discord.SelectOption(label="Mediocre (+0)", value="Mediocre")]
+    view = discord.ui.View(timeout=None)
+    view.add_item(TrackerSelect(prefix, snap.id, snap.version, action, placeholder, options, arg))
+    return view
+
+
+def absorb_view(
+    prefix: str, ident: int, version: int, options: list[AbsorbOption]
+) -> discord.ui.View:
+    choices = [Choice(str(o.index), o.label) for o in options]
+    return choice_view(prefix, ident, version, "abs", "How do you take it?", choices)
+
+
+class TrackerButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=TRACKER_BUTTON_TEMPLATE,
+):
+    def __init__(
+        self,
+        prefix: str,
+        ident: int,
+        version: int,
+        action: str,
+        label: str = "...",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=style,
+                custom_id=tracker_button_id(prefix, ident, version, action),
+            )
+        )
+        self.prefix, self.ident, self.version, self.action = prefix, ident, version, action
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> TrackerButton:
+        return cls(match["p"], int(match["id"]), int(match["v"]), match["act"])
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _cog(interaction, self.prefix).on_button(
+            interaction, self.ident, self.version, self.action
+        )
+
+
+class TrackerSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=TRACKER_SELECT_TEMPLATE,
+):
+    def __init__(
+        self,
+        prefix: str,
+        ident: int,
+        version: int,
+        action: str,
+        placeholder: str = "Pick one",
+        options: list[discord.SelectOption] | None = None,
+        arg: str | None = None,
+    ) -> None:
+        custom_id = tracker_select_id(prefix, ident, version, action, arg)
+        super().__init__(
+            discord.ui.Select(
+                custom_id=custom_id,
+                placeholder=clip(placeholder, 150),
+                options=options or [discord.SelectOption(label="-", value="-")],
+            )
+        )
+        self.prefix, self.ident, self.version, self.action, self.arg = (
+            prefix,
+            ident,
+            version,
+            action,
+            arg,
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> TrackerSelect:
+        return cls(match["p"], int(match["id"]), int(match["v"]), match["act"], arg=match["arg"])
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        values = list(self.item.values)
+        if not values:
+            raise RuleError("Pick one of the options.")
+        await _cog(interaction, self.prefix).on_select(
+            interaction,
+            self.ident,
+            self.version,
+            self.action,
+            self.arg,
+            values[0],
+        )
+
+
+class FormModal(SafeModal):
+    """A small form whose answers go to `handler` (the modal's data lives in its closure)."""
+
+    def __init__(
+        self,
+        title: str,
+        fields: list[tuple[str, str, str, int]],  # (key, label, default, max length)
+        handler: Callable[[discord.Interaction, dict[str, str]], Awaitable[None]],
+    ) -> None:
+        super().__init__(title=clip(title, 45), timeout=900)
+        self.handler = handler
+        self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
+        for key, label, default, limit in fields[:5]:
+            text_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
+                label=clip(label, 45), custom_id=key, default=default or None, max_length=limit
+            )
+            self.inputs[key] = text_input
+            self.add_item(text_input)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await self.handler(interaction, {k: str(v.value) for k, v in self.inputs.items()})
+
+
+class TrackerCog(commands.Cog):
+    """A cog that plays one kind of encounter on a pinned tracker. Subclasses set `service` and
+    answer the tracker's clicks in `on_button` and `on_select`."""
+
+    service: EncounterService[Any, Any]
+
+    def __init__(self, bot: FateTableBot) -> None:
+        self.bot = bot
+        # tracker message id -> newest snapshot waiting to be drawn / version drawn
+        self._pending: dict[int, Snapshot] = {}
+        self._shown: dict[int, int] = {}
+        self._trackers: Coalescer[int] = Coalescer("tracker", self._draw, lambda: 0.0)
+
+    async def _is_gm(self, interaction: discord.Interaction) -> bool:
+        return await member_is_gm(self.bot, interaction)
+
+    async def publish(self, interaction: discord.Interaction, snapshot: Snapshot) -> None:
+        """Post a new pinned tracker as the public answer to a slash command."""
+        embed, view = render(snapshot)
+        await interaction.response.send_message(embed=embed, view=view)
+        message = await interaction.original_response()
+        kind = _kind_of(snapshot)
+        await self.service.set_tracker(snapshot.id, message.id)
+        snapshot.tracker_message_id = message.id
+        self._shown[message.id] = snapshot.version
+        try:
+            await message.pin(reason=f"Fate Table {kind} tracker")
+        except discord.HTTPException:
+            await interaction.followup.send(
+                "I could not pin the tracker (I need the Pin Messages permission); "
+                "it works unpinned too.",
+                ephemeral=True,
+            )
+
+    async def refresh(self, snapshot: Snapshot) -> None:
+        """Edit the tracker message in place, coalescing bursts: while one edit is in flight,
+        newer snapshots replace each other and only the newest is written next."""
+        key = snapshot.tracker_message_id
+        if key is None or snapshot.version <= self._shown.get(key, 0):
+            return
+        waiting = self._pending.get(key)
+        if waiting is None or waiting.version < snapshot.version:
+            self._pending[key] = snapshot
+        self._trackers.poke(key)
+
+    async def _draw(self, key: int) -> None:
+        snapshot = self._pending.pop(key, None)
+        if snapshot is None or snapshot.version <= self._shown.get(key, 0):
+            return
+        embed, view = render(snapshot)
+        channel = self.bot.get_partial_messageable(snapshot.channel_id)
+        try:
+            await channel.get_partial_message(key).edit(embed=embed, view=view)
+            self._shown[key] = snapshot.version
+        except discord.HTTPException:
+            log.warning("could not edit tracker %s", key)
+
+    async def reply_and_refresh(
+        self, interaction: discord.Interaction, snapshot: Snapshot, text: str
+    ) -> None:
+        """Answer a slash command privately and bring the tracker up to date."""
+        await interaction.response.send_message(text, ephemeral=True)
+        await self.refresh(snapshot)
+
+    async def answer(self, interaction: discord.Interaction, snapshot: Snapshot, text: str) -> None:
+        """Answer a component/modal: edit the tracker if it was clicked, else reply privately."""
+        message = interaction.message
+        on_tracker = message is not None and message.id == snapshot.tracker_message_id
+        if on_tracker and interaction.type is discord.InteractionType.component:
+            key = snapshot.tracker_message_id or 0
+            if snapshot.version < self._shown.get(key, 0):
+                await interaction.response.defer()  # a newer state is already on the tracker
+            else:
+                embed, view = render(snapshot)
+                await interaction.response.edit_message(embed=embed, view=view)
+                self._shown[key] = snapshot.version
+            if text:
+                await interaction.followup.send(clip(text, 2000), ephemeral=True)
+            return
+        if (
+            message is not None
+            and interaction.type is discord.InteractionType.component
+            and message.flags.ephemeral
+        ):
+            await interaction.response.edit_message(content=clip(text or "Done.", 2000), view=None)
+        else:
+            await interaction.response.send_message(clip(text or "Done.", 2000), ephemeral=True)
+        await self.refresh(snapshot)
+
+    async def ask(
+        self,
+        interaction: discord.Interaction,
+        text: str,
+        view: discord.ui.View,
+    ) -> None:
+        """A private follow-up question (a select), replacing the previous private step."""
+        message = interaction.message
+        if (
+            message is not None
+            and message.flags.ephemeral
+            and interaction.type is discord.InteractionType.component
+        ):
+            await interaction.response.edit_message(content=clip(text, 2000), view=view)
+        else:
+            await interaction.response.send_message(clip(text, 2000), view=view, ephemeral=True)
+
+    async def on_button(
+        self, interaction: discord.Interaction, ident: int, version: int, action: str
+    ) -> None:
+        """A click on one of this cog's tracker buttons."""
+        raise NotImplementedError(f"{type(self).__name__} must answer its buttons")
+
+    async def on_select(
+        self,
+        interaction: discord.Interaction,
+        ident: int,
+        version: int,
+        action: str,
+        arg: str | None,
+        value: str,
+    ) -> None:
+        """A pick in one of this cog's tracker selects (`arg`: what the select was drawn for)."""
+        raise NotImplementedError(f"{type(self).__name__} must answer its selects")
+
+    async def _absorb_chosen(
+        self,
+        interaction: discord.Interaction,
+        service: ConflictService | ContestService,
+        ident: int,
+        version: int,
+        value: str,
+    ) -> None:
+        """Apply the picked way to take a hit, first asking for the consequences' names."""
+        user, gm = interaction.user.id, await self._is_gm(interaction)
+        _, _, options = await service.absorb_options(ident, user, gm)
+        index = int(value) if value.isdigit() else -1
+        option = next((o for o in options if o.index == index), None)
+        if option is None:
+            raise RuleError("That choice is gone; press Take the hit again.")
+        needing = option.slots_needing_text
+        if not needing:
+            snap = await service.absorb(ident, version, user, gm, index, [])
+            await self.answer(interaction, snap, snap.message)
+            return
+
+        async def absorbed(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
+            texts = [values[f"c{i}"] for i in range(len(needing))]
+            result = await service.absorb(ident, version, user, gm, index, texts)
+            await self.answer(modal_interaction, result, result.message)
+
+        fields = [(f"c{i}", label, "", 80) for i, label in enumerate(needing)]
+        await interaction.response.send_modal(FormModal("Name the consequence", fields, absorbed))
+
+    async def _names(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None or interaction.channel_id is None:
+            return []
+        campaign = await self.bot.campaigns.current(interaction.guild_id, interaction.channel_id)
+        names = await self.bot.campaigns.character_names(campaign.id)
+        head, _, tail = current.rpartition(",")
+        prefix = f"{head.strip()}, " if head.strip() else ""
+        wanted = tail.strip().casefold()
+        chosen = {n.strip().casefold() for n in head.split(",")}
+        found = []
+        for entry in names:
+            if entry.name.casefold() in chosen or wanted not in entry.name.casefold():
+                continue
+            label = f"{prefix}{entry.name}"
+            if len(label) <= 100:
+                tag = " (NPC)" if entry.is_npc else ""
+                found.append(app_commands.Choice(name=clip(label + tag, 100), value=label))
+            if len(found) >= 25:
+                break
+        return found
+
+    async def _name_list_ac(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        """Autocomplete for a comma-separated list of character names."""
+        return await self._names(interaction, current)
