@@ -28,6 +28,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.safety",
     "cogs.campaigns",
     "cogs.characters",
+    "cogs.stunt_writer",
     "cogs.mantles",
     "cogs.rolls",
     "cogs.conflicts",

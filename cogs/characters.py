@@ -14,102 +14,47 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.dfc.mantles import (
-    mantle_data,
-    open_additional_stunts,
-    take_additional_stunts,
-)
 from bot.errors import RuleError
 from bot.fate.ladder import describe
-from bot.fate.sheet import (
-    MAX_FREE_ASPECTS,
-    MIN_PC_REFRESH,
-    NOTES_MAX,
-    STARTING_REFRESH,
-    AspectKind,
-    Character,
-    CreationDraft,
-    CreationStep,
-    NpcKind,
-)
+from bot.fate.sheet import NOTES_MAX, AspectKind, Character, NpcKind
 from bot.fate.sheet_io import MAX_IMPORT_BYTES
-from bot.fate.stunts import Stunt, write_bonus_stunt, write_rule_stunt
 from bot.fate.tracks import TrackKind
 from bot.services.campaigns import CampaignSettings
 from bot.services.characters import (
     Actor,
     CharacterService,
-    CustomEntry,
-    DraftState,
     build_major_milestone,
     build_minor_change,
     get_service,
     make_stunt,
-    mantle_step,
-    parse_stunt_line,
-    pyramid_ratings,
 )
 from bot.ui.common import clip
-from bot.ui.custom_ids import (
-    DRAFT_BUTTON_TEMPLATE,
-    DRAFT_MODAL_TEMPLATE,
-    DRAFT_SELECT_TEMPLATE,
-    MANTLE_STUNT_SELECT_TEMPLATE,
-    STUNT_WRITER_TEMPLATE,
-    draft_button_id,
-    draft_modal_id,
-    draft_select_id,
-    mantle_stunt_select_id,
-    stunt_writer_id,
-)
 from bot.ui.sheet import (
     character_list_embed,
-    draft_embed,
     import_text,
     milestone_log_embed,
     milestone_text,
     sheet_embed,
 )
-from cogs.common.errors import guarded
-from cogs.common.modals import PersistentModal, register_modals
-from cogs.common.permissions import member_is_gm
-
-Choice = app_commands.Choice
-NO_MANTLE = "none"
-CHOICES_MAX = 25
-MAX_BOUGHT_STUNTS = STARTING_REFRESH - MIN_PC_REFRESH  # extra stunts cost refresh, never below 1
-MODAL_TIMEOUT = 30 * 60.0  # an open form is forgotten after half an hour (the draft is kept)
-
-
-async def actor_of(bot: Any, interaction: discord.Interaction) -> Actor:
-    if interaction.guild_id is None or interaction.channel_id is None:
-        raise RuleError("Characters live in a server's campaign; use this in a server channel.")
-    return Actor(
-        interaction.guild_id,
-        interaction.channel_id,
-        interaction.user.id,
-        await member_is_gm(bot, interaction),
-    )
-
-
-def service_of(interaction: discord.Interaction) -> CharacterService:
-    return get_service(interaction.client)
-
-
-def _choices(values: list[str], current: str) -> list[Choice[str]]:
-    needle = current.strip().casefold()
-    starts = [v for v in values if v.casefold().startswith(needle)]
-    inside = [v for v in values if needle in v.casefold() and v not in starts]
-    return [Choice(name=clip(v, 100), value=v[:100]) for v in (starts + inside)[:CHOICES_MAX]]
-
+from cogs.character_creation import (
+    DraftButton,
+    DraftModal,
+    DraftSelect,
+    MantleStuntSelect,
+    send_draft,
+)
+from cogs.common.character_lookup import (
+    CHARACTER_HELP,
+    CHOICES_MAX,
+    Choice,
+    actor_of,
+    character_autocomplete,
+    choices_matching,
+    service_of,
+)
+from cogs.common.modals import register_modals
 
 # ----------------------------------------------------------------------------- autocomplete
-async def character_autocomplete(
-    interaction: discord.Interaction, current: str
-) -> list[Choice[str]]:
-    actor = await actor_of(interaction.client, interaction)
-    names = await service_of(interaction).names_cached(actor)
-    return _choices([n.name for n in names], current)
 
 
 async def _sheet_for(interaction: discord.Interaction) -> Character | None:
@@ -128,12 +73,12 @@ async def skill_autocomplete(interaction: discord.Interaction, current: str) -> 
 
 async def aspect_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
     sheet = await _sheet_for(interaction)
-    return _choices([a.text for a in sheet.aspects] if sheet else [], current)
+    return choices_matching([a.text for a in sheet.aspects] if sheet else [], current)
 
 
 async def stunt_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
     sheet = await _sheet_for(interaction)
-    return _choices([s.name for s in sheet.stunts] if sheet else [], current)
+    return choices_matching([s.name for s in sheet.stunts] if sheet else [], current)
 
 
 def _track_autocomplete(kind: TrackKind) -> Callable[..., Any]:
@@ -172,480 +117,9 @@ async def milestone_new_autocomplete(
 
 
 # ----------------------------------------------------------------------------- guided creation
-def _stunt_lines(values: list[str]) -> list[Any]:
-    return [parse_stunt_line(v) for v in values if v.strip()]
-
-
-class DraftModal(PersistentModal, template=DRAFT_MODAL_TEMPLATE):
-    """One step of the guided flow as a modal; on submit the draft is updated and the next
-    step is shown. The custom_id names the draft and the step (a key of MODALS), so a form
-    opened before a restart is rebuilt from the stored draft and its answers are kept."""
-
-    def __init__(self, state: DraftState, step: CreationStep, title: str, key: str) -> None:
-        super().__init__(
-            title=title, custom_id=draft_modal_id(state.id, key), timeout=MODAL_TIMEOUT
-        )
-        self.state = state
-        self.step = step
-        self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
-
-    def field(
-        self,
-        key: str,
-        label: str,
-        *,
-        default: str = "",
-        required: bool = True,
-        long: bool = False,
-        max_length: int = 100,
-        placeholder: str | None = None,
-    ) -> None:
-        item: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label=label,
-            custom_id=key,
-            default=default[:max_length] or None,
-            required=required,
-            style=discord.TextStyle.paragraph if long else discord.TextStyle.short,
-            max_length=max_length,
-            placeholder=placeholder[:100] if placeholder else None,
-        )
-        self.inputs[key] = item
-        self.add_item(item)
-
-    def value(self, key: str) -> str:
-        return self.inputs[key].value or ""
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, match: re.Match[str]
-    ) -> DraftModal:
-        build = MODALS.get(match["step"])
-        if build is None:
-            raise RuleError("That form is from an older version; run `/character create`.")
-        state = await service_of(interaction).get_draft(int(match["id"]), interaction.user.id)
-        return build(state)
-
-    def change(self) -> Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]:
-        raise NotImplementedError  # every step modal below overrides it
-
-    async def on_submit(self, interaction: discord.Interaction) -> None:
-        service = service_of(interaction)
-        state = await service.update_draft(self.state.id, interaction.user.id, self.change())
-        await send_draft(interaction, state, new_message=True)
-
-
-class AspectsModal(DraftModal):
-    def __init__(self, state: DraftState) -> None:
-        super().__init__(state, CreationStep.ASPECTS, "Aspects", "aspects")
-        d = state.draft
-        frees = d.free_aspects + ["", ""]
-        self.field("high_concept", "High concept", default=d.high_concept or "")
-        self.field("trouble", "Trouble", default=d.trouble or "")
-        self.field("free1", "Another aspect (optional)", default=frees[0], required=False)
-        self.field("free2", "One more aspect (optional)", default=frees[1], required=False)
-
-    def change(self) -> Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]:
-        hc, trouble = self.value("high_concept"), self.value("trouble")
-        frees = [self.value("free1"), self.value("free2")]
-        return lambda d, _c, _e: d.set_aspects(hc, trouble, frees)
-
-
-class SkillsModal(DraftModal):
-    ROWS = (
-        ("great", 4, "Great (+4): one skill"),
-        ("good", 3, "Good (+3): two skills"),
-        ("fair", 2, "Fair (+2): three skills"),
-        ("average", 1, "Average (+1): four skills"),
-    )
-
-    def __init__(self, state: DraftState) -> None:
-        super().__init__(state, CreationStep.SKILLS, "Skills", "skills")
-        d = state.draft
-        names = ", ".join(state.campaign.settings.skill_list().names)
-        for key, rating, label in self.ROWS:
-            current = ", ".join(sorted(k for k, v in d.skills.items() if v == rating))
-            self.field(key, label, default=current, max_length=200, placeholder=names)
-
-    def change(self) -> Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]:
-        rows = {rating: self.value(key) for key, rating, _ in self.ROWS}
-
-        def apply(d: CreationDraft, campaign: Any, _e: list[CustomEntry]) -> CreationDraft:
-            return d.set_skills(pyramid_ratings(rows), campaign.settings.skill_list())
-
-        return apply
-
-
-class NameModal(DraftModal):
-    def __init__(self, state: DraftState) -> None:
-        super().__init__(state, CreationStep.NAME, "Name", "name")
-        self.field("name", "Name", default=state.draft.name or "", max_length=80)
-        self.field(
-            "description",
-            "Description (optional)",
-            default=state.draft.description,
-            required=False,
-            long=True,
-            max_length=1000,
-        )
-
-    def change(self) -> Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]:
-        name, description = self.value("name"), self.value("description")
-        return lambda d, _c, _e: d.set_name(name, description)
-
-
-def _stunt_default(stunts: list[Any], index: int) -> str:
-    if index >= len(stunts):
-        return ""
-    stunt = stunts[index]
-    return f"{stunt.name}: {stunt.text}" if stunt.text else stunt.name
-
-
-class StuntsModal(DraftModal):
-    def __init__(self, state: DraftState, *, extra: bool) -> None:
-        step = CreationStep.EXTRA_STUNTS if extra else CreationStep.STUNTS
-        title = "Extra stunts (1 refresh each)" if extra else "Free stunts"
-        super().__init__(state, step, title, "extra" if extra else "stunts")
-        self.extra = extra
-        d = state.draft
-        count = 2 if extra else d.free_stunt_count
-        existing = d.extra_stunts if extra else d.free_stunts
-        for index in range(count):
-            self.field(
-                f"stunt{index + 1}",
-                f"Stunt {index + 1} (Name: what it does)",
-                default=_stunt_default(existing, index),
-                required=index == 0,
-                long=True,
-                max_length=480,
-                placeholder="Sharp Eyes: +2 to Notice to spot danger when I first enter a place.",
-            )
-
-    def change(self) -> Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]:
-        stunts = _stunt_lines([item.value or "" for item in self.inputs.values()])
-        if self.extra:
-            return lambda d, _c, _e: d.buy_stunts(stunts)
-        return lambda d, _c, _e: d.choose_stunts(stunts)
-
-
-class RelationshipModal(DraftModal):
-    def __init__(self, state: DraftState) -> None:
-        super().__init__(state, CreationStep.RELATIONSHIP, "Relationship", "relationship")
-        d = state.draft
-        self.field(
-            "relationship", "Relationship aspect", default=d.relationship or "", required=False
-        )
-        self.open_slots = MAX_FREE_ASPECTS - len(d.free_aspects)
-        for index in range(self.open_slots):
-            self.field(f"free{index + 1}", "Another aspect (optional)", required=False)
-
-    def change(self) -> Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]:
-        relationship = self.value("relationship") or None
-        more = [self.value(f"free{i + 1}") for i in range(self.open_slots)]
-        return lambda d, _c, _e: d.set_relationship(relationship, more)
-
-
-MODALS: dict[str, Callable[[DraftState], DraftModal]] = {
-    "aspects": AspectsModal,
-    "skills": SkillsModal,
-    "name": NameModal,
-    "stunts": lambda s: StuntsModal(s, extra=False),
-    "extra": lambda s: StuntsModal(s, extra=True),
-    "relationship": RelationshipModal,
-}
-
-
-DIRECT: dict[str, Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]] = {
-    "nomantle": mantle_step(None),
-    "refresh": lambda d, _c, _e: d.confirm_refresh(),
-    "skipstunts": lambda d, _c, _e: d.choose_stunts([]),
-    "skipextra": lambda d, _c, _e: d.buy_stunts([]),
-    "stress": lambda d, _c, _e: d.confirm_stress(),
-    "norelationship": lambda d, _c, _e: d.set_relationship(None),
-}
-
-
-class DraftButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=DRAFT_BUTTON_TEMPLATE,
-):
-    """A button of the guided flow; the draft id is in the custom_id, so it survives restarts."""
-
-    def __init__(
-        self,
-        draft_id: int,
-        action: str,
-        label: str = "",
-        style: discord.ButtonStyle = discord.ButtonStyle.primary,
-    ) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label or action, style=style, custom_id=draft_button_id(draft_id, action)
-            )
-        )
-        self.draft_id = draft_id
-        self.action = action
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> DraftButton:
-        return cls(int(match["id"]), match["action"])
-
-    @guarded
-    async def callback(self, interaction: discord.Interaction) -> None:
-        service = service_of(interaction)
-        user = interaction.user.id
-        if self.action in MODALS:
-            state = await service.get_draft(self.draft_id, user)
-            await interaction.response.send_modal(MODALS[self.action](state))
-            return
-        if self.action == "restart":
-            state = await service.restart_draft(self.draft_id, user)
-        elif self.action == "finish":
-            actor = await actor_of(interaction.client, interaction)
-            record = await service.finish_draft(self.draft_id, actor)
-            await interaction.response.edit_message(
-                content=f"**{record.name}** is ready and is now your active character.",
-                embed=sheet_embed(record.sheet),
-                view=None,
-            )
-            return
-        elif self.action in DIRECT:
-            state = await service.update_draft(self.draft_id, user, DIRECT[self.action])
-        else:
-            raise RuleError("That button is from an older version; run `/character create`.")
-        await send_draft(interaction, state, new_message=False)
-
-
-class DraftSelect(
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=DRAFT_SELECT_TEMPLATE,
-):
-    """Mantle group, then mantle (the group picked is the select's only allowed values)."""
-
-    def __init__(self, draft_id: int, what: str, group: str | None = None) -> None:
-        select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=draft_select_id(draft_id, what),
-            placeholder="Mantle group" if what == "group" else "Mantle",
-        )
-        if what == "group":
-            select.add_option(label="No mantle (plain Fate Condensed)", value=NO_MANTLE)
-            for g in mantle_data().groups:
-                select.add_option(label=g.name, value=g.key)
-        else:
-            for mantle in [m for m in mantle_data().mantles if m.group == group]:
-                select.add_option(label=mantle.name, value=mantle.key)
-        super().__init__(select)
-        self.draft_id = draft_id
-        self.what = what
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> DraftSelect:
-        return cls(int(match["id"]), match["what"])
-
-    @guarded
-    async def callback(self, interaction: discord.Interaction) -> None:
-        service = service_of(interaction)
-        values = self.item.values
-        value = str(values[0]) if values else NO_MANTLE
-        if self.what == "group":
-            if value == NO_MANTLE:
-                state = await service.update_draft(
-                    self.draft_id, interaction.user.id, mantle_step(None)
-                )
-                await send_draft(interaction, state, new_message=False)
-                return
-            state = await service.get_draft(self.draft_id, interaction.user.id)
-            if value not in {g.key for g in mantle_data().groups}:
-                raise RuleError("Pick one of the listed groups.")
-            await interaction.response.edit_message(
-                embed=draft_embed(state.draft), view=draft_view(state, group=value)
-            )
-            return
-        state = await service.update_draft(self.draft_id, interaction.user.id, mantle_step(value))
-        await send_draft(interaction, state, new_message=False)
-
-
-class MantleStuntSelect(
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=MANTLE_STUNT_SELECT_TEMPLATE,
-):
-    """The chosen mantle's additional stunts, as an alternative to writing a stunt: the free
-    one at the stunts step, bought ones (1 refresh each) at the extra stunts step."""
-
-    def __init__(self, draft_id: int, what: str, stunts: list[Stunt] | None = None) -> None:
-        extra = what == "extra"
-        offered = (stunts or [])[:CHOICES_MAX]
-        select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=mantle_stunt_select_id(draft_id, what),
-            placeholder="Or buy the mantle's stunts" if extra else "Or pick a mantle stunt",
-            min_values=1,
-            max_values=max(1, min(len(offered), MAX_BOUGHT_STUNTS)) if extra else 1,
-        )
-        for stunt in offered:
-            select.add_option(
-                label=clip(stunt.name, 100),
-                value=stunt.name[:100],
-                description=clip(stunt.text, 100) or None,
-            )
-        super().__init__(select)
-        self.draft_id = draft_id
-        self.what = what
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> MantleStuntSelect:
-        return cls(int(match["id"]), match["what"])
-
-    @guarded
-    async def callback(self, interaction: discord.Interaction) -> None:
-        names = [str(v) for v in self.item.values]
-        buy = self.what == "extra"
-
-        def apply(d: CreationDraft, _c: Any, _e: list[CustomEntry]) -> CreationDraft:
-            return take_additional_stunts(d, names, buy=buy)
-
-        state = await service_of(interaction).update_draft(
-            self.draft_id, interaction.user.id, apply
-        )
-        await send_draft(interaction, state, new_message=False)
-
-
-def draft_view(state: DraftState, group: str | None = None) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    i = state.id
-    step = state.draft.step
-    grey = discord.ButtonStyle.secondary
-    if step is CreationStep.MANTLE:
-        view.add_item(DraftSelect(i, "group"))
-        if group is not None:
-            view.add_item(DraftSelect(i, "mantle", group))
-    elif step is CreationStep.ASPECTS:
-        view.add_item(DraftButton(i, "aspects", "Write aspects"))
-    elif step is CreationStep.SKILLS:
-        view.add_item(DraftButton(i, "skills", "Rate skills"))
-    elif step is CreationStep.NAME:
-        view.add_item(DraftButton(i, "name", "Name the character"))
-    elif step is CreationStep.REFRESH:
-        view.add_item(DraftButton(i, "refresh", "Keep refresh 3"))
-    elif step is CreationStep.STUNTS:
-        view.add_item(DraftButton(i, "stunts", "Write stunts"))
-        view.add_item(DraftButton(i, "skipstunts", "No stunt for now", grey))
-        offered = open_additional_stunts(state.draft)
-        if offered:
-            view.add_item(MantleStuntSelect(i, "free", offered))
-    elif step is CreationStep.EXTRA_STUNTS:
-        view.add_item(DraftButton(i, "extra", "Buy extra stunts"))
-        view.add_item(DraftButton(i, "skipextra", "No extra stunts", grey))
-        offered = open_additional_stunts(state.draft)
-        if offered:
-            view.add_item(MantleStuntSelect(i, "extra", offered))
-    elif step is CreationStep.STRESS:
-        view.add_item(DraftButton(i, "stress", "Looks right"))
-    elif step is CreationStep.RELATIONSHIP:
-        view.add_item(DraftButton(i, "relationship", "Write relationship"))
-        view.add_item(DraftButton(i, "norelationship", "Later", grey))
-    else:
-        view.add_item(DraftButton(i, "finish", "Finish", discord.ButtonStyle.success))
-        # Earlier answers stay open to change (a name already taken, a skill list changed).
-        view.add_item(DraftButton(i, "aspects", "Change aspects", grey))
-        view.add_item(DraftButton(i, "skills", "Change skills", grey))
-        view.add_item(DraftButton(i, "name", "Change name", grey))
-    view.add_item(DraftButton(i, "restart", "Start over", discord.ButtonStyle.danger))
-    return view
-
-
-async def send_draft(
-    interaction: discord.Interaction, state: DraftState, *, new_message: bool
-) -> None:
-    preview = state.draft.preview_tracks() if state.draft.step is CreationStep.STRESS else []
-    embed = draft_embed(
-        state.draft,
-        resumed=state.resumed,
-        preview=preview,
-        skill_names=state.campaign.settings.skill_list().names,
-    )
-    view = draft_view(state)
-    if new_message:
-        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
-    else:
-        await interaction.response.edit_message(embed=embed, view=view)
 
 
 # ----------------------------------------------------------------------------- stunt writer
-class StuntWriterModal(
-    PersistentModal,
-    template=STUNT_WRITER_TEMPLATE,
-):
-    """The stunt writer. Its custom_id names the template and the character (0: the writer's
-    active character when the form is sent), so a form opened before a restart still works;
-    the nonce (the opening interaction's id) keeps two open writers apart."""
-
-    def __init__(self, kind: str, character_id: int, nonce: int) -> None:
-        title = "Bonus stunt" if kind == "bonus" else "Rule-changing stunt"
-        super().__init__(
-            title=title,
-            custom_id=stunt_writer_id(kind, character_id, nonce),
-            timeout=MODAL_TIMEOUT,
-        )
-        self.kind = kind
-        self.character = f"#{character_id}" if character_id else None
-        self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
-        self._add("name", "Stunt name", 80, "Sharp Eyes")
-        self._add("because", "Because I ...", 150, "have an eye for detail")
-        if kind == "bonus":
-            self._add("skill", "I get +2 when I use (skill)", 40, "Notice")
-            self._add("action", "Action: overcome, advantage, attack, defend", 30, "overcome")
-            self._add("circumstance", "when ...", 150, "I search a room for clues")
-        else:
-            self._add("feat", "I can ...", 150, "act first in a physical conflict")
-            self._add("limitation", "but only ...", 150, "when I have not been hurt yet")
-
-    def _add(self, key: str, label: str, limit: int, placeholder: str) -> None:
-        item: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label=label, custom_id=key, max_length=limit, placeholder=placeholder
-        )
-        self.inputs[key] = item
-        self.add_item(item)
-
-    def value(self, key: str) -> str:
-        return self.inputs[key].value or ""
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, match: re.Match[str]
-    ) -> StuntWriterModal:
-        return cls(match["kind"], int(match["char"]), int(match["nonce"]))
-
-    async def on_submit(self, interaction: discord.Interaction) -> None:
-        actor = await actor_of(interaction.client, interaction)
-        service = service_of(interaction)
-        skills = await service.skill_list_cached(actor)
-        if self.kind == "bonus":
-            stunt = write_bonus_stunt(
-                self.value("name"),
-                self.value("because"),
-                self.value("skill"),
-                self.value("action"),
-                self.value("circumstance"),
-                skills,
-            )
-        else:
-            stunt = write_rule_stunt(
-                self.value("name"),
-                self.value("because"),
-                self.value("feat"),
-                self.value("limitation"),
-            )
-        record = await service.add_stunt(actor, self.character, stunt)
-        added = record.sheet.stunt(stunt.name)
-        cost = f" It cost 1 refresh (refresh now {record.sheet.refresh})." if added.cost else ""
-        await interaction.response.send_message(
-            f"Added to **{record.name}**: **{stunt.name}**: {stunt.text}{cost}", ephemeral=True
-        )
 
 
 # ----------------------------------------------------------------------------- the cog
@@ -662,7 +136,6 @@ MINOR_CHANGES = [
     Choice(name="buy a stunt", value="buy_stunt"),
     Choice(name="rewrite an aspect (not the high concept)", value="rewrite_aspect"),
 ]
-CHARACTER_HELP = "The character (default: your active one here)."
 SheetChange = Callable[[Character], Character]
 
 
@@ -693,7 +166,6 @@ class Characters(commands.Cog):
     milestone = app_commands.Group(
         name="milestone", description="Advance a character.", parent=character
     )
-    stunt = app_commands.Group(name="stunt", description="Write stunts.", guild_only=True)
 
     async def _actor(self, interaction: discord.Interaction) -> Actor:
         return await actor_of(self.bot, interaction)
@@ -1176,33 +648,9 @@ class Characters(commands.Cog):
 
     # ----- stunt writer -----
 
-    @stunt.command(name="write", description="Write a stunt from a template and add it to a sheet.")
-    @app_commands.describe(
-        template="Bonus: +2 to a skill in a situation. Rule: bend a rule, with a limit.",
-        character=CHARACTER_HELP,
-    )
-    @app_commands.choices(
-        template=[
-            Choice(name="bonus (+2 to a skill and action)", value="bonus"),
-            Choice(name="rule (do something the rules forbid)", value="rule"),
-        ]
-    )
-    @app_commands.autocomplete(character=character_autocomplete)
-    async def stunt_write(
-        self, interaction: discord.Interaction, template: str, character: str | None = None
-    ) -> None:
-        character_id = 0
-        if character and character.strip():
-            actor = await actor_of(interaction.client, interaction)
-            _campaign, record = await self.service.view(actor, character)
-            character_id = record.id
-        await interaction.response.send_modal(
-            StuntWriterModal(template, character_id, interaction.id)
-        )
-
 
 async def setup(bot: Any) -> None:
     get_service(bot)
     bot.add_dynamic_items(DraftButton, DraftSelect, MantleStuntSelect)
-    register_modals(bot, DraftModal, StuntWriterModal)
+    register_modals(bot, DraftModal)
     await bot.add_cog(Characters(bot))

@@ -17,8 +17,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from bot.dfc.creation import CreationDraft
 from bot.errors import RuleError
-from bot.fate.sheet import CreationDraft, condition_track
+from bot.fate.sheet import condition_track
 from bot.fate.skills import default_skills
 from bot.fate.stunts import Stunt, parse_action
 from bot.fate.tracks import Recovery, Track

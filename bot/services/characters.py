@@ -25,6 +25,7 @@ from bot.db.engine import Database
 from bot.db.models.campaigns import ActiveCharacter, Campaign, CharacterRow
 from bot.db.models.columns import utcnow
 from bot.db.models.drafts import CharacterDraftRow, CustomMantleEntry, MilestoneLog
+from bot.dfc.creation import CreationDraft
 from bot.dfc.mantles import (
     Mantle,
     condition_tracks,
@@ -51,7 +52,6 @@ from bot.fate.milestones import (
 from bot.fate.sheet import (
     AspectKind,
     Character,
-    CreationDraft,
     NpcKind,
     SheetError,
     apply_mantle,

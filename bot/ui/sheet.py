@@ -11,9 +11,10 @@ from datetime import datetime
 
 import discord
 
+from bot.dfc.creation import CreationDraft, CreationStep
 from bot.dfc.mantles import Mantle, MantleStunt
 from bot.fate.ladder import describe
-from bot.fate.sheet import AspectKind, Character, CreationDraft, CreationStep
+from bot.fate.sheet import AspectKind, Character
 from bot.fate.stunts import Stunt
 from bot.fate.tracks import Track, TrackKind
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, clip, safe_embed

@@ -747,7 +747,7 @@ async def test_every_option_is_described(table: Table) -> None:
 def test_persistent_modal_custom_ids_are_checked() -> None:
     import pytest
 
-    from cogs.characters import DraftModal
+    from cogs.character_creation import DraftModal
     from cogs.common.modals import PersistentModal, register_modals
 
     assert DraftModal.__template__ is not None

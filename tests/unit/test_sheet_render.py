@@ -6,6 +6,7 @@ from datetime import datetime
 
 import discord
 
+from bot.dfc.creation import CreationDraft
 from bot.dfc.mantles import get_mantle, list_mantles, mantle_data, mantles_by_group
 from bot.fate.sheet import (
     ASPECT_MAX,
@@ -13,7 +14,6 @@ from bot.fate.sheet import (
     NOTES_MAX,
     AspectKind,
     Character,
-    CreationDraft,
     NpcKind,
     condition_track,
     new_character,

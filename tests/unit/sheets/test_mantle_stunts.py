@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from bot.dfc.creation import CreationDraft, CreationStep
 from bot.dfc.mantles import additional_stunts, get_mantle, pick_additional_stunts
 from bot.errors import RuleError
-from bot.fate.sheet import CreationDraft, CreationStep, SheetError
+from bot.fate.sheet import SheetError
 
 
 def test_additional_stunts_are_not_core() -> None:

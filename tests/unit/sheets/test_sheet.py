@@ -1,11 +1,10 @@
 import pytest
 
+from bot.dfc.creation import CreationDraft, CreationStep
 from bot.errors import RuleError
 from bot.fate.sheet import (
     AspectKind,
     Character,
-    CreationDraft,
-    CreationStep,
     NpcKind,
     SheetError,
     apply_mantle,
