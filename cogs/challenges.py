@@ -9,11 +9,13 @@ from discord import app_commands
 
 from bot.errors import RuleError
 from bot.services.challenges import ChallengeService, parse_tasks
-from cogs.common.trackers import TrackerCog, choice_view
+from cogs.common.trackers import PREFIX, TrackerAction, TrackerCog, choice_view
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
 from cogs.common.permissions import require_gm
+
+A = TrackerAction
 
 
 class Challenges(TrackerCog):
@@ -28,7 +30,7 @@ class Challenges(TrackerCog):
         snap = await self.challenges.get(ident)
         if snap.version != version:
             raise RuleError("That tracker is out of date; use the newest buttons.")
-        if action == "claim":
+        if action == A.CLAIM:
             tasks = self.challenges.open_tasks(snap)
             if not tasks:
                 raise RuleError(
@@ -37,9 +39,11 @@ class Challenges(TrackerCog):
             await self.ask(
                 interaction,
                 "Claim a task for your active character.",
-                choice_view("ch", ident, version, "claim", "Which task?", tasks),
+                choice_view(
+                    PREFIX[self.service.kind], ident, version, A.CLAIM, "Which task?", tasks
+                ),
             )
-        elif action == "roll":
+        elif action == A.ROLL:
             tasks = self.challenges.rollable_tasks(snap, user, gm)
             if not tasks:
                 raise RuleError(
@@ -48,18 +52,22 @@ class Challenges(TrackerCog):
             await self.ask(
                 interaction,
                 "Roll a task: the skill and difficulty come from the task.",
-                choice_view("ch", ident, version, "roll", "Which task?", tasks),
+                choice_view(
+                    PREFIX[self.service.kind], ident, version, A.ROLL, "Which task?", tasks
+                ),
             )
-        elif action == "inv":
+        elif action == A.INVOKE:
             choices = await self.challenges.invoke_choices(ident, user, gm)
             if not choices:
                 raise RuleError("There is no aspect you can invoke on that roll right now.")
             await self.ask(
                 interaction,
                 "Invoke for +2 on a task roll before it is kept.",
-                choice_view("ch", ident, version, "inv", "Pick an aspect", choices),
+                choice_view(
+                    PREFIX[self.service.kind], ident, version, A.INVOKE, "Pick an aspect", choices
+                ),
             )
-        elif action == "keep":
+        elif action == A.KEEP:
             waiting = self.challenges.waiting_rolls(snap, user, gm)
             if not waiting:
                 raise RuleError("You have no task roll waiting; roll a task first.")
@@ -70,7 +78,9 @@ class Challenges(TrackerCog):
             await self.ask(
                 interaction,
                 "Which roll is final?",
-                choice_view("ch", ident, version, "keep", "Which roll?", waiting),
+                choice_view(
+                    PREFIX[self.service.kind], ident, version, A.KEEP, "Which roll?", waiting
+                ),
             )
         else:
             raise RuleError("That button is no longer used; look at the tracker again.")
@@ -85,15 +95,15 @@ class Challenges(TrackerCog):
         value: str,
     ) -> None:
         user, gm = interaction.user.id, await self._is_gm(interaction)
-        if action == "claim":
+        if action == A.CLAIM:
             snap = await self.challenges.claim(
                 ident, version, interaction.guild_id or 0, user, value
             )
-        elif action == "roll":
+        elif action == A.ROLL:
             snap = await self.challenges.roll(ident, version, user, gm, value)
-        elif action == "inv":
+        elif action == A.INVOKE:
             snap = await self.challenges.invoke(ident, version, user, gm, value)
-        elif action == "keep":
+        elif action == A.KEEP:
             snap = await self.challenges.keep(ident, version, user, gm, value)
         else:
             raise RuleError("That menu is no longer used; look at the tracker again.")

@@ -15,17 +15,21 @@ from bot.services.conflict_state import IMPEDED, ConflictSnapshot
 from bot.services.conflicts import ConflictService
 from bot.services.encounters import parse_names
 from bot.ui.common import clip
+from bot.ui.conflicts import TrackerAction
 from cogs.common.trackers import (
     DIFFICULTY_FIELD,
     HARM_CHOICES,
     NEW_ASPECT_FIELD,
     SKILL_FIELD,
+    Awaitable,
+    Callable,
+    Click,
     FormModal,
     TrackerButton,
     TrackerCog,
     TrackerSelect,
     absorb_view,
-    choice_view,
+    handler_for,
     log,
     skill_view,
 )
@@ -43,169 +47,186 @@ SCALE_CHOICES: list[app_commands.Choice[int]] = [
 ]
 
 
+A = TrackerAction
+
+
 class Conflicts(TrackerCog):
     def __init__(self, bot: FateTableBot) -> None:
         super().__init__(bot)
         self.conflicts = self.service = ConflictService(bot.db, bot.dice)
 
-    # ------------------------------------------------------------------ conflict: buttons
+    # ------------------------------------------------------------------ buttons
     async def on_button(
         self, interaction: discord.Interaction, ident: int, version: int, action: str
     ) -> None:
-        user, gm = interaction.user.id, await self._is_gm(interaction)
-        svc = self.conflicts
+        handler = handler_for(self._buttons(), action, "button")
+        click = await self.click(interaction, ident, version)
         # the sheets only feed the teamwork and defence menus
-        snap = await svc.get(ident, with_sheets=action in ("help", "def"))
+        wanted = action in (A.TEAMWORK, A.DEFEND)
+        snap = await self.conflicts.get(ident, with_sheets=wanted)
         if snap.version != version:
             raise RuleError(
                 "That tracker is out of date (someone acted first); use the newest buttons."
             )
-        if action == "res":
-            snap = await svc.resolve(ident, version, user, gm)
-            await self.answer(interaction, snap, snap.message)
-            return
-        if action == "boost":
-            snap = await svc.trade_for_boost(ident, version, user, gm)
-            await self.answer(interaction, snap, snap.message)
-            return
-        if action == "ract":
-            snap = await svc.resolve_action(ident, version, user, gm)
-            await self.answer(interaction, snap, snap.message)
-            return
-        if action == "stu":
-            choices = await svc.stunt_choices(ident, user, gm)
-            if not choices:
-                raise RuleError(
-                    "No stunt of yours fits this roll (its skill and action must match the "
-                    "stunt's, and each stunt counts once)."
-                )
-            await self.ask(
-                interaction,
-                "Add a stunt's bonus to the roll in progress.",
-                choice_view("cf", ident, version, "stu", "Which stunt?", choices),
+        await handler(click, snap)
+
+    def _buttons(self) -> dict[TrackerAction, Callable[[Click, ConflictSnapshot], Awaitable[None]]]:
+        svc = self.conflicts
+        return {
+            A.RESOLVE: self._direct(svc.resolve),
+            A.BOOST: self._direct(svc.trade_for_boost),
+            A.RESOLVE_ACTION: self._direct(svc.resolve_action),
+            A.STUNT: self._stunt_menu,
+            A.TEAMWORK: self._helper_menu,
+            A.CONCEDE: self._concede_menu,
+            A.INVOKE: self._invoke_menu,
+            A.ABSORB: self._absorb_menu,
+            A.DEFEND: self._defence_menu,
+            A.ATTACK: self._attack_menu,
+            A.MOVE: self._move_menu,
+            A.CREATE_ADVANTAGE: self._advantage_menu,
+            A.OVERCOME: self._overcome_form,
+        }
+
+    def _direct(
+        self, call: Callable[[int, int, int, bool], Awaitable[ConflictSnapshot]]
+    ) -> Callable[[Click, ConflictSnapshot], Awaitable[None]]:
+        """A button that acts at once: the service call, then the tracker's answer."""
+
+        async def act(click: Click, _snap: ConflictSnapshot) -> None:
+            snap = await call(click.ident, click.version, click.user_id, click.is_gm)
+            await self.answer(click.interaction, snap, snap.message)
+
+        return act
+
+    async def _stunt_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
+        choices = await self.conflicts.stunt_choices(click.ident, click.user_id, click.is_gm)
+        if not choices:
+            raise RuleError(
+                "No stunt of yours fits this roll (its skill and action must match the "
+                "stunt's, and each stunt counts once)."
             )
+        await self.ask(
+            click.interaction,
+            "Add a stunt's bonus to the roll in progress.",
+            click.menu(A.STUNT, "Which stunt?", choices),
+        )
+
+    async def _helper_menu(self, click: Click, snap: ConflictSnapshot) -> None:
+        choices = self.conflicts.helper_choices(snap, click.user_id, click.is_gm)
+        if not choices:
+            raise RuleError(
+                "None of your characters can help: a helper is on the roller's side, has "
+                "Average (+1) or better in the skill and has not acted this exchange (the "
+                "defender's side helps once the defence is rolled)."
+            )
+        if len(choices) == 1:
+            helped = await self.conflicts.teamwork(
+                click.ident, click.version, click.user_id, click.is_gm, choices[0].value
+            )
+            await self.answer(click.interaction, helped, helped.message)
             return
-        if action == "help":
-            choices = svc.helper_choices(snap, user, gm)
-            if not choices:
-                raise RuleError(
-                    "None of your characters can help: a helper is on the roller's side, has "
-                    "Average (+1) or better in the skill and has not acted this exchange (the "
-                    "defender's side helps once the defence is rolled)."
-                )
-            if len(choices) == 1:
-                snap = await svc.teamwork(ident, version, user, gm, choices[0].value)
-                await self.answer(interaction, snap, snap.message)
-                return
-            await self.ask(
-                interaction,
-                "Who helps? Helping uses that character's action for this exchange.",
-                choice_view("cf", ident, version, "help", "Who helps?", choices),
-            )
+        await self.ask(
+            click.interaction,
+            "Who helps? Helping uses that character's action for this exchange.",
+            click.menu(A.TEAMWORK, "Who helps?", choices),
+        )
+
+    async def _concede_menu(self, click: Click, snap: ConflictSnapshot) -> None:
+        choices = self.conflicts.concede_choices(snap, click.user_id, click.is_gm)
+        if not choices:
+            raise RuleError("None of your characters is still in this conflict.")
+        await self.ask(
+            click.interaction,
+            "Who concedes? They leave the conflict and are paid when it ends.",
+            click.menu(A.CONCEDE, "Who concedes?", choices),
+        )
+
+    async def _invoke_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
+        name, choices = await self.conflicts.invoke_choices(click.ident, click.user_id, click.is_gm)
+        if not choices:
+            raise RuleError(f"{name} has no aspect to invoke right now.")
+        await self.ask(
+            click.interaction,
+            f"Invoke for {name}: +2 on the roll in progress.",
+            click.menu(A.INVOKE, "Pick an aspect", choices),
+        )
+
+    async def _absorb_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
+        _, shifts, options = await self.conflicts.absorb_options(
+            click.ident, click.user_id, click.is_gm
+        )
+        await self.ask(
+            click.interaction,
+            f"Absorb a {shifts}-shift hit: pick stress boxes and/or consequences.",
+            absorb_view(click.prefix, click.ident, click.version, options),
+        )
+
+    async def _defence_menu(self, click: Click, snap: ConflictSnapshot) -> None:
+        member, pending = self.conflicts.defender_now(snap, click.user_id, click.is_gm)
+        await self.ask(
+            click.interaction,
+            f"{member.name} defends against {pending.attack_effort:+d}: pick a skill.",
+            skill_view(click.prefix, snap, pending.defender, A.DEFEND, None, "Defend with"),
+        )
+
+    async def _attack_menu(self, click: Click, snap: ConflictSnapshot) -> None:
+        actor = self.conflicts.actor_now(snap, click.user_id, click.is_gm)
+        await self.ask(
+            click.interaction,
+            f"{actor.name} attacks: pick a target.",
+            click.menu(A.TARGET, "Attack whom?", self.conflicts.attack_targets(snap)),
+        )
+
+    async def _move_menu(self, click: Click, snap: ConflictSnapshot) -> None:
+        actor = self.conflicts.actor_now(snap, click.user_id, click.is_gm)
+        await self.ask(
+            click.interaction,
+            f"{actor.name} moves: pick a zone.",
+            click.menu(A.MOVE, "Move where?", self.conflicts.move_choices(snap)),
+        )
+
+    async def _overcome_form(self, click: Click, snap: ConflictSnapshot) -> None:
+        self.conflicts.actor_now(snap, click.user_id, click.is_gm)  # only the actor overcomes
+        await self._action_modal(click, A.OVERCOME)
+
+    async def _advantage_menu(self, click: Click, snap: ConflictSnapshot) -> None:
+        actor = self.conflicts.actor_now(snap, click.user_id, click.is_gm)
+        targets = await self.conflicts.advantage_targets(click.ident, click.user_id, click.is_gm)
+        if len(targets) <= 1:
+            await self._action_modal(click, A.CREATE_ADVANTAGE)
             return
-        if action == "con":
-            choices = svc.concede_choices(snap, user, gm)
-            if not choices:
-                raise RuleError("None of your characters is still in this conflict.")
-            await self.ask(
-                interaction,
-                "Who concedes? They leave the conflict and are paid when it ends.",
-                choice_view("cf", ident, version, "con", "Who concedes?", choices),
-            )
-            return
-        if action == "inv":
-            name, choices = await svc.invoke_choices(ident, user, gm)
-            if not choices:
-                raise RuleError(f"{name} has no aspect to invoke right now.")
-            await self.ask(
-                interaction,
-                f"Invoke for {name}: +2 on the roll in progress.",
-                choice_view("cf", ident, version, "inv", "Pick an aspect", choices),
-            )
-            return
-        if action == "abs":
-            _, shifts, options = await svc.absorb_options(ident, user, gm)
-            await self.ask(
-                interaction,
-                f"Absorb a {shifts}-shift hit: pick stress boxes and/or consequences.",
-                absorb_view("cf", ident, version, options),
-            )
-            return
-        if action == "def":
-            member, pending = svc.defender_now(snap, user, gm)
-            await self.ask(
-                interaction,
-                f"{member.name} defends against {pending.attack_effort:+d}: pick a skill.",
-                skill_view("cf", snap, pending.defender, "def", None, "Defend with"),
-            )
-            return
-        # the acting character's own actions
-        actor = svc.actor_now(snap, user, gm)
-        if action == "atk":
-            await self.ask(
-                interaction,
-                f"{actor.name} attacks: pick a target.",
-                choice_view("cf", ident, version, "tgt", "Attack whom?", svc.attack_targets(snap)),
-            )
-        elif action == "mov":
-            await self.ask(
-                interaction,
-                f"{actor.name} moves: pick a zone.",
-                choice_view("cf", ident, version, "mov", "Move where?", svc.move_choices(snap)),
-            )
-        elif action == "adv":
-            targets = await svc.advantage_targets(ident, user, gm)
-            if len(targets) <= 1:
-                await self._action_modal(interaction, ident, version, action)
-                return
-            await self.ask(
-                interaction,
-                f"{actor.name} creates an advantage: on a new aspect or on one in play?",
-                choice_view("cf", ident, version, "advt", "Which aspect?", targets),
-            )
-        elif action == "ovc":
-            await self._action_modal(interaction, ident, version, action)
-        else:
-            raise RuleError("That button is no longer used; look at the tracker again.")
+        await self.ask(
+            click.interaction,
+            f"{actor.name} creates an advantage: on a new aspect or on one in play?",
+            click.menu(A.ADVANTAGE_ON, "Which aspect?", targets),
+        )
 
     async def _action_modal(
-        self,
-        interaction: discord.Interaction,
-        ident: int,
-        version: int,
-        action: str,
-        existing: str | None = None,
+        self, click: Click, action: TrackerAction, existing: str | None = None
     ) -> None:
-        user, gm = interaction.user.id, await self._is_gm(interaction)
+        """The overcome / create-an-advantage form (a new aspect's name unless `existing`)."""
+        svc = self.conflicts
+        ident, version, user, gm = click.ident, click.version, click.user_id, click.is_gm
 
         async def done(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
-            if action == "ovc":
-                snap = await self.conflicts.overcome(
-                    ident, version, user, gm, values["skill"], values["difficulty"]
-                )
+            skill, difficulty = values["skill"], values["difficulty"]
+            if action is A.OVERCOME:
+                snap = await svc.overcome(ident, version, user, gm, skill, difficulty)
             else:
-                snap = await self.conflicts.create_advantage(
-                    ident,
-                    version,
-                    user,
-                    gm,
-                    values["skill"],
-                    values["difficulty"],
-                    values.get("aspect", ""),
-                    existing,
+                aspect = values.get("aspect", "")
+                snap = await svc.create_advantage(
+                    ident, version, user, gm, skill, difficulty, aspect, existing
                 )
             await self.answer(modal_interaction, snap, snap.message)
 
-        fields = [
-            SKILL_FIELD,
-            DIFFICULTY_FIELD,
-        ]
-        title = "Overcome" if action == "ovc" else "Create an advantage"
-        if action == "adv" and existing is None:
+        fields = [SKILL_FIELD, DIFFICULTY_FIELD]
+        title = "Overcome" if action is A.OVERCOME else "Create an advantage"
+        if action is A.CREATE_ADVANTAGE and existing is None:
             fields.append(NEW_ASPECT_FIELD)
-        await interaction.response.send_modal(FormModal(title, fields, done))
+        await click.interaction.response.send_modal(FormModal(title, fields, done))
 
-    # ------------------------------------------------------------------ conflict: selects
+    # ------------------------------------------------------------------ selects
     async def on_select(
         self,
         interaction: discord.Interaction,
@@ -215,77 +236,75 @@ class Conflicts(TrackerCog):
         arg: str | None,
         value: str,
     ) -> None:
-        user, gm = interaction.user.id, await self._is_gm(interaction)
         svc = self.conflicts
-        snap: ConflictSnapshot
-        if action == "tgt":
-            current = await svc.get(ident)
-            actor = current.conflict.current
-            if actor is None:
-                raise RuleError("Nobody is acting right now.")
-            await self.ask(
-                interaction,
-                f"Attack {current.state.name(value)} with which skill?",
-                skill_view("cf", current, actor, "atk", value, "Attack with"),
-            )
+        picks: dict[TrackerAction, Callable[[Click, str | None, str], Awaitable[None]]] = {
+            A.TARGET: self._attack_skill_menu,
+            A.ADVANTAGE_ON: self._advantage_on,
+            A.MOVE: self._move_to,
+            A.ABSORB: lambda click, _arg, picked: self._absorb_chosen(click, svc, picked),
+            A.ATTACK: self._attack_with,
+            A.DEFEND: self._pick(svc.defend),
+            A.INVOKE: self._pick(svc.invoke),
+            A.STUNT: self._pick(svc.add_stunt),
+            A.TEAMWORK: self._pick(svc.teamwork),
+            A.CONCEDE: self._pick(svc.concede),
+            A.NEXT: self._pick(svc.pick_next),
+        }
+        handler = handler_for(picks, action, "menu")
+        await handler(await self.click(interaction, ident, version), arg, value)
+
+    def _pick(
+        self, call: Callable[[int, int, int, bool, str], Awaitable[ConflictSnapshot]]
+    ) -> Callable[[Click, str | None, str], Awaitable[None]]:
+        """A menu whose pick goes straight to the service."""
+
+        async def act(click: Click, _arg: str | None, value: str) -> None:
+            snap = await call(click.ident, click.version, click.user_id, click.is_gm, value)
+            await self.answer(click.interaction, snap, snap.message)
+
+        return act
+
+    async def _attack_with(self, click: Click, arg: str | None, skill: str) -> None:
+        snap = await self.conflicts.attack(
+            click.ident, click.version, click.user_id, click.is_gm, arg or "", skill
+        )
+        await self.answer(click.interaction, snap, snap.message)
+
+    async def _attack_skill_menu(self, click: Click, _arg: str | None, target: str) -> None:
+        current = await self.conflicts.get(click.ident)
+        actor = current.conflict.current
+        if actor is None:
+            raise RuleError("Nobody is acting right now.")
+        await self.ask(
+            click.interaction,
+            f"Attack {current.state.name(target)} with which skill?",
+            skill_view(click.prefix, current, actor, A.ATTACK, target, "Attack with"),
+        )
+
+    async def _advantage_on(self, click: Click, _arg: str | None, value: str) -> None:
+        existing = None if value == "new" else value
+        await self._action_modal(click, A.CREATE_ADVANTAGE, existing)
+
+    async def _move_to(self, click: Click, _arg: str | None, value: str) -> None:
+        svc = self.conflicts
+        ident, version, user, gm = click.ident, click.version, click.user_id, click.is_gm
+        rolled = value.startswith(IMPEDED)
+        zone = value.removeprefix(IMPEDED)
+        current = await svc.get(ident, with_sheets=False)
+        if not (rolled or svc.needs_roll_to_move(current, zone)):
+            moved = await svc.move(ident, version, user, gm, zone)
+            await self.answer(click.interaction, moved, moved.message)
             return
-        if action == "advt":
-            await self._action_modal(
-                interaction, ident, version, "adv", None if value == "new" else value
-            )
-            return
-        if action == "mov":
-            rolled = value.startswith(IMPEDED)
-            value = value.removeprefix(IMPEDED)
-            current = await svc.get(ident, with_sheets=False)
-            if rolled or svc.needs_roll_to_move(current, value):
 
-                async def done(
-                    modal_interaction: discord.Interaction, values: dict[str, str]
-                ) -> None:
-                    moved = await svc.move(
-                        ident, version, user, gm, value, values["skill"], values["difficulty"]
-                    )
-                    await self.answer(modal_interaction, moved, moved.message)
+        async def done(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
+            skill, difficulty = values["skill"], values["difficulty"]
+            moved = await svc.move(ident, version, user, gm, zone, skill, difficulty)
+            await self.answer(modal_interaction, moved, moved.message)
 
-                await interaction.response.send_modal(
-                    FormModal(
-                        f"Move to {value}: an overcome",
-                        [
-                            ("skill", "Skill", "Athletics", 40),
-                            DIFFICULTY_FIELD,
-                        ],
-                        done,
-                    )
-                )
-                return
-            snap = await svc.move(ident, version, user, gm, value)
-        elif action == "abs":
-            await self._absorb_chosen(interaction, svc, ident, version, value)
-            return
-        elif action == "atk":
-            snap = await svc.attack(ident, version, user, gm, arg or "", value)
-        elif action == "def":
-            snap = await svc.defend(ident, version, user, gm, value)
-        elif action == "inv":
-            snap = await svc.invoke(ident, version, user, gm, value)
-        elif action == "stu":
-            snap = await svc.add_stunt(ident, version, user, gm, value)
-        elif action == "help":
-            snap = await svc.teamwork(ident, version, user, gm, value)
-        elif action == "con":
-            snap = await svc.concede(ident, version, user, gm, value)
-        elif action == "next":
-            snap = await svc.pick_next(ident, version, user, gm, value)
-        else:
-            raise RuleError("That menu is no longer used; look at the tracker again.")
-        await self.answer(interaction, snap, snap.message)
-
-    # ------------------------------------------------------------------ contests
-
-    # ------------------------------------------------------------------ challenges
-
-    # ------------------------------------------------------------------ autocomplete
+        fields = [("skill", "Skill", "Athletics", 40), DIFFICULTY_FIELD]
+        await click.interaction.response.send_modal(
+            FormModal(f"Move to {zone}: an overcome", fields, done)
+        )
 
     # ------------------------------------------------------------------ /conflict
     conflict = app_commands.Group(
@@ -391,10 +410,6 @@ class Conflicts(TrackerCog):
         assert interaction.channel_id is not None
         snap = await self.conflicts.set_scale(interaction.channel_id, side.value, level.value)
         await self.reply_and_refresh(interaction, snap, snap.message)
-
-    # ------------------------------------------------------------------ /contest
-
-    # ------------------------------------------------------------------ /challenge
 
     conflict_start.autocomplete("participants")(TrackerCog._name_list_ac)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import discord
@@ -10,21 +11,28 @@ from discord import app_commands
 from bot.errors import RuleError
 from bot.fate.harm import HarmType
 from bot.services.contests import ContestService, ContestSnapshot
+from bot.ui.conflicts import Choice, TrackerAction
 from cogs.common.trackers import (
     DIFFICULTY_FIELD,
     HARM_CHOICES,
     NEW_ASPECT_FIELD,
     SKILL_FIELD,
+    Awaitable,
+    Callable,
+    Click,
     FormModal,
     TrackerCog,
     absorb_view,
-    choice_view,
+    action_of,
+    handler_for,
     skill_view,
 )
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
 from cogs.common.permissions import require_gm
+
+A = TrackerAction
 
 
 class Contests(TrackerCog):
@@ -35,84 +43,108 @@ class Contests(TrackerCog):
     async def on_button(
         self, interaction: discord.Interaction, ident: int, version: int, action: str
     ) -> None:
-        user, gm = interaction.user.id, await self._is_gm(interaction)
-        snap = await self.contests.get(ident, with_sheets=action == "roll")  # for the skill menu
+        svc = self.contests
+        buttons: dict[TrackerAction, Callable[[Click, ContestSnapshot], Awaitable[None]]] = {
+            A.TWIST: self._twist_form,
+            A.ABSORB: self._absorb_menu,
+            A.RESOLVE: self._direct(svc.resolve),
+            A.FORFEIT: self._direct(partial(svc.settle_failure, forfeit=True)),
+            A.GIVE_INVOKE: self._direct(partial(svc.settle_failure, forfeit=False)),
+            A.INVOKE: self._invoke_menu,
+            A.ROLL: self._roll_menu,
+            A.TEAMWORK: self._helper_menu,
+            A.CREATE_ADVANTAGE: self._advantage_menu,
+        }
+        handler = handler_for(buttons, action, "button")
+        click = await self.click(interaction, ident, version)
+        snap = await svc.get(ident, with_sheets=action == A.ROLL)  # for the skill menu
         if snap.version != version:
             raise RuleError("That tracker is out of date; use the newest buttons.")
-        if action == "twist":
-            if not gm:
-                raise RuleError("Only the GM adds the twist on a tie.")
+        await handler(click, snap)
 
-            async def twisted(
-                modal_interaction: discord.Interaction, values: dict[str, str]
-            ) -> None:
-                result = await self.contests.twist(ident, version, values["aspect"])
-                await self.answer(modal_interaction, result, result.message)
+    def _direct(
+        self, call: Callable[[int, int, int, bool], Awaitable[ContestSnapshot]]
+    ) -> Callable[[Click, ContestSnapshot], Awaitable[None]]:
+        """A button that acts at once: the service call, then the tracker's answer."""
 
-            await interaction.response.send_modal(
-                FormModal("A twist on the tie", [("aspect", "Twist aspect", "", 80)], twisted)
-            )
-            return
-        if action == "abs":
-            victim, shifts, options = await self.contests.absorb_options(ident, user, gm)
-            await self.ask(
-                interaction,
-                f"{victim} absorbs a {shifts}-shift hit: pick stress boxes and/or consequences.",
-                absorb_view("ct", ident, version, options),
-            )
-            return
-        if action in ("res", "forfeit", "give"):
-            if action == "res":
-                result = await self.contests.resolve(ident, version, user, gm)
-            else:
-                result = await self.contests.settle_failure(
-                    ident, version, user, gm, forfeit=action == "forfeit"
-                )
-            await self.answer(interaction, result, result.message)
-            return
-        if action == "inv":
-            name, choices = await self.contests.invoke_choices(ident, user, gm)
-            if not choices:
-                raise RuleError(f"{name} has no aspect to invoke right now.")
-            await self.ask(
-                interaction,
-                f"Invoke for {name}: +2 on the side's roll.",
-                choice_view("ct", ident, version, "inv", "Pick an aspect", choices),
-            )
-            return
-        if action not in ("roll", "help", "adv"):
-            raise RuleError("That button is no longer used; look at the tracker again.")
-        members = self.contests.members_for(snap, user, gm, rolling=action == "roll")
+        async def act(click: Click, _snap: ContestSnapshot) -> None:
+            snap = await call(click.ident, click.version, click.user_id, click.is_gm)
+            await self.answer(click.interaction, snap, snap.message)
+
+        return act
+
+    async def _twist_form(self, click: Click, _snap: ContestSnapshot) -> None:
+        if not click.is_gm:
+            raise RuleError("Only the GM adds the twist on a tie.")
+
+        async def twisted(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
+            result = await self.contests.twist(click.ident, click.version, values["aspect"])
+            await self.answer(modal_interaction, result, result.message)
+
+        await click.interaction.response.send_modal(
+            FormModal("A twist on the tie", [("aspect", "Twist aspect", "", 80)], twisted)
+        )
+
+    async def _absorb_menu(self, click: Click, _snap: ContestSnapshot) -> None:
+        victim, shifts, options = await self.contests.absorb_options(
+            click.ident, click.user_id, click.is_gm
+        )
+        await self.ask(
+            click.interaction,
+            f"{victim} absorbs a {shifts}-shift hit: pick stress boxes and/or consequences.",
+            absorb_view(click.prefix, click.ident, click.version, options),
+        )
+
+    async def _invoke_menu(self, click: Click, _snap: ContestSnapshot) -> None:
+        name, choices = await self.contests.invoke_choices(click.ident, click.user_id, click.is_gm)
+        if not choices:
+            raise RuleError(f"{name} has no aspect to invoke right now.")
+        await self.ask(
+            click.interaction,
+            f"Invoke for {name}: +2 on the side's roll.",
+            click.menu(A.INVOKE, "Pick an aspect", choices),
+        )
+
+    def _members(self, click: Click, snap: ContestSnapshot, *, rolling: bool) -> list[Choice]:
+        members = self.contests.members_for(snap, click.user_id, click.is_gm, rolling=rolling)
         if not members:
             raise RuleError("None of your characters is on a side that can act now.")
-        if action == "help":
-            if len(members) == 1:
-                result = await self.contests.teamwork(ident, version, user, gm, members[0].value)
-                await self.answer(interaction, result, result.message)
-                return
-            await self.ask(
-                interaction,
-                "Who gives teamwork (+1 to their side's roll)?",
-                choice_view("ct", ident, version, "help", "Who helps?", members),
-            )
-            return
-        if action == "adv":
-            if len(members) == 1:
-                await self._contest_advantage(interaction, ident, version, members[0].value)
-                return
-            await self.ask(
-                interaction,
-                "Who tries to create an advantage?",
-                choice_view("ct", ident, version, "advwho", "Who acts?", members),
-            )
-            return
+        return members
+
+    async def _helper_menu(self, click: Click, snap: ContestSnapshot) -> None:
+        members = self._members(click, snap, rolling=False)
         if len(members) == 1:
-            await self._contest_skill(interaction, snap, members[0].value)
+            result = await self.contests.teamwork(
+                click.ident, click.version, click.user_id, click.is_gm, members[0].value
+            )
+            await self.answer(click.interaction, result, result.message)
             return
         await self.ask(
-            interaction,
+            click.interaction,
+            "Who gives teamwork (+1 to their side's roll)?",
+            click.menu(A.TEAMWORK, "Who helps?", members),
+        )
+
+    async def _advantage_menu(self, click: Click, snap: ContestSnapshot) -> None:
+        members = self._members(click, snap, rolling=False)
+        if len(members) == 1:
+            await self._contest_advantage(click, members[0].value)
+            return
+        await self.ask(
+            click.interaction,
+            "Who tries to create an advantage?",
+            click.menu(A.WHO_CREATES, "Who acts?", members),
+        )
+
+    async def _roll_menu(self, click: Click, snap: ContestSnapshot) -> None:
+        members = self._members(click, snap, rolling=True)
+        if len(members) == 1:
+            await self._contest_skill(click.interaction, snap, members[0].value)
+            return
+        await self.ask(
+            click.interaction,
             "Who rolls for the side?",
-            choice_view("ct", ident, version, "who", "Who rolls?", members),
+            click.menu(A.WHO_ROLLS, "Who rolls?", members),
         )
 
     async def _contest_skill(
@@ -124,30 +156,18 @@ class Contests(TrackerCog):
             skill_view("ct", snap, member, "roll", member, "Roll which skill?"),
         )
 
-    async def _contest_advantage(
-        self, interaction: discord.Interaction, ident: int, version: int, member: str
-    ) -> None:
-        user, gm = interaction.user.id, await self._is_gm(interaction)
+    async def _contest_advantage(self, click: Click, member: str) -> None:
+        ident, version, user, gm = click.ident, click.version, click.user_id, click.is_gm
 
         async def done(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
+            skill, difficulty, aspect = values["skill"], values["difficulty"], values["aspect"]
             snap = await self.contests.advantage(
-                ident,
-                version,
-                user,
-                gm,
-                member,
-                values["skill"],
-                values["difficulty"],
-                values["aspect"],
+                ident, version, user, gm, member, skill, difficulty, aspect
             )
             await self.answer(modal_interaction, snap, snap.message)
 
-        fields = [
-            SKILL_FIELD,
-            DIFFICULTY_FIELD,
-            NEW_ASPECT_FIELD,
-        ]
-        await interaction.response.send_modal(FormModal("Create an advantage", fields, done))
+        fields = [SKILL_FIELD, DIFFICULTY_FIELD, NEW_ASPECT_FIELD]
+        await click.interaction.response.send_modal(FormModal("Create an advantage", fields, done))
 
     async def on_select(
         self,
@@ -158,22 +178,25 @@ class Contests(TrackerCog):
         arg: str | None,
         value: str,
     ) -> None:
-        user, gm = interaction.user.id, await self._is_gm(interaction)
-        if action == "who":
-            await self._contest_skill(interaction, await self.contests.get(ident), value)
+        svc = self.contests
+        click = await self.click(interaction, ident, version)
+        code = action_of(action, "menu")
+        user, gm = click.user_id, click.is_gm
+        if code is A.WHO_ROLLS:
+            await self._contest_skill(interaction, await svc.get(ident), value)
             return
-        if action == "advwho":
-            await self._contest_advantage(interaction, ident, version, value)
+        if code is A.WHO_CREATES:
+            await self._contest_advantage(click, value)
             return
-        if action == "abs":
-            await self._absorb_chosen(interaction, self.contests, ident, version, value)
+        if code is A.ABSORB:
+            await self._absorb_chosen(click, svc, value)
             return
-        if action == "inv":
-            snap = await self.contests.invoke(ident, version, user, gm, value)
-        elif action == "help":
-            snap = await self.contests.teamwork(ident, version, user, gm, value)
-        elif action == "roll":
-            snap = await self.contests.roll(ident, version, user, gm, arg or "", value)
+        if code is A.INVOKE:
+            snap = await svc.invoke(ident, version, user, gm, value)
+        elif code is A.TEAMWORK:
+            snap = await svc.teamwork(ident, version, user, gm, value)
+        elif code is A.ROLL:
+            snap = await svc.roll(ident, version, user, gm, arg or "", value)
         else:
             raise RuleError("That menu is no longer used; look at the tracker again.")
         await self.answer(interaction, snap, snap.message)

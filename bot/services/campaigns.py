@@ -25,11 +25,11 @@ from bot.db.models.campaigns import (
     FatePointEntry,
 )
 from bot.db.models.columns import utcnow
+from bot.db.repos.versioned import StaleError, update_versioned_in
 from bot.errors import RuleError
 from bot.fate.sheet import Character
 from bot.fate.skills import SkillList, default_skills
 from bot.fate.stress import StressStyle
-from bot.services.versioned import StaleError, update_versioned_in
 
 DEFAULT_CAMPAIGN_NAME = "Main campaign"
 CAMPAIGN_NAME_MAX = 80

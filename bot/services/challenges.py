@@ -9,6 +9,12 @@ from pydantic import Field
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.conflicts import EncounterRow
+from bot.db.repos.encounters import (
+    active_encounter_in,
+    load_encounter_in,
+    new_encounter_in,
+    save_encounter_in,
+)
 from bot.errors import RuleError
 from bot.fate import challenge as rules
 from bot.fate.challenge import MAX_TASKS, Challenge, ChallengeTask
@@ -27,18 +33,14 @@ from bot.services.encounters import (
     EncounterService,
     EncounterState,
     Member,
-    active_encounter_in,
     distinct_labels,
     in_play_choices,
-    load_encounter_in,
     member_of,
-    new_encounter_in,
     parse_difficulty,
     pay_invoke_point_in,
     rank_aspects,
     roll_line,
     roller_of,
-    save_encounter_in,
 )
 
 

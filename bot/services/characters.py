@@ -25,6 +25,7 @@ from bot.db.engine import Database
 from bot.db.models.campaigns import ActiveCharacter, Campaign, CharacterRow
 from bot.db.models.columns import utcnow
 from bot.db.models.drafts import CharacterDraftRow, CustomMantleEntry, MilestoneLog
+from bot.db.repos.versioned import update_versioned_in
 from bot.dfc.creation import CreationDraft
 from bot.dfc.mantles import (
     Mantle,
@@ -85,7 +86,6 @@ from bot.services.campaigns import (
     save_character_in,
     set_active_in,
 )
-from bot.services.versioned import update_versioned_in
 
 CACHE_SECONDS = 30.0
 MAX_CUSTOM_ENTRIES_PER_MANTLE = 20

@@ -6,6 +6,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.scenes import SceneRow
+from bot.db.repos.encounters import load_encounter_in
 from bot.errors import RuleError
 from bot.fate import conflict as rules
 from bot.fate.aspects import (
@@ -32,6 +33,7 @@ from bot.services.conflict_state import (
     ConflictSnapshot,
     ConflictState,
     PendingAction,
+    PendingKind,
     events_text,
     resolve_skill,
     shown_text,
@@ -40,7 +42,6 @@ from bot.services.encounters import (
     HIDDEN_NAME,
     Choice,
     Member,
-    load_encounter_in,
     parse_difficulty,
     roll_line,
     roller_of,
@@ -90,6 +91,7 @@ class ConflictActions(ConflictBase):
         session: AsyncSession,
         state: ConflictState,
         actor: str,
+        kind: PendingKind,
         fields: dict[str, str],
         skill: str,
         action: Action,
@@ -98,7 +100,7 @@ class ConflictActions(ConflictBase):
     ) -> str:
         member = self._member(state, actor)
         roll = await self._action_roll_in(session, state, member, actor, skill, action, difficulty)
-        state.action = PendingAction(actor=actor, roll=roll, **fields)
+        state.action = PendingAction(kind=kind, actor=actor, roll=roll, **fields)
         target = roll.opposition()
         line = (
             f"{roll_line(member.name, roll)} vs {describe(target if target is not None else 0)}"
@@ -127,7 +129,8 @@ class ConflictActions(ConflictBase):
                 session,
                 state,
                 actor,
-                {"kind": "overcome"},
+                PendingKind.OVERCOME,
+                {},
                 skill,
                 Action.OVERCOME,
                 target,
@@ -159,7 +162,7 @@ class ConflictActions(ConflictBase):
         ) -> str:
             _, actor = self._acting(state, user_id, is_gm, "act now")
             rules.create_advantage(state.conflict, actor, OutcomeKind.TIE)  # validate first
-            fields = {"kind": "advantage", "aspect_text": text}
+            fields = {"aspect_text": text}
             what = f"create an advantage: {text}"
             if existing is not None:
                 choices = await self._advantage_targets_in(session, campaign, row, state, is_gm)
@@ -170,12 +173,13 @@ class ConflictActions(ConflictBase):
                     )
                 hidden = found.description == HIDDEN_TAG
                 name = HIDDEN_NAME if hidden else found.label.removeprefix("Existing: ")
-                fields = {"kind": "advantage", "aspect_key": existing, "aspect_name": name}
+                fields = {"aspect_key": existing, "aspect_name": name}
                 what = f"create an advantage on {name}"
             return await self._start_action_in(
                 session,
                 state,
                 actor,
+                PendingKind.ADVANTAGE,
                 fields,
                 skill,
                 Action.CREATE_ADVANTAGE,
@@ -253,7 +257,8 @@ class ConflictActions(ConflictBase):
                 session,
                 state,
                 actor,
-                {"kind": "move", "zone": zone},
+                PendingKind.MOVE,
+                {"zone": zone},
                 skill,
                 Action.OVERCOME,
                 target,
@@ -281,10 +286,10 @@ class ConflictActions(ConflictBase):
             c = state.conflict
             head = f"{roll_line(member.name, roll)} vs {describe(target)}."
             lines = [head]
-            if pending.kind == "overcome":
+            if pending.kind is PendingKind.OVERCOME:
                 state.conflict, events = rules.overcome(c, pending.actor, effort, target)
                 lines += events_text(state, events)
-            elif pending.kind == "move":
+            elif pending.kind is PendingKind.MOVE:
                 state.conflict, events = rules.move(
                     c,
                     pending.actor,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.conflicts import EncounterRow
+from bot.db.repos.encounters import load_encounter_in
 from bot.errors import RuleError
 from bot.fate import conflict as rules
 from bot.fate.aspects import GM, AspectKind
@@ -31,7 +32,6 @@ from bot.services.encounters import (
     Member,
     distinct_labels,
     in_play_choices,
-    load_encounter_in,
     pay_invoke_point_in,
     rank_aspects,
     without_spent,

@@ -5,11 +5,13 @@ log), the snapshot a call returns, and the conflict's aspects as a source for /r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from pydantic import BaseModel, Field
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.scenes import SceneRow
+from bot.db.repos.encounters import active_encounter_in, save_encounter_in
 from bot.errors import RuleError
 from bot.fate.aspects import GM, Aspect, AspectKind
 from bot.fate.aspects import Event as RuleEvent
@@ -19,14 +21,7 @@ from bot.fate.rolls import Roll
 from bot.fate.sheet import Character
 from bot.services import aspects_in_play
 from bot.services.campaigns import CampaignInfo
-from bot.services.encounters import (
-    HIDDEN_NAME,
-    EncounterState,
-    Member,
-    active_encounter_in,
-    save_encounter_in,
-    without_spent,
-)
+from bot.services.encounters import HIDDEN_NAME, EncounterState, Member, without_spent
 
 MAX_ZONES = 10
 HIDDEN_TAG = "hidden: only the GM sees it"
@@ -36,11 +31,19 @@ SOURCE_PREFIX = "cf"
 IMPEDED = "imp|"  # a move choice's value prefix: the move takes the action and a roll
 
 
+class PendingKind(StrEnum):
+    """Which action a rolled, unresolved PendingAction is (its tag in the stored JSON)."""
+
+    OVERCOME = "overcome"
+    ADVANTAGE = "advantage"
+    MOVE = "move"
+
+
 class PendingAction(BaseModel):
     """An overcome, create-an-advantage or impeded move that is rolled and waits for invokes,
     stunts and teamwork before it is resolved."""
 
-    kind: str  # "overcome" | "advantage" | "move"
+    kind: PendingKind
     actor: str
     roll: Roll
     aspect_text: str = ""  # a new aspect to create

@@ -17,6 +17,7 @@ from __future__ import annotations
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.conflicts import EncounterRow
+from bot.db.repos.encounters import active_encounter_in, load_encounter_in, new_encounter_in
 from bot.errors import RuleError
 from bot.fate import conflict as rules
 from bot.fate.conflict import Combatant, ConflictKind, PendingAttack, Phase
@@ -46,11 +47,8 @@ from bot.services.encounters import (
     Choice,
     Member,
     absorb_menu,
-    active_encounter_in,
-    load_encounter_in,
     member_of,
     name_slots,
-    new_encounter_in,
     roll_line,
     roller_of,
 )

@@ -9,6 +9,12 @@ from pydantic import BaseModel, Field
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.conflicts import EncounterRow
+from bot.db.repos.encounters import (
+    active_encounter_in,
+    load_encounter_in,
+    new_encounter_in,
+    save_encounter_in,
+)
 from bot.errors import RuleError
 from bot.fate import contest as rules
 from bot.fate.aspects import (
@@ -41,20 +47,16 @@ from bot.services.encounters import (
     EncounterState,
     Member,
     absorb_menu,
-    active_encounter_in,
     distinct_labels,
     in_play_choices,
-    load_encounter_in,
     member_of,
     name_slots,
-    new_encounter_in,
     parse_difficulty,
     parse_names,
     pay_invoke_point_in,
     rank_aspects,
     roll_line,
     roller_of,
-    save_encounter_in,
     without_spent,
 )
 

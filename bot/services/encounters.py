@@ -15,14 +15,18 @@ from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field
-from sqlalchemy import update
-from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models.columns import utcnow
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.scenes import SceneRow
+from bot.db.repos.encounters import (
+    active_encounter_in,
+    check_version,
+    load_encounter_in,
+    save_encounter_in,
+    set_tracker_in,
+)
 from bot.errors import RuleError
 from bot.fate import conflict as rules
 from bot.fate.aspects import GM, Aspect
@@ -36,17 +40,14 @@ from bot.services import aspects_in_play
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
-    StaleError,
     get_character_in,
     move_fate_points_in,
 )
 from bot.services.scenes import spend_gm_point_in
-from bot.services.versioned import update_versioned_in
 
 HIDDEN_NAME = "a hidden aspect"
 LOG_KEEP = 8
 MAX_PARTICIPANTS = rules.MAX_COMBATANTS
-STALE = "Someone acted first (or you clicked twice); look at the tracker again and retry."
 
 
 class Member(BaseModel):
@@ -92,70 +93,6 @@ def without_spent(aspects: list[Aspect], key: str, spent: Aspect | None) -> list
     if spent is None:
         return [a for a in aspects if a.id != key]
     return [spent if a.id == key else a for a in aspects]
-
-
-async def active_encounter_in(
-    session: AsyncSession, channel_id: int, kind: str
-) -> EncounterRow | None:
-    return (
-        await session.exec(
-            select(EncounterRow)
-            .where(
-                EncounterRow.channel_id == channel_id,
-                EncounterRow.kind == kind,
-                col(EncounterRow.active),
-            )
-            .order_by(col(EncounterRow.id).desc())
-        )
-    ).first()
-
-
-async def new_encounter_in(
-    session: AsyncSession, campaign_id: int, guild_id: int, channel_id: int, kind: str, user_id: int
-) -> EncounterRow:
-    """An encounter row with its id (the rules name the encounter by it); state comes next."""
-    row = EncounterRow(
-        campaign_id=campaign_id,
-        guild_id=guild_id,
-        channel_id=channel_id,
-        kind=kind,
-        state_json="{}",
-        created_by=user_id,
-    )
-    session.add(row)
-    await session.flush()
-    assert row.id is not None
-    return row
-
-
-async def load_encounter_in(session: AsyncSession, encounter_id: int, kind: str) -> EncounterRow:
-    row = await session.get(EncounterRow, encounter_id)
-    if row is None or row.kind != kind:
-        raise RuleError(f"That {kind} no longer exists.")
-    return row
-
-
-def check_version(row: EncounterRow, version: int | None) -> None:
-    if version is not None and row.version != version:
-        raise StaleError(STALE)
-
-
-async def save_encounter_in(
-    session: AsyncSession, row: EncounterRow, state_json: str, *, active: bool
-) -> int:
-    """Write the new state if nobody changed the row since it was read; returns the version."""
-    assert row.id is not None
-    stale = StaleError(STALE)
-    values = {"state_json": state_json, "active": active, "updated_at": utcnow()}
-    return await update_versioned_in(session, EncounterRow, row.id, row.version, values, stale)
-
-
-async def set_tracker_in(session: AsyncSession, encounter_id: int, message_id: int) -> None:
-    await session.exec(  # type: ignore[call-overload]
-        update(EncounterRow)
-        .where(col(EncounterRow.id) == encounter_id)
-        .values(tracker_message_id=message_id)
-    )
 
 
 def parse_names(text: str, what: str, limit: int = MAX_PARTICIPANTS) -> list[str]:

@@ -24,6 +24,7 @@ from sqlmodel import col, select
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
 from bot.db.models.games import GameActionLog, GameRow
+from bot.db.repos.versioned import update_versioned_in
 from bot.errors import RuleError
 from bot.games.base import (
     BUILTIN_ENGINE_MODULES,
@@ -34,7 +35,6 @@ from bot.games.base import (
     find_action,
     get_engine,
 )
-from bot.services.versioned import update_versioned_in
 
 AI_STEP_LIMIT = 400  # AI seats acting in a row after one human action
 PUBLIC_LOG_KEEP = 12  # recent public events kept on the row for the board

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import datetime
 from enum import StrEnum
 
 from sqlalchemy import update
@@ -923,31 +922,6 @@ class RollService:
                 (n, 0) for n in campaign.settings.skill_list().names if n.casefold() not in known
             ]
             return own + rest
-
-
-async def owed_fate_points_in(
-    session: AsyncSession, campaign_id: int, channel_id: int, since: datetime
-) -> dict[int, int]:
-    """Fate points owed for hostile invokes paid with a fate point on rolls of this channel
-    since `since` (a scene's start): character id -> points. The owner gets them when the
-    scene ends; the scene's end is what pays them."""
-    rows = await session.exec(
-        select(RollRow).where(
-            RollRow.campaign_id == campaign_id,
-            RollRow.channel_id == channel_id,
-            col(RollRow.created_at) >= since,
-        )
-    )
-    owed: dict[int, int] = {}
-    for row in rows.all():
-        for invoke in Roll.model_validate_json(row.roll_json).invokes:
-            if (
-                invoke.hostile
-                and invoke.payment is Payment.FATE_POINT
-                and invoke.aspect_owner_id is not None
-            ):
-                owed[invoke.aspect_owner_id] = owed.get(invoke.aspect_owner_id, 0) + 1
-    return owed
 
 
 def _ordered(

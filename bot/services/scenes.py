@@ -25,6 +25,8 @@ from bot.db.engine import Database
 from bot.db.models.campaigns import FatePointEntry
 from bot.db.models.columns import utcnow
 from bot.db.models.scenes import CampaignPlayRow, RecoveryRow, SceneRow
+from bot.db.repos.rolls import owed_fate_points_in
+from bot.db.repos.versioned import save_versioned_in
 from bot.errors import RuleError
 from bot.fate import recovery
 from bot.fate.aspects import (
@@ -71,7 +73,6 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     save_character_in,
 )
-from bot.services.versioned import save_versioned_in
 
 MAX_LIST_ITEMS = 20  # comma-separated lists in one option
 MAX_GAME_ASPECTS = 20
@@ -756,7 +757,6 @@ class SceneService:
     ) -> list[str]:
         """The fate points owed for hostile invokes paid with a GM point during this scene:
         a PC gets them through the ledger, a major NPC carries them to the GM's next scene."""
-        from bot.services.rolls import owed_fate_points_in  # rolls builds on scenes
 
         owed = await owed_fate_points_in(session, campaign.id, row.channel_id, row.created_at)
         paid: list[str] = []

@@ -6,6 +6,7 @@ Pure: no I/O and no rules. The cog turns the control specs into DynamicItems.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 import discord
 
@@ -17,7 +18,7 @@ from bot.fate.rolls import ScaleLevel
 from bot.fate.sheet import Character
 from bot.fate.tracks import TrackKind
 from bot.services.challenges import ChallengeSnapshot
-from bot.services.conflict_state import ConflictSnapshot
+from bot.services.conflict_state import ConflictSnapshot, PendingKind
 from bot.services.contests import ContestSnapshot
 from bot.services.encounters import Choice
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, MAX_SELECT_OPTIONS, clip, safe_embed
@@ -26,9 +27,40 @@ ENDED_COLOUR = discord.Colour.dark_grey()
 MAX_TRACKER_FIELDS = 20
 
 
+class TrackerAction(StrEnum):
+    """What a tracker button or select does, in the ui that draws it and the cog that answers it.
+    The value is the short code in the component's custom id: keep it stable, or the buttons on
+    trackers already posted stop working."""
+
+    ATTACK = "atk"
+    DEFEND = "def"
+    RESOLVE = "res"
+    RESOLVE_ACTION = "ract"
+    OVERCOME = "ovc"
+    CREATE_ADVANTAGE = "adv"
+    ADVANTAGE_ON = "advt"
+    MOVE = "mov"
+    CONCEDE = "con"
+    INVOKE = "inv"
+    STUNT = "stu"
+    TEAMWORK = "help"
+    ABSORB = "abs"
+    BOOST = "boost"
+    NEXT = "next"
+    TARGET = "tgt"
+    TWIST = "twist"
+    GIVE_INVOKE = "give"
+    FORFEIT = "forfeit"
+    ROLL = "roll"
+    WHO_ROLLS = "who"
+    WHO_CREATES = "advwho"
+    CLAIM = "claim"
+    KEEP = "keep"
+
+
 @dataclass(frozen=True)
 class ButtonSpec:
-    action: str
+    action: TrackerAction
     label: str
     style: discord.ButtonStyle = discord.ButtonStyle.secondary
 
@@ -36,7 +68,7 @@ class ButtonSpec:
 @dataclass(frozen=True)
 class Controls:
     buttons: tuple[ButtonSpec, ...] = ()
-    select_action: str | None = None
+    select_action: TrackerAction | None = None
     select_placeholder: str = ""
     options: tuple[Choice, ...] = ()
 
@@ -134,9 +166,10 @@ def _now_line(snapshot: ConflictSnapshot) -> str:
         return f"{winner} carry the day." if c.winner_side else "The conflict is over."
     if state.action is not None:
         pending = state.action
-        what = {"overcome": "an overcome", "move": f"a move to {pending.zone}"}.get(
-            pending.kind, f"an advantage on {pending.aspect_name or pending.aspect_text}"
-        )
+        what = {
+            PendingKind.OVERCOME: "an overcome",
+            PendingKind.MOVE: f"a move to {pending.zone}",
+        }.get(pending.kind, f"an advantage on {pending.aspect_name or pending.aspect_text}")
         target = pending.roll.opposition()
         return (
             f"{state.name(pending.actor)} rolled {what}: {describe(pending.roll.effort())} vs "
@@ -171,38 +204,40 @@ def conflict_controls(snapshot: ConflictSnapshot) -> Controls:
     blue, red = discord.ButtonStyle.primary, discord.ButtonStyle.danger
     buttons: tuple[ButtonSpec, ...]
     bonuses = (
-        ButtonSpec("inv", "Invoke"),
-        ButtonSpec("stu", "Stunt"),
-        ButtonSpec("help", "Teamwork +1"),
+        ButtonSpec(TrackerAction.INVOKE, "Invoke"),
+        ButtonSpec(TrackerAction.STUNT, "Stunt"),
+        ButtonSpec(TrackerAction.TEAMWORK, "Teamwork +1"),
     )
     if snapshot.state.action is not None:
-        return Controls((ButtonSpec("ract", "Resolve the roll", blue), *bonuses))
+        return Controls(
+            (ButtonSpec(TrackerAction.RESOLVE_ACTION, "Resolve the roll", blue), *bonuses)
+        )
     if c.phase is Phase.DEFENDING and snapshot.state.defence_roll is not None:
-        return Controls((ButtonSpec("res", "Resolve the attack", blue), *bonuses))
+        return Controls((ButtonSpec(TrackerAction.RESOLVE, "Resolve the attack", blue), *bonuses))
     if c.phase is Phase.DEFENDING:
-        return Controls((ButtonSpec("def", "Defend", blue), *bonuses))
+        return Controls((ButtonSpec(TrackerAction.DEFEND, "Defend", blue), *bonuses))
     if c.phase is Phase.ABSORBING:
         buttons = (
-            ButtonSpec("abs", "Take the hit", blue),
-            ButtonSpec("inv", "Invoke"),
-            ButtonSpec("boost", "Trade a shift for a boost"),
+            ButtonSpec(TrackerAction.ABSORB, "Take the hit", blue),
+            ButtonSpec(TrackerAction.INVOKE, "Invoke"),
+            ButtonSpec(TrackerAction.BOOST, "Trade a shift for a boost"),
         )
         return Controls(buttons)
     if c.phase is Phase.CHOOSING_NEXT:
-        buttons = (ButtonSpec("con", "Concede", red),)
+        buttons = (ButtonSpec(TrackerAction.CONCEDE, "Concede", red),)
     else:
         buttons = (
-            ButtonSpec("atk", "Attack", blue),
-            ButtonSpec("ovc", "Overcome"),
-            ButtonSpec("adv", "Create advantage"),
-            ButtonSpec("mov", "Move"),
-            ButtonSpec("con", "Concede", red),
+            ButtonSpec(TrackerAction.ATTACK, "Attack", blue),
+            ButtonSpec(TrackerAction.OVERCOME, "Overcome"),
+            ButtonSpec(TrackerAction.CREATE_ADVANTAGE, "Create advantage"),
+            ButtonSpec(TrackerAction.MOVE, "Move"),
+            ButtonSpec(TrackerAction.CONCEDE, "Concede", red),
         )
     options = tuple(
         Choice(p.id, clip(p.name, 100), "NPC" if p.is_npc else "PC")
         for p in eligible_next(c)[:MAX_SELECT_OPTIONS]
     )
-    return Controls(buttons, "next", "Pick who acts next", options)
+    return Controls(buttons, TrackerAction.NEXT, "Pick who acts next", options)
 
 
 # --------------------------------------------------------------------------- contests
@@ -299,31 +334,37 @@ def _contest_now(snapshot: ContestSnapshot) -> str:
 
 def contest_controls(snapshot: ContestSnapshot) -> Controls:
     if snapshot.state.hits and not snapshot.state.stopped:
-        return Controls((ButtonSpec("abs", "Take the hit", discord.ButtonStyle.primary),))
+        return Controls(
+            (ButtonSpec(TrackerAction.ABSORB, "Take the hit", discord.ButtonStyle.primary),)
+        )
     if snapshot.state.contest.winner is not None or snapshot.state.stopped:
         return Controls()
     if snapshot.state.awaiting_twist:
-        return Controls((ButtonSpec("twist", "Add a twist (GM)", discord.ButtonStyle.primary),))
+        return Controls(
+            (ButtonSpec(TrackerAction.TWIST, "Add a twist (GM)", discord.ButtonStyle.primary),)
+        )
     if snapshot.state.pending_fail:
         return Controls(
             (
-                ButtonSpec("forfeit", "Forfeit our roll"),
-                ButtonSpec("give", "Give them a free invoke"),
+                ButtonSpec(TrackerAction.FORFEIT, "Forfeit our roll"),
+                ButtonSpec(TrackerAction.GIVE_INVOKE, "Give them a free invoke"),
             )
         )
     if snapshot.state.everyone_rolled():
         return Controls(
             (
-                ButtonSpec("res", "Resolve the exchange", discord.ButtonStyle.primary),
-                ButtonSpec("inv", "Invoke"),
+                ButtonSpec(
+                    TrackerAction.RESOLVE, "Resolve the exchange", discord.ButtonStyle.primary
+                ),
+                ButtonSpec(TrackerAction.INVOKE, "Invoke"),
             )
         )
     return Controls(
         (
-            ButtonSpec("roll", "Roll for my side", discord.ButtonStyle.primary),
-            ButtonSpec("help", "Teamwork +1"),
-            ButtonSpec("adv", "Create advantage"),
-            ButtonSpec("inv", "Invoke"),
+            ButtonSpec(TrackerAction.ROLL, "Roll for my side", discord.ButtonStyle.primary),
+            ButtonSpec(TrackerAction.TEAMWORK, "Teamwork +1"),
+            ButtonSpec(TrackerAction.CREATE_ADVANTAGE, "Create advantage"),
+            ButtonSpec(TrackerAction.INVOKE, "Invoke"),
         )
     )
 
@@ -371,9 +412,12 @@ def challenge_controls(snapshot: ChallengeSnapshot) -> Controls:
     if challenge_summary(snapshot.state.challenge).complete or snapshot.state.stopped:
         return Controls()
     buttons = [
-        ButtonSpec("claim", "Claim a task"),
-        ButtonSpec("roll", "Roll a task", discord.ButtonStyle.primary),
+        ButtonSpec(TrackerAction.CLAIM, "Claim a task"),
+        ButtonSpec(TrackerAction.ROLL, "Roll a task", discord.ButtonStyle.primary),
     ]
     if snapshot.state.rolls:
-        buttons += [ButtonSpec("inv", "Invoke"), ButtonSpec("keep", "Keep the roll")]
+        buttons += [
+            ButtonSpec(TrackerAction.INVOKE, "Invoke"),
+            ButtonSpec(TrackerAction.KEEP, "Keep the roll"),
+        ]
     return Controls(tuple(buttons))

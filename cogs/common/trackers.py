@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -26,6 +27,7 @@ from bot.services.encounters import AbsorbOption, Choice, EncounterService, skil
 from bot.ui.common import clip
 from bot.ui.conflicts import (
     Controls,
+    TrackerAction,
     challenge_controls,
     challenge_tracker,
     conflict_controls,
@@ -262,6 +264,44 @@ class FormModal(SafeModal):
         await self.handler(interaction, {k: str(v.value) for k, v in self.inputs.items()})
 
 
+@dataclass(frozen=True)
+class Click:
+    """One click on a tracker: the interaction, the encounter and version it was drawn for, and
+    who clicked (a GM or not)."""
+
+    interaction: discord.Interaction
+    prefix: str
+    ident: int
+    version: int
+    user_id: int
+    is_gm: bool
+
+    def menu(
+        self, action: TrackerAction, placeholder: str, choices: list[Choice]
+    ) -> discord.ui.View:
+        """A private select on this encounter whose pick comes back as `action`."""
+        return choice_view(self.prefix, self.ident, self.version, action, placeholder, choices)
+
+
+H = TypeVar("H")
+
+
+def action_of(code: str, what: str) -> TrackerAction:
+    """The action a custom id's code names; a sentence for a code no longer drawn."""
+    try:
+        return TrackerAction(code)
+    except ValueError:
+        raise RuleError(f"That {what} is no longer used; look at the tracker again.") from None
+
+
+def handler_for(table: Mapping[TrackerAction, H], code: str, what: str) -> H:
+    """The handler of a custom id's action code; a sentence for a code it does not handle."""
+    handler = table.get(action_of(code, what))
+    if handler is None:
+        raise RuleError(f"That {what} is no longer used; look at the tracker again.")
+    return handler
+
+
 class TrackerCog(commands.Cog):
     """A cog that plays one kind of encounter on a pinned tracker. Subclasses set `service` and
     answer the tracker's clicks in `on_button` and `on_select`."""
@@ -277,6 +317,11 @@ class TrackerCog(commands.Cog):
 
     async def _is_gm(self, interaction: discord.Interaction) -> bool:
         return await member_is_gm(self.bot, interaction)
+
+    async def click(self, interaction: discord.Interaction, ident: int, version: int) -> Click:
+        prefix = PREFIX[self.service.kind]
+        gm = await self._is_gm(interaction)
+        return Click(interaction, prefix, ident, version, interaction.user.id, gm)
 
     async def publish(self, interaction: discord.Interaction, snapshot: Snapshot) -> None:
         """Post a new pinned tracker as the public answer to a slash command."""
@@ -387,15 +432,11 @@ class TrackerCog(commands.Cog):
         raise NotImplementedError(f"{type(self).__name__} must answer its selects")
 
     async def _absorb_chosen(
-        self,
-        interaction: discord.Interaction,
-        service: ConflictService | ContestService,
-        ident: int,
-        version: int,
-        value: str,
+        self, click: Click, service: ConflictService | ContestService, value: str
     ) -> None:
         """Apply the picked way to take a hit, first asking for the consequences' names."""
-        user, gm = interaction.user.id, await self._is_gm(interaction)
+        interaction, ident, version = click.interaction, click.ident, click.version
+        user, gm = click.user_id, click.is_gm
         _, _, options = await service.absorb_options(ident, user, gm)
         index = int(value) if value.isdigit() else -1
         option = next((o for o in options if o.index == index), None)

@@ -192,7 +192,7 @@ async def test_hostile_invokes_owe_the_aspect_owner(db: Database) -> None:
     from datetime import timedelta
 
     from bot.db.models.columns import utcnow
-    from bot.services.rolls import owed_fate_points_in
+    from bot.db.repos.rolls import owed_fate_points_in
 
     harry_id, _ = await _setup(db)
     start = utcnow() - timedelta(seconds=1)
