@@ -1,0 +1,973 @@
+"""What the active hero may do (``legal_actions``) and doing it (``perform``).
+
+Action ids are short and stable for one state: ``step:bridge``, ``hit:n4:c12``, ``use:c40``.
+Labels that name an Equipment card are marked private: only the hero's player sees them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.games.base import LABEL_MAX, Action
+from bot.games.dreamwars import dice
+from bot.games.dreamwars.content import Effect
+from bot.games.dreamwars.engine import (
+    CANNON_DAMAGE,
+    CANNON_RANGE,
+    PASSIVE,
+    DwRuleError,
+    NemesisState,
+    _Ctx,
+)
+from bot.games.dreamwars.state import Decision, fast_model
+
+if TYPE_CHECKING:
+    from bot.games.dreamwars.engine import DreamwarsEngine
+
+FIST = "fist"
+ACTIVE_KINDS = frozenset(
+    {"heal", "draw", "wound_nemesis", "extra_move", "hide", "stun_nemesis", "banish_nemesis"}
+)
+
+
+def _act(actions: list[Action], id_: str, label: str, kind: str, private: bool = False) -> None:
+    # Built without validation (thousands per game): ids are short by construction and labels
+    # are clipped here the way Action's validator would.
+    if len(label) > LABEL_MAX:
+        label = label[: LABEL_MAX - 1].rstrip() + "…"
+    actions.append(
+        fast_model(
+            Action,
+            {
+                "id": id_,
+                "label": label,
+                "kind": kind,
+                "private": private,
+                "table": False,
+                "data": {},
+            },
+        )
+    )
+
+
+def legal_actions(engine: DreamwarsEngine, ctx: _Ctx) -> list[Action]:
+    s = ctx.s
+    actions: list[Action] = []
+    if s.decision is not None:
+        for key, label in s.decision.options.items():
+            _act(actions, key, label, s.decision.kind, s.decision.private)
+        return actions
+    if s.ending:
+        return actions
+    i = s.active
+    hero = s.heroes[i]
+    board = ctx.board
+    at_door = hero.door is not None
+    if hero.moving:
+        for nxt in _steps(ctx, i):
+            _act(actions, f"step:{nxt}", f"Move to {board.nodes[nxt].name}", "move")
+        _act(actions, "stop", "Stop moving", "move")
+        return actions
+    if _may_start_move(ctx, i):
+        for nxt in _steps(ctx, i):
+            _act(actions, f"step:{nxt}", f"Move to {board.nodes[nxt].name}", "move")
+    if not at_door:
+        _attacks(ctx, i, actions)
+        _location_actions(ctx, i, actions)
+        _equipment_actions(ctx, i, actions)
+    _trade_actions(ctx, i, actions)
+    for uid in hero.shards:
+        _act(actions, f"use:{uid}", f"Use {ctx.item(uid).name}", "shard", private=True)
+    if not at_door:
+        _prestige_actions(ctx, i, actions)
+    _act(actions, "end", "End your Heroes phase", "end")
+    return actions
+
+
+def _may_start_move(ctx: _Ctx, i: int) -> bool:
+    hero = ctx.s.heroes[i]
+    if hero.no_move:
+        return False
+    if not hero.moved:
+        return ctx.value(i, "movement") > 0
+    return hero.extra > 0 and not hero.special_used and hero.vehicle is None
+
+
+def _steps(ctx: _Ctx, i: int) -> list[str]:
+    hero = ctx.s.heroes[i]
+    board = ctx.board
+    here = hero.node
+    found = []
+    for nxt in board.adjacent.get(here, ()):
+        if here in board.rivers and nxt in board.rivers:
+            continue  # never along a river, unless Aquatic
+        found.append(nxt)
+    return found
+
+
+def _weapons(ctx: _Ctx, i: int, ranged: bool) -> list[str]:
+    hero = ctx.s.heroes[i]
+    seen: set[str] = set()
+    found = []
+    for uid in hero.items:
+        card = ctx.item(uid)
+        if card.type != "weapon" or ("ranged" in card.traits) != ranged:
+            continue
+        if not _tech_ok(ctx, i, uid) or card.key in seen:
+            continue
+        seen.add(card.key)
+        found.append(uid)
+    return found
+
+
+def _tech_ok(ctx: _Ctx, i: int, uid: str) -> bool:
+    return ctx.item(uid).deck != "tech" or ctx.sheet(i).tech > 0
+
+
+def _attack_stat(ctx: _Ctx, weapon: str | None) -> str:
+    if weapon is None:
+        return "melee"
+    card = ctx.item(weapon)
+    if "ranged" not in card.traits:
+        return "melee"
+    return "tech" if card.deck == "tech" else "skill"
+
+
+def _attacks(ctx: _Ctx, i: int, actions: list[Action]) -> None:
+    hero = ctx.s.heroes[i]
+    if hero.actions < 1:
+        return
+    for target in ctx.foes_at(hero.node):
+        name = ctx.marker(target).name
+        _act(
+            actions, f"hit:{target.uid}:{FIST}", f"Attack the {name} (Melee, bare hands)", "attack"
+        )
+        for weapon in _weapons(ctx, i, ranged=False):
+            _act(
+                actions,
+                f"hit:{target.uid}:{weapon}",
+                f"Attack the {name} with {ctx.item(weapon).name}",
+                "attack",
+                private=True,
+            )
+    for weapon in _weapons(ctx, i, ranged=True):
+        card = ctx.item(weapon)
+        for target in ctx.targets_in_reach(i, card.range):
+            if target.node == hero.node:
+                continue  # never a Ranged Attack on your own space
+            _act(
+                actions,
+                f"shoot:{target.uid}:{weapon}",
+                f"Shoot the {ctx.marker(target).name} at "
+                f"{ctx.board.nodes[target.node].name} with {card.name}",
+                "attack",
+                private=True,
+            )
+
+
+def _location_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
+    s = ctx.s
+    hero = s.heroes[i]
+    node = hero.node
+    info = ctx.board.nodes[node]
+    if hero.actions >= 1:
+        sheet = ctx.sheet(i)
+        cantore = sheet.arcane > 0 and sheet.max_cantici > 0
+        if cantore and not hero.meditated:
+            if "arcane" in info.icons:
+                _act(actions, "meditate3", "Meditate here: draw 3 Cantici, keep 1", "meditate")
+                if hero.actions >= 2:
+                    _act(
+                        actions,
+                        "meditate3x2",
+                        "Meditate with both Actions: draw 3, keep 2",
+                        "meditate",
+                    )
+            else:
+                _act(actions, "meditate", "Meditate: draw 1 Cantico", "meditate")
+        if node in s.unknown:
+            _act(actions, "reveal", f"Reveal the Unknown token at {info.name}", "scenario")
+        if s.dropped_stone == node:
+            _act(actions, "pickstone", "Pick up the Dreamstone", "scenario")
+        if s.supply_tokens.get(node, 0) > 0:
+            _act(actions, "pickup", "Pick up a Supply token", "scenario")
+        special_ok = not hero.moving and not hero.special_used
+        if special_ok and node in s.coaches:
+            for dest in s.coaches:
+                if dest != node:
+                    _act(
+                        actions,
+                        f"coach:{dest}",
+                        f"Take the coach to {ctx.board.nodes[dest].name}",
+                        "travel",
+                    )
+        if special_ok and s.train == node:
+            for dest in ctx.lib.rail:
+                if dest != node:
+                    _act(
+                        actions,
+                        f"train:{dest}",
+                        f"Ride the train to {ctx.board.nodes[dest].name}",
+                        "travel",
+                    )
+        if node in s.cannons:
+            for target in ctx.targets_in_reach(i, CANNON_RANGE):
+                _act(
+                    actions,
+                    f"cannon:{target.uid}",
+                    f"Fire the cannon at the {ctx.marker(target).name} "
+                    f"({ctx.board.nodes[target.node].name})",
+                    "attack",
+                )
+
+
+def _equipment_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
+    hero = ctx.s.heroes[i]
+    sheet = ctx.sheet(i)
+    if hero.actions >= 1 and sheet.arcane > 0:
+        for uid in hero.cantici:
+            _act(
+                actions,
+                f"sing:{uid}",
+                f"Intone {ctx.item(uid).name} (Arcane test)",
+                "cantico",
+                private=True,
+            )
+    for uid in hero.items:
+        card = ctx.item(uid)
+        usable = _tech_ok(ctx, i, uid)
+        if "consumable" in card.traits and usable:
+            _act(actions, f"use:{uid}", f"Use {card.name}", "item", private=True)
+        if not hero.acted and usable and card.type in ("armour", "shield"):
+            worn = hero.armour if card.type == "armour" else hero.shield
+            if worn != uid:
+                _act(actions, f"wear:{uid}", f"Use {card.name} this turn", "item", private=True)
+        if card.type == "vehicle" and usable and not hero.moved and hero.vehicle is None:
+            _act(
+                actions,
+                f"ride:{uid}",
+                f"Ride {card.name} this turn (Movement {card.movement})",
+                "item",
+                private=True,
+            )
+        if card.type == "addon":
+            if uid in hero.mounted:
+                _act(actions, f"unmount:{uid}", f"Unmount {card.name}", "item", private=True)
+            elif hero.actions >= 1:
+                for other in hero.items:
+                    if _fits(ctx, uid, other) and other not in hero.mounted.values():
+                        _act(
+                            actions,
+                            f"mount:{uid}:{other}",
+                            f"Mount {card.name} on {ctx.item(other).name}",
+                            "item",
+                            private=True,
+                        )
+    for uid in hero.allies:
+        ally = ctx.adventure(uid)
+        if any(e.kind in ACTIVE_KINDS for e in ally.abilities) and (
+            f"ally:{uid}" not in hero.used_prestige
+        ):
+            _act(actions, f"ally:{uid}", f"Call on {ally.name}", "ally")
+
+
+def _fits(ctx: _Ctx, addon: str, other: str) -> bool:
+    a, b = ctx.item(addon), ctx.item(other)
+    if addon == other or b.type == "addon":
+        return False
+    if a.attach == "any":
+        return True
+    if a.attach == "weapon":
+        return b.type == "weapon" and a.deck == b.deck
+    if a.attach == "armour":
+        return b.type in ("armour", "shield")
+    return a.deck == b.deck
+
+
+def _trade_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
+    s = ctx.s
+    hero = s.heroes[i]
+    at_door = hero.door is not None
+    for j in ctx.heroes_at(hero.node):
+        if j == i:
+            continue
+        if j not in hero.traded_with and hero.actions < 1 and not at_door:
+            continue
+        other = s.heroes[j]
+        who = ctx.name(j)
+        for uid in [*hero.items, *hero.shards]:
+            if ctx.item(uid).deck != "shards" and ctx.load(j, [uid]) > ctx.sheet(j).max_load:
+                continue
+            _act(
+                actions,
+                f"give:{uid}:{j}",
+                f"Give {ctx.item(uid).name} to {who}",
+                "trade",
+                private=True,
+            )
+        for uid in [*other.items, *other.shards]:
+            if ctx.item(uid).deck != "shards" and ctx.load(i, [uid]) > ctx.sheet(i).max_load:
+                continue
+            _act(
+                actions,
+                f"take:{uid}:{j}",
+                f"Take {ctx.item(uid).name} from {who}",
+                "trade",
+                private=True,
+            )
+        for uid in other.allies:
+            _act(
+                actions,
+                f"take:{uid}:{j}",
+                f"Take the Ally {ctx.adventure(uid).name} from {who}",
+                "trade",
+            )
+        for uid in hero.allies:
+            _act(
+                actions,
+                f"give:{uid}:{j}",
+                f"Give the Ally {ctx.adventure(uid).name} to {who}",
+                "trade",
+            )
+        if hero.dreamstone:
+            _act(actions, f"give:stone:{j}", f"Give the Dreamstone to {who}", "trade")
+        if hero.supply:
+            _act(actions, f"give:supply:{j}", f"Give a Supply token to {who}", "trade")
+
+
+def _prestige_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
+    hero = ctx.s.heroes[i]
+    for ability in ctx.sheet(i).prestige:
+        if ability.key not in hero.unlocked:
+            continue
+        if not any(e.kind in ACTIVE_KINDS for e in ability.effects):
+            continue
+        if ability.key in hero.spent_prestige:
+            if hero.actions >= 1:
+                _act(
+                    actions,
+                    f"reload:{ability.key}",
+                    f"Reload {ability.name} (1 Action)",
+                    "prestige",
+                )
+        elif ability.key not in hero.used_prestige:
+            _act(actions, f"pres:{ability.key}", f"{ability.name}: {ability.text}", "prestige")
+
+
+# -- doing it -----------------------------------------------------------------------------------
+def perform(engine: DreamwarsEngine, ctx: _Ctx, action: Action) -> None:
+    s = ctx.s
+    if s.decision is not None:
+        _answer(engine, ctx, action.id)
+        return
+    i = s.active
+    hero = s.heroes[i]
+    verb, _, rest = action.id.partition(":")
+    if verb not in ("end", "stop", "use", "wear", "step", "give", "take", "pres", "unmount"):
+        hero.acted = True
+    if verb == "step":
+        _step(ctx, i, rest)
+    elif verb == "stop":
+        hero.moving = False
+        hero.steps = 0
+    elif verb == "end":
+        hero.moving = False
+        _end_phase(ctx, i)
+    elif verb in ("hit", "shoot"):
+        target_uid, _, weapon = rest.partition(":")
+        _attack(ctx, i, _foe(ctx, target_uid), None if weapon == FIST else weapon)
+    elif verb == "sing":
+        _intone(ctx, i, rest)
+    elif verb == "use":
+        _use(ctx, i, rest)
+    elif verb == "wear":
+        card = ctx.item(rest)
+        if card.type == "armour":
+            hero.armour = rest
+        else:
+            hero.shield = rest
+        _tech_use(ctx, i, rest)
+        ctx.whisper(i, f"{ctx.name(i)} uses {card.name} this turn.")
+    elif verb == "ride":
+        hero.vehicle = rest
+        _tech_use(ctx, i, rest)
+        ctx.say(f"{ctx.name(i)} rides a vehicle this turn (Movement {ctx.item(rest).movement}).")
+    elif verb == "mount":
+        addon, _, other = rest.partition(":")
+        hero.mounted[addon] = other
+        hero.actions -= 1
+        ctx.say(f"{ctx.name(i)} mounts an Add-on (1 Action).")
+    elif verb == "unmount":
+        hero.mounted.pop(rest, None)
+    elif verb == "ally":
+        _call_ally(ctx, i, rest)
+    elif verb in ("give", "take"):
+        _exchange(ctx, i, verb, rest)
+    elif verb == "pres":
+        _prestige(ctx, i, rest)
+    elif verb == "reload":
+        hero.spent_prestige.remove(rest)
+        hero.actions -= 1
+        ctx.say(f"{ctx.name(i)} reloads a Prestige ability (1 Action).")
+    elif verb in ("meditate", "meditate3", "meditate3x2"):
+        _meditate(ctx, i, verb)
+    elif verb == "reveal":
+        _reveal(ctx, i)
+    elif verb == "pickstone":
+        hero.actions -= 1
+        hero.dreamstone = True
+        s.dropped_stone = None
+        ctx.say(f"{ctx.name(i)} picks up the Dreamstone.", "scenario", chronicle=True)
+    elif verb == "pickup":
+        hero.actions -= 1
+        s.supply_tokens[hero.node] -= 1
+        if not s.supply_tokens[hero.node]:
+            del s.supply_tokens[hero.node]
+        hero.supply += 1
+        ctx.say(f"{ctx.name(i)} picks up a Supply token.", "scenario", chronicle=True)
+        _deliver(ctx, i)
+    elif verb in ("coach", "train"):
+        hero.actions -= 1
+        hero.special_used = True
+        hero.node = rest
+        if verb == "train":
+            s.train = rest
+        ctx.say(
+            f"{ctx.name(i)} travels by {verb} to {ctx.board.nodes[rest].name} "
+            "(1 Action, special movement).",
+            "move",
+        )
+        _deliver(ctx, i)
+    elif verb == "cannon":
+        _cannon(ctx, i, _foe(ctx, rest))
+    else:  # pragma: no cover - legal_actions only makes the verbs above
+        raise DwRuleError(f"Unknown action {action.id!r}.")
+
+
+def _foe(ctx: _Ctx, uid: str) -> NemesisState:
+    for n in (*ctx.s.nemeses, *ctx.s.towers):
+        if n.uid == uid:
+            return n
+    raise DwRuleError("That Nemesis is no longer on the map.")
+
+
+def _step(ctx: _Ctx, i: int, nxt: str) -> None:
+    s = ctx.s
+    hero = s.heroes[i]
+    board = ctx.board
+    name = ctx.name(i)
+    if not hero.moving:
+        if hero.moved:
+            hero.extra -= 1
+            hero.special_used = True
+            hero.steps = ctx.sheet(i).movement  # an extra movement is at the basic Movement
+        else:
+            hero.moved = True
+            hero.steps = ctx.value(i, "movement")
+        hero.moving = True
+    # Leaving a Nemesis's space: one Dodge test for each Nemesis there (not a blocked one).
+    for nemesis in ctx.foes_at(hero.node, towers=False):
+        if nemesis.stunned:
+            continue
+        value = ctx.value(i, "dodge")
+        roll = ctx.roll(i, value)
+        ctx.say(
+            f"{name} tests Dodge to leave the {ctx.marker(nemesis).name} ({roll.shown()}).", "dodge"
+        )
+        if hero.vehicle:
+            _malfunction(ctx, i, hero.vehicle, roll)
+        if not roll.success:
+            hero.no_move = True
+            hero.moving = False
+            hero.steps = 0
+            ctx.say(f"{name} cannot move any further this turn.")
+            return
+    if nxt in board.rivers and not ctx.has(i, "safe_ford"):
+        roll = ctx.roll(i, 3)
+        ctx.say(f"{name} tests Fate 3 to cross the river ({roll.shown()}).", "fate")
+        if not roll.success:
+            hero.moving = False
+            hero.steps = 0
+            ctx.say(f"{name} finds no ford and stops; the rest of the movement is lost.")
+            return
+    hero.node = nxt
+    hero.steps -= 1
+    hero.moving = hero.steps > 0 and hero.door is None
+    ctx.say(f"{name} moves to {board.nodes[nxt].name}.", "move")
+    _crystal_bodies(ctx, i)
+    _deliver(ctx, i)
+
+
+def _crystal_bodies(ctx: _Ctx, i: int) -> None:
+    node = ctx.s.heroes[i].node
+    near = set(ctx.board.within(node, 1))
+    for nemesis in ctx.s.nemeses:
+        marker = ctx.marker(nemesis)
+        if "crystal_body" in marker.abilities and nemesis.node in near and not nemesis.stunned:
+            roll = ctx.roll(i, ctx.value(i, "dodge"))
+            ctx.say(
+                f"{ctx.name(i)} tests Dodge near the {marker.name}'s Crystal Body "
+                f"({roll.shown()}).",
+                "dodge",
+            )
+            if not roll.success:
+                ctx.hurt(i, 1, "Crystal Body")
+
+
+def _deliver(ctx: _Ctx, i: int) -> None:
+    s = ctx.s
+    hero = s.heroes[i]
+    for goal in ctx.scenario().victory:
+        if goal.kind == "supply" and goal.location == hero.node and hero.supply:
+            s.delivered += hero.supply
+            ctx.say(
+                f"{ctx.name(i)} delivers {hero.supply} Supply token(s) "
+                f"({s.delivered}/{goal.amount}).",
+                "scenario",
+                chronicle=True,
+            )
+            hero.supply = 0
+
+
+def _tech_use(ctx: _Ctx, i: int, uid: str) -> None:
+    """Using a Tech Item (not a weapon): a Tech test, for the Critical Malfunction."""
+    if ctx.item(uid).deck != "tech":
+        return
+    roll = ctx.roll(i, ctx.value(i, "tech"))
+    ctx.say(f"{ctx.name(i)} tests Tech to use a Tech Item ({roll.shown()}).", "tech")
+    _malfunction(ctx, i, uid, roll)
+
+
+def _malfunction(ctx: _Ctx, i: int, uid: str, roll: dice.Roll) -> bool:
+    card = ctx.item(uid)
+    if card.deck != "tech":
+        return False
+    broken = dice.malfunctions(
+        roll,
+        prototype="prototype" in card.traits,
+        on_success=ctx.s.options.prototype_malfunction_on_success,
+    )
+    if broken:
+        ctx.s.heroes[i].buffs.append(f"broken:{uid}")
+        ctx.say(
+            f"Critical Malfunction on a natural {roll.natural}: {ctx.name(i)}'s Tech Item "
+            "will be discarded after this use.",
+            "malfunction",
+        )
+    return broken
+
+
+def _attack(ctx: _Ctx, i: int, target: NemesisState, weapon: str | None) -> None:
+    hero = ctx.s.heroes[i]
+    hero.actions -= 1
+    stat = _attack_stat(ctx, weapon)
+    value = ctx.value(i, stat, weapon)
+    card = ctx.item(weapon) if weapon else None
+    targets = [target]
+    if card is not None and card.targets > 1:
+        targets += _more_targets(ctx, i, target, card.range, card.targets - 1)
+    roll = ctx.roll(i, value - _armour(ctx, targets[0], stat))
+    damage = card.damage if card else 1
+    for n, foe in enumerate(targets):
+        marker = ctx.marker(foe)
+        armour = _armour(ctx, foe, stat)
+        tested = value - armour
+        hit = roll.success if n == 0 else dice.passes(roll.natural, tested)
+        note = f" -{armour} Heavy Armour" if armour else ""
+        ctx.say(
+            f"{ctx.name(i)} attacks the {marker.name} ({stat.title()} {value}{note}; "
+            f"rolled {roll.natural}): {'hit' if hit else 'miss'}.",
+            "attack",
+        )
+        if hit:
+            ctx.wound(foe, damage, i, f"{ctx.name(i)}'s attack")
+    if weapon is not None:
+        ctx.whisper(i, f"You attacked with {ctx.item(weapon).name}.")
+        if _malfunction(ctx, i, weapon, roll):
+            ctx.drop_item(i, weapon)
+            hero.buffs.remove(f"broken:{weapon}")
+
+
+def _armour(ctx: _Ctx, foe: NemesisState, stat: str) -> int:
+    """Heavy Armour: -1 to every Melee Attack against the Nemesis."""
+    return 1 if stat == "melee" and "heavy_armour" in ctx.marker(foe).abilities else 0
+
+
+def _more_targets(
+    ctx: _Ctx, i: int, first: NemesisState, reach: int, count: int
+) -> list[NemesisState]:
+    """The weapon's further targets: on the first target's space (and, for a ranged weapon,
+    on an adjacent space within range); the most wounded first."""
+    hero_node = ctx.s.heroes[i].node
+    board = ctx.board
+    found = []
+    for other in (*ctx.s.nemeses, *ctx.s.towers):
+        if other is first:
+            continue
+        if other.node == first.node or (
+            reach
+            and board.distance(other.node, first.node) == 1
+            and 0 < board.distance(hero_node, other.node) <= reach
+        ):
+            found.append(other)
+    found.sort(key=lambda n: ctx.marker(n).life - n.wounds)
+    return found[:count]
+
+
+def _intone(ctx: _Ctx, i: int, uid: str) -> None:
+    hero = ctx.s.heroes[i]
+    hero.actions -= 1
+    card = ctx.item(uid)
+    roll = ctx.roll(i, ctx.value(i, "arcane"))
+    hero.cantici.remove(uid)
+    ctx.discard(uid)
+    ctx.say(f"{ctx.name(i)} intones a Cantico (Arcane; {roll.shown()}).", "cantico")
+    ctx.whisper(i, f"You intoned {card.name}.")
+    if roll.success:
+        ctx.deed(i, "cantici")
+        ctx.apply_effects(i, card.effects, "a Cantico", f"item:{card.key}")
+
+
+def _use(ctx: _Ctx, i: int, uid: str) -> None:
+    card = ctx.item(uid)
+    if card.deck == "tech":
+        _tech_use(ctx, i, uid)
+    ctx.drop_item(i, uid)
+    kind = "a Dream Shard" if card.deck == "shards" else "an item"
+    ctx.say(f"{ctx.name(i)} uses {kind}.", "use")
+    if card.deck == "shards":
+        ctx.deed(i, "shards")
+    ctx.apply_effects(i, card.effects, kind, f"item:{card.key}")
+
+
+def _call_ally(ctx: _Ctx, i: int, uid: str) -> None:
+    hero = ctx.s.heroes[i]
+    card = ctx.adventure(uid)
+    hero.used_prestige.append(f"ally:{uid}")
+    ctx.say(f"{ctx.name(i)} calls on {card.name}.", "ally")
+    ctx.apply_effects(i, [e for e in card.abilities if e.kind not in PASSIVE], card.name, "")
+    if card.uses:
+        hero.ally_uses[uid] = hero.ally_uses.get(uid, card.uses) - 1
+        if hero.ally_uses[uid] <= 0:
+            hero.allies.remove(uid)
+            del hero.ally_uses[uid]
+            ctx.discard(uid)
+            ctx.say(f"{card.name} has done all they can and leaves.", "ally")
+
+
+def _exchange(ctx: _Ctx, i: int, verb: str, rest: str) -> None:
+    s = ctx.s
+    what, _, other = rest.partition(":")
+    j = int(other)
+    giver, taker = (i, j) if verb == "give" else (j, i)
+    hero = s.heroes[i]
+    if j not in hero.traded_with:
+        hero.traded_with.append(j)
+        if hero.door is None:
+            hero.actions -= 1
+    src, dst = s.heroes[giver], s.heroes[taker]
+    if what == "stone":
+        src.dreamstone, dst.dreamstone = False, True
+        ctx.say(f"{ctx.name(giver)} hands the Dreamstone to {ctx.name(taker)}.", "trade")
+        return
+    if what == "supply":
+        src.supply -= 1
+        dst.supply += 1
+        ctx.say(f"{ctx.name(giver)} hands a Supply token to {ctx.name(taker)}.", "trade")
+        _deliver(ctx, taker)
+        return
+    if what in src.allies:
+        src.allies.remove(what)
+        dst.allies.append(what)
+        if what in src.ally_uses:
+            dst.ally_uses[what] = src.ally_uses.pop(what)
+        ctx.say(
+            f"{ctx.name(giver)} sends the Ally {ctx.adventure(what).name} with {ctx.name(taker)}.",
+            "trade",
+        )
+        return
+    card = ctx.item(what)
+    pile = "shards" if card.deck == "shards" else "items"
+    getattr(src, pile).remove(what)
+    if src.armour == what:
+        src.armour = None
+    if src.shield == what:
+        src.shield = None
+    for addon in [a for a, t in src.mounted.items() if t == what or a == what]:
+        del src.mounted[addon]
+    getattr(dst, pile).append(what)
+    kind = "a Dream Shard" if card.deck == "shards" else "an item"
+    ctx.say(f"{ctx.name(giver)} gives {kind} to {ctx.name(taker)}.", "trade")
+    ctx.whisper(i, f"{card.name} changes hands.")
+
+
+def _prestige(ctx: _Ctx, i: int, key: str) -> None:
+    hero = ctx.s.heroes[i]
+    ability = next(a for a in ctx.sheet(i).prestige if a.key == key)
+    hero.used_prestige.append(key)
+    if ability.kind == "rechargeable":
+        hero.spent_prestige.append(key)
+    ctx.say(f"{ctx.name(i)} uses {ability.name}.", "prestige")
+    ctx.apply_effects(i, ability.effects, ability.name, "")
+
+
+def _meditate(ctx: _Ctx, i: int, verb: str) -> None:
+    s = ctx.s
+    hero = s.heroes[i]
+    hero.meditated = True
+    if verb == "meditate":
+        hero.actions -= 1
+        uid = ctx.draw("cantici")
+        ctx.say(f"{ctx.name(i)} meditates (1 Action) and draws a Cantico.", "meditate")
+        if uid is not None:
+            ctx.take_card(i, uid)
+        return
+    keep = 2 if verb == "meditate3x2" else 1
+    hero.actions -= keep
+    drawn = [u for u in (ctx.draw("cantici") for _ in range(3)) if u is not None]
+    ctx.say(
+        f"{ctx.name(i)} meditates at an Arcane location: draws {len(drawn)} Cantici "
+        f"to keep {keep}.",
+        "meditate",
+    )
+    _keep_decision(ctx, drawn, keep, "cantici")
+
+
+def _keep_decision(ctx: _Ctx, drawn: list[str], keep: int, deck: str) -> None:
+    if not drawn:
+        return
+    ctx.s.decision = Decision(
+        kind="keep",
+        prompt=f"Keep {min(keep, len(drawn))} of these cards (the rest are discarded).",
+        options={f"keep:{u}": f"Keep {ctx.item(u).name}: {ctx.item(u).text}"[:80] for u in drawn},
+        cards=list(drawn),
+        keep=min(keep, len(drawn)),
+        deck=deck,
+        private=True,
+    )
+
+
+def _reveal(ctx: _Ctx, i: int) -> None:
+    s = ctx.s
+    hero = s.heroes[i]
+    hero.actions -= 1
+    stone = s.unknown.pop(hero.node)
+    if stone:
+        hero.dreamstone = True
+        ctx.say(
+            f"{ctx.name(i)} reveals the Unknown token: it is the Dreamstone!",
+            "scenario",
+            chronicle=True,
+        )
+    else:
+        ctx.say(f"{ctx.name(i)} reveals the Unknown token: empty.", "scenario")
+
+
+def _cannon(ctx: _Ctx, i: int, target: NemesisState) -> None:
+    s = ctx.s
+    hero = s.heroes[i]
+    hero.actions -= 1
+    roll = ctx.roll(i, ctx.value(i, "tech"))
+    ctx.say(
+        f"{ctx.name(i)} fires the cannon at the {ctx.marker(target).name} (Tech; {roll.shown()}).",
+        "attack",
+    )
+    if roll.success:
+        ctx.wound(target, CANNON_DAMAGE, i, "cannon fire")
+    elif roll.natural == 6:
+        s.cannons.remove(hero.node)
+        ctx.say(
+            "Critical Malfunction: the cannon bursts and is lost.", "malfunction", chronicle=True
+        )
+
+
+# -- the end of a hero's phase ---------------------------------------------------------------------
+def _end_phase(ctx: _Ctx, i: int) -> None:
+    """At the end of the Heroes phase a hero on a location draws an Adventure card, or trades
+    or heals where the location allows it instead."""
+    s = ctx.s
+    hero = s.heroes[i]
+    s.ending = True
+    _deliver(ctx, i)
+    info = ctx.board.nodes[hero.node]
+    if info.kind != "location" or hero.dead:
+        return
+    options: dict[str, str] = {}
+    healing = "healing" in info.icons and hero.wounds and not ctx.table_has("no_heal")
+    if hero.door is None:
+        options["adventure"] = "Draw an Adventure card"
+        trade = "common_trade" in info.icons or "tech_trade" in info.icons
+        if trade and hero.shards and not ctx.table_has("no_trade"):
+            options["trade"] = "Trade: discard a Dream Shard, draw 3 Items, keep 1"
+    if healing:
+        options["heal1"] = "Heal: regain 1 Life Point"
+        if hero.shards:
+            options["healall"] = "Heal: discard a Dream Shard, regain all Life Points"
+    if not options:
+        return
+    if list(options) == ["adventure"]:
+        _draw_adventure(ctx, i)
+        return
+    if hero.door is not None:
+        options["pass"] = "Do nothing"
+    s.decision = Decision(kind="location", prompt=f"At {info.name}: choose one.", options=options)
+
+
+def _draw_adventure(ctx: _Ctx, i: int) -> None:
+    s = ctx.s
+    info = ctx.board.nodes[s.heroes[i].node]
+    deck = "city" if "city" in info.icons else "outland"
+    uid = ctx.draw(deck)
+    if uid is None:
+        ctx.say(f"The {deck} deck is empty; nothing happens.")
+        return
+    card = ctx.adventure(uid)
+    s.adventure = uid
+    hero = s.heroes[i]
+    options = {}
+    for n, approach in enumerate(card.approaches):
+        if approach.cost > len(hero.shards):
+            continue
+        options[f"gem:{n}"] = approach.label
+    if not options:
+        options["gem:none"] = "You cannot pay; walk away"
+    deck_name = "City Intrigue" if deck == "city" else "Outland Mystery"
+    ctx.say(
+        f"{ctx.name(i)} draws the {deck_name} {card.name} ({card.type}): {card.text}",
+        "adventure",
+        chronicle=True,
+    )
+    s.decision = Decision(kind="adventure", prompt=f"{card.name}: {card.text}", options=options)
+
+
+def _answer(engine: DreamwarsEngine, ctx: _Ctx, choice: str) -> None:
+    s = ctx.s
+    decision = s.decision
+    assert decision is not None
+    i = s.active
+    hero = s.heroes[i]
+    if decision.kind == "location":
+        s.decision = None
+        if choice == "adventure":
+            _draw_adventure(ctx, i)
+        elif choice == "trade":
+            info = ctx.board.nodes[hero.node]
+            ctx.drop_item(i, hero.shards[0])
+            deck = "tech" if "tech_trade" in info.icons else "common"
+            drawn = [u for u in (ctx.draw(deck) for _ in range(3)) if u is not None]
+            ctx.say(f"{ctx.name(i)} trades a Dream Shard for 1 of 3 {deck} Items.", "trade")
+            _keep_decision(ctx, drawn, 1, deck)
+        elif choice == "heal1":
+            ctx.heal(i, 1, "a Healing location")
+        elif choice == "healall":
+            ctx.drop_item(i, hero.shards[0])
+            ctx.heal(i, 0, "a Healing location and a Dream Shard")
+        return
+    if decision.kind == "keep":
+        uid = choice.removeprefix("keep:")
+        decision.cards.remove(uid)
+        decision.options.pop(choice)
+        ctx.take_card(i, uid)
+        decision.keep -= 1
+        if decision.keep <= 0 or not decision.cards:
+            for rest in decision.cards:
+                ctx.discard(rest)
+            s.decision = None
+        return
+    if decision.kind in ("discard", "cantici"):
+        uid = choice.removeprefix("drop:")
+        ctx.drop_item(i, uid)
+        ctx.say(f"{ctx.name(i)} discards a card to respect the limit.", "discard")
+        s.decision = None
+        return
+    if decision.kind == "adventure":
+        s.decision = None
+        card_uid = s.adventure
+        assert card_uid is not None
+        card = ctx.adventure(card_uid)
+        s.adventure = None
+        kept = False
+        if choice != "gem:none":
+            approach = card.approaches[int(choice.removeprefix("gem:"))]
+            for _ in range(approach.cost):
+                ctx.drop_item(i, hero.shards[0])
+            success = True
+            if approach.attack:
+                success = _adventure_attack(ctx, i, approach.modifier)
+            elif approach.test is not None:
+                success = _adventure_test(ctx, i, approach.test)
+            outcome = approach.success if success else approach.failure
+            if any(e.kind == "ally" for e in outcome):
+                hero.allies.append(card_uid)
+                if card.uses:
+                    hero.ally_uses[card_uid] = card.uses
+                kept = True
+                ctx.say(f"{card.name} joins {ctx.name(i)}.", "ally", chronicle=True)
+            ctx.apply_effects(i, [e for e in outcome if e.kind != "ally"], card.name, "")
+        if not kept:
+            ctx.discard(card_uid)
+        ctx.deed(i, "adventures")
+        return
+
+
+def _adventure_test(ctx: _Ctx, i: int, test: object) -> bool:
+    """A characteristic test on an Adventure: weapons do not help (Fate: a threshold)."""
+    from bot.games.dreamwars.content import TestSpec
+
+    assert isinstance(test, TestSpec)
+    if test.stat in ("fate", "defence"):
+        value = (test.threshold or 0) + test.modifier
+        if test.stat == "defence":
+            value += ctx.defence_mod(i)
+    else:
+        value = ctx.value(i, test.stat) + test.modifier
+    roll = ctx.roll(i, value)
+    label = test.stat.title() if test.threshold is None else f"{test.stat.title()} {test.threshold}"
+    ctx.say(f"{ctx.name(i)} tests {label} ({roll.shown()}).", "test")
+    return roll.success
+
+
+def _adventure_attack(ctx: _Ctx, i: int, modifier: int) -> bool:
+    """An Attack on an Adventure: the hero's best weapon counts."""
+    best = ctx.value(i, "melee") + modifier
+    best_weapon: str | None = None
+    for weapon in _weapons(ctx, i, False) + _weapons(ctx, i, True):
+        value = ctx.value(i, _attack_stat(ctx, weapon), weapon) + modifier
+        if value > best:
+            best, best_weapon = value, weapon
+    roll = ctx.roll(i, best)
+    ctx.say(f"{ctx.name(i)} makes an Attack ({roll.shown()}).", "attack")
+    if best_weapon is not None and _malfunction(ctx, i, best_weapon, roll):
+        ctx.drop_item(i, best_weapon)
+        ctx.s.heroes[i].buffs.remove(f"broken:{best_weapon}")
+    return roll.success
+
+
+def over_limit_decision(ctx: _Ctx, i: int) -> bool:
+    """Over the Max. load or Max. Cantici: the player picks what to discard, now."""
+    s = ctx.s
+    hero = s.heroes[i]
+    sheet = ctx.sheet(i)
+    if hero.dead:
+        return False
+    if ctx.load(i) > sheet.max_load:
+        s.decision = Decision(
+            kind="discard",
+            prompt=f"Over your Max. load ({ctx.load(i)}/{sheet.max_load}): discard an Item.",
+            options={f"drop:{u}": f"Discard {ctx.item(u).name}" for u in hero.items},
+            private=True,
+        )
+        return True
+    if len(hero.cantici) > sheet.max_cantici:
+        s.decision = Decision(
+            kind="cantici",
+            prompt=f"Over your Max. Cantici ({len(hero.cantici)}/{sheet.max_cantici}): "
+            "discard one.",
+            options={f"drop:{u}": f"Discard {ctx.item(u).name}" for u in hero.cantici},
+            private=True,
+        )
+        return True
+    return False
+
+
+__all__ = ["Effect", "legal_actions", "over_limit_decision", "perform"]

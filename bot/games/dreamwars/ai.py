@@ -1,0 +1,284 @@
+"""An AI hero: goes for the scenario's objective, fights what stands in the way, heals when
+hurt. It reads only the state a player at the table could see plus its own hero's cards."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from bot.games.base import Action
+from bot.games.dreamwars.actions import FIST
+from bot.games.dreamwars.content import Effect
+
+if TYPE_CHECKING:
+    from bot.games.dreamwars.engine import DreamwarsEngine, _Ctx
+    from bot.games.dreamwars.state import DwState
+
+EFFECT_WORTH = {
+    "damage": -2.0,
+    "lose_turn": -1.5,
+    "summon": -1.5,
+    "heal": 1.0,
+    "draw": 1.2,
+    "prestige": 0.8,
+    "ally": 2.0,
+}
+
+
+def chance(value: int) -> float:
+    """Probability of passing a test against ``value`` (a 1 always passes, a 6 never)."""
+    if value <= 0:
+        return 0.0
+    return min(max(value, 1), 5) / 6
+
+
+def _worth(effects: list[Effect]) -> float:
+    return sum(EFFECT_WORTH.get(e.kind, 0.5) * max(1, e.amount) for e in effects)
+
+
+def choose(engine: DreamwarsEngine, state: DwState, seat: str, rng: random.Random) -> Action:
+    actions = engine.legal_actions(state, seat)
+    if not actions:
+        raise ValueError("no legal action for this seat")
+    by_id = {a.id: a for a in actions}
+    ctx = engine._ctx(state)
+    i = state.active
+    hero = state.heroes[i]
+    if state.decision is not None:
+        return by_id[_decide(ctx, i, list(by_id))]
+    goal = _goal(ctx, i)
+    if hero.moving:
+        return by_id.get(_toward(ctx, i, goal, by_id) or "stop") or by_id["stop"]
+    for pick in (_survive, _objective_here, _fight, _boost, _travel, _meditate):
+        choice = pick(ctx, i, by_id, goal)
+        if choice is not None and choice in by_id:
+            return by_id[choice]
+    return by_id["end"]
+
+
+def _decide(ctx: _Ctx, i: int, ids: list[str]) -> str:
+    s = ctx.s
+    hero = s.heroes[i]
+    decision = s.decision
+    assert decision is not None
+    if decision.kind == "adventure":
+        assert s.adventure is not None
+        card = ctx.adventure(s.adventure)
+
+        def score(option: str) -> float:
+            if option == "gem:none":
+                return 0.0
+            approach = card.approaches[int(option[4:])]
+            if approach.attack:
+                p = chance(ctx.value(i, "melee") + approach.modifier)
+            elif approach.test is not None:
+                test = approach.test
+                base = test.threshold if test.threshold is not None else ctx.value(i, test.stat)
+                p = chance(base + test.modifier)
+            else:
+                p = 1.0
+            return (
+                p * _worth(approach.success)
+                + (1 - p) * _worth(approach.failure)
+                - (0.6 * approach.cost)
+            )
+
+        return max(ids, key=score)
+    if decision.kind == "location":
+        wounded = hero.wounds > 0
+        if wounded and "healall" in ids and ctx.life(i) * 2 <= ctx.sheet(i).life:
+            return "healall"
+        if wounded and "heal1" in ids:
+            return "heal1"
+        if "trade" in ids and len(hero.shards) >= 2:
+            return "trade"
+        return "adventure" if "adventure" in ids else ids[0]
+    if decision.kind == "keep":
+        return max(ids, key=lambda o: _card_worth(ctx, i, o.removeprefix("keep:")))
+    return min(ids, key=lambda o: _card_worth(ctx, i, o.removeprefix("drop:")))
+
+
+def _card_worth(ctx: _Ctx, i: int, uid: str) -> float:
+    card = ctx.item(uid)
+    worth = {
+        "weapon": 3.0,
+        "armour": 2.5,
+        "shield": 2.5,
+        "cantico": 2.0,
+        "vehicle": 1.5,
+        "tool": 1.5,
+        "addon": 1.0,
+        "shard": 1.0,
+    }.get(card.type, 1.0)
+    if card.deck == "tech" and ctx.sheet(i).tech == 0:
+        worth = 0.1
+    return worth + card.damage * 0.3 + card.range * 0.2
+
+
+def _goal(ctx: _Ctx, i: int) -> str:
+    s = ctx.s
+    hero = s.heroes[i]
+    board = ctx.board
+    here = hero.node
+
+    def nearest(nodes: list[str]) -> str | None:
+        return min(nodes, key=lambda n: (board.distance(here, n), n), default=None)
+
+    if hero.door is not None or ctx.life(i) <= 1:
+        healing = [k for k, n in board.nodes.items() if "healing" in n.icons]
+        return nearest(healing) or here
+    for goal in ctx.scenario().victory:
+        if goal.kind == "deliver":
+            if hero.dreamstone:
+                return goal.location or here
+            carrier = next((h.node for h in s.heroes if h.dreamstone and not h.dead), None)
+            if carrier:
+                return carrier
+            if s.dropped_stone:
+                return s.dropped_stone
+            spot = nearest(list(s.unknown))
+            if spot:
+                return spot
+        if goal.kind == "supply":
+            if hero.supply:
+                return goal.location or here
+            spot = nearest([k for k, v in s.supply_tokens.items() if v])
+            if spot:
+                return spot
+        if goal.kind == "kill" and goal.marker:
+            spot = nearest([n.node for n in s.nemeses if n.key == goal.marker])
+            if spot:
+                return spot
+    if s.towers:
+        return nearest([t.node for t in s.towers]) or here
+    spot = nearest([n.node for n in s.nemeses])
+    return spot or here
+
+
+def _toward(ctx: _Ctx, i: int, goal: str, by_id: dict[str, Action]) -> str | None:
+    here = ctx.s.heroes[i].node
+    if here == goal:
+        return None
+    board = ctx.board
+    now = board.distance(here, goal)
+    steps = [a[5:] for a in by_id if a.startswith("step:")]
+    better = [n for n in steps if board.distance(n, goal) < now]
+    if not better:
+        return None
+    # Prefer dry land and bridges over a river crossing when both get closer.
+    better.sort(key=lambda n: (n in board.rivers, board.distance(n, goal), n))
+    return f"step:{better[0]}"
+
+
+def _survive(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+    hero = ctx.s.heroes[i]
+    if ctx.life(i) > 2 and hero.door is None:
+        return None
+    for key in by_id:
+        if key.startswith("use:") and any(e.kind == "heal" for e in ctx.item(key[4:]).effects):
+            return key
+    if hero.door is not None:
+        return _toward(ctx, i, goal, by_id) if not hero.moved else None
+    return None
+
+
+def _objective_here(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+    for key in ("pickstone", "reveal", "pickup"):
+        if key in by_id:
+            return key
+    return None
+
+
+def _fight(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+    attacks = [a for a in by_id if a.startswith(("hit:", "shoot:", "cannon:"))]
+    spells = [a for a in by_id if a.startswith("sing:")]
+    if not attacks and not spells:
+        return None
+
+    def score(action_id: str) -> float:
+        verb, _, rest = action_id.partition(":")
+        target_uid, _, weapon = rest.partition(":")
+        foe = next((n for n in (*ctx.s.nemeses, *ctx.s.towers) if n.uid == target_uid), None)
+        if foe is None:
+            return -1.0
+        if verb == "cannon":
+            return chance(ctx.value(i, "tech")) * 2.2
+        armour = 1 if "heavy_armour" in ctx.marker(foe).abilities and verb == "hit" else 0
+        weapon_uid = None if weapon == FIST else weapon
+        stat = (
+            "melee"
+            if verb == "hit"
+            else ("tech" if weapon_uid and ctx.item(weapon_uid).deck == "tech" else "skill")
+        )
+        damage = ctx.item(weapon_uid).damage if weapon_uid else 1
+        left = ctx.marker(foe).life - foe.wounds
+        return chance(ctx.value(i, stat, weapon_uid) - armour) * min(damage, left) + (
+            0.5 if left <= damage else 0.0
+        )
+
+    best = max(attacks, key=score, default=None)
+    for spell in spells:
+        card = ctx.item(spell[5:])
+        useful = any(
+            (
+                e.kind in ("wound_nemesis", "banish_nemesis", "stun_nemesis")
+                and ctx.targets_in_reach(i, e.range)
+            )
+            or (e.kind == "heal" and ctx.s.heroes[i].wounds)
+            for e in card.effects
+        )
+        if useful and (best is None or chance(ctx.value(i, "arcane")) > score(best)):
+            return spell
+    return best
+
+
+def _boost(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+    hero = ctx.s.heroes[i]
+    for key in by_id:
+        if not key.startswith(("pres:", "ally:")):
+            continue
+        effects = (
+            next(a for a in ctx.sheet(i).prestige if a.key == key[5:]).effects
+            if key.startswith("pres:")
+            else ctx.adventure(key[5:]).abilities
+        )
+        for effect in effects:
+            if effect.kind == "heal" and hero.wounds:
+                return key
+            if effect.kind == "draw" and ctx.load(i) < ctx.sheet(i).max_load:
+                return key
+            if effect.kind == "wound_nemesis" and ctx.targets_in_reach(i, effect.range):
+                return key
+    for key in by_id:
+        if key.startswith("reload:") and hero.actions >= 2:
+            return key
+    return None
+
+
+def _travel(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+    hero = ctx.s.heroes[i]
+    board = ctx.board
+    if hero.node == goal:
+        return None
+    far = board.distance(hero.node, goal)
+    for key in by_id:
+        if (
+            key.startswith(("coach:", "train:"))
+            and board.distance(key.split(":")[1], goal) + 2 < far
+        ):
+            return key
+    if not hero.moved and far > ctx.value(i, "movement"):
+        for key in by_id:
+            if key.startswith("ride:"):
+                return key
+    return _toward(ctx, i, goal, by_id)
+
+
+def _meditate(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+    hero = ctx.s.heroes[i]
+    if len(hero.cantici) >= ctx.sheet(i).max_cantici:
+        return None
+    for key in ("meditate3", "meditate"):
+        if key in by_id:
+            return key
+    return None

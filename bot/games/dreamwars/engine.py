@@ -1,0 +1,1222 @@
+"""Dreamwars as a pure engine (see bot/games/base.py): set-up, the three phases of a turn and
+the Ordeal's scenarios, with every number read from the content files.
+
+One ``apply`` works on a cheap copy of the state (``DwState.clone``) through a ``_Ctx`` that
+collects the events. The Events phase and the Nemesis phase run by themselves when the last
+hero ends their Heroes phase, so the game only ever waits for the active hero.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from bot.errors import RuleError
+from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
+from bot.games.dreamwars import dice
+from bot.games.dreamwars.board import Board, default_board
+from bot.games.dreamwars.content import AdventureCard, Effect, EventCard, Hero, Item, Marker
+from bot.games.dreamwars.state import (
+    HISTORY_MAX,
+    DwOptions,
+    DwState,
+    HeroState,
+    NemesisState,
+    Outcome,
+)
+
+TOWER = Marker(
+    key="siege_tower", name="Siege Tower", faction="ekathon", defence=1, life=4, movement=1
+)
+CANNON_RANGE = 3
+CANNON_DAMAGE = 2
+UNKNOWN_TOKENS = 10  # 9 empty and 1 Dreamstone
+PASSIVE = frozenset(
+    {
+        "modify",
+        "reroll_failed",
+        "reroll_success",
+        "safe_ford",
+        "no_trade",
+        "no_heal",
+        "nemesis_limit",
+        "nemesis_move",
+    }
+)
+BYPASS = frozenset({"agile", "behemoth", "leader", "flying"})
+EQUIPMENT_DECKS = ("common", "tech", "cantici", "shards")
+
+
+class DwRuleError(RuleError):
+    """A move the Dreamwars rules do not allow."""
+
+
+def remove(pile: list[NemesisState], marker: NemesisState) -> None:
+    """Remove by identity (pydantic's field-by-field equality is slow and may match twins)."""
+    for n, other in enumerate(pile):
+        if other is marker:
+            del pile[n]
+            return
+
+
+def present(pile: list[NemesisState], marker: NemesisState) -> bool:
+    return any(other is marker for other in pile)
+
+
+def summons_per_portal(party: int) -> int:
+    """Up to 3 players: 1 Nemesis on each Portal; 4 to 6: 2; 7 or 8: 3."""
+    return 1 if party <= 3 else 2 if party <= 6 else 3
+
+
+READ_ONLY_DICE = random.Random(0)  # for contexts that only look (legal actions, views)
+
+
+class _Ctx:
+    def __init__(
+        self, state: DwState, rng: random.Random, board: Board, read_only: bool = False
+    ) -> None:
+        self.s = state
+        self.rng = rng
+        self.board = board
+        self.lib = board.lib
+        self.events: list[GameEvent] = []
+        # A context that only looks may remember the effects in force; one that plays may not.
+        self._table: list[Effect] | None = None
+        self._heroes: dict[tuple[int, str | None], list[Effect]] | None = {} if read_only else None
+
+    # -- telling -----------------------------------------------------------------------------
+    def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:
+        self.events.append(GameEvent(text=text, kind=kind))
+        if chronicle:
+            self.s.chronicle.append(f"T{self.s.total_turns}: {text}")
+            if len(self.s.chronicle) > HISTORY_MAX:
+                del self.s.chronicle[: len(self.s.chronicle) - HISTORY_MAX]
+
+    def whisper(self, hero: int, text: str) -> None:
+        seat = self.s.heroes[hero].seat
+        self.events.append(GameEvent(text=text, kind="private", public=False, audience=[seat]))
+
+    # -- lookups -----------------------------------------------------------------------------
+    def sheet(self, i: int) -> Hero:
+        return self.lib.heroes[self.s.heroes[i].key]
+
+    def name(self, i: int) -> str:
+        return self.sheet(i).name
+
+    def item(self, uid: str) -> Item:
+        return self.lib.items[self.s.cards[uid]]
+
+    def adventure(self, uid: str) -> AdventureCard:
+        return self.lib.adventures[self.s.cards[uid]]
+
+    def event(self, uid: str) -> EventCard:
+        return self.lib.events[self.s.cards[uid]]
+
+    def marker(self, n: NemesisState) -> Marker:
+        return TOWER if n.key == TOWER.key else self.lib.markers[n.key]
+
+    def scenario(self) -> Any:
+        return self.lib.scenarios[self.s.scenario]
+
+    def life(self, i: int) -> int:
+        return self.sheet(i).life - self.s.heroes[i].wounds
+
+    def alive(self, i: int) -> bool:
+        return not self.s.heroes[i].dead
+
+    def standing(self, i: int) -> bool:
+        """Alive and not At Death's Door."""
+        hero = self.s.heroes[i]
+        return not hero.dead and hero.door is None
+
+    def heroes_at(self, node: str) -> list[int]:
+        return [i for i, h in enumerate(self.s.heroes) if not h.dead and h.node == node]
+
+    def foes_at(self, node: str, towers: bool = True) -> list[NemesisState]:
+        found = [n for n in self.s.nemeses if n.node == node]
+        if towers:
+            found += [t for t in self.s.towers if t.node == node]
+        return found
+
+    # -- effects in force --------------------------------------------------------------------
+    def table_effects(self) -> list[Effect]:
+        if self._table is not None:
+            return self._table
+        found = self._table_effects()
+        if self._heroes is not None:
+            self._table = found
+        return found
+
+    def _table_effects(self) -> list[Effect]:
+        s = self.s
+        great = self.lib.great[s.great]
+        found = list(great.effects)
+        for uid, drawn in s.in_play:
+            card = self.event(uid)
+            if (card.one_turn or s.options.simple_events) and drawn != s.turn:
+                continue
+            found += card.effects
+        if self.limit_active():
+            found += great.at_limit
+        for index in s.stars_now:
+            found += [e for e in great.stars[index].effects if e.kind in PASSIVE]
+        return found
+
+    def table_has(self, kind: str) -> bool:
+        return any(e.kind == kind for e in self.table_effects())
+
+    def nemesis_limit(self) -> int:
+        s = self.s
+        great = self.lib.great[s.great]
+        extra = sum(e.amount for e in great.effects if e.kind == "nemesis_limit")
+        for uid, drawn in s.in_play:
+            card = self.event(uid)
+            if (card.one_turn or s.options.simple_events) and drawn != s.turn:
+                continue
+            extra += sum(e.amount for e in card.effects if e.kind == "nemesis_limit")
+        return max(0, self.scenario().nemesis_limit + extra)
+
+    def limit_active(self) -> bool:
+        s = self.s
+        return s.limit_turn == s.turn or len(s.nemeses) >= self.nemesis_limit()
+
+    def _where(self, effect: Effect, node: str) -> bool:
+        if effect.where == "any":
+            return True
+        info = self.board.nodes[node]
+        if effect.where == "city":
+            return info.region != "outland"
+        if effect.where == "outland":
+            return info.region == "outland"
+        if effect.where == "water":
+            return self.board.watery(node)
+        if effect.where == "location":
+            return info.kind == "location"
+        return info.type == effect.where
+
+    def hero_effects(self, i: int, weapon: str | None = None) -> list[Effect]:
+        """Passive effects on a hero now: carried tools, worn armour and shield, Allies,
+        unlocked Prestige, this turn's Cantici and Shards, the table's effects; plus the
+        weapon of an Attack and its add-on."""
+        if self._heroes is not None:
+            cached = self._heroes.get((i, weapon))
+            if cached is None:
+                cached = self._heroes[(i, weapon)] = self._hero_effects(i, weapon)
+            return cached
+        return self._hero_effects(i, weapon)
+
+    def _hero_effects(self, i: int, weapon: str | None) -> list[Effect]:
+        hero = self.s.heroes[i]
+        found: list[Effect] = []
+        for uid in hero.items:
+            card = self.item(uid)
+            if card.type == "tool" and "consumable" not in card.traits:
+                found += card.effects
+        for worn in (hero.armour, hero.shield):
+            if worn is not None:
+                found += self.item(worn).effects
+        for uid in hero.allies:
+            found += [e for e in self.adventure(uid).abilities if e.kind in PASSIVE]
+        sheet = self.sheet(i)
+        for ability in sheet.prestige:
+            if ability.key in hero.unlocked and ability.kind == "static":
+                found += [e for e in ability.effects if e.kind in PASSIVE]
+        for buff in hero.buffs:
+            kind, _, key = buff.partition(":")
+            if kind == "item":
+                found += [e for e in self.lib.items[key].effects if e.kind in PASSIVE]
+        if weapon is not None and weapon in hero.items:
+            found += self.item(weapon).effects
+            for addon, target in hero.mounted.items():
+                if target == weapon:
+                    found += self.item(addon).effects
+        found += [e for e in self.table_effects() if self._where(e, hero.node)]
+        return found
+
+    def has(self, i: int, kind: str) -> bool:
+        return any(e.kind == kind for e in self.hero_effects(i))
+
+    def value(self, i: int, stat: str, weapon: str | None = None) -> int:
+        """A characteristic with every modifier that stacks on it now."""
+        sheet = self.sheet(i)
+        hero = self.s.heroes[i]
+        mods = sum(
+            e.amount for e in self.hero_effects(i, weapon) if e.kind == "modify" and e.stat == stat
+        )
+        if stat == "dodge":  # Dodge = basic Movement (or the vehicle's); no Movement modifier
+            base = self.item(hero.vehicle).movement if hero.vehicle else sheet.movement
+            return base + mods
+        if stat == "movement":
+            if hero.door is not None:
+                return 1
+            if hero.vehicle:
+                return self.item(hero.vehicle).movement
+            return max(0, sheet.movement + mods)
+        return getattr(sheet, stat) + mods
+
+    def defence_mod(self, i: int) -> int:
+        return sum(
+            e.amount for e in self.hero_effects(i) if e.kind == "modify" and e.stat == "defence"
+        )
+
+    def roll(self, i: int | None, value: int) -> dice.Roll:
+        if i is None:
+            return dice.roll_test(value, self.rng)
+        effects = self.hero_effects(i)
+        return dice.roll_test(
+            value,
+            self.rng,
+            reroll_failed=any(e.kind == "reroll_failed" for e in effects),
+            reroll_success=any(e.kind == "reroll_success" for e in effects),
+        )
+
+    # -- cards -------------------------------------------------------------------------------
+    def deck_of(self, uid: str) -> str:
+        key = self.s.cards[uid]
+        if key in self.lib.items:
+            return self.lib.items[key].deck
+        if key in self.lib.adventures:
+            return self.lib.adventures[key].deck
+        return "events"
+
+    def draw(self, deck: str) -> str | None:
+        pile = self.s.decks[deck]
+        if not pile:
+            discards = self.s.discards[deck]
+            if not discards:
+                return None
+            pile.extend(discards)
+            discards.clear()
+            self.rng.shuffle(pile)
+            self.say(f"The {deck} deck is reshuffled from its discard pile.")
+        return pile.pop(0)
+
+    def discard(self, uid: str) -> None:
+        self.s.discards[self.deck_of(uid)].append(uid)
+
+    def take_card(self, i: int, uid: str) -> None:
+        """Put a drawn Equipment card with a hero (a Cantico a hero cannot carry is lost)."""
+        hero = self.s.heroes[i]
+        card = self.item(uid)
+        if card.deck == "shards":
+            hero.shards.append(uid)
+        elif card.deck == "cantici":
+            if self.sheet(i).arcane == 0 or self.sheet(i).max_cantici == 0:
+                self.discard(uid)
+                self.say(f"{self.name(i)} cannot carry a Cantico; it is discarded.")
+                return
+            hero.cantici.append(uid)
+        else:
+            hero.items.append(uid)
+        self.whisper(i, f"{self.name(i)} gains {card.name}: {card.text}")
+
+    def load(self, i: int, extra: Iterable[str] = ()) -> int:
+        total = 0
+        for uid in [*self.s.heroes[i].items, *extra]:
+            card = self.item(uid)
+            total += 0 if card.type == "addon" else 2 if "encumbering" in card.traits else 1
+        return total
+
+    def drop_item(self, i: int, uid: str) -> None:
+        hero = self.s.heroes[i]
+        for pile in (hero.items, hero.cantici, hero.shards):
+            if uid in pile:
+                pile.remove(uid)
+        if hero.armour == uid:
+            hero.armour = None
+        if hero.shield == uid:
+            hero.shield = None
+        if hero.vehicle == uid:
+            hero.vehicle = None
+        hero.mounted.pop(uid, None)
+        for addon in [a for a, target in hero.mounted.items() if target == uid]:
+            del hero.mounted[addon]  # the add-on stays in the Equipment, unmounted
+        self.discard(uid)
+
+    # -- Life Points -------------------------------------------------------------------------
+    def hurt(self, i: int, amount: int, why: str) -> None:
+        hero = self.s.heroes[i]
+        if hero.dead or hero.door is not None or amount <= 0:
+            return
+        hero.wounds = min(self.sheet(i).life, hero.wounds + amount)
+        self.say(
+            f"{self.name(i)} loses {amount} Life Point(s) ({why}): "
+            f"{self.life(i)}/{self.sheet(i).life} left.",
+            "damage",
+        )
+        if self.life(i) == 0:
+            hero.door = self.sheet(i).life
+            hero.moving = False
+            hero.steps = 0
+            self.say(
+                f"{self.name(i)} is At Death's Door for {hero.door} turn(s).",
+                "door",
+                chronicle=True,
+            )
+
+    def heal(self, i: int, amount: int, why: str) -> None:
+        hero = self.s.heroes[i]
+        if hero.dead or hero.wounds == 0:
+            return
+        healed = hero.wounds if amount <= 0 else min(amount, hero.wounds)
+        hero.wounds -= healed
+        hero.deeds["heals"] = hero.deeds.get("heals", 0) + 1
+        self.say(
+            f"{self.name(i)} regains {healed} Life Point(s) ({why}): "
+            f"{self.life(i)}/{self.sheet(i).life}.",
+            "heal",
+        )
+        if hero.door is not None:
+            hero.door = None
+            self.say(f"{self.name(i)} is no longer At Death's Door.", "door", chronicle=True)
+
+    def die(self, i: int) -> None:
+        hero = self.s.heroes[i]
+        for uid in [*hero.items, *hero.cantici, *hero.shards]:
+            self.drop_item(i, uid)
+        for uid in hero.allies:
+            self.discard(uid)
+        hero.allies.clear()
+        hero.dead = True
+        hero.door = None
+        self.s.deaths += 1
+        if hero.dreamstone:
+            hero.dreamstone = False
+            self.s.dropped_stone = hero.node
+        if hero.supply:
+            self.s.supply_tokens[hero.node] = self.s.supply_tokens.get(hero.node, 0) + hero.supply
+            hero.supply = 0
+        self.say(f"{self.name(i)} dies. A Death token marks the place.", "death", chronicle=True)
+
+    # -- Nemeses -----------------------------------------------------------------------------
+    def summon(self, node: str, count: int) -> int:
+        s = self.s
+        placed = 0
+        for _ in range(count):
+            if len(s.nemeses) >= self.nemesis_limit():
+                s.limit_turn = s.turn
+                break
+            if not s.horde:
+                break
+            key = s.horde.pop(self.rng.randrange(len(s.horde)))
+            s.next_uid += 1
+            s.nemeses.append(NemesisState(uid=f"n{s.next_uid}", key=key, node=node))
+            placed += 1
+            self.say(
+                f"A {self.lib.markers[key].name} is summoned at {self.board.nodes[node].name}.",
+                "summon",
+            )
+        if len(s.nemeses) >= self.nemesis_limit():
+            s.limit_turn = s.turn
+        return placed
+
+    def to_horde(self, key: str) -> None:
+        """Back into the bag, unless the marker was never part of this scenario's Horde (a
+        Behemoth or Leader the scenario deployed)."""
+        marker = self.lib.markers[key]
+        special = {"leader", "behemoth"} & set(marker.abilities)
+        if not special or key in self.scenario().horde_extra:
+            self.s.horde.append(key)
+
+    def active_portals(self) -> list[str]:
+        return self.board.portals.get(self.lib.great[self.s.great].faction, [])
+
+    def wound(self, target: NemesisState, amount: int, by: int | None, why: str) -> None:
+        marker = self.marker(target)
+        target.wounds += amount
+        left = marker.life - target.wounds
+        if left > 0:
+            self.say(f"The {marker.name} loses {amount} Life Point(s) ({why}): {left} left.", "hit")
+            return
+        self.say(f"The {marker.name} is killed ({why}).", "kill", chronicle=True)
+        if target.key == TOWER.key:
+            remove(self.s.towers, target)
+            return
+        remove(self.s.nemeses, target)
+        self.to_horde(target.key)
+        self.s.kills[target.key] = self.s.kills.get(target.key, 0) + 1
+        if by is not None:
+            self.deed(by, "kills")
+
+    def deed(self, i: int, kind: str, amount: int = 1) -> None:
+        hero = self.s.heroes[i]
+        hero.deeds[kind] = hero.deeds.get(kind, 0) + amount
+        for ability in self.sheet(i).prestige:
+            if ability.key not in hero.unlocked and hero.deeds.get(ability.requires, 0) >= (
+                ability.needs
+            ):
+                hero.unlocked.append(ability.key)
+                self.say(
+                    f"{self.name(i)} unlocks the Prestige ability {ability.name}: {ability.text}",
+                    "prestige",
+                    chronicle=True,
+                )
+
+    def targets_in_reach(self, i: int, reach: int, towers: bool = True) -> list[NemesisState]:
+        node = self.s.heroes[i].node
+        near = set(self.board.within(node, reach))
+        found = [n for n in self.s.nemeses if n.node in near]
+        if towers:
+            found += [t for t in self.s.towers if t.node in near]
+
+        def order(n: NemesisState) -> tuple[int, int]:
+            return (self.marker(n).life - n.wounds, self.board.distance(node, n.node))
+
+        return sorted(found, key=order)
+
+    # -- effects -----------------------------------------------------------------------------
+    def apply_effects(self, i: int, effects: Iterable[Effect], source: str, buff: str) -> None:
+        """Resolve effects for hero ``i``; passive ones last this turn (``buff``)."""
+        hero = self.s.heroes[i]
+        for effect in effects:
+            kind = effect.kind
+            if kind in PASSIVE:
+                if buff and buff not in hero.buffs:
+                    hero.buffs.append(buff)
+            elif kind == "heal":
+                for j in self._effect_heroes(i, effect):
+                    self.heal(j, effect.amount, source)
+            elif kind == "damage":
+                for j in self._effect_heroes(i, effect):
+                    self.hurt(j, effect.amount, source)
+            elif kind == "draw":
+                for _ in range(max(1, effect.amount)):
+                    uid = self.draw(effect.deck or "common")
+                    if uid is not None:
+                        self.take_card(i, uid)
+                self.say(f"{self.name(i)} draws {max(1, effect.amount)} {effect.deck} card(s).")
+            elif kind == "lose_turn":
+                hero.lose_turns += 1
+                self.say(f"{self.name(i)} will lose their next turn.", chronicle=True)
+            elif kind == "move_to" and effect.location:
+                hero.node = effect.location
+                self.say(f"{self.name(i)} is taken to {self.board.nodes[hero.node].name}.")
+            elif kind == "extra_move":
+                hero.extra += 1
+                self.say(f"{self.name(i)} may make one extra movement this turn.")
+            elif kind == "summon":
+                if effect.amount == 0:
+                    for portal in self.active_portals():
+                        self.summon(portal, 1)
+                else:
+                    self.summon(hero.node, effect.amount)
+            elif kind == "wound_nemesis":
+                for target in self.targets_in_reach(i, effect.range)[: effect.count]:
+                    self.wound(target, effect.amount, i, source)
+            elif kind == "stun_nemesis":
+                for target in self.targets_in_reach(i, effect.range, towers=False)[: effect.count]:
+                    target.stunned = True
+                    self.say(
+                        f"The {self.marker(target).name} can neither move nor attack this turn."
+                    )
+            elif kind == "banish_nemesis":
+                found = [
+                    n
+                    for n in self.targets_in_reach(i, effect.range, towers=False)
+                    if "behemoth" not in self.marker(n).abilities
+                ]
+                for target in found[: effect.count]:
+                    remove(self.s.nemeses, target)
+                    self.to_horde(target.key)
+                    self.say(f"The {self.marker(target).name} is banished to the Horde.")
+            elif kind == "hide":
+                hero.hidden = True
+                self.say(f"{self.name(i)} is no Primary Target this turn.")
+            elif kind == "prestige":
+                self.deed(i, "titles", max(1, effect.amount))
+                self.say(f"{self.name(i)} earns {max(1, effect.amount)} Prestige Title token(s).")
+            elif kind == "watch" and self.s.watch is not None:
+                self.s.watch = max(1, self.s.watch + effect.amount)
+            elif kind == "supply":
+                hero.supply += max(1, effect.amount)
+
+    def _effect_heroes(self, i: int, effect: Effect) -> list[int]:
+        if effect.target == "self":
+            return [i]
+        if effect.target == "here":
+            return self.heroes_at(self.s.heroes[i].node)
+        return [
+            j
+            for j in range(len(self.s.heroes))
+            if self.alive(j) and self._where(effect, self.s.heroes[j].node)
+        ]
+
+
+class DreamwarsEngine(GameEngine[DwState, DwOptions]):
+    key = "dreamwars"
+    name = "Dreamwars"
+    min_players = 1
+    max_players = 8
+    options_model = DwOptions
+    state_model = DwState
+
+    def __init__(self, board: Board | None = None) -> None:
+        self._board = board
+        self._last_legal: tuple[DwState, str, list[Action]] | None = None
+
+    @property
+    def board(self) -> Board:
+        if self._board is None:
+            self._board = default_board()
+        return self._board
+
+    def _ctx(self, state: DwState, rng: random.Random | None = None) -> _Ctx:
+        """A context to play a step (with dice), or only to look (``rng`` None)."""
+        if rng is None:
+            return _Ctx(state, READ_ONLY_DICE, self.board, read_only=True)
+        return _Ctx(state, rng, self.board)
+
+    # -- lobby -------------------------------------------------------------------------------
+    def option_values(self) -> dict[str, list[str]]:
+        lib = self.board.lib
+        return {
+            "great_nemesis": list(lib.great),
+            "heroes": list(lib.heroes),
+            "scenario": list(lib.scenarios),
+        }
+
+    def option_value_labels(self) -> dict[str, dict[str, str]]:
+        lib = self.board.lib
+        return {
+            "great_nemesis": {k: f"{g.name}, {g.title}" for k, g in lib.great.items()},
+            "heroes": {k: f"{h.name}, {h.title}" for k, h in lib.heroes.items()},
+            "scenario": {k: s.name for k, s in lib.scenarios.items()},
+        }
+
+    # -- set-up (the rulebook's order) -------------------------------------------------------
+    def new_game(self, options: DwOptions, seats: list[str], rng: random.Random) -> DwState:
+        lib = self.board.lib
+        if not 1 <= len(seats) <= 8:
+            raise DwRuleError("Dreamwars is played by 1 to 8 players.")
+        party = options.party or len(seats)
+        if party < len(seats):
+            raise DwRuleError("Every player needs a hero: the party must be at least the seats.")
+        # 2. the first player (Crescent Moon) at random; 4. heroes at random or as chosen.
+        first = rng.randrange(party)
+        if options.heroes:
+            unknown = [k for k in options.heroes if k not in lib.heroes]
+            if unknown:
+                raise DwRuleError(
+                    f"Unknown hero {unknown[0]!r}; choose from: " + ", ".join(lib.heroes)
+                )
+            if len(set(options.heroes)) != len(options.heroes):
+                raise DwRuleError("Each hero can be played once.")
+            keys = list(options.heroes[:party])
+            rest = [k for k in lib.heroes if k not in keys]
+            rng.shuffle(rest)
+            keys += rest[: party - len(keys)]
+        else:
+            keys = list(lib.heroes)
+            rng.shuffle(keys)
+            keys = keys[:party]
+        # 5. the Great Nemesis: its faction picks the Events deck, the Horde and the Ordeal.
+        if options.great_nemesis:
+            if options.great_nemesis not in lib.great:
+                raise DwRuleError(
+                    f"Unknown Great Nemesis {options.great_nemesis!r}; choose "
+                    "from: " + ", ".join(lib.great)
+                )
+            great = lib.great[options.great_nemesis]
+        else:
+            great = lib.great[rng.choice(sorted(lib.great))]
+        ordeal = lib.ordeals[great.ordeal]
+        scenario = options.scenario or ordeal.first
+        if scenario not in {s.key for s in ordeal.scenarios}:
+            raise DwRuleError(f"{scenario!r} is not a scenario of {ordeal.name}.")
+        state = DwState(
+            options=options,
+            seats=list(seats),
+            heroes=[
+                HeroState(key=k, seat=seats[n % len(seats)], node="") for n, k in enumerate(keys)
+            ],
+            party=party,
+            great=great.key,
+            ordeal=ordeal.key,
+            scenario=scenario,
+            first=first,
+        )
+        # 6.-7. the decks: Events of the faction, the four Equipment and two Adventure decks.
+        decks: dict[str, list[str]] = {
+            d: [] for d in (*EQUIPMENT_DECKS, "outland", "city", "events")
+        }
+        cards: dict[str, str] = {}
+
+        def add(deck: str, key: str, copies: int) -> None:
+            for _ in range(copies):
+                uid = f"c{len(cards)}"
+                cards[uid] = key
+                decks[deck].append(uid)
+
+        for item in lib.items.values():
+            add(item.deck, item.key, item.copies)
+        for card in lib.adventures.values():
+            add(card.deck, card.key, card.copies)
+        for event in lib.events.values():
+            if event.faction == great.faction:
+                add("events", event.key, event.copies)
+        for pile in decks.values():
+            rng.shuffle(pile)
+        state.cards = cards
+        state.decks = decks
+        state.discards = {d: [] for d in decks}
+        ctx = self._ctx(state, rng)
+        ctx.say(
+            f"The Great Nemesis is {great.name}, {great.title}. The Ordeal: {ordeal.name}.",
+            "setup",
+            chronicle=True,
+        )
+        # Initial belongings, drawn at random; blood tokens equal to the Life Points.
+        for i, hero in enumerate(state.heroes):
+            belongings = ctx.sheet(i).belongings
+            for deck in EQUIPMENT_DECKS:
+                for _ in range(getattr(belongings, deck)):
+                    uid = ctx.draw(deck)
+                    if uid is not None:
+                        ctx.take_card(i, uid)
+            while ctx.load(i) > ctx.sheet(i).max_load:
+                ctx.drop_item(i, hero.items[-1])
+            ctx.say(
+                f"{ctx.name(i)} ({ctx.sheet(i).title}) joins, played by seat {hero.seat}.", "setup"
+            )
+        self._setup_scenario(ctx, scenario)
+        return state
+
+    def _setup_scenario(self, ctx: _Ctx, key: str) -> None:
+        s = ctx.s
+        lib = ctx.lib
+        scenario = lib.scenarios[key]
+        s.scenario = key
+        faction = lib.great[s.great].faction
+        # The Horde: the faction's markers, Leaders and Behemoths only if the scenario says so.
+        s.horde = []
+        for marker in lib.markers.values():
+            if marker.faction != faction:
+                continue
+            special = {"leader", "behemoth"} & set(marker.abilities)
+            if special and marker.key not in scenario.horde_extra:
+                continue
+            s.horde += [marker.key] * marker.copies
+        s.nemeses = []
+        for node, markers in scenario.deploy.items():
+            for marker_key in markers:
+                if marker_key in s.horde:
+                    s.horde.remove(marker_key)
+                s.next_uid += 1
+                s.nemeses.append(NemesisState(uid=f"n{s.next_uid}", key=marker_key, node=node))
+        s.towers = []
+        for node in scenario.siege:
+            s.next_uid += 1
+            s.towers.append(NemesisState(uid=f"t{s.next_uid}", key=TOWER.key, node=node))
+        for uid, _turn in s.in_play:
+            ctx.discard(uid)
+        s.in_play = []
+        s.stars_now = []
+        tokens = [False] * (UNKNOWN_TOKENS - 1) + [True]
+        ctx.rng.shuffle(tokens)
+        places = list(scenario.unknown)
+        if places and True not in tokens[: len(places)]:
+            tokens[ctx.rng.randrange(len(places))] = True
+        s.unknown = dict(zip(places, tokens, strict=False))
+        s.dropped_stone = None
+        s.supply_tokens = {node: 1 for node in scenario.supply}
+        s.delivered = 0
+        s.coaches = list(scenario.coaches)
+        s.train = scenario.train
+        s.cannons = list(scenario.cannons)
+        s.kills = {}
+        s.reached = 0
+        s.limit_turn = 0
+        s.turn = 1
+        s.watch = 0 if scenario.watch else None
+        s.decision = None
+        s.adventure = None
+        s.ending = False
+        for n, hero in enumerate(s.heroes):
+            if hero.dead:
+                continue
+            hero.node = scenario.start[n % len(scenario.start)]
+            hero.wounds = 0
+            hero.door = None
+            hero.lose_turns = 0
+            hero.supply = 0
+            hero.dreamstone = False
+        ctx.say(f"Scenario: {scenario.name}. {scenario.text}", "scenario", chronicle=True)
+        self._start_turn(ctx)
+
+    # -- the turn ------------------------------------------------------------------------------
+    def _start_turn(self, ctx: _Ctx) -> None:
+        """Phase 1, Events; then the first hero's Heroes phase begins."""
+        s = ctx.s
+        s.done = []
+        if s.watch is not None:
+            s.watch += 1
+        lib = ctx.lib
+        great = lib.great[s.great]
+        keep = 0 if s.options.simple_events else 2
+        for uid, drawn in list(s.in_play):
+            if drawn < s.turn - keep:
+                s.in_play.remove((uid, drawn))
+                ctx.discard(uid)
+        s.stars_now = []
+        ctx.say(f"Turn {s.turn} begins" + (f" (Watch {s.watch})." if s.watch else "."), "turn")
+        event_uid = ctx.draw("events")
+        if event_uid is not None:
+            card = ctx.event(event_uid)
+            s.in_play.append((event_uid, s.turn))
+            ctx.say(f"Event: {card.name}. {card.text}", "event", chronicle=True)
+            for effect in card.immediate:
+                self._table_effect(ctx, effect, card.name)
+            for portal in card.portals:
+                ctx.summon(portal, summons_per_portal(s.party))
+        if not s.options.simple_events:
+            symbols = Counter(ctx.event(u).star for u, _ in s.in_play)
+            for index, rule in enumerate(great.stars):
+                if all(symbols[star] >= count for star, count in rule.needs.items()):
+                    s.stars_now.append(index)
+                    ctx.say(f"The Stars are Right! {rule.text}", "stars", chronicle=True)
+                    for effect in rule.effects:
+                        if effect.kind not in PASSIVE:
+                            self._table_effect(ctx, effect, "the Stars")
+        if len(s.nemeses) >= ctx.nemesis_limit():
+            s.limit_turn = s.turn
+            ctx.say(f"The Nemesis limit ({ctx.nemesis_limit()}) is reached.", "limit")
+        self._check(ctx, "step")
+        if s.phase == "over":
+            return
+        s.active = s.first
+        self._begin_hero(ctx)
+
+    def _table_effect(self, ctx: _Ctx, effect: Effect, source: str) -> None:
+        """An Event's or the Stars' immediate effect on the whole table."""
+        if effect.kind == "summon":
+            for portal in ctx.active_portals():
+                ctx.summon(portal, max(1, effect.amount))
+            return
+        for j, hero in enumerate(ctx.s.heroes):
+            if hero.dead or not ctx._where(effect, hero.node):
+                continue
+            if effect.kind == "damage":
+                ctx.hurt(j, effect.amount, source)
+            elif effect.kind == "heal":
+                ctx.heal(j, effect.amount, source)
+
+    def _begin_hero(self, ctx: _Ctx) -> None:
+        s = ctx.s
+        i = s.active
+        hero = s.heroes[i]
+        hero.actions = 0 if hero.door is not None else 2
+        hero.steps = 0
+        hero.moving = hero.moved = hero.no_move = hero.special_used = False
+        hero.meditated = hero.acted = False
+        hero.extra = 0
+        hero.traded_with = []
+        hero.used_prestige = []
+        hero.vehicle = None
+        s.ending = False
+        if hero.dead:
+            s.ending = True
+            return
+        if hero.lose_turns > 0:
+            hero.lose_turns -= 1
+            ctx.say(f"{ctx.name(i)} loses this turn.", "lost_turn")
+            s.ending = True
+            return
+        self._wear_best(ctx, i)
+        ctx.say(f"{ctx.name(i)}'s Heroes phase.", "hero_turn")
+
+    def _wear_best(self, ctx: _Ctx, i: int) -> None:
+        """Put on the best Armour and Shield carried (the player may change before acting)."""
+        hero = ctx.s.heroes[i]
+
+        def best(kind: str) -> str | None:
+            usable = [u for u in hero.items if ctx.item(u).type == kind and self._usable(ctx, i, u)]
+            return max(
+                usable,
+                key=lambda u: sum(e.amount for e in ctx.item(u).effects if e.stat == "defence"),
+                default=None,
+            )
+
+        hero.armour = best("armour")
+        hero.shield = best("shield")
+
+    def _usable(self, ctx: _Ctx, i: int, uid: str) -> bool:
+        """Tech 0: a Tech Item may be carried but never used."""
+        return ctx.item(uid).deck != "tech" or ctx.sheet(i).tech > 0
+
+    def _next_hero(self, ctx: _Ctx) -> None:
+        s = ctx.s
+        s.ending = False
+        s.done.append(s.active)
+        order = [(s.first + k) % len(s.heroes) for k in range(len(s.heroes))]
+        for j in order:
+            if j not in s.done and not s.heroes[j].dead:
+                s.active = j
+                self._begin_hero(ctx)
+                return
+        self._nemesis_phase(ctx)
+        self._end_turn(ctx)
+
+    def _nemesis_phase(self, ctx: _Ctx) -> None:
+        s = ctx.s
+        board = ctx.board
+        scenario = ctx.scenario()
+        bonus = sum(e.amount for e in ctx.table_effects() if e.kind == "nemesis_move")
+        ctx.say("Nemesis phase.", "phase")
+
+        def eligible(j: int) -> bool:
+            hero = s.heroes[j]
+            return not hero.dead and hero.door is None and not hero.hidden
+
+        for nemesis in list(s.nemeses):
+            if nemesis.stunned or not present(s.nemeses, nemesis):
+                continue
+            marker = ctx.marker(nemesis)
+            free = bool({"flying", "aquatic"} & set(marker.abilities))
+            table = board.dist if free else board.walk
+            goal: str | None = scenario.nemesis_target
+            target_hero: int | None = None
+            if goal is None:
+                options = [
+                    (table[nemesis.node].get(s.heroes[j].node, 99), j)
+                    for j in range(len(s.heroes))
+                    if eligible(j)
+                ]
+                options = [o for o in options if o[0] < 99]
+                if not options:
+                    continue
+                _, target_hero = min(options)
+                goal = s.heroes[target_hero].node
+            moved = 0
+            for _ in range(marker.movement + bonus):
+                here = nemesis.node
+                if here == goal:
+                    break
+                if (
+                    marker.ranged
+                    and target_hero is not None
+                    and board.distance(here, goal) <= (marker.ranged)
+                ):
+                    break
+                engaged = [j for j in ctx.heroes_at(here) if ctx.standing(j)]
+                if engaged and not self._passes_by(ctx, marker, here, engaged, target_hero):
+                    break
+                nxt = board.next_step(here, goal, free)
+                if nxt is None:
+                    break
+                nemesis.node = nxt
+                moved += 1
+                if nxt in board.rivers and not free and s.options.nemesis_river_stop:
+                    break
+            if moved:
+                ctx.say(f"The {marker.name} moves to {board.nodes[nemesis.node].name}.", "move")
+            if scenario.nemesis_target and nemesis.node == scenario.nemesis_target:
+                s.reached += 1
+                remove(s.nemeses, nemesis)
+                ctx.to_horde(nemesis.key)
+                ctx.say(f"The {marker.name} reaches its target.", "reached", chronicle=True)
+        if scenario.siege_target:
+            for tower in list(s.towers):
+                if tower.stunned:
+                    continue
+                nxt = board.next_step(tower.node, scenario.siege_target, False)
+                if nxt is not None:
+                    tower.node = nxt
+                    ctx.say(f"A Siege Tower rolls to {board.nodes[nxt].name}.", "move")
+                if tower.node == scenario.siege_target:
+                    s.reached += 1
+                    remove(s.towers, tower)
+                    ctx.say("A Siege Tower reaches its target!", "reached", chronicle=True)
+        self._nemesis_attacks(ctx)
+
+    def _passes_by(
+        self, ctx: _Ctx, marker: Marker, node: str, heroes: list[int], target: int | None
+    ) -> bool:
+        """Whether a Nemesis may go on past heroes who are not its Primary Target."""
+        if target is not None and target in heroes:
+            return False
+        abilities = set(marker.abilities)
+        if abilities & BYPASS:
+            return True
+        return "aquatic" in abilities and ctx.board.watery(node)
+
+    def _nemesis_attacks(self, ctx: _Ctx) -> None:
+        """End of the Nemesis phase: a Defence test for each attacking Nemesis."""
+        s = ctx.s
+        board = ctx.board
+        for nemesis in list(s.nemeses):
+            if nemesis.stunned or not present(s.nemeses, nemesis):
+                continue
+            marker = ctx.marker(nemesis)
+            here = [j for j in ctx.heroes_at(nemesis.node) if ctx.standing(j)]
+            if here:
+                for j in here:
+                    self._defend(ctx, j, marker, "melee")
+                continue
+            if not marker.ranged:
+                continue
+            in_range = [
+                (board.distance(nemesis.node, s.heroes[j].node), j)
+                for j in range(len(s.heroes))
+                if ctx.standing(j)
+            ]
+            in_range = [(d, j) for d, j in in_range if 0 < d <= marker.ranged]
+            if not in_range:
+                continue
+            nearest = min(d for d, _ in in_range)
+            nodes = sorted({s.heroes[j].node for d, j in in_range if d == nearest})
+            node = nodes[dice.roll_off(len(nodes), ctx.rng)] if len(nodes) > 1 else nodes[0]
+            for j in [j for d, j in in_range if d == nearest and s.heroes[j].node == node]:
+                self._defend(ctx, j, marker, "ranged")
+
+    def _defend(self, ctx: _Ctx, j: int, marker: Marker, how: str) -> None:
+        threshold = marker.defence + ctx.defence_mod(j)
+        roll = ctx.roll(j, threshold)
+        ctx.say(
+            f"{ctx.name(j)} tests Defence {marker.defence} against the {marker.name}'s "
+            f"{how} attack ({roll.shown()}).",
+            "defence",
+        )
+        if not roll.success:
+            ctx.hurt(j, 2 if "brutal" in marker.abilities else 1, f"the {marker.name}")
+
+    def _end_turn(self, ctx: _Ctx) -> None:
+        s = ctx.s
+        for j, hero in enumerate(s.heroes):
+            if hero.dead:
+                continue
+            if hero.door is not None:
+                hero.door -= 1
+                if hero.door <= 0:
+                    ctx.die(j)
+                    continue
+            for buff in hero.buffs:
+                kind, _, uid = buff.partition(":")
+                if kind == "broken" and uid in (*hero.items,):
+                    ctx.say(f"{ctx.name(j)}'s Tech Item breaks down (Critical Malfunction).")
+                    ctx.drop_item(j, uid)
+            hero.buffs = []
+            hero.hidden = False
+            hero.armour = hero.shield = hero.vehicle = None
+        for nemesis in (*s.nemeses, *s.towers):
+            nemesis.stunned = False
+        self._replace_dead(ctx)
+        self._check(ctx, "end_turn")
+        if s.phase == "over":
+            return
+        if s.total_turns >= s.options.turn_limit:
+            ctx.say("The safety limit of turns is reached; the Ordeal is lost.", chronicle=True)
+            self._finish(ctx, False, final=True)
+            return
+        s.turn += 1
+        s.total_turns += 1
+        living = [j for j in range(len(s.heroes)) if not s.heroes[j].dead]
+        if living:
+            later = [j for j in living if j > s.first]
+            s.first = later[0] if later else living[0]
+        self._start_turn(ctx)
+
+    def _replace_dead(self, ctx: _Ctx) -> None:
+        s = ctx.s
+        if not s.options.replace_dead:
+            return
+        used = {h.key for h in s.heroes}
+        free = [k for k in ctx.lib.heroes if k not in used]
+        start = ctx.scenario().start
+        for j, hero in enumerate(s.heroes):
+            if not hero.dead or not free:
+                continue
+            key = free.pop(ctx.rng.randrange(len(free)))
+            fresh = HeroState(key=key, seat=hero.seat, node=start[j % len(start)])
+            s.heroes[j] = fresh
+            belongings = ctx.sheet(j).belongings
+            for deck in EQUIPMENT_DECKS:
+                for _ in range(getattr(belongings, deck)):
+                    uid = ctx.draw(deck)
+                    if uid is not None:
+                        ctx.take_card(j, uid)
+            while ctx.load(j) > ctx.sheet(j).max_load:
+                ctx.drop_item(j, fresh.items[-1])
+            ctx.say(f"{ctx.name(j)} takes up the fight for seat {hero.seat}.", chronicle=True)
+
+    # -- objectives ----------------------------------------------------------------------------
+    def _check(self, ctx: _Ctx, moment: str) -> None:
+        s = ctx.s
+        if s.phase == "over":
+            return
+        scenario = ctx.scenario()
+        if not any(not h.dead for h in s.heroes):
+            self._finish(ctx, False)
+            return
+        if all(self._holds(ctx, goal, moment) for goal in scenario.victory):
+            self._finish(ctx, True)
+            return
+        for goal in scenario.defeat:
+            if goal.kind == "survive":
+                continue
+            if self._holds(ctx, goal, moment):
+                self._finish(ctx, False)
+                return
+
+    def _holds(self, ctx: _Ctx, goal: Any, moment: str) -> bool:
+        s = ctx.s
+        kind = goal.kind
+        if kind == "deliver":
+            return any(h.dreamstone and h.node == goal.location and not h.dead for h in s.heroes)
+        if kind == "supply":
+            return s.delivered >= goal.amount
+        if kind == "kill":
+            if goal.marker:
+                return s.kills.get(goal.marker, 0) >= goal.amount
+            return sum(s.kills.values()) >= goal.amount
+        if kind in ("survive", "watch"):
+            return moment == "end_turn" and s.turn >= goal.amount
+        if kind == "all_dead":
+            return all(h.dead for h in s.heroes)
+        if kind == "reached":
+            return s.reached >= goal.amount
+        return False
+
+    def _finish(self, ctx: _Ctx, won: bool, final: bool = False) -> None:
+        s = ctx.s
+        scenario = ctx.scenario()
+        s.outcomes.append(Outcome(scenario=scenario.key, won=won, turns=s.turn))
+        text = scenario.victory_text if won else scenario.defeat_text
+        ctx.say(
+            f"{scenario.name}: {'victory' if won else 'defeat'}. {text}", "outcome", chronicle=True
+        )
+        nxt = scenario.on_victory if won else scenario.on_defeat
+        if final or s.options.single_scenario or nxt in ("won", "lost"):
+            s.result = (
+                "won" if (won if s.options.single_scenario or final else nxt == "won") else "lost"
+            )
+            s.phase = "over"
+            s.decision = None
+            s.ending = False
+            if s.adventure is not None:
+                ctx.discard(s.adventure)
+                s.adventure = None
+            ctx.say(
+                "The Ordeal is won!" if s.result == "won" else "The Ordeal is lost.",
+                "over",
+                chronicle=True,
+            )
+            return
+        if s.decision is not None:
+            for uid in s.decision.cards:
+                ctx.discard(uid)
+            s.decision = None
+        if s.adventure is not None:
+            ctx.discard(s.adventure)
+            s.adventure = None
+        for hero in s.heroes:
+            hero.buffs = []
+            hero.hidden = False
+        s.total_turns += 1
+        self._setup_scenario(ctx, nxt)
+
+    # -- the contract ----------------------------------------------------------------------------
+    def current_seats(self, state: DwState) -> list[str]:
+        if state.phase == "over":
+            return []
+        return [state.heroes[state.active].seat]
+
+    def is_over(self, state: DwState) -> bool:
+        return state.phase == "over"
+
+    def result(self, state: DwState) -> GameResult | None:
+        if state.phase != "over":
+            return None
+        won = state.result == "won"
+        ordeal = self.board.lib.ordeals[state.ordeal]
+        lines = [
+            f"{'won' if o.won else 'lost'} {self.board.lib.scenarios[o.scenario].name} "
+            f"in {o.turns} turns"
+            for o in state.outcomes
+        ]
+        return GameResult(
+            winner="players" if won else "game",
+            scores={
+                "players": sum(o.won for o in state.outcomes),
+                "game": sum(not o.won for o in state.outcomes),
+            },
+            summary=f"{ordeal.name}: "
+            + ("the heroes win" if won else "the heroes fall")
+            + (" (" + "; ".join(lines) + ")" if lines else ""),
+            details={
+                "turns": state.total_turns,
+                "deaths": state.deaths,
+                "scenarios": [o.model_dump() for o in state.outcomes],
+            },
+        )
+
+    def choose_action(self, state: DwState, seat: str, rng: random.Random) -> Action:
+        from bot.games.dreamwars.ai import choose
+
+        return choose(self, state, seat, rng)
+
+    def public_view(self, state: DwState) -> dict[str, Any]:
+        from bot.games.dreamwars.views import public_view
+
+        return public_view(self, state)
+
+    def private_view(self, state: DwState, seat: str) -> dict[str, Any]:
+        from bot.games.dreamwars.views import private_view
+
+        return private_view(self, state, seat)
+
+    def legal_actions(self, state: DwState, seat: str) -> list[Action]:
+        from bot.games.dreamwars.actions import legal_actions
+
+        if state.phase == "over" or seat not in self.current_seats(state):
+            return []
+        last = self._last_legal
+        if last is not None and last[0] is state and last[1] == seat:
+            return list(last[2])
+        actions = legal_actions(self, self._ctx(state))
+        # The AI asks, then apply asks again for the same state: remember the last answer
+        # (holding the state itself, so its identity cannot be reused).
+        self._last_legal = (state, seat, actions)
+        return list(actions)
+
+    def apply(
+        self, state: DwState, seat: str, action: Action | str, rng: random.Random
+    ) -> tuple[DwState, list[GameEvent]]:
+        from bot.games.dreamwars.actions import perform
+
+        action_id = action.id if isinstance(action, Action) else action
+        if state.phase == "over":
+            raise DwRuleError("This game is over; start a new one with /game new.")
+        if seat not in self.current_seats(state):
+            raise IllegalAction("It is not your hero's turn; wait for the active hero.")
+        legal = {a.id: a for a in self.legal_actions(state, seat)}
+        chosen = legal.get(action_id)
+        if chosen is None:
+            raise IllegalAction(
+                "That choice is no longer available; look at the board and choose again."
+            )
+        ctx = self._ctx(state.clone(), rng)
+        perform(self, ctx, chosen)
+        self._settle(ctx)
+        return ctx.s, ctx.events
+
+    def _settle(self, ctx: _Ctx) -> None:
+        """After a step: check objectives, ask for discards over the limits, and move on to
+        the next hero (and through the Nemesis and Events phases) when this one is done."""
+        from bot.games.dreamwars.actions import over_limit_decision
+
+        s = ctx.s
+        for _ in range(64):
+            self._check(ctx, "step")
+            if s.phase == "over" or s.decision is not None:
+                return
+            if over_limit_decision(ctx, s.active):
+                return
+            if not s.ending:
+                return
+            self._next_hero(ctx)
+        raise RuntimeError("a Dreamwars step did not settle")
+
+
+ENGINE = DreamwarsEngine()

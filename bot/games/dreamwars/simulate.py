@@ -1,0 +1,77 @@
+"""AI-only games for balance checks and benchmarks (``python -m bot simulate dreamwars``)."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from bot.games.base import GameEvent
+from bot.games.dreamwars.engine import ENGINE, DreamwarsEngine
+from bot.games.dreamwars.state import DwOptions, DwState
+
+MAX_STEPS = 20000
+
+Check = Callable[[DwState, DwState, list[GameEvent]], None]
+
+
+def play_one(
+    engine: DreamwarsEngine,
+    options: DwOptions,
+    players: int,
+    rng: random.Random,
+    check: Check | None = None,
+) -> DwState:
+    """One AI-only game; ``check(before, after, events)`` runs after every step."""
+    seats = [f"ai{i}" for i in range(players)]
+    state = engine.new_game(options, seats, rng)
+    for _step in range(MAX_STEPS):
+        if engine.is_over(state):
+            return state
+        seat = engine.current_seats(state)[0]
+        action = engine.choose_action(state, seat, rng)
+        after, events = engine.apply(state, seat, action, rng)
+        if check is not None:
+            check(state, after, events)
+        state = after
+    raise RuntimeError("a simulated Dreamwars game did not end")
+
+
+def simulate(
+    games: int,
+    players: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Play ``games`` AI-only games; the same seed gives the same results."""
+    parsed = DwOptions.model_validate(options or {})
+    rng = random.Random(seed)
+    wins = 0
+    turns = 0
+    deaths = 0
+    outcomes: Counter[str] = Counter()
+    started = time.perf_counter()
+    for _ in range(games):
+        state = play_one(ENGINE, parsed, players, random.Random(rng.getrandbits(64)))
+        wins += state.result == "won"
+        turns += state.total_turns
+        deaths += state.deaths
+        for outcome in state.outcomes:
+            outcomes[f"{outcome.scenario}:{'won' if outcome.won else 'lost'}"] += 1
+    elapsed = time.perf_counter() - started
+    return {
+        "game": "dreamwars",
+        "games": games,
+        "players": players,
+        "seed": seed,
+        "options": parsed.model_dump(exclude_defaults=True),
+        "wins": wins,
+        "win_rate": round(wins / games, 3) if games else 0.0,
+        "scenario_outcomes": dict(sorted(outcomes.items())),
+        "mean_turns": round(turns / games, 2) if games else 0.0,
+        "deaths": deaths,
+        "mean_deaths": round(deaths / games, 3) if games else 0.0,
+        "games_per_second": round(games / elapsed, 2) if elapsed > 0 else 0.0,
+    }

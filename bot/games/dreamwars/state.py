@@ -1,0 +1,268 @@
+"""Options and state of a Dreamwars game: plain data that round-trips through JSON.
+
+Cards are referenced by uid (``c17``); ``cards`` maps each uid to its content key and never
+changes, so copies of a state share it. Rules the rulebook leaves open are named options.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+DECKS = ("common", "tech", "cantici", "shards", "outland", "city", "events")
+HISTORY_MAX = 300  # chronicle lines kept for /game history
+
+
+class DwOptions(BaseModel):
+    great_nemesis: str | None = Field(
+        default=None, description="A Great Nemesis key; None draws one at random."
+    )
+    heroes: list[str] | None = Field(
+        default=None, description="Hero keys in seat order; None deals them at random."
+    )
+    party: int | None = Field(
+        default=None,
+        ge=1,
+        le=8,
+        description="How many heroes in all (shared round-robin by the seats); None: one each.",
+    )
+    scenario: str | None = Field(
+        default=None, description="Start at this scenario instead of the Ordeal's first."
+    )
+    single_scenario: bool = Field(
+        default=False, description="Play one scenario as a stand-alone game, not the Ordeal."
+    )
+    simple_events: bool = Field(
+        default=False,
+        description="The alternative Events phase: an Event lasts one turn, no Stellar Symbols.",
+    )
+    replace_dead: bool = Field(
+        default=True,
+        description="A dead hero's player takes a hero not yet on the map at a set-up space.",
+    )
+    prototype_malfunction_on_success: bool = Field(
+        default=True,
+        description="Unwritten rule: does a Prototype malfunction on a natural 4-6 that passed?",
+    )
+    nemesis_river_stop: bool = Field(
+        default=True,
+        description="Unwritten rule: a Nemesis neither Aquatic nor Flying stops on a river space.",
+    )
+    turn_limit: int = Field(
+        default=60,
+        ge=5,
+        le=200,
+        description="Safety net: the game ends lost after this many turns.",
+    )
+
+
+class HeroState(BaseModel):
+    key: str
+    seat: str
+    node: str
+    wounds: int = 0
+    items: list[str] = Field(default_factory=list)  # Common and Tech Items (uids)
+    cantici: list[str] = Field(default_factory=list)
+    shards: list[str] = Field(default_factory=list)
+    allies: list[str] = Field(default_factory=list)  # Adventure cards kept as Allies/Mercenaries
+    ally_uses: dict[str, int] = Field(default_factory=dict)
+    mounted: dict[str, str] = Field(default_factory=dict)  # add-on uid -> item uid
+    armour: str | None = None  # worn this turn
+    shield: str | None = None
+    vehicle: str | None = None
+    buffs: list[str] = Field(default_factory=list)  # "card:key" whose effects last this turn
+    actions: int = 2
+    steps: int = 0  # spaces left in the movement under way
+    moving: bool = False
+    moved: bool = False  # the ordinary movement is done (or started)
+    extra: int = 0  # extra movements granted this turn
+    special_used: bool = False  # the one extra/special movement of the turn is taken
+    no_move: bool = False  # failed a Dodge test this turn
+    meditated: bool = False
+    acted: bool = False  # armour and shields are chosen before anything else
+    traded_with: list[int] = Field(default_factory=list)
+    used_prestige: list[str] = Field(default_factory=list)  # this turn
+    spent_prestige: list[str] = Field(default_factory=list)  # rechargeable, not reloaded
+    unlocked: list[str] = Field(default_factory=list)
+    deeds: dict[str, int] = Field(default_factory=dict)
+    lose_turns: int = 0
+    door: int | None = None  # turns left At Death's Door
+    dead: bool = False
+    hidden: bool = False
+    supply: int = 0
+    dreamstone: bool = False
+
+
+class NemesisState(BaseModel):
+    uid: str
+    key: str  # a marker key, or "siege_tower"
+    node: str
+    wounds: int = 0
+    stunned: bool = False
+
+
+class Decision(BaseModel):
+    """What the game waits for from the active hero: option id -> label."""
+
+    kind: Literal["adventure", "keep", "discard", "location", "cantici"]
+    prompt: str
+    options: dict[str, str]
+    cards: list[str] = Field(default_factory=list)  # drawn cards waiting on the choice
+    keep: int = 1
+    deck: str = ""
+    private: bool = False  # the labels name cards in a hand
+
+
+class Outcome(BaseModel):
+    scenario: str
+    won: bool
+    turns: int
+
+
+class DwState(BaseModel):
+    options: DwOptions
+    seats: list[str]
+    heroes: list[HeroState]
+    party: int
+    great: str
+    ordeal: str
+    scenario: str
+    phase: Literal["heroes", "over"] = "heroes"
+    turn: int = 1
+    total_turns: int = 1
+    watch: int | None = None
+    first: int = 0  # the Crescent Moon: the hero who acts first this turn
+    active: int = 0
+    done: list[int] = Field(default_factory=list)  # heroes whose phase is over this turn
+    nemeses: list[NemesisState] = Field(default_factory=list)
+    towers: list[NemesisState] = Field(default_factory=list)  # siege towers
+    horde: list[str] = Field(default_factory=list)  # marker keys in the bag
+    decks: dict[str, list[str]] = Field(default_factory=dict)  # top of the deck first
+    discards: dict[str, list[str]] = Field(default_factory=dict)
+    cards: dict[str, str] = Field(default_factory=dict)  # uid -> content key (never changes)
+    in_play: list[tuple[str, int]] = Field(default_factory=list)  # Event uid, turn drawn
+    stars_now: list[int] = Field(default_factory=list)  # Stars-are-Right rules met this turn
+    decision: Decision | None = None
+    ending: bool = False  # the active hero's phase is over once pending choices are made
+    adventure: str | None = None  # the Adventure card being resolved
+    unknown: dict[str, bool] = Field(default_factory=dict)  # node -> is the Dreamstone
+    dropped_stone: str | None = None  # where a dead carrier dropped the Dreamstone
+    supply_tokens: dict[str, int] = Field(default_factory=dict)
+    delivered: int = 0
+    coaches: list[str] = Field(default_factory=list)
+    train: str | None = None
+    cannons: list[str] = Field(default_factory=list)
+    kills: dict[str, int] = Field(default_factory=dict)  # this scenario, by marker
+    reached: int = 0  # Nemeses or towers that reached the scenario's target
+    limit_turn: int = 0  # last turn the Nemesis limit was reached
+    deaths: int = 0
+    outcomes: list[Outcome] = Field(default_factory=list)
+    result: Literal["won", "lost"] | None = None
+    chronicle: list[str] = Field(default_factory=list)
+    next_uid: int = 0
+
+    def clone(self) -> DwState:
+        """A working copy for one step: containers are copied one level down, nothing deeper
+        than a hero or a Nemesis (strings are shared; ``cards`` never changes). Much cheaper
+        than a deep copy, and the input state stays untouched."""
+        fields = dict(self.__dict__)
+        fields["heroes"] = [_copy_hero(h) for h in self.heroes]
+        fields["nemeses"] = [_shallow(n) for n in self.nemeses]
+        fields["towers"] = [_shallow(n) for n in self.towers]
+        fields["decks"] = {k: list(v) for k, v in self.decks.items()}
+        fields["discards"] = {k: list(v) for k, v in self.discards.items()}
+        for name in _STATE_LISTS:
+            fields[name] = list(fields[name])
+        for name in _STATE_DICTS:
+            fields[name] = dict(fields[name])
+        if self.decision is not None:
+            decision = _shallow(self.decision)
+            decision.__dict__["cards"] = list(self.decision.cards)
+            decision.__dict__["options"] = dict(self.decision.options)
+            fields["decision"] = decision
+        return _rebuild(self, fields)
+
+
+_STATE_LISTS = (
+    "horde",
+    "in_play",
+    "stars_now",
+    "done",
+    "coaches",
+    "cannons",
+    "outcomes",
+    "chronicle",
+)
+_STATE_DICTS = ("unknown", "supply_tokens", "kills")
+_HERO_LISTS = (
+    "items",
+    "cantici",
+    "shards",
+    "allies",
+    "buffs",
+    "traded_with",
+    "used_prestige",
+    "spent_prestige",
+    "unlocked",
+)
+_HERO_DICTS = ("ally_uses", "mounted", "deeds")
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _rebuild(model: ModelT, fields: dict[str, object]) -> ModelT:
+    """A model with these field values, bypassing validation (the values are already valid)."""
+    copy = model.__class__.__new__(model.__class__)
+    object.__setattr__(copy, "__dict__", fields)
+    object.__setattr__(copy, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    object.__setattr__(copy, "__pydantic_extra__", None)
+    object.__setattr__(copy, "__pydantic_private__", None)
+    return copy
+
+
+_FIELDS_SET: dict[type[BaseModel], set[str]] = {}
+
+
+def fast_model(cls: type[ModelT], fields: dict[str, object]) -> ModelT:
+    """A model from values known to be valid, every field given (much faster than
+    ``model_construct`` for the thousands of small objects a simulation makes)."""
+    instance = cls.__new__(cls)
+    object.__setattr__(instance, "__dict__", fields)
+    names = _FIELDS_SET.get(cls)
+    if names is None:
+        names = _FIELDS_SET[cls] = set(cls.model_fields)
+    object.__setattr__(instance, "__pydantic_fields_set__", set(names))
+    object.__setattr__(instance, "__pydantic_extra__", None)
+    object.__setattr__(instance, "__pydantic_private__", None)
+    return instance
+
+
+def _shallow(model: ModelT) -> ModelT:
+    return _rebuild(model, dict(model.__dict__))
+
+
+def _copy_hero(hero: HeroState) -> HeroState:
+    fields = dict(hero.__dict__)
+    for name in _HERO_LISTS:
+        fields[name] = list(fields[name])
+    for name in _HERO_DICTS:
+        fields[name] = dict(fields[name])
+    return _rebuild(hero, fields)
+
+
+def all_card_uids(state: DwState) -> list[str]:
+    """Every card where it is now (for the conservation invariant)."""
+    found: list[str] = []
+    for pile in state.decks.values():
+        found += pile
+    for pile in state.discards.values():
+        found += pile
+    for hero in state.heroes:
+        found += hero.items + hero.cantici + hero.shards + hero.allies
+    found += [uid for uid, _turn in state.in_play]
+    if state.decision is not None:
+        found += state.decision.cards
+    if state.adventure is not None:
+        found.append(state.adventure)
+    return found

@@ -1,0 +1,190 @@
+"""What the table sees (``public_view``) and what only a seat sees (``private_view``).
+
+The public view names no Equipment card: it gives how many Items, Cantici and Shards each hero
+carries, never which. Unknown tokens show where they lie, not which one is the Dreamstone.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from bot.games.dreamwars.state import DwState, HeroState
+
+if TYPE_CHECKING:
+    from bot.games.dreamwars.engine import DreamwarsEngine
+
+
+def public_view(engine: DreamwarsEngine, state: DwState) -> dict[str, Any]:
+    ctx = engine._ctx(state)
+    lib = ctx.lib
+    scenario = ctx.scenario()
+    great = lib.great[state.great]
+    heroes = []
+    for i, hero in enumerate(state.heroes):
+        sheet = ctx.sheet(i)
+        heroes.append(
+            {
+                "index": i,
+                "key": hero.key,
+                "name": sheet.name,
+                "title": sheet.title,
+                "seat": hero.seat,
+                "node": hero.node,
+                "place": ctx.board.nodes[hero.node].name if hero.node else "",
+                "life": ctx.life(i),
+                "max_life": sheet.life,
+                "door": hero.door,
+                "dead": hero.dead,
+                "actions": hero.actions,
+                "items": len(hero.items),
+                "cantici": len(hero.cantici),
+                "shards": len(hero.shards),
+                "allies": [ctx.adventure(u).name for u in hero.allies],
+                "prestige": [a.name for a in sheet.prestige if a.key in hero.unlocked],
+                "supply": hero.supply,
+                "dreamstone": hero.dreamstone,
+                "lose_turns": hero.lose_turns,
+            }
+        )
+    nemeses = [
+        {
+            "uid": n.uid,
+            "name": ctx.marker(n).name,
+            "node": n.node,
+            "place": ctx.board.nodes[n.node].name,
+            "life": ctx.marker(n).life - n.wounds,
+            "defence": ctx.marker(n).defence,
+            "stunned": n.stunned,
+            "tower": n.key == "siege_tower",
+        }
+        for n in (*state.nemeses, *state.towers)
+    ]
+    events = [
+        {"name": ctx.event(u).name, "star": ctx.event(u).star, "text": ctx.event(u).text, "turn": t}
+        for u, t in state.in_play
+    ]
+    decision = None
+    if state.decision is not None:
+        decision = {
+            "kind": state.decision.kind,
+            "prompt": state.decision.prompt if not state.decision.private else "choosing privately",
+        }
+    active = state.heroes[state.active]
+    return {
+        "game": "dreamwars",
+        "phase": state.phase,
+        "turn": state.turn,
+        "total_turns": state.total_turns,
+        "watch": state.watch,
+        "great": {"name": great.name, "title": great.title, "faction": great.faction},
+        "ordeal": lib.ordeals[state.ordeal].name,
+        "scenario": {"key": scenario.key, "name": scenario.name, "text": scenario.text},
+        "nemesis_limit": ctx.nemesis_limit(),
+        "limit_reached": ctx.limit_active(),
+        "active": state.active,
+        "active_name": ctx.sheet(state.active).name,
+        "active_seat": active.seat,
+        "first": state.first,
+        "heroes": heroes,
+        "nemeses": nemeses,
+        "horde": len(state.horde),
+        "events": events,
+        "stars": [great.stars[i].text for i in state.stars_now],
+        "unknown": sorted(state.unknown),
+        "dropped_stone": state.dropped_stone,
+        "supply": dict(state.supply_tokens),
+        "delivered": state.delivered,
+        "coaches": list(state.coaches),
+        "train": state.train,
+        "cannons": list(state.cannons),
+        "decision": decision,
+        "decks": {k: len(v) for k, v in state.decks.items()},
+        "discards": {k: len(v) for k, v in state.discards.items()},
+        "outcomes": [o.model_dump() for o in state.outcomes],
+        "result": state.result,
+        "chronicle_size": len(state.chronicle),
+    }
+
+
+def private_view(engine: DreamwarsEngine, state: DwState, seat: str) -> dict[str, Any]:
+    view = public_view(engine, state)
+    ctx = engine._ctx(state)
+    mine = []
+    for i, hero in enumerate(state.heroes):
+        if hero.seat != seat or hero.dead:
+            continue
+        sheet = ctx.sheet(i)
+
+        def cards(uids: list[str], hero: HeroState = hero) -> list[dict[str, Any]]:
+            counted = Counter(uids)
+            return [
+                {
+                    "uid": u,
+                    "name": ctx.item(u).name,
+                    "type": ctx.item(u).type,
+                    "deck": ctx.item(u).deck,
+                    "text": ctx.item(u).text,
+                    "worn": u in (hero.armour, hero.shield, hero.vehicle),
+                    "mounted_on": ctx.item(hero.mounted[u]).name if u in hero.mounted else None,
+                }
+                for u in counted
+            ]
+
+        mine.append(
+            {
+                "index": i,
+                "name": sheet.name,
+                "title": sheet.title,
+                "traits": sheet.traits,
+                "stats": {
+                    s: ctx.value(i, s)
+                    for s in ("melee", "skill", "tech", "arcane", "movement", "dodge")
+                },
+                "sheet": {
+                    s: getattr(sheet, s)
+                    for s in (
+                        "melee",
+                        "skill",
+                        "tech",
+                        "arcane",
+                        "movement",
+                        "life",
+                        "max_load",
+                        "max_cantici",
+                    )
+                },
+                "life": ctx.life(i),
+                "load": ctx.load(i),
+                "items": cards(hero.items),
+                "cantici": cards(hero.cantici),
+                "shards": cards(hero.shards),
+                "allies": [
+                    {
+                        "name": ctx.adventure(u).name,
+                        "text": ctx.adventure(u).text,
+                        "uses": hero.ally_uses.get(u),
+                    }
+                    for u in hero.allies
+                ],
+                "prestige": [
+                    {
+                        "name": a.name,
+                        "text": a.text,
+                        "needs": f"{a.needs} {a.requires}",
+                        "progress": hero.deeds.get(a.requires, 0),
+                        "unlocked": a.key in hero.unlocked,
+                        "spent": a.key in hero.spent_prestige,
+                    }
+                    for a in sheet.prestige
+                ],
+            }
+        )
+    view["mine"] = mine
+    if state.decision is not None and state.heroes[state.active].seat == seat:
+        view["decision"] = {
+            "kind": state.decision.kind,
+            "prompt": state.decision.prompt,
+            "options": dict(state.decision.options),
+        }
+    return view
