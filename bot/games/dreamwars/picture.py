@@ -1,0 +1,288 @@
+"""The map picture (Pillow): spaces, locations, heroes, Nemeses, markers, and a legend.
+
+Drawn from the public view only, so it can never show a hand."""
+
+from __future__ import annotations
+
+import io
+from collections import defaultdict
+from functools import lru_cache
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from bot.games.dreamwars.packs import Library, load_library
+
+MAP_W, MAP_H = 1000, 670
+LEGEND_W = 330
+MARGIN = 20
+PAPER = (236, 226, 200)
+INK = (48, 40, 32)
+SPACE_COLOURS = {
+    "city": (170, 160, 150),
+    "wall": (110, 84, 60),
+    "road": (200, 170, 120),
+    "forest": (70, 120, 70),
+    "river": (70, 120, 190),
+    "water": (70, 120, 190),
+    "bridge": (150, 110, 70),
+    "plain": (180, 180, 140),
+}
+HERO_COLOURS = [
+    (220, 60, 60),
+    (60, 110, 220),
+    (240, 190, 40),
+    (60, 170, 90),
+    (170, 80, 200),
+    (240, 130, 40),
+    (40, 180, 190),
+    (230, 110, 170),
+]
+NEMESIS = (90, 10, 30)
+ICON_MARKS = {
+    "healing": ("+", (200, 40, 40)),
+    "arcane": ("*", (60, 70, 200)),
+    "common_trade": ("$", (150, 110, 0)),
+    "tech_trade": ("T", (80, 80, 80)),
+    "station": ("=", (40, 40, 40)),
+    "coach": ("c", (110, 70, 30)),
+}
+
+Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+
+@lru_cache(maxsize=8)
+def _font(size: int) -> Font:
+    try:
+        return ImageFont.load_default(size=size)
+    except (TypeError, OSError):  # Pillow without FreeType
+        return ImageFont.load_default()
+
+
+def _xy(lib: Library, node: str) -> tuple[int, int]:
+    info = lib.nodes[node]
+    return MARGIN + info.x * (MAP_W - 2 * MARGIN) // 1000, MARGIN + info.y
+
+
+def _initials(name: str) -> str:
+    parts = [p for p in name.replace(".", " ").split() if p[0].isalpha()]
+    return "".join(p[0] for p in parts[:2]).upper() or "?"
+
+
+def render_map(view: dict[str, Any], lib: Library | None = None) -> bytes:
+    lib = lib or load_library()
+    image = Image.new("RGB", (MAP_W + LEGEND_W, MAP_H + 2 * MARGIN), PAPER)
+    draw = ImageDraw.Draw(image)
+    small, label, big = _font(11), _font(13), _font(16)
+    _walls(draw, lib)
+    _edges(draw, lib)
+    faction = (view.get("great") or {}).get("faction", "")
+    for key, info in lib.nodes.items():
+        x, y = _xy(lib, key)
+        if info.kind == "space":
+            colour = SPACE_COLOURS.get(info.type, SPACE_COLOURS["plain"])
+            if info.type == "wall":
+                draw.rectangle((x - 7, y - 7, x + 7, y + 7), fill=colour, outline=INK)
+            else:
+                draw.ellipse((x - 7, y - 7, x + 7, y + 7), fill=colour, outline=INK)
+            continue
+        portal = f"portal_{faction}" in info.icons
+        fill = (250, 244, 228) if "city" in info.icons else (226, 236, 210)
+        outline = (140, 30, 120) if portal else INK
+        draw.rounded_rectangle(
+            (x - 13, y - 11, x + 13, y + 11),
+            radius=5,
+            fill=fill,
+            outline=outline,
+            width=3 if portal else 1,
+        )
+        marks = "".join(ICON_MARKS[i][0] for i in info.icons if i in ICON_MARKS)
+        if marks:
+            draw.text((x, y), marks[:3], fill=INK, font=small, anchor="mm")
+        draw.text((x, y + 14), info.name, fill=INK, font=small, anchor="ma")
+    _tokens(draw, lib, view, small)
+    _pieces(draw, lib, view, label)
+    _legend(draw, view, label, big, small)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _walls(draw: ImageDraw.ImageDraw, lib: Library) -> None:
+    for region, colour in (("halfen", (120, 90, 60)), ("folkenburg", (120, 90, 60))):
+        points = [_xy(lib, k) for k, n in lib.nodes.items() if n.region == region]
+        if not points:
+            continue
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        draw.rounded_rectangle(
+            (min(xs) - 28, min(ys) - 24, max(xs) + 28, max(ys) + 30),
+            radius=18,
+            outline=colour,
+            width=3,
+        )
+
+
+def _edges(draw: ImageDraw.ImageDraw, lib: Library) -> None:
+    drawn: set[tuple[str, str]] = set()
+    for a, links in lib.adjacent.items():
+        for b in links:
+            pair = (min(a, b), max(a, b))
+            if pair in drawn:
+                continue
+            drawn.add(pair)
+            watery = {lib.nodes[a].type, lib.nodes[b].type} <= {"river", "bridge"}
+            colour = (70, 120, 190) if watery else (150, 135, 110)
+            draw.line((*_xy(lib, a), *_xy(lib, b)), fill=colour, width=6 if watery else 2)
+    for a, b in zip(lib.rail, lib.rail[1:], strict=False):
+        (x1, y1), (x2, y2) = _xy(lib, a), _xy(lib, b)
+        for n in range(0, 20, 2):
+            draw.line(
+                (
+                    x1 + (x2 - x1) * n // 20,
+                    y1 + (y2 - y1) * n // 20,
+                    x1 + (x2 - x1) * (n + 1) // 20,
+                    y1 + (y2 - y1) * (n + 1) // 20,
+                ),
+                fill=(40, 40, 40),
+                width=3,
+            )
+
+
+def _tokens(draw: ImageDraw.ImageDraw, lib: Library, view: dict[str, Any], face: Font) -> None:
+    def badge(node: str, dx: int, dy: int, text: str, fill: tuple[int, int, int]) -> None:
+        if node not in lib.nodes:
+            return
+        x, y = _xy(lib, node)
+        draw.ellipse((x + dx - 7, y + dy - 7, x + dx + 7, y + dy + 7), fill=fill, outline=INK)
+        draw.text((x + dx, y + dy), text, fill=(255, 255, 255), font=face, anchor="mm")
+
+    for node in view.get("unknown") or []:
+        badge(node, 16, -14, "?", (90, 90, 90))
+    if view.get("dropped_stone"):
+        badge(view["dropped_stone"], 16, -14, "D", (40, 150, 200))
+    for node, count in (view.get("supply") or {}).items():
+        badge(node, -16, -14, str(count), (150, 100, 30))
+    for node in view.get("cannons") or []:
+        badge(node, -14, 12, "K", (20, 20, 20))
+    if view.get("train"):
+        badge(view["train"], 0, -20, "=", (20, 20, 20))
+
+
+def _pieces(draw: ImageDraw.ImageDraw, lib: Library, view: dict[str, Any], face: Font) -> None:
+    heroes_at: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for hero in view.get("heroes") or []:
+        if not hero.get("dead") and hero.get("node") in lib.nodes:
+            heroes_at[hero["node"]].append(hero)
+    for node, group in heroes_at.items():
+        x, y = _xy(lib, node)
+        for n, hero in enumerate(group):
+            cx, cy = x - 22 + 14 * n, y - 26
+            colour = HERO_COLOURS[hero["index"] % len(HERO_COLOURS)]
+            outline = (0, 0, 0) if hero.get("door") is None else (255, 255, 255)
+            draw.ellipse((cx - 9, cy - 9, cx + 9, cy + 9), fill=colour, outline=outline, width=2)
+            draw.text((cx, cy), str(hero["index"] + 1), fill=(0, 0, 0), font=face, anchor="mm")
+            if hero.get("dreamstone"):
+                draw.text((cx, cy - 14), "D", fill=(40, 150, 200), font=face, anchor="mm")
+    foes_at: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for foe in view.get("nemeses") or []:
+        if foe.get("node") in lib.nodes:
+            foes_at[foe["node"]].append(foe)
+    for node, group in foes_at.items():
+        x, y = _xy(lib, node)
+        towers = [f for f in group if f.get("tower")]
+        monsters = [f for f in group if not f.get("tower")]
+        if monsters:
+            cx, cy = x + 20, y + 12
+            draw.polygon(
+                [(cx, cy - 11), (cx + 11, cy), (cx, cy + 11), (cx - 11, cy)],
+                fill=NEMESIS,
+                outline=(0, 0, 0),
+            )
+            draw.text((cx, cy), str(len(monsters)), fill=(255, 255, 255), font=face, anchor="mm")
+        if towers:
+            cx, cy = x - 20, y + 12
+            draw.rectangle(
+                (cx - 9, cy - 11, cx + 9, cy + 11), fill=(100, 100, 100), outline=(0, 0, 0)
+            )
+            draw.text((cx, cy), str(len(towers)), fill=(255, 255, 255), font=face, anchor="mm")
+
+
+def _legend(
+    draw: ImageDraw.ImageDraw, view: dict[str, Any], label: Font, big: Font, small: Font
+) -> None:
+    x0 = MAP_W + 8
+    draw.rectangle((MAP_W, 0, MAP_W + LEGEND_W, MAP_H + 2 * MARGIN), fill=(226, 214, 186))
+    y = 12
+
+    def line(
+        text: str, face: Font = label, fill: tuple[int, int, int] = INK, step: int = 17
+    ) -> None:
+        nonlocal y
+        while text and draw.textlength(text, font=face) > LEGEND_W - 16:
+            text = text[:-2] + "…" if not text.endswith("…") else text[:-2] + "…"
+        draw.text((x0, y), text, fill=fill, font=face)
+        y += step
+
+    scenario = (view.get("scenario") or {}).get("name", "")
+    line(scenario, big, step=22)
+    watch = f", Watch {view['watch']}" if view.get("watch") else ""
+    line(
+        f"Turn {view.get('turn', 1)}{watch}; Nemeses {len(view.get('nemeses') or [])}/"
+        f"{view.get('nemesis_limit', '?')}"
+    )
+    great = view.get("great") or {}
+    line(f"{great.get('name', '')}, {great.get('title', '')}", small)
+    if view.get("phase") == "over":
+        line("Game over: " + ("won" if view.get("result") == "won" else "lost"), label)
+    else:
+        line(f"Acting: {view.get('active_name', '')}", label)
+    y += 6
+    line("Heroes", big, step=20)
+    for hero in view.get("heroes") or []:
+        colour = HERO_COLOURS[hero["index"] % len(HERO_COLOURS)]
+        draw.ellipse((x0, y + 2, x0 + 12, y + 14), fill=colour, outline=INK)
+        state = (
+            "dead"
+            if hero.get("dead")
+            else (
+                f"Death's Door {hero['door']}"
+                if hero.get("door") is not None
+                else f"{hero['life']}/{hero['max_life']} LP"
+            )
+        )
+        extra = " +Dreamstone" if hero.get("dreamstone") else ""
+        extra += f" +{hero['supply']} supply" if hero.get("supply") else ""
+        x_text = x0
+        draw.text(
+            (x_text + 18, y),
+            f"{hero['index'] + 1} {hero['name']}: {state}{extra}",
+            fill=INK,
+            font=small,
+        )
+        y += 16
+    y += 6
+    line("Nemeses on the map", big, step=20)
+    counted: dict[str, int] = defaultdict(int)
+    for foe in view.get("nemeses") or []:
+        counted[foe["name"]] += 1
+    for name, count in sorted(counted.items()):
+        line(f"{count} x {name}", small, step=15)
+    y += 6
+    line("Events in play", big, step=20)
+    for event in view.get("events") or []:
+        line(f"{event['name']} ({event['star']})", small, step=15)
+    y += 6
+    line("Key", big, step=20)
+    for text in (
+        "square: wall; dots: city, road, forest, river",
+        "blue: the river Sende",
+        "purple frame: active Portal",
+        "$ common trade, T tech trade",
+        "+ healing, * arcane, = station, c coach",
+        "diamond: Nemeses (count)",
+        "grey block: Siege Tower; K cannon",
+        "? Unknown token; D Dreamstone",
+        "brown badge: Supply tokens",
+        "dashes: the railway",
+    ):
+        line(text, small, step=15)
