@@ -104,7 +104,7 @@ def render_map(view: dict[str, Any], lib: Library | None = None) -> bytes:
     _pieces(draw, lib, view, label)
     _legend(draw, view, label, big, small)
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
+    image.save(buffer, format="PNG", compress_level=1)  # fast: drawn every turn
     return buffer.getvalue()
 
 
@@ -176,7 +176,8 @@ def _pieces(draw: ImageDraw.ImageDraw, lib: Library, view: dict[str, Any], face:
     for node, group in heroes_at.items():
         x, y = _xy(lib, node)
         for n, hero in enumerate(group):
-            cx, cy = x - 22 + 14 * n, y - 26
+            cx, cy = x - 18 + 13 * (n % 4), y - 20 - 13 * (n // 4)
+            draw.line((x, y, cx, cy), fill=INK, width=1)
             colour = HERO_COLOURS[hero["index"] % len(HERO_COLOURS)]
             outline = (0, 0, 0) if hero.get("door") is None else (255, 255, 255)
             draw.ellipse((cx - 9, cy - 9, cx + 9, cy + 9), fill=colour, outline=outline, width=2)
