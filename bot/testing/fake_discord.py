@@ -120,6 +120,8 @@ class FakeDiscord:
         self.private_channels: dict[int, JSON] = {}
         self.channels: dict[int, JSON] = {}
         self.messages: dict[int, JSON] = {}
+        # Every message the bot created, in order, deleted ones included (for counting noise).
+        self.sent: list[JSON] = []
         self.pins: dict[int, list[int]] = {}
         self.attachments: dict[int, tuple[str, bytes]] = {}
         self.global_commands: list[JSON] = []
@@ -621,6 +623,7 @@ class FakeDiscord:
         if channel is not None:
             message["guild_id"] = channel["guild_id"]
         self.messages[message_id] = message
+        self.sent.append(message)
         return message
 
     @staticmethod

@@ -40,6 +40,7 @@ _BUSY_PREFIXES = (
 )
 # Background loops that live as long as the bot: never "busy" (they would never settle).
 _LONG_LIVED = ("fatetable-idle",)
+AUTOCOMPLETE = 4  # the interaction type of an autocomplete request
 _OPTION_TYPES = {"string": 3, "integer": 4, "boolean": 5, "user": 6, "channel": 7, "role": 8}
 
 
@@ -142,6 +143,22 @@ class Reply:
 
     def labels(self, message: JSON | None = None) -> list[str]:
         return [b.get("label") or "" for b in self.buttons(message)]
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a stretch of play cost the people at the table."""
+
+    interactions: int  # slash commands, clicks, menu picks and form submissions (no autocomplete)
+    ephemeral: int  # private messages the bot created
+    public: int  # messages the bot posted where everyone sees them
+
+    def __sub__(self, other: Tally) -> Tally:
+        return Tally(
+            self.interactions - other.interactions,
+            self.ephemeral - other.ephemeral,
+            self.public - other.public,
+        )
 
 
 class Table:
@@ -451,6 +468,12 @@ class Table:
         return await self._finish(record, timeout)
 
     # ----------------------------------------------------------------- reading the channel
+    def tally(self) -> Tally:
+        """Interactions so far and the messages they (and the bot on its own) created."""
+        interactions = sum(1 for r in self.fake.interactions.values() if r.type != AUTOCOMPLETE)
+        private = sum(1 for m in self.fake.sent if (m.get("flags") or 0) & EPHEMERAL)
+        return Tally(interactions, private, len(self.fake.sent) - private)
+
     def channel_messages(self, channel: int | None = None) -> list[JSON]:
         return self.fake.channel_messages(channel or self.channel)
 
