@@ -298,15 +298,15 @@ def core_stunts(mantle: Mantle) -> list[Stunt]:
 
 
 def to_sheet_stunt(stunt: MantleStunt, *, core: bool = False) -> Stunt:
-    """A sheet stunt; skill/action/bonus only when the conversion pins a single one."""
+    """A sheet stunt; a bonus only when the conversion pins a single skill, for the actions it
+    names (Superior Speed: Athletics to defend or create an advantage, not to attack)."""
     single_skill = stunt.skills[0] if len(stunt.skills) == 1 else None
-    single_action = parse_action(stunt.actions[0]) if len(stunt.actions) == 1 else None
     bonus = stunt.bonus if (stunt.bonus is not None and single_skill is not None) else 0
     return Stunt(
         name=stunt.display_name,
         text=stunt.conversion,
         skill=single_skill if bonus else None,
-        action=single_action if bonus else None,
+        actions=tuple(parse_action(a) for a in stunt.actions) if bonus else (),
         bonus=bonus,
         core=core,
     )

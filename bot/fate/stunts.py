@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, Field, field_validator
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from bot.errors import RuleError
 from bot.fate.skills import SKILL_NAME_MAX, SkillList, default_skills
@@ -52,18 +54,30 @@ def parse_action(text: str) -> Action:
 class Stunt(BaseModel):
     """A stunt on a sheet.
 
-    `skill`/`action`/`bonus` are filled for bonus-granting stunts so that a roll can apply
-    them; rule-changing stunts leave them empty. `cost` is the refresh paid for it (0 when it
-    used a free slot), `core` marks a mantle's core stunt (never uses a free slot).
+    `skill`/`actions`/`bonus` are filled for bonus-granting stunts so that a roll can apply
+    them (no actions: any action); rule-changing stunts leave them empty. `cost` is the refresh
+    paid for it (0 when it used a free slot), `core` marks a mantle's core stunt (never uses a
+    free slot).
     """
 
     name: str = Field(min_length=1, max_length=STUNT_NAME_MAX)
     text: str = Field(default="", max_length=STUNT_TEXT_MAX)
     skill: str | None = Field(default=None, max_length=SKILL_NAME_MAX)
-    action: Action | None = None
+    actions: tuple[Action, ...] = Field(default=(), max_length=4)
     bonus: int = Field(default=0, ge=-10, le=10)
     cost: int = Field(default=0, ge=0, le=10)
     core: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_action(cls, data: Any) -> Any:
+        """Sheets saved before stunts could name two actions stored one `action`."""
+        if isinstance(data, dict) and "action" in data:
+            data = dict(data)
+            action = data.pop("action")
+            if action is not None and not data.get("actions"):
+                data["actions"] = (action,)
+        return data
 
     @field_validator("name", "text")
     @classmethod
@@ -73,6 +87,13 @@ class Stunt(BaseModel):
     @property
     def grants_bonus(self) -> bool:
         return self.skill is not None and self.bonus != 0
+
+    def applies_to(self, skill: str, action: StrEnum | None) -> bool:
+        """A bonus for this skill and, when the roll names its action, one of the stunt's
+        (`action` is this module's Action or the roll's, matched by name)."""
+        if not self.grants_bonus or (self.skill or "").casefold() != skill.casefold():
+            return False
+        return action is None or not self.actions or action.name in {a.name for a in self.actions}
 
 
 def _clause(value: str, label: str, *, drop_prefixes: tuple[str, ...] = ()) -> str:
@@ -117,7 +138,9 @@ def write_bonus_stunt(
         f"Because I {gift}, I get +{STANDARD_BONUS} when I use {canonical} to "
         f"{chosen.value} when {when}."
     )
-    return Stunt(name=_name(name), text=text, skill=canonical, action=chosen, bonus=STANDARD_BONUS)
+    return Stunt(
+        name=_name(name), text=text, skill=canonical, actions=(chosen,), bonus=STANDARD_BONUS
+    )
 
 
 def write_rule_stunt(name: str, because: str, feat: str, limitation: str) -> Stunt:

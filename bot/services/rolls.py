@@ -155,11 +155,8 @@ def stunt_options(view_roll: Roll, sheet_record: CharacterRecord | None) -> tupl
     used = {m.label.casefold() for m in view_roll.modifiers}
     found = []
     for index, stunt in enumerate(sheet_record.sheet.stunts):
-        if not stunt.grants_bonus or (stunt.skill or "").casefold() != view_roll.skill.casefold():
+        if not stunt.applies_to(view_roll.skill, view_roll.action):
             continue
-        if stunt.action is not None and view_roll.action is not None:
-            if stunt.action.name != view_roll.action.name:
-                continue
         if stunt.name.casefold() in used:
             continue
         found.append(StuntOption(index, stunt.name, stunt.bonus))

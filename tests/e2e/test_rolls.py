@@ -315,6 +315,32 @@ async def test_defend_opposes_and_stunt_select(table: Table) -> None:
     assert "Outcome" in acting and "roll #" in acting
 
 
+def stunt_labels(message: JSON) -> list[str]:
+    return [
+        o["label"]
+        for c in iter_components(message.get("components") or [])
+        if c.get("placeholder") == "Add a stunt bonus"
+        for o in c.get("options") or []
+    ]
+
+
+async def test_a_stunt_for_two_actions_is_offered_only_on_those_actions(table: Table) -> None:
+    """All Fae's Superior Speed is +2 to Athletics to defend or create an advantage (the seed)."""
+    from bot.dfc.mantles import get_mantle, pick_additional_stunts
+
+    (speed,) = pick_additional_stunts(get_mantle("All Fae"), ["Superior Speed"])
+    await make_character(table, table.player, "Puck", {"Athletics": 3}, stunts=(speed,))
+    attack = await table.slash("roll", user=table.player, skill="Athletics", action="attack")
+    assert stunt_labels(attack.message or {}) == [] and "+2" not in attack.text
+    defend = await table.slash("roll", user=table.player, skill="Athletics", action="defend")
+    assert stunt_labels(defend.message or {}) == ["Superior Speed (+2)"]
+    await table.slash("scene start", user=table.gm, characters="Puck")
+    advantage = await table.slash(
+        "roll", user=table.player, skill="Athletics", action="create_advantage", aspect="Blur"
+    )
+    assert stunt_labels(advantage.message or {}) == ["Superior Speed (+2)"], advantage.text
+
+
 async def test_gm_scale(table: Table) -> None:
     await harry(table)
     reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")

@@ -57,3 +57,25 @@ def test_open_additional_stunts_leave_out_the_taken_ones() -> None:
     assert [s.name for s in bought.extra_stunts] == ["Always Armed"] and bought.refresh == 2
     with pytest.raises(RuleError, match="no mantle"):
         take_additional_stunts(CreationDraft(step=CreationStep.STUNTS), ["Lay Low"], buy=False)
+
+
+def test_superior_speed_applies_only_to_the_two_actions_it_names() -> None:
+    """The seed, All Fae: "Superior Speed: Gain +2 to use Athletics to defend or create an
+    advantage" - not to attack or overcome with Athletics."""
+    from bot.fate.rolls import Action as RollAction
+
+    (speed,) = pick_additional_stunts(get_mantle("All Fae"), ["Superior Speed"])
+    assert speed.skill == "Athletics" and speed.bonus == 2
+    assert speed.applies_to("Athletics", RollAction.DEFEND)
+    assert speed.applies_to("athletics", RollAction.CREATE_ADVANTAGE)
+    assert not speed.applies_to("Athletics", RollAction.ATTACK)
+    assert not speed.applies_to("Athletics", RollAction.OVERCOME)
+    assert not speed.applies_to("Fight", RollAction.DEFEND)
+
+
+def test_a_stunt_saved_with_one_action_still_loads() -> None:
+    from bot.fate.stunts import Action, Stunt
+
+    old = Stunt.model_validate({"name": "Sniper", "skill": "Shoot", "action": "attack", "bonus": 2})
+    assert old.actions == (Action.ATTACK,)
+    assert Stunt.model_validate_json(old.model_dump_json()) == old

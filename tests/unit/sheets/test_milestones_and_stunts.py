@@ -115,7 +115,7 @@ def test_bonus_stunt_template_seed_example():
         "Because I am a military-trained sniper, I get +2 when I use Shoot to attack "
         "when I have a target In My Sights."
     )
-    assert stunt.skill == "Shoot" and stunt.action is Action.ATTACK and stunt.bonus == 2
+    assert stunt.skill == "Shoot" and stunt.actions == (Action.ATTACK,) and stunt.bonus == 2
     assert stunt.grants_bonus
 
 
