@@ -73,6 +73,45 @@ def _full_periods(during: bool) -> int:
     return 2 if during else 1
 
 
+def healing_clock(
+    track_key: str, severity: Severity, during_scene: bool, during_session: bool
+) -> HealingClock:
+    """Once recovery starts: mild clears after a full scene, moderate after a full session,
+    severe at the next major milestone."""
+    clock = HealingClock(track_key=track_key)
+    if severity is Severity.MILD:
+        clock.scene_ends_left = _full_periods(during_scene)
+    elif severity is Severity.MODERATE:
+        clock.session_ends_left = _full_periods(during_session)
+    else:
+        clock.needs_major_milestone = True
+    return clock
+
+
+def _with_clock(state: RecoveryState, clock: HealingClock) -> RecoveryState:
+    return RecoveryState(
+        clocks=[c for c in state.clocks if c.track_key != clock.track_key] + [clock]
+    )
+
+
+def follow_milestone(
+    tracks: list[Track],
+    state: RecoveryState,
+    *,
+    started: list[str],
+    finished: list[str],
+    during_session: bool,
+) -> RecoveryState:
+    """A character's own major milestone renamed `started` consequences (recovery begins, the
+    clock runs as after a treatment) and cleared `finished` ones (their clocks stop)."""
+    clocks = [c for c in state.clocks if c.track_key not in finished]
+    state = RecoveryState(clocks=clocks)
+    for key in started:
+        track = _find(tracks, key)
+        state = _with_clock(state, healing_clock(key, severity_of(track), False, during_session))
+    return state
+
+
 def treat(
     tracks: list[Track],
     state: RecoveryState,
@@ -108,18 +147,11 @@ def treat(
                 )
             ],
         )
-    clock = HealingClock(track_key=track_key)
-    if severity is Severity.MILD:
-        clock.scene_ends_left = _full_periods(during_scene)
-    elif severity is Severity.MODERATE:
-        clock.session_ends_left = _full_periods(during_session)
-    else:
-        clock.needs_major_milestone = True
     healed = track.model_copy(update={"aspect": text, "healing": True})
-    clocks = [c for c in state.clocks if c.track_key != track_key] + [clock]
+    clock = healing_clock(track_key, severity, during_scene, during_session)
     return (
         _replace(tracks, healed),
-        RecoveryState(clocks=clocks),
+        _with_clock(state, clock),
         [
             Event(
                 kind="treatment_succeeded",

@@ -7,7 +7,6 @@ Rule-changing: "Because I <gift>, I can <feat>, but only <limitation>."
 from __future__ import annotations
 
 from enum import StrEnum
-
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator

@@ -36,6 +36,7 @@ from bot.dfc.mantles import (
     stress_for_style,
 )
 from bot.errors import RuleError
+from bot.fate import recovery
 from bot.fate.ladder import parse_rating
 from bot.fate.milestones import (
     BuyStunt,
@@ -86,6 +87,7 @@ from bot.services.campaigns import (
     save_character_in,
     set_active_in,
 )
+from bot.services.scenes import load_recovery_in, read_play_in, save_recovery_in
 
 CACHE_SECONDS = 30.0
 MAX_CUSTOM_ENTRIES_PER_MANTLE = 20
@@ -657,6 +659,7 @@ class CharacterService:
             skills = campaign.settings.skill_list()
             if major is not None:
                 updated, log = major_milestone(record.sheet, major, skills)
+                await self._follow_recovery_in(session, campaign.id, record, updated, major)
             elif minor is not None:
                 updated, log = minor_milestone(record.sheet, minor, skills)
             else:
@@ -673,6 +676,30 @@ class CharacterService:
             )
         self._remember(saved)
         return MilestoneResult(saved, log)
+
+    @staticmethod
+    async def _follow_recovery_in(
+        session: AsyncSession,
+        campaign_id: int,
+        record: CharacterRecord,
+        updated: Character,
+        major: MajorMilestone,
+    ) -> None:
+        """Recovery begun at the milestone runs its clock; a cleared consequence stops its own."""
+        started = [record.sheet.track(r.slot).key for r in major.start_recovery]
+        finished = [record.sheet.track(key).key for key in major.finish_recovery]
+        if not started and not finished:
+            return
+        play = await read_play_in(session, campaign_id)
+        row, state = await load_recovery_in(session, record.id)
+        state = recovery.follow_milestone(
+            updated.tracks,
+            state,
+            started=started,
+            finished=finished,
+            during_session=play.milestones.in_session,
+        )
+        await save_recovery_in(session, row, state)
 
     async def milestone_log(
         self, actor: Actor, name: str | None
