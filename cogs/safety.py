@@ -6,7 +6,6 @@ response, which Discord would show as "<user> used /x-card"), so it never says w
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 import discord
@@ -14,37 +13,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.services.safety import SafetyService, Signal
-from bot.ui.custom_ids import XCARD_TEMPLATE, xcard_id
-from cogs.common.errors import guarded
+from cogs.common.xcard import XCardButton
 
 ScriptChange = Literal["pause", "rewind", "fast-forward"]
-
-
-class XCardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=XCARD_TEMPLATE):
-    """The X-card on the pinned scene board: one tap, an anonymous notice, a private thanks."""
-
-    def __init__(self, channel_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="X-card",
-                emoji="🟥",
-                style=discord.ButtonStyle.secondary,
-                custom_id=xcard_id(channel_id),
-            )
-        )
-        self.channel_id = channel_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> XCardButton:
-        return cls(int(match["channel"]))
-
-    @guarded
-    async def callback(self, interaction: discord.Interaction) -> None:
-        cog = interaction.client.get_cog("Safety")  # type: ignore[attr-defined]
-        assert isinstance(cog, Safety)
-        await cog.signal(interaction, Signal.X_CARD)
 
 
 class Safety(commands.Cog):

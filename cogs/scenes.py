@@ -21,7 +21,7 @@ from bot.ui.scenes import board_embed, ended_text, started_text
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
-from cogs.safety import XCardButton
+from cogs.common.xcard import XCardButton
 
 log = logging.getLogger(__name__)
 BOARD_DELAY = 0.1  # seconds a burst of changes has to pile up before the board is edited

@@ -668,6 +668,15 @@ async def test_x_card_on_the_board_is_anonymous_after_a_restart(table: Table) ->
     assert "bob" not in json_dump(notices[0]) and str(table.player2) not in json_dump(notices[0])
 
 
+async def test_x_card_on_a_fresh_board_works_without_a_restart(table: Table) -> None:
+    await start_scene(table, aspects="Fog")
+    tapped = await table.click(board(table), "X-card", user=table.player2)
+    assert tapped.ephemeral and "never by whom" in tapped.text, tapped.text
+    assert "incident" not in tapped.text
+    notices = [m for m in table.channel_messages() if "X-card" in (m.get("content") or "")]
+    assert len(notices) == 1
+
+
 async def test_compel_list_says_how_many_more_past_the_first_25(table: Table) -> None:
     await make_character(table, table.player, "Harry")
     await start_scene(table, aspects="Pouring Rain", characters="Harry")

@@ -1,0 +1,43 @@
+"""The X-card button of the pinned scene board.
+
+It lives outside the extension modules on purpose: discord.py executes an extension afresh when
+it loads it, so a class the scenes cog imported from `cogs.safety` would not be the class the
+safety extension registered, and a board posted before a restart would reach a stale copy.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from bot.services.safety import Signal
+from bot.ui.custom_ids import XCARD_TEMPLATE, xcard_id
+from cogs.common.errors import guarded
+
+
+class XCardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=XCARD_TEMPLATE):
+    """One tap, an anonymous notice, a private thanks (the Safety cog does the signalling)."""
+
+    def __init__(self, channel_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="X-card",
+                emoji="🟥",
+                style=discord.ButtonStyle.secondary,
+                custom_id=xcard_id(channel_id),
+            )
+        )
+        self.channel_id = channel_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> XCardButton:
+        return cls(int(match["channel"]))
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog: Any = interaction.client.get_cog("Safety")  # type: ignore[attr-defined]
+        await cog.signal(interaction, Signal.X_CARD)
