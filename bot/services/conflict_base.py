@@ -62,9 +62,10 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
         for payout in rules.payouts_due(state.conflict):
             change = payout.change
             if payout.is_npc:
-                # NPC payouts wait as carried points for the GM pool of the next scene
+                # NPC payouts wait for the GM pool of the next scene that includes that NPC
                 state.gm_carried += change.delta
-                carried = await carry_gm_points_in(session, campaign.id, change.delta)
+                npc_id = state.members[change.who].character_id
+                carried = await carry_gm_points_in(session, campaign.id, change.delta, npc_id)
                 await log_gm_points_in(
                     session,
                     campaign.id,

@@ -29,6 +29,7 @@ from bot.fate.tracks import Track
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
+    character_names_in,
     find_character_in,
     get_character_in,
     log_gm_points_in,
@@ -271,13 +272,17 @@ class EconomyService:
         actor_id: int,
         note: str,
     ) -> FatePointEntry:
-        """NPC payouts wait as carried points for the next scene's GM pool; take them back."""
+        """NPC payouts wait for the GM pool of the NPC's next scene; take them back. The entry's
+        note ends with the NPC's name (`conflict #3: Alice`)."""
         _, play = await load_play_in(session, campaign.id)
-        if play.carried_gm_points - entry.delta < 0:
+        name = entry.note.rpartition(": ")[2]
+        names = await character_names_in(session, campaign.id)
+        npc = next((c for c in names if c.is_npc and c.name == name), None)
+        if npc is None or play.carried_by([npc.id]) - entry.delta < 0:
             raise RuleError(
                 f"Undoing #{entry.id} is not possible: those GM points already went into a scene."
             )
-        carried = await carry_gm_points_in(session, campaign.id, -entry.delta)
+        carried = await carry_gm_points_in(session, campaign.id, -entry.delta, npc.id)
         return await log_gm_points_in(
             session,
             campaign.id,

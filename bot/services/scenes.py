@@ -91,7 +91,17 @@ class CampaignPlay(BaseModel):
     milestones: recovery.Campaign = Field(default_factory=recovery.Campaign)
     game_aspects: list[Aspect] = Field(default_factory=list)
     next_game_number: int = 1
-    carried_gm_points: int = 0
+    carried_gm_points: int = 0  # points for the next scene whatever it holds (`carried` option)
+    # A major NPC's concession and hostile-invoke points (character id -> points): they go into
+    # the GM pool of the next scene that includes that NPC, as the seed says.
+    npc_carried: dict[str, int] = Field(default_factory=dict)
+
+    def carried_by(self, character_ids: list[int]) -> int:
+        return sum(self.npc_carried.get(str(i), 0) for i in character_ids)
+
+    def without_carried_of(self, character_ids: list[int]) -> CampaignPlay:
+        left = {k: v for k, v in self.npc_carried.items() if int(k) not in character_ids}
+        return self.model_copy(update={"npc_carried": left})
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -314,12 +324,42 @@ async def spend_gm_point_in(
     return pool
 
 
-async def carry_gm_points_in(session: AsyncSession, campaign_id: int, points: int) -> int:
-    """Points the GM carries into the next scene (a conceding or hostile-invoked major NPC)."""
+async def carry_gm_points_in(
+    session: AsyncSession, campaign_id: int, points: int, npc_id: int
+) -> int:
+    """Points a conceding or hostile-invoked major NPC brings to the GM pool of the next scene
+    that includes it; returns what that NPC now carries."""
     row, play = await load_play_in(session, campaign_id)
-    carried = min(MAX_CARRIED, max(0, play.carried_gm_points + points))
-    await save_play_in(session, row, play.model_copy(update={"carried_gm_points": carried}))
+    carried = min(MAX_CARRIED, max(0, play.npc_carried.get(str(npc_id), 0) + points))
+    npc_carried = {k: v for k, v in play.npc_carried.items() if k != str(npc_id)}
+    if carried:
+        npc_carried[str(npc_id)] = carried
+    await save_play_in(session, row, play.model_copy(update={"npc_carried": npc_carried}))
     return carried
+
+
+async def bring_carried_points_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    npc: CharacterRecord,
+    actor_id: int,
+) -> None:
+    """An NPC who joins a running scene brings the points it carries into its GM pool."""
+    play_row, play = await load_play_in(session, campaign.id)
+    points = play.carried_by([npc.id])
+    if not points:
+        return
+    await save_play_in(session, play_row, play.without_carried_of([npc.id]))
+    await change_gm_pool_in(
+        session,
+        campaign,
+        channel_id,
+        points,
+        reason="scene_pool",
+        actor_id=actor_id,
+        note="carried in by an NPC",
+    )
 
 
 async def named_character_in(
@@ -626,6 +666,7 @@ class SceneService:
             if row is not None and row.active:
                 raise RuleError("A scene is already running here. End it with `/scene end` first.")
             people: list[SceneParticipant] = []
+            npc_ids: list[int] = []
             for name in characters or []:
                 record = await find_character_in(session, campaign.id, name)
                 people.append(
@@ -633,18 +674,23 @@ class SceneService:
                         id=holder_of(record), name=record.name, is_pc=not record.is_npc
                     )
                 )
+                if record.is_npc:
+                    npc_ids.append(record.id)
             play_row, play = await load_play_in(session, campaign.id)
+            brought = play.carried_by(npc_ids)
             scene, events = start_scene(
                 channel_id,
                 title=" ".join(title.split()),
                 participants=people,
                 zone_names=zones,
                 situation_aspects=aspects,
-                carried_points=carried + play.carried_gm_points,
+                carried_points=carried + play.carried_gm_points + brought,
             )
-            if play.carried_gm_points:
+            if play.carried_gm_points or brought:
                 await save_play_in(
-                    session, play_row, play.model_copy(update={"carried_gm_points": 0})
+                    session,
+                    play_row,
+                    play.without_carried_of(npc_ids).model_copy(update={"carried_gm_points": 0}),
                 )
             if row is None:
                 row = SceneRow(
@@ -768,8 +814,8 @@ class SceneService:
             if record.campaign_id != campaign.id:
                 continue
             if record.is_npc:  # unnamed: the NPC's aspects may be the GM's secret
-                await carry_gm_points_in(session, campaign.id, points)
-                paid.append(f"the GM carries {points} into the next scene")
+                await carry_gm_points_in(session, campaign.id, points, record.id)
+                paid.append(f"the GM carries {points} into the NPC's next scene")
                 continue
             await move_fate_points_in(
                 session,
@@ -822,6 +868,8 @@ class SceneService:
                 ),
             )
             await save_scene_in(session, row, scene)
+            if record.is_npc:
+                await bring_carried_points_in(session, campaign, channel_id, record, user_id)
             return record.name, scene.zone(zone_key).name if zone_key else None
 
     @staticmethod

@@ -270,11 +270,12 @@ async def test_scene_end_pays_pcs_and_carries_an_npcs_points(db: Database) -> No
             record = await get_character_in(s, harry_id)
             await save_character_in(s, record, make_npc(record.sheet, NpcKind.MAJOR))
         ended = await scenes.end(GUILD, CHANNEL, keep=["Rain"], actor_id=CAROL)
-        assert ended.paid == ["the GM carries 1 into the next scene"]
+        assert ended.paid == ["the GM carries 1 into the NPC's next scene"]
         assert ended.kept == ["Rain"]
         async with db.session() as s:
             campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
             play = await read_play_in(s, campaign.id)
-        assert play.carried_gm_points == 1 and [a.text for a in play.game_aspects] == ["Rain"]
+        assert play.npc_carried == {str(harry_id): 1}
+        assert [a.text for a in play.game_aspects] == ["Rain"]
     finally:
         scenes.close()

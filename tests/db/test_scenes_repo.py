@@ -11,7 +11,7 @@ import pytest
 from bot.db.engine import Database
 from bot.db.models.scenes import CompelOfferRow, SceneRow
 from bot.errors import RuleError
-from bot.fate.sheet import new_character
+from bot.fate.sheet import NpcKind, make_npc, new_character
 from bot.services.aspects_in_play import aspects_in_play
 from bot.services.campaigns import (
     StaleError,
@@ -86,11 +86,14 @@ async def test_gm_pool_spend_carry_and_ledger(db: Database) -> None:
     try:
         async with db.session() as s:
             campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
-            assert await carry_gm_points_in(s, campaign.id, 2) == 2
-        await service.start(GUILD, CHANNEL, actor_id=GM, characters=["Harry"])
+            alice = await insert_character_in(
+                s, campaign, GM, make_npc(new_character("Alice"), NpcKind.MAJOR)
+            )
+            assert await carry_gm_points_in(s, campaign.id, 2, alice.id) == 2
+        await service.start(GUILD, CHANNEL, actor_id=GM, characters=["Harry", "Alice"])
         async with db.session() as s:
             row = await s.get(SceneRow, CHANNEL)
-            assert row is not None and scene_of(row).gm_pool == 3  # 1 PC + 2 carried
+            assert row is not None and scene_of(row).gm_pool == 3  # 1 PC + 2 Alice carried
             for left in (2, 1, 0):
                 assert (
                     await spend_gm_point_in(s, campaign, CHANNEL, reason="invoke", actor_id=GM)

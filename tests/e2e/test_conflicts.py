@@ -375,7 +375,8 @@ async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> N
     async with table.bot.db.session() as s:  # type: ignore[attr-defined]
         campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
         _, play = await load_play_in(s, campaign.id)
-    assert play.carried_gm_points == 1  # the GM pool of the next scene gets it
+    # the GM pool of the next scene with the ghoul gets it
+    assert list(play.npc_carried.values()) == [1] and play.carried_gm_points == 0
 
     ended = await table.slash("conflict end", user=gm)
     assert ended.ephemeral and "No conflict is running" in ended.text
