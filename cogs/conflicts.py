@@ -86,6 +86,7 @@ class Conflicts(TrackerCog):
             A.MOVE: self._move_menu,
             A.CREATE_ADVANTAGE: self._advantage_menu,
             A.OVERCOME: self._overcome_form,
+            A.PASS_BOOST: self._boost_menu,
         }
 
     def _direct(
@@ -140,6 +141,16 @@ class Conflicts(TrackerCog):
             click.interaction,
             "Who concedes? They leave the conflict and are paid when it ends.",
             click.menu(A.CONCEDE, "Who concedes?", choices),
+        )
+
+    async def _boost_menu(self, click: Click, snap: ConflictSnapshot) -> None:
+        choices = self.conflicts.boost_passes(snap, click.user_id, click.is_gm)
+        if not choices:
+            raise RuleError("None of your characters holds a boost an ally could take.")
+        await self.ask(
+            click.interaction,
+            "Pass a boost to an ally on your side (there should be a reason in the story).",
+            click.menu(A.PASS_BOOST, "Which boost, to whom?", choices),
         )
 
     async def _invoke_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
@@ -249,6 +260,7 @@ class Conflicts(TrackerCog):
             A.TEAMWORK: self._pick(svc.teamwork),
             A.CONCEDE: self._pick(svc.concede),
             A.NEXT: self._pick(svc.pick_next),
+            A.PASS_BOOST: self._pick(svc.pass_boost),
         }
         handler = handler_for(picks, action, "menu")
         await handler(await self.click(interaction, ident, version), arg, value)

@@ -1,0 +1,1 @@
+"""Table game engines: one package per game, registered in base.py."""

@@ -190,11 +190,13 @@ BUILTIN_ENGINE_MODULES: dict[str, str] = {"dfccg": "bot.games.dfccg"}
 
 
 def register_engine(engine: GameEngine[Any, Any]) -> GameEngine[Any, Any]:
+    """Make an engine available to the game table under its key."""
     ENGINES[engine.key] = engine
     return engine
 
 
 def get_engine(key: str) -> GameEngine[Any, Any]:
+    """The engine registered under `key` (a built-in one is imported on first use)."""
     if key not in ENGINES and key in BUILTIN_ENGINE_MODULES:
         importlib.import_module(BUILTIN_ENGINE_MODULES[key])
     try:

@@ -1,0 +1,1 @@
+"""Use cases: one method call = one transaction (see CONTRIBUTING.md)."""

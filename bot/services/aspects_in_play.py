@@ -19,6 +19,8 @@ from bot.services.campaigns import CampaignInfo
 
 @dataclass(frozen=True)
 class AspectInPlay:
+    """An aspect some feature has in play, as an invoke menu shows it."""
+
     key: str  # "<source>:<id...>", unique and at most 60 characters (it goes into custom ids)
     name: str
     owner: str  # who or what it belongs to, for display ("Harry Dresden", "scene")
@@ -29,6 +31,8 @@ class AspectInPlay:
 
 
 class AspectSource(Protocol):
+    """A feature that holds aspects others may invoke (scenes, sheets, conflicts)."""
+
     prefix: str
 
     async def aspects(
@@ -46,12 +50,14 @@ SOURCES: dict[str, AspectSource] = {}
 
 
 def register_source(source: AspectSource) -> None:
+    """Add a feature's aspects to every invoke menu."""
     SOURCES[source.prefix] = source
 
 
 async def aspects_in_play(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, *, include_hidden: bool
 ) -> list[AspectInPlay]:
+    """Every registered source's aspects in this channel, in the caller's transaction."""
     found: list[AspectInPlay] = []
     for source in SOURCES.values():
         found.extend(await source.aspects(session, campaign, channel_id))
@@ -61,6 +67,7 @@ async def aspects_in_play(
 async def find_aspect(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str
 ) -> AspectInPlay:
+    """The aspect in play with this key; a sentence when it has left play."""
     for aspect in await aspects_in_play(session, campaign, channel_id, include_hidden=True):
         if aspect.key == key:
             return aspect
@@ -70,6 +77,7 @@ async def find_aspect(
 async def spend_free_invoke(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
 ) -> None:
+    """Spend `holder`'s free invoke on the aspect with this key, wherever it lives."""
     source = SOURCES.get(key.split(":", 1)[0])
     if source is None:
         raise RuleError("That aspect is no longer in play; pick another one.")

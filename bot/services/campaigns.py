@@ -40,6 +40,8 @@ NAME_CACHE_SECONDS = 30.0
 
 
 class CampaignSettings(BaseModel):
+    """A campaign's table settings (stress style, skill list, ...)."""
+
     stress_style: StressStyle = StressStyle.CONDENSED
     skills: list[str] | None = Field(default=None, max_length=50)  # None = Fate Condensed's 19
     gm_channel_id: int | None = None
@@ -50,6 +52,8 @@ class CampaignSettings(BaseModel):
 
 @dataclass(frozen=True)
 class CampaignInfo:
+    """A campaign as the other services need it: id, guild, name, settings."""
+
     id: int
     guild_id: int
     name: str
@@ -66,6 +70,8 @@ class CampaignInfo:
 
 @dataclass(frozen=True)
 class CharacterRecord:
+    """A character row with its parsed sheet and its version."""
+
     id: int
     campaign_id: int
     guild_id: int
@@ -90,6 +96,8 @@ class CharacterRecord:
 
 @dataclass(frozen=True)
 class CharacterName:
+    """A character's name for autocomplete (and whether it is an NPC)."""
+
     id: int
     name: str
     owner_id: int
@@ -138,6 +146,7 @@ async def resolve_campaign_in(
 
 
 async def get_character_in(session: AsyncSession, character_id: int) -> CharacterRecord:
+    """The character with this id; a sentence when it was deleted."""
     row = await session.get(CharacterRow, character_id)
     if row is None:
         raise RuleError("That character no longer exists.")
@@ -184,6 +193,7 @@ async def active_character_in(
 async def require_active_in(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, user_id: int
 ) -> CharacterRecord:
+    """The user's active character here; a sentence saying how to pick one."""
     record = await active_character_in(session, campaign, channel_id, user_id)
     if record is None:
         raise RuleError(
@@ -196,6 +206,7 @@ async def require_active_in(
 async def set_active_in(
     session: AsyncSession, guild_id: int, user_id: int, character_id: int, channel_id: int | None
 ) -> None:
+    """Make a character the user's active one in a channel, or server-wide."""
     scope = channel_id or SERVER_WIDE
     existing = await session.get(ActiveCharacter, (guild_id, user_id, scope))
     if existing is None:
@@ -212,6 +223,7 @@ async def set_active_in(
 async def insert_character_in(
     session: AsyncSession, campaign: CampaignInfo, owner_id: int, sheet: Character
 ) -> CharacterRecord:
+    """Store a new character of the campaign, owned by `owner_id`."""
     count = (
         await session.exec(
             select(func.count())
@@ -331,6 +343,7 @@ async def log_gm_points_in(
 
 
 async def character_names_in(session: AsyncSession, campaign_id: int) -> list[CharacterName]:
+    """The names of the campaign's characters, for autocomplete."""
     rows = await session.exec(
         select(CharacterRow.id, CharacterRow.name, CharacterRow.owner_id, CharacterRow.is_npc)
         .where(CharacterRow.campaign_id == campaign_id)
@@ -341,6 +354,8 @@ async def character_names_in(session: AsyncSession, campaign_id: int) -> list[Ch
 
 # --------------------------------------------------------------------------- the service
 class CampaignService:
+    """Campaigns: create, bind to channels, settings, and the character names cache."""
+
     def __init__(self, db: Database) -> None:
         self.db = db
         self.names = NameCache()

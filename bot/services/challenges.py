@@ -45,6 +45,8 @@ from bot.services.encounters import (
 
 
 class ChallengeState(EncounterState):
+    """A challenge's stored state: the tasks, who took them, rolls waiting and the log."""
+
     challenge: Challenge
     stopped: bool = False
     rolls: dict[str, Roll] = Field(default_factory=dict)  # task id -> a roll taking invokes
@@ -56,6 +58,8 @@ class ChallengeState(EncounterState):
 
 @dataclass
 class ChallengeSnapshot:
+    """A challenge as its tracker shows it after a call."""
+
     id: int
     version: int
     channel_id: int
@@ -65,7 +69,7 @@ class ChallengeSnapshot:
 
 
 def parse_tasks(text: str) -> list[tuple[str, int, str]]:
-    """ "Lore:3, Athletics:Fair:climb the wall" -> [(skill, difficulty, description)]."""
+    """Tasks as typed, e.g. `Lore:3, Athletics:Fair:climb the wall`: [(skill, difficulty, text)]."""
     tasks = []
     for part in [p.strip() for p in text.split(",") if p.strip()]:
         pieces = [p.strip() for p in part.split(":")]
@@ -88,6 +92,8 @@ Step = Callable[[AsyncSession, EncounterRow, ChallengeState], Awaitable[str]]
 
 
 class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
+    """Challenges in a channel: start, claim, assign, roll, invoke, keep, end."""
+
     kind = "challenge"
     state_model = ChallengeState
 

@@ -31,6 +31,8 @@ TRACK = "t"
 
 @dataclass(frozen=True)
 class CharacterAspectKey:
+    """A sheet aspect's key taken apart: the character and which aspect."""
+
     character_id: int
     part: str  # ASPECT or TRACK
     index: int
@@ -40,6 +42,7 @@ class CharacterAspectKey:
 
 
 def parse_key(key: str) -> CharacterAspectKey | None:
+    """The parts of a sheet aspect key, or None when it names something else."""
     parts = key.split(":")
     if (
         len(parts) == 4
@@ -85,6 +88,8 @@ def sheet_aspects(record: CharacterRecord) -> list[AspectInPlay]:
 
 
 class CharacterAspectSource:
+    """The characters' sheet aspects as a source for invoke menus."""
+
     prefix = PREFIX
 
     async def aspects(

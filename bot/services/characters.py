@@ -111,6 +111,8 @@ class Actor:
 
 @dataclass(frozen=True)
 class DraftState:
+    """A guided creation draft with its row id and version."""
+
     id: int
     user_id: int
     campaign: CampaignInfo
@@ -121,6 +123,8 @@ class DraftState:
 
 @dataclass(frozen=True)
 class ImportResult:
+    """What an imported sheet became, and what was left out of it."""
+
     record: CharacterRecord
     source: str
     unmapped: list[str]
@@ -128,6 +132,8 @@ class ImportResult:
 
 @dataclass(frozen=True)
 class MilestoneResult:
+    """A milestone applied to a sheet, and the lines that describe it."""
+
     record: CharacterRecord
     milestone: MilestoneRecord
 
@@ -144,6 +150,8 @@ class MilestoneEntry:
 
 @dataclass(frozen=True)
 class CustomEntry:
+    """A skill or mantle entry the campaign added to the defaults."""
+
     id: int
     mantle_key: str
     kind: str  # "stunt" or "condition"
@@ -154,6 +162,8 @@ class CustomEntry:
 
 @dataclass(frozen=True)
 class MantleView:
+    """A mantle as /mantle show presents it."""
+
     mantle: Mantle
     custom: list[CustomEntry]
     one_point_boxes: bool
@@ -196,6 +206,7 @@ def parse_stunt_line(line: str, what: str = "stunt") -> Stunt:
 
 
 def make_stunt(name: str, text: str = "") -> Stunt:
+    """A stunt from its name and text, as a user typed them."""
     clean_name = clean_text(name, "stunt name", STUNT_NAME_MAX)
     clean_body = " ".join(text.split())
     if len(clean_body) > STUNT_TEXT_MAX:
@@ -207,6 +218,7 @@ def make_stunt(name: str, text: str = "") -> Stunt:
 
 
 def parse_skill_names(text: str) -> list[str]:
+    """Skill names from a comma-separated list, cleaned and without repeats."""
     return [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
 
 
@@ -222,6 +234,7 @@ def pyramid_ratings(rows: dict[int, str]) -> dict[str, int]:
 
 
 def parse_rating_text(text: str) -> int:
+    """A rating typed as a number or a ladder word; a sentence when it is neither."""
     try:
         return parse_rating(text)
     except ValueError as error:
@@ -356,6 +369,8 @@ def _entry_of(row: CustomMantleEntry) -> CustomEntry:
 
 # --------------------------------------------------------------------------- the service
 class CharacterService:
+    """Characters: guided creation, imports, edits, milestones and their caches."""
+
     def __init__(self, db: Database, campaigns: CampaignService) -> None:
         self.db = db
         self.campaigns = campaigns

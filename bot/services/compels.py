@@ -45,6 +45,8 @@ class CompelNotYours(RuleError):
 
 @dataclass(frozen=True)
 class OfferView:
+    """A compel offer as its message shows it."""
+
     id: int
     channel_id: int
     target: str
@@ -113,6 +115,8 @@ def _view(
 
 
 class CompelService:
+    """Compels: offer one on an aspect, accept, refuse or withdraw it."""
+
     def __init__(self, db: Database) -> None:
         self.db = db
         self._choices: dict[int, tuple[float, list[AspectInPlay]]] = {}

@@ -8,7 +8,7 @@ from bot.db.models.conflicts import EncounterRow
 from bot.db.repos.encounters import load_encounter_in
 from bot.errors import RuleError
 from bot.fate import conflict as rules
-from bot.fate.aspects import GM, AspectKind
+from bot.fate.aspects import GM, AspectKind, pass_free_invoke
 from bot.fate.aspects import spend_free_invoke as spend_own_invoke
 from bot.fate.conflict import Phase
 from bot.fate.ladder import describe
@@ -25,7 +25,7 @@ from bot.fate.sheet import Character
 from bot.services import aspects_in_play
 from bot.services.campaigns import CampaignInfo, CharacterRecord, resolve_campaign_in
 from bot.services.conflict_base import ConflictBase
-from bot.services.conflict_state import SOURCE_PREFIX, ConflictSnapshot, ConflictState
+from bot.services.conflict_state import SOURCE_PREFIX, ConflictSnapshot, ConflictState, shown_text
 from bot.services.encounters import (
     HIDDEN_NAME,
     Choice,
@@ -381,3 +381,49 @@ class ConflictInvokes(ConflictBase):
             return line + " It counts from the next roll."
 
         return await self._act_with_campaign(conflict_id, None, step)
+
+    # ------------------------------------------------------------------ passing a boost
+    @staticmethod
+    def boost_passes(snapshot: ConflictSnapshot, user_id: int, is_gm: bool) -> list[Choice]:
+        """Where the user's characters may pass a boost they hold: to an ally still in the
+        conflict on the same side (the rules: whoever controls a boost may pass it to an ally)."""
+        state, c = snapshot.state, snapshot.conflict
+        found: list[Choice] = []
+        for aspect in state.aspects:
+            if aspect.kind is not AspectKind.BOOST:
+                continue
+            for giver in dict.fromkeys(aspect.free_invokes):
+                member = state.members.get(giver)
+                if member is None or not member.controlled_by(user_id, is_gm):
+                    continue
+                side = c.combatant(giver).side
+                for ally in c.active():
+                    if ally.id != giver and ally.side == side:
+                        label = f"{shown_text(aspect)} to {ally.name}"[:100]
+                        value = f"{aspect.id}|{giver}|{ally.id}"
+                        found.append(Choice(value, label, f"from {member.name}"[:100]))
+        return found[:25]
+
+    async def pass_boost(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, value: str
+    ) -> ConflictSnapshot:
+        """Pass a boost (picked from `boost_passes`) from its holder to an ally."""
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            assert row.id is not None
+            seen = ConflictSnapshot(row.id, row.version, row.channel_id, None, state)
+            if value not in {c.value for c in self.boost_passes(seen, user_id, is_gm)}:
+                raise RuleError("That boost cannot be passed any more; press Pass a boost again.")
+            key, giver, ally = value.split("|")
+            aspect = next(a for a in state.aspects if a.id == key)
+            passed, _ = pass_free_invoke(aspect, giver, ally)
+            state.aspects = [passed if a.id == key else a for a in state.aspects]
+            line = (
+                f"{state.name(giver)} passes the boost {shown_text(aspect)} to {state.name(ally)}."
+            )
+            state.add_log(line)
+            return line
+
+        return await self._act_with_campaign(conflict_id, version, step)

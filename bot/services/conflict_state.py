@@ -56,6 +56,8 @@ ROLL_SLOTS = ("attack", "defence", "action")
 
 
 class ConflictState(EncounterState):
+    """A conflict's stored state: the rules state, who plays whom, rolls waiting, the log."""
+
     conflict: Conflict
     members: dict[str, Member]
     zones: list[str] = Field(default_factory=list)
@@ -140,6 +142,7 @@ class ConflictSnapshot:
 
 
 def events_text(state: ConflictState, events: list[RuleEvent]) -> list[str]:
+    """The log lines of rule events (turn changes are left out, the tracker shows them)."""
     lines = []
     for event in events:
         if event.kind in ("turn", "conflict_started"):
@@ -150,6 +153,7 @@ def events_text(state: ConflictState, events: list[RuleEvent]) -> list[str]:
 
 
 def resolve_skill(sheet: Character, skill: str) -> tuple[str, int]:
+    """A skill as the sheet spells it and its rating (Mediocre when the sheet lacks it)."""
     wanted = " ".join(skill.split())
     if not wanted or len(wanted) > 40:
         raise RuleError("Pick a skill from the list (or type its name, up to 40 characters).")

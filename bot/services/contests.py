@@ -73,6 +73,8 @@ class ContestHit(BaseModel):
 
 
 class ContestState(EncounterState):
+    """A contest's stored state: sides, rolls, hits waiting, boosts and the log."""
+
     contest: Contest
     members: dict[str, Member]
     awaiting_twist: bool = False
@@ -116,6 +118,8 @@ class ContestState(EncounterState):
 
 @dataclass
 class ContestSnapshot:
+    """A contest as its tracker shows it after a call."""
+
     id: int
     version: int
     channel_id: int
@@ -129,6 +133,8 @@ Step = Callable[[AsyncSession, EncounterRow, ContestState], Awaitable[str]]
 
 
 class ContestService(EncounterService[ContestState, ContestSnapshot]):
+    """Contests in a channel: sides roll, invoke, create advantages and take hits."""
+
     kind = "contest"
     state_model = ContestState
     snapshot_type = ContestSnapshot

@@ -60,6 +60,8 @@ CARRIED_REASONS = ("concession", "hostile_invoke_payout")
 
 @dataclass(frozen=True)
 class LedgerLine:
+    """One fate point movement as /fp log lists it."""
+
     id: int
     who: str
     delta: int
@@ -72,6 +74,8 @@ class LedgerLine:
 
 @dataclass(frozen=True)
 class LedgerPage:
+    """One page of /fp log and what it was filtered by."""
+
     lines: list[LedgerLine]
     page: int
     pages: int
@@ -81,6 +85,8 @@ class LedgerPage:
 
 @dataclass(frozen=True)
 class Movement:
+    """A fate point movement that was just made."""
+
     who: str
     delta: int
     balance_after: int
@@ -89,6 +95,8 @@ class Movement:
 
 @dataclass(frozen=True)
 class Refreshed:
+    """Who got how many fate points back at a refresh."""
+
     session_number: int
     raised: list[Movement]
     kept: list[str]  # PCs at or above refresh
@@ -102,6 +110,8 @@ RecoveryTick = Callable[
 
 @dataclass(frozen=True)
 class MilestoneReport:
+    """What a milestone did to each character."""
+
     kind: MilestoneKind
     number: int  # session or arc number that ended
     unused: list[str]  # characters who may still use a milestone
@@ -110,6 +120,8 @@ class MilestoneReport:
 
 @dataclass(frozen=True)
 class Treatment:
+    """The outcome of a recovery roll on a consequence."""
+
     healer: str
     patient: str
     skill: str
@@ -149,6 +161,8 @@ async def _pcs_in(session: AsyncSession, campaign_id: int) -> list[CharacterReco
 
 
 class EconomyService:
+    """The fate point economy: give, spend, refresh, the ledger, recovery."""
+
     def __init__(self, db: Database, rng: random.Random | None = None) -> None:
         self.db = db
         self.rng = rng or random.Random()

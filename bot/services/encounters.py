@@ -68,12 +68,14 @@ class Member(BaseModel):
 
 
 def member_of(record: CharacterRecord) -> Member:
+    """The member an encounter stores for a character."""
     return Member(
         character_id=record.id, owner_id=record.owner_id, name=record.name, is_npc=record.is_npc
     )
 
 
 def roller_of(member: Member) -> Roller:
+    """Who rolls for a member."""
     return Roller(character_id=member.character_id, user_id=member.owner_id, name=member.name)
 
 
@@ -96,6 +98,7 @@ def without_spent(aspects: list[Aspect], key: str, spent: Aspect | None) -> list
 
 
 def parse_names(text: str, what: str, limit: int = MAX_PARTICIPANTS) -> list[str]:
+    """Names from a comma-separated list; a sentence when it is empty or too long."""
     names = [n.strip() for n in text.replace(";", ",").split(",") if n.strip()]
     if not names:
         raise RuleError(f"List the {what} by name, separated by commas (e.g. `Harry, Molly`).")
@@ -105,6 +108,7 @@ def parse_names(text: str, what: str, limit: int = MAX_PARTICIPANTS) -> list[str
 
 
 def parse_difficulty(text: str) -> int:
+    """A difficulty typed as a number or a ladder word."""
     try:
         return parse_rating(text)
     except ValueError as error:
@@ -112,6 +116,7 @@ def parse_difficulty(text: str) -> int:
 
 
 def roll_line(name: str, roll: Roll) -> str:
+    """A roll as one log line: skill, dice, bonuses and effort."""
     skill = f"{roll.skill} " if roll.skill else ""
     extras = [f"{m.value:+d} {m.label}" for m in roll.modifiers if m.value]
     if roll.teamwork_bonus:
@@ -139,6 +144,8 @@ def skill_choices(sheet: Character, limit: int = 25) -> list[tuple[str, int]]:
 
 @dataclass(frozen=True)
 class Choice:
+    """One entry of a menu: the value sent back, the label shown and a description."""
+
     value: str
     label: str
     description: str = ""
@@ -146,6 +153,8 @@ class Choice:
 
 @dataclass(frozen=True)
 class AbsorbOption:
+    """One way to take a hit, as a menu entry."""
+
     index: int
     label: str
     slots_needing_text: tuple[str, ...]  # labels of consequence slots that need an aspect
@@ -251,6 +260,7 @@ def name_slots(option: AbsorbChoice, tracks: list[Track], texts: list[str]) -> A
 
 
 def describe_absorb(option: AbsorbChoice, tracks: dict[str, Track]) -> str:
+    """One way to take a hit in words (boxes, consequence slots, taken out)."""
     if option.taken_out:
         return "Taken out (absorb nothing)"
     parts = []

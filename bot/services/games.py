@@ -54,6 +54,8 @@ class AlreadyDone(RuleError):
 
 @dataclass(frozen=True)
 class Seat:
+    """A seat at a game: the player (or an AI) and the name shown."""
+
     seat: str
     user_id: int | None
     name: str
@@ -93,6 +95,8 @@ class GameInfo:
 
 @dataclass
 class HandInfo:
+    """A seat's private view (its hand) and where it is shown."""
+
     game: GameInfo
     seat: Seat
     private_view: dict[str, Any]
@@ -102,6 +106,8 @@ class HandInfo:
 
 @dataclass
 class ActOutcome:
+    """What an action did to a game, for the board and the replies."""
+
     game: GameInfo
     public_events: list[str]
     private_events: list[str]  # for the acting user only
@@ -110,6 +116,8 @@ class ActOutcome:
 
 @dataclass
 class IdleNotice:
+    """A game that has waited too long, and what to say about it."""
+
     game: GameInfo
     kind: str  # "warn" or "abandon"
     idle_minutes: int
@@ -196,6 +204,8 @@ def _seats(row: GameRow) -> list[Seat]:
 
 
 class GameService:
+    """The game table: lobbies, seats, actions, AI turns, idle games."""
+
     def __init__(self, db: Database) -> None:
         self.db = db
         # channel id -> the live game's latest known version (refreshed on every read/write of
@@ -392,7 +402,7 @@ class GameService:
     async def lobby_action(
         self, game_id: int, user_id: int, user_name: str, op: str, *, is_gm: bool = False
     ) -> GameInfo:
-        """join / leave / ai (add an AI seat) / unai (remove one) / start."""
+        """Join / leave / ai (add an AI seat) / unai (remove one) / start."""
         async with self.db.session() as session:
             row = await self._load(session, game_id)
             if row.status != "lobby":

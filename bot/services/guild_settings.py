@@ -14,11 +14,15 @@ CACHE_SECONDS = 30.0
 
 @dataclass(frozen=True)
 class GuildConfig:
+    """A server's settings (the GM role, ...)."""
+
     guild_id: int
     gm_role_id: int | None
 
 
 class GuildSettingsService:
+    """Read and change a server's settings."""
+
     def __init__(self, db: Database) -> None:
         self.db = db
         self._cache: dict[int, tuple[float, GuildConfig]] = {}

@@ -73,6 +73,8 @@ class RollNotAllowed(RuleError):
 
 
 class Role(StrEnum):
+    """Who is looking at a roll: its roller, another player or the GM."""
+
     ROLLER = "roller"
     GM = "gm"
     ALLY = "ally"
@@ -80,6 +82,8 @@ class Role(StrEnum):
 
 @dataclass(frozen=True)
 class StuntOption:
+    """A stunt that may add its bonus to a roll."""
+
     index: int
     name: str
     bonus: int
@@ -134,12 +138,16 @@ class RollChange:
 
 @dataclass(frozen=True)
 class PaymentOption:
+    """One way to pay for an invoke (a free invoke someone holds, or a fate point)."""
+
     value: str
     label: str
 
 
 @dataclass(frozen=True)
 class InvokePicker:
+    """What the invoke menu of a roll offers to one user."""
+
     view: RollView
     aspects: list[AspectInPlay]
 
@@ -164,6 +172,8 @@ def stunt_options(view_roll: Roll, sheet_record: CharacterRecord | None) -> tupl
 
 
 class RollService:
+    """Rolls: make one, invoke, teamwork, defend, scale, close, the log."""
+
     def __init__(self, db: Database, rng: random.Random | None = None) -> None:
         self.db = db
         self.rng = rng or random.SystemRandom()

@@ -15,6 +15,8 @@ THROTTLE_SECONDS = 5.0
 
 
 class Signal(StrEnum):
+    """A safety tool signal (X-card, pause, rewind, fast-forward)."""
+
     X_CARD = "x-card"
     PAUSE = "pause"
     REWIND = "rewind"
@@ -51,12 +53,16 @@ ALREADY_SHOWN = "The table was just shown this signal; it stands. Nobody knows i
 
 @dataclass(frozen=True)
 class SignalResult:
+    """A signal as it is announced (anonymously) and acknowledged."""
+
     post: str | None  # the public notice to post, or None when one was just posted
     acknowledgement: str
 
 
 @dataclass
 class SafetyService:
+    """Safety tools: the X-card and the script changes."""
+
     throttle: float = THROTTLE_SECONDS
     last: dict[tuple[int, Signal], float] = field(default_factory=dict)
 

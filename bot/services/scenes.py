@@ -133,6 +133,7 @@ def retry_stale(work: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
 
 
 def holder_of(record: CharacterRecord) -> str:
+    """How scene aspects name a character's free invokes (the GM holds NPCs')."""
     return character_holder(record.id)
 
 
@@ -206,6 +207,7 @@ async def _insert_first(session: AsyncSession, row: Any) -> None:
 async def load_play_in(
     session: AsyncSession, campaign_id: int
 ) -> tuple[CampaignPlayRow, CampaignPlay]:
+    """The campaign's play state row (GM points carried, ...) and its parsed state."""
     row = await session.get(CampaignPlayRow, campaign_id)
     if row is None:
         row = CampaignPlayRow(campaign_id=campaign_id, state_json=CampaignPlay().model_dump_json())
@@ -214,6 +216,7 @@ async def load_play_in(
 
 
 async def save_play_in(session: AsyncSession, row: CampaignPlayRow, play: CampaignPlay) -> None:
+    """Write the campaign's play state."""
     await save_versioned_in(
         session,
         row,
@@ -226,6 +229,7 @@ async def save_play_in(session: AsyncSession, row: CampaignPlayRow, play: Campai
 async def load_recovery_in(
     session: AsyncSession, character_id: int
 ) -> tuple[RecoveryRow, recovery.RecoveryState]:
+    """The campaign's recovery row and its parsed state."""
     row = await session.get(RecoveryRow, character_id)
     if row is None:
         row = RecoveryRow(
@@ -238,6 +242,7 @@ async def load_recovery_in(
 async def save_recovery_in(
     session: AsyncSession, row: RecoveryRow, state: recovery.RecoveryState
 ) -> None:
+    """Write the campaign's recovery state."""
     await save_versioned_in(
         session,
         row,
@@ -258,6 +263,7 @@ async def scene_row_in(session: AsyncSession, campaign: CampaignInfo, channel_id
 
 
 def scene_of(row: SceneRow) -> Scene:
+    """The pure scene stored in a row."""
     return Scene.model_validate_json(row.scene_json)
 
 
@@ -385,6 +391,7 @@ async def named_character_in(
 
 
 def resolve_skill(record: CharacterRecord, campaign: CampaignInfo, skill: str) -> tuple[str, int]:
+    """A skill as the character's sheet and campaign skill list spell it."""
     wanted = skill.strip().casefold()
     for name, rating in record.sheet.skills.items():
         if name.casefold() == wanted:
@@ -396,6 +403,8 @@ def resolve_skill(record: CharacterRecord, campaign: CampaignInfo, skill: str) -
 # --------------------------------------------------------------------------- aspect references
 @dataclass(frozen=True)
 class AspectRef:
+    """Where an aspect lives (a scene or the campaign's game aspects) and which it is."""
+
     game: bool
     aspect: Aspect
 
@@ -430,6 +439,7 @@ def find_ref(
 
 
 def key_of(ref: AspectRef, channel_id: int) -> str:
+    """The aspect's key as invoke menus and custom ids carry it."""
     return f"scene:{GAME_KEY if ref.game else channel_id}:{ref.aspect.id}"
 
 
@@ -598,6 +608,8 @@ async def apply_advantage_in(
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class BoardData:
+    """What the pinned scene board shows."""
+
     channel_id: int
     scene: Scene
     game_aspects: list[Aspect]
@@ -609,12 +621,16 @@ class BoardData:
 
 @dataclass(frozen=True)
 class SceneStarted:
+    """A scene that was just started."""
+
     scene: Scene
     events: list[Event]
 
 
 @dataclass(frozen=True)
 class SceneEnded:
+    """A scene that was just ended, and what its end paid or cleared."""
+
     kept: list[str]
     cleared: list[str]
     recovered: list[str]
@@ -630,6 +646,8 @@ class _ChoiceCache:
 
 # --------------------------------------------------------------------------- the service
 class SceneService:
+    """Scenes: start, join, move, aspects, the board and the end of a scene."""
+
     def __init__(self, db: Database, rng: random.Random | None = None) -> None:
         self.db = db
         self.rng = rng or random.Random()
@@ -803,7 +821,6 @@ class SceneService:
     ) -> list[str]:
         """The fate points owed for hostile invokes paid with a GM point during this scene:
         a PC gets them through the ledger, a major NPC carries them to the GM's next scene."""
-
         owed = await owed_fate_points_in(session, campaign.id, row.channel_id, row.created_at)
         paid: list[str] = []
         for character_id, points in sorted(owed.items()):

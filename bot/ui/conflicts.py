@@ -5,11 +5,12 @@ Pure: no I/O and no rules. The cog turns the control specs into DynamicItems.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import discord
 
+from bot.fate.aspects import AspectKind
 from bot.fate.challenge import Challenge
 from bot.fate.challenge import summary as challenge_summary
 from bot.fate.conflict import Phase, Status, eligible_next
@@ -56,6 +57,7 @@ class TrackerAction(StrEnum):
     WHO_CREATES = "advwho"
     CLAIM = "claim"
     KEEP = "keep"
+    PASS_BOOST = "pass"
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,16 @@ def _now_line(snapshot: ConflictSnapshot) -> str:
 
 
 def conflict_controls(snapshot: ConflictSnapshot) -> Controls:
+    """The tracker's buttons for the conflict's phase, and Pass a boost while one is held."""
+    controls = _phase_controls(snapshot)
+    held = any(a.kind is AspectKind.BOOST and a.free_invokes for a in snapshot.state.aspects)
+    if snapshot.conflict.phase is Phase.ENDED or not held:
+        return controls
+    passing = ButtonSpec(TrackerAction.PASS_BOOST, "Pass a boost")
+    return replace(controls, buttons=(*controls.buttons, passing))
+
+
+def _phase_controls(snapshot: ConflictSnapshot) -> Controls:
     c = snapshot.conflict
     if c.phase is Phase.ENDED:
         return Controls()

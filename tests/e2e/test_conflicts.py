@@ -848,3 +848,50 @@ async def test_advantages_on_scene_aspects_hidden_ones_and_one_that_leaves_play(
     done = await table.click(run.tracker, "Resolve the roll", user=alice)
     assert "left play" in done.text
     assert "Pick who acts next" in json.dumps(run.tracker)
+
+
+async def test_a_boost_passes_to_an_ally_on_the_same_side(table: Table) -> None:
+    """The rules: whoever controls a boost may pass it to an ally (CONTRIBUTING.md's recipe)."""
+    made = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice, bob = table.gm, table.player, table.player2
+    started = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="mental",
+        participants="Charles, Molly, Ghoul",
+        first="Charles",
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    assert "Pass a boost" not in [
+        c.get("label") for c in iter_components(run.tracker["components"])
+    ]
+    # Charles: Lore +1, dice 0 0 0 +1 = Fair (+2) against Fair (+2): a tie, so only a boost
+    opened = await table.click(run.tracker, "Create advantage", user=alice)
+    dice.load(0, 0, 0, 1)
+    await table.submit(
+        opened, {"skill": "Lore", "difficulty": "Fair", "aspect": "Ghoul lore"}, user=alice
+    )
+    resolved = await table.click(run.tracker, "Resolve the roll", user=alice)
+    assert "A tie: Ghoul lore is a boost." in resolved.text
+    labels = [c.get("label") for c in iter_components(run.tracker["components"])]
+    assert "Pass a boost" in labels
+
+    refused = await table.click(run.tracker, "Pass a boost", user=bob)  # Molly holds none
+    assert refused.ephemeral and "holds a boost" in refused.text
+    opened = await table.click(run.tracker, "Pass a boost", user=alice)
+    assert opened.ephemeral
+    # only allies on Charles's side are offered, never the Ghoul
+    assert option_labels(step_message(opened), "Which boost, to whom?") == ["Ghoul lore to Molly"]
+    passed = await choose(table, opened, "Which boost, to whom?", "Ghoul lore to Molly", user=alice)
+    assert "Charles passes the boost Ghoul lore to Molly." in passed.text
+    assert "Charles passes the boost Ghoul lore to Molly." in run.text
+    assert table.bot is not None
+    bot: Any = table.bot
+    snap = await bot.get_cog("Conflicts").conflicts.in_channel(table.channel)
+    boost = next(a for a in snap.state.aspects if a.text == "Ghoul lore")
+    assert boost.free_invokes == [str(made["molly"].id)]
+    again = await table.click(run.tracker, "Pass a boost", user=alice)  # Charles has none now
+    assert again.ephemeral and "holds a boost" in again.text

@@ -39,6 +39,7 @@ def _target_score(engine: DfccgEngine, state: DfState, option_id: str) -> float:
 
 
 def choose(engine: DfccgEngine, state: DfState, seat: str, rng: random.Random) -> Action:
+    """The action an AI seat takes now, decided from what that seat may see."""
     actions = engine.legal_actions(state, seat)
     if not actions:
         raise ValueError("no legal action for this seat")

@@ -33,6 +33,7 @@ def new_campaign(library: Library | None = None) -> CampaignState:
 
 
 def campaign_options(campaign: CampaignState, base: DfOptions | None = None) -> DfOptions:
+    """The options of a campaign's next game: its difficulty and what earlier games left."""
     book = campaign.current_book
     if book is None:
         raise ValueError("The campaign is complete; start a new one.")

@@ -125,6 +125,8 @@ class MoveCard(BaseModel):
 
 
 class Draw(BaseModel):
+    """A Draw effect: how many cards, from which deck, for whom."""
+
     model_config = ConfigDict(extra="forbid")
     kind: Literal["draw"] = "draw"
     count: int = Field(default=1, ge=1, le=5)
@@ -189,6 +191,8 @@ class _Meta(BaseModel):
 
 
 class ActionCard(_Meta):
+    """A card a player plays: its cost, range and effects."""
+
     id: str
     name: str
     type: ActionType
@@ -207,6 +211,8 @@ class ActionCard(_Meta):
 
 
 class Talent(_Meta):
+    """A character's talent as the pack describes it."""
+
     name: str
     mode: Literal["on_discard", "ready"] = "on_discard"
     effects: list[Effect] = Field(default_factory=list)  # on_discard: applied when used
@@ -214,11 +220,15 @@ class Talent(_Meta):
 
 
 class Stunt(_Meta):
+    """A character's stunt as the pack describes it."""
+
     name: str
     effects: list[Effect]
 
 
 class Character(_Meta):
+    """A playable character: deck, talent, stunt and starting numbers."""
+
     key: str = Field(pattern=r"^[a-z0-9_-]{1,24}$")  # short: it is part of action ids
     name: str
     talent: Talent
@@ -227,6 +237,8 @@ class Character(_Meta):
 
 
 class BookCard(_Meta):
+    """A case file card (foe, obstacle, advantage, case) of a Book."""
+
     id: str
     name: str
     type: BookType
@@ -247,12 +259,16 @@ class BookCard(_Meta):
 
 
 class ShowdownTier(BaseModel):
+    """One tier of a Showdown card: what rolling into it means."""
+
     model_config = ConfigDict(extra="forbid")
     fate: int = Field(ge=0)
     roll: Dice
 
 
 class ShowdownCard(_Meta):
+    """The Book's Showdown card."""
+
     id: str
     name: str
     foe: list[ShowdownTier]
@@ -271,6 +287,8 @@ class ShowdownCard(_Meta):
 
 
 class Book(_Meta):
+    """One Book (scenario): its case file cards and Showdown."""
+
     key: str
     name: str
     number: int | None = None  # place in the campaign (1-5)
@@ -286,11 +304,15 @@ class Book(_Meta):
 
 
 class SideJobs(_Meta):
+    """The Side Jobs generator table of a pack."""
+
     showdowns: list[ShowdownCard]
     cards: list[BookCard]
 
 
 class PackInfo(BaseModel):
+    """Who made a pack and where its content comes from."""
+
     model_config = ConfigDict(extra="forbid")
     key: str
     title: str
@@ -299,6 +321,8 @@ class PackInfo(BaseModel):
 
 
 class Pack(BaseModel):
+    """A validated card pack: characters, Books and side jobs."""
+
     model_config = ConfigDict(extra="forbid")
     pack: PackInfo
     characters: list[Character] = Field(default_factory=list)

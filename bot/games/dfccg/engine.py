@@ -325,6 +325,8 @@ class _Context:
 
 
 class DfccgEngine(GameEngine[DfState, DfOptions]):
+    """The Dresden Files Cooperative Card Game as a pure GameEngine."""
+
     key = "dfccg"
     name = "The Dresden Files Cooperative Card Game"
     min_players = 1

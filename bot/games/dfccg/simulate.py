@@ -13,6 +13,7 @@ MAX_STEPS = 5000
 
 
 def play_one(engine: DfccgEngine, options: DfOptions, players: int, rng: random.Random) -> DfState:
+    """Play one whole game with random legal moves; returns the final state."""
     seats = [f"ai{i}" for i in range(players)]
     state = engine.new_game(options, seats, rng)
     for _step in range(MAX_STEPS):

@@ -67,11 +67,15 @@ class DfOptions(BaseModel):
 
 
 class CardRef(BaseModel):
+    """A card in play, named by its pack key."""
+
     uid: str  # unique in this game, short (used in button ids)
     card_id: str
 
 
 class BookSlot(BaseModel):
+    """One position of the case file row and the tokens on its card."""
+
     uid: str
     card_id: str
     tokens: int = 0  # Hits on a Foe, Clues on a Case
@@ -137,6 +141,8 @@ class Decision(BaseModel):
 
 
 class DfState(BaseModel):
+    """The whole state of one game, stored as JSON in its row."""
+
     options: DfOptions
     seats: list[str]
     tableaux: list[Tableau]
