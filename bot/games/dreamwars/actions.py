@@ -51,6 +51,7 @@ def _act(actions: list[Action], id_: str, label: str, kind: str, private: bool =
 
 
 def legal_actions(engine: DreamwarsEngine, ctx: _Ctx) -> list[Action]:
+    """The actions the seat may take now (the engine's buttons)."""
     s = ctx.s
     actions: list[Action] = []
     if s.decision is not None:
@@ -356,6 +357,7 @@ def _prestige_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
 
 # -- doing it -----------------------------------------------------------------------------------
 def perform(engine: DreamwarsEngine, ctx: _Ctx, action: Action) -> None:
+    """Carry out one legal action on the state in `ctx`."""
     s = ctx.s
     if s.decision is not None:
         _answer(engine, ctx, action.id)

@@ -37,6 +37,7 @@ def _worth(effects: list[Effect]) -> float:
 
 
 def choose(engine: DreamwarsEngine, state: DwState, seat: str, rng: random.Random) -> Action:
+    """The action an AI seat takes now, decided from what that seat may see."""
     actions = engine.legal_actions(state, seat)
     if not actions:
         raise ValueError("no legal action for this seat")

@@ -24,6 +24,8 @@ def _bfs(adjacent: dict[str, tuple[str, ...]], start: str) -> dict[str, int]:
 
 
 class Board:
+    """The map of a pack: its locations and the paths between them."""
+
     def __init__(self, lib: Library) -> None:
         self.lib = lib
         self.nodes = lib.nodes
@@ -66,4 +68,5 @@ class Board:
 
 @cache
 def default_board() -> Board:
+    """The board of the packs shipped with the bot (built once)."""
     return Board(load_library())

@@ -75,10 +75,14 @@ Where = Literal["any", "city", "outland", "forest", "water", "road", "location"]
 
 
 class Strict(BaseModel):
+    """A pack model that refuses unknown fields and never changes once loaded."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Effect(Strict):
+    """One effect of a card or rule, in the engine's effect vocabulary."""
+
     kind: str
     stat: Stat | None = None
     amount: int = 0
@@ -106,8 +110,8 @@ class Effect(Strict):
 
 
 class TestSpec(Strict):
-    """ "Test your Skill (-1)" or "Test your Fate 3": a characteristic and a modifier, or a
-    threshold for the special tests (Fate, Defence)."""
+    """A test such as "Test your Skill (-1)" or "Test your Fate 3": a characteristic and a
+    modifier, or a threshold for the special tests (Fate, Defence)."""
 
     stat: Stat
     modifier: int = 0
@@ -122,6 +126,8 @@ class TestSpec(Strict):
 
 # -- map --------------------------------------------------------------------------------------
 class Node(Strict):
+    """A location of the map."""
+
     key: str = Field(pattern=r"^[a-z0-9_]{1,24}$")
     name: str = Field(min_length=1, max_length=40)
     kind: Literal["space", "location"]
@@ -133,6 +139,8 @@ class Node(Strict):
 
 
 class MapPack(Strict):
+    """A pack file with the map."""
+
     game: Literal["dreamwars"]
     kind: Literal["map"]
     authored: Literal[True]
@@ -145,6 +153,8 @@ class MapPack(Strict):
 
 # -- heroes -----------------------------------------------------------------------------------
 class Prestige(Strict):
+    """A hero's prestige ability."""
+
     key: str
     name: str
     # Requirement: a counter of the hero's deeds reaching ``needs``.
@@ -156,6 +166,8 @@ class Prestige(Strict):
 
 
 class Belongings(Strict):
+    """How many cards of each equipment deck a hero starts with."""
+
     common: int = Field(default=0, ge=0, le=4)
     tech: int = Field(default=0, ge=0, le=4)
     cantici: int = Field(default=0, ge=0, le=4)
@@ -163,6 +175,8 @@ class Belongings(Strict):
 
 
 class Hero(Strict):
+    """A playable hero: characteristics, belongings and abilities."""
+
     key: str = Field(pattern=r"^[a-z0-9_]{1,16}$")
     name: str
     title: str
@@ -181,6 +195,8 @@ class Hero(Strict):
 
 
 class HeroPack(Strict):
+    """A pack file with heroes."""
+
     game: Literal["dreamwars"]
     kind: Literal["heroes"]
     authored: Literal[True]
@@ -189,6 +205,8 @@ class HeroPack(Strict):
 
 # -- Nemeses --------------------------------------------------------------------------------
 class Marker(Strict):
+    """A Nemesis marker: its strength and what it does."""
+
     key: str = Field(pattern=r"^[a-z0-9_]{1,24}$")
     name: str
     faction: Faction
@@ -202,12 +220,16 @@ class Marker(Strict):
 
 
 class StarsRule(Strict):
+    """What happens when the Events in play show enough star symbols."""
+
     needs: dict[Star, int]  # at least this many of each symbol among the Events in play
     effects: list[Effect]
     text: str
 
 
 class GreatNemesis(Strict):
+    """A Great Nemesis and its rules."""
+
     key: str = Field(pattern=r"^[a-z0-9_]{1,24}$")
     name: str
     title: str
@@ -220,6 +242,8 @@ class GreatNemesis(Strict):
 
 
 class EventCard(Strict):
+    """An Event card: its stars and effects."""
+
     key: str = Field(pattern=r"^[a-z0-9_]{1,24}$")
     name: str
     faction: Faction
@@ -233,6 +257,8 @@ class EventCard(Strict):
 
 
 class NemesisPack(Strict):
+    """A pack file with Nemesis markers, Great Nemeses and Events."""
+
     game: Literal["dreamwars"]
     kind: Literal["nemeses"]
     authored: Literal[True]
@@ -243,6 +269,8 @@ class NemesisPack(Strict):
 
 # -- equipment --------------------------------------------------------------------------------
 class Item(Strict):
+    """An equipment card."""
+
     key: str = Field(pattern=r"^[a-z0-9_]{1,24}$")
     name: str
     deck: Deck
@@ -273,6 +301,8 @@ class Item(Strict):
 
 
 class EquipmentPack(Strict):
+    """A pack file with equipment decks."""
+
     game: Literal["dreamwars"]
     kind: Literal["equipment"]
     authored: Literal[True]
@@ -293,6 +323,8 @@ class Approach(Strict):
 
 
 class AdventureCard(Strict):
+    """An Adventure card."""
+
     key: str = Field(pattern=r"^[a-z0-9_]{1,24}$")
     name: str
     deck: AdventureDeck
@@ -305,6 +337,8 @@ class AdventureCard(Strict):
 
 
 class AdventurePack(Strict):
+    """A pack file with Adventure cards."""
+
     game: Literal["dreamwars"]
     kind: Literal["adventures"]
     authored: Literal[True]
@@ -313,6 +347,8 @@ class AdventurePack(Strict):
 
 # -- Ordeals ------------------------------------------------------------------------------------
 class Objective(Strict):
+    """What an Ordeal's scenario asks the heroes to do."""
+
     kind: Literal[
         "deliver",  # bring the found Dreamstone (or ``amount`` Supply) to ``location``
         "supply",  # gather ``amount`` Supply tokens at ``location``
@@ -328,6 +364,8 @@ class Objective(Strict):
 
 
 class Scenario(Strict):
+    """One scenario of an Ordeal: its set-up and objective."""
+
     key: str = Field(pattern=r"^[a-z0-9_]{1,24}$")
     name: str
     text: str
@@ -353,6 +391,8 @@ class Scenario(Strict):
 
 
 class Ordeal(Strict):
+    """An Ordeal: scenarios played in order."""
+
     key: str = Field(pattern=r"^[a-z0-9_]{1,24}$")
     name: str
     first: str
@@ -360,6 +400,8 @@ class Ordeal(Strict):
 
 
 class OrdealPack(Strict):
+    """A pack file with Ordeals."""
+
     game: Literal["dreamwars"]
     kind: Literal["ordeals"]
     authored: Literal[True]
@@ -377,6 +419,7 @@ PACK_MODELS: dict[str, type[BaseModel]] = {
 
 
 def effect_locations(effects: list[Effect]) -> list[str]:
+    """The locations the effects name."""
     return [e.location for e in effects if e.location]
 
 

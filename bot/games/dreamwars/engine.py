@@ -62,6 +62,7 @@ def remove(pile: list[NemesisState], marker: NemesisState) -> None:
 
 
 def present(pile: list[NemesisState], marker: NemesisState) -> bool:
+    """Whether this very marker (not an equal one) is in the pile."""
     return any(other is marker for other in pile)
 
 
@@ -545,6 +546,8 @@ class _Ctx:
 
 
 class DreamwarsEngine(GameEngine[DwState, DwOptions]):
+    """Dreamwars as a pure GameEngine."""
+
     key = "dreamwars"
     name = "Dreamwars"
     min_players = 1

@@ -265,6 +265,7 @@ def validate_text(
 
 
 def is_dreamwars_file(text: str) -> bool:
+    """Whether a pack file is a Dreamwars one (its header says so)."""
     return any(line.strip() == "game: dreamwars" for line in text.splitlines()[:20])
 
 

@@ -70,6 +70,7 @@ def _initials(name: str) -> str:
 
 
 def render_map(view: dict[str, Any], lib: Library | None = None) -> bytes:
+    """The board picture (PNG) of a public view."""
     lib = lib or load_library()
     image = Image.new("RGB", (MAP_W + LEGEND_W, MAP_H + 2 * MARGIN), PAPER)
     draw = ImageDraw.Draw(image)

@@ -15,6 +15,8 @@ HISTORY_MAX = 300  # chronicle lines kept for /game history
 
 
 class DwOptions(BaseModel):
+    """The options a lobby sets for a game."""
+
     great_nemesis: str | None = Field(
         default=None, description="A Great Nemesis key; None draws one at random."
     )
@@ -58,6 +60,8 @@ class DwOptions(BaseModel):
 
 
 class HeroState(BaseModel):
+    """A hero in play: where, what it carries, its wounds."""
+
     key: str
     seat: str
     node: str
@@ -95,6 +99,8 @@ class HeroState(BaseModel):
 
 
 class NemesisState(BaseModel):
+    """A Nemesis marker on the board."""
+
     uid: str
     key: str  # a marker key, or "siege_tower"
     node: str
@@ -115,12 +121,16 @@ class Decision(BaseModel):
 
 
 class Outcome(BaseModel):
+    """How a scenario ended."""
+
     scenario: str
     won: bool
     turns: int
 
 
 class DwState(BaseModel):
+    """The whole state of one game, stored as JSON in its row."""
+
     options: DwOptions
     seats: list[str]
     heroes: list[HeroState]

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 
 def public_view(engine: DreamwarsEngine, state: DwState) -> dict[str, Any]:
+    """What everyone may see of the game."""
     ctx = engine._ctx(state)
     lib = ctx.lib
     scenario = ctx.scenario()
@@ -108,6 +109,7 @@ def public_view(engine: DreamwarsEngine, state: DwState) -> dict[str, Any]:
 
 
 def private_view(engine: DreamwarsEngine, state: DwState, seat: str) -> dict[str, Any]:
+    """What one seat may see: the public view and its own hand."""
     view = public_view(engine, state)
     ctx = engine._ctx(state)
     mine = []
