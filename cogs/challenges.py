@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import discord
@@ -9,7 +10,13 @@ from discord import app_commands
 
 from bot.errors import RuleError
 from bot.services.challenges import ChallengeService, parse_tasks
-from cogs.common.trackers import PREFIX, TrackerAction, TrackerCog, choice_view
+from cogs.common.trackers import (
+    ChallengeSnapshot,
+    Click,
+    TrackerAction,
+    TrackerCog,
+    handler_for,
+)
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
@@ -26,64 +33,64 @@ class Challenges(TrackerCog):
     async def on_button(
         self, interaction: discord.Interaction, ident: int, version: int, action: str
     ) -> None:
-        user, gm = interaction.user.id, await self._is_gm(interaction)
+        buttons: dict[TrackerAction, Callable[[Click, ChallengeSnapshot], Awaitable[None]]] = {
+            A.CLAIM: self._claim_menu,
+            A.ROLL: self._roll_menu,
+            A.INVOKE: self._invoke_menu,
+            A.KEEP: self._keep_menu,
+        }
+        handler = handler_for(buttons, action, "button")
+        click = await self.click(interaction, ident, version)
         snap = await self.challenges.get(ident)
         if snap.version != version:
             raise RuleError("That tracker is out of date; use the newest buttons.")
-        if action == A.CLAIM:
-            tasks = self.challenges.open_tasks(snap)
-            if not tasks:
-                raise RuleError(
-                    "Every task is taken; the GM can reassign with `/challenge assign`."
-                )
-            await self.ask(
-                interaction,
-                "Claim a task for your active character.",
-                choice_view(
-                    PREFIX[self.service.kind], ident, version, A.CLAIM, "Which task?", tasks
-                ),
+        await handler(click, snap)
+
+    async def _claim_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
+        tasks = self.challenges.open_tasks(snap)
+        if not tasks:
+            raise RuleError("Every task is taken; the GM can reassign with `/challenge assign`.")
+        await self.ask(
+            click.interaction,
+            "Claim a task for your active character.",
+            click.menu(A.CLAIM, "Which task?", tasks),
+        )
+
+    async def _roll_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
+        tasks = self.challenges.rollable_tasks(snap, click.user_id, click.is_gm)
+        if not tasks:
+            raise RuleError(
+                "You have no task to roll: claim one first (or the GM assigns one to you)."
             )
-        elif action == A.ROLL:
-            tasks = self.challenges.rollable_tasks(snap, user, gm)
-            if not tasks:
-                raise RuleError(
-                    "You have no task to roll: claim one first (or the GM assigns one to you)."
-                )
-            await self.ask(
-                interaction,
-                "Roll a task: the skill and difficulty come from the task.",
-                choice_view(
-                    PREFIX[self.service.kind], ident, version, A.ROLL, "Which task?", tasks
-                ),
+        await self.ask(
+            click.interaction,
+            "Roll a task: the skill and difficulty come from the task.",
+            click.menu(A.ROLL, "Which task?", tasks),
+        )
+
+    async def _invoke_menu(self, click: Click, _snap: ChallengeSnapshot) -> None:
+        choices = await self.challenges.invoke_choices(click.ident, click.user_id, click.is_gm)
+        if not choices:
+            raise RuleError("There is no aspect you can invoke on that roll right now.")
+        await self.ask(
+            click.interaction,
+            "Invoke for +2 on a task roll before it is kept.",
+            click.menu(A.INVOKE, "Pick an aspect", choices),
+        )
+
+    async def _keep_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
+        waiting = self.challenges.waiting_rolls(snap, click.user_id, click.is_gm)
+        if not waiting:
+            raise RuleError("You have no task roll waiting; roll a task first.")
+        if len(waiting) == 1:
+            kept = await self.challenges.keep(
+                click.ident, click.version, click.user_id, click.is_gm, waiting[0].value
             )
-        elif action == A.INVOKE:
-            choices = await self.challenges.invoke_choices(ident, user, gm)
-            if not choices:
-                raise RuleError("There is no aspect you can invoke on that roll right now.")
-            await self.ask(
-                interaction,
-                "Invoke for +2 on a task roll before it is kept.",
-                choice_view(
-                    PREFIX[self.service.kind], ident, version, A.INVOKE, "Pick an aspect", choices
-                ),
-            )
-        elif action == A.KEEP:
-            waiting = self.challenges.waiting_rolls(snap, user, gm)
-            if not waiting:
-                raise RuleError("You have no task roll waiting; roll a task first.")
-            if len(waiting) == 1:
-                kept = await self.challenges.keep(ident, version, user, gm, waiting[0].value)
-                await self.answer(interaction, kept, kept.message)
-                return
-            await self.ask(
-                interaction,
-                "Which roll is final?",
-                choice_view(
-                    PREFIX[self.service.kind], ident, version, A.KEEP, "Which roll?", waiting
-                ),
-            )
-        else:
-            raise RuleError("That button is no longer used; look at the tracker again.")
+            await self.answer(click.interaction, kept, kept.message)
+            return
+        await self.ask(
+            click.interaction, "Which roll is final?", click.menu(A.KEEP, "Which roll?", waiting)
+        )
 
     async def on_select(
         self,

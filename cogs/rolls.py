@@ -21,7 +21,7 @@ from bot.fate.dice_expr import looks_like_dice_expression, roll_dice_expression
 from bot.fate.quick_roll import quick_roll
 from bot.fate.rolls import Action, InvokeMode, ScaleLevel, ScaleMode
 from bot.fate.rules_ref import get_topic, search_topics
-from bot.services.rolls import RollService, RollView
+from bot.services.rolls import RollRequest, RollService, RollView
 from bot.ui.common import clip
 from bot.ui.custom_ids import (
     ABSTRACT_TEMPLATE,
@@ -404,12 +404,14 @@ class Rolls(commands.Cog):
         assert interaction.guild is not None and interaction.channel_id is not None
         is_gm = await member_is_gm(self.bot, interaction)
         change = await self.service.start(
-            guild_id=interaction.guild.id,
-            channel_id=interaction.channel_id,
-            user_id=interaction.user.id,
-            user_name=_name(interaction),
-            is_gm=is_gm,
-            **options,
+            RollRequest(
+                guild_id=interaction.guild.id,
+                channel_id=interaction.channel_id,
+                user_id=interaction.user.id,
+                user_name=_name(interaction),
+                is_gm=is_gm,
+                **options,
+            )
         )
         await self._post(interaction, change.view)
         await self._redraw_all(change.others)

@@ -355,7 +355,20 @@ class ConflictActions(ConflictBase):
                 return [f"{shown_text(aspect)}: {error} The action is spent."]
             state.aspects = [updated if a.id == updated.id else a for a in state.aspects]
             return [self._invokes_line(state, shown_text(updated), events)]
-        # a scene (or game) aspect: its free invokes are held as "char:<id>" or "gm"
+        return await self._scene_advantage_in(session, campaign, row, state, pending, outcome)
+
+    async def _scene_advantage_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        pending: PendingAction,
+        outcome: OutcomeKind,
+    ) -> list[str]:
+        """An advantage on a scene (or game) aspect: its invokes are held as "char:<id>" or "gm"."""
+        actor = pending.actor
+        enemy = self._enemy_of(state, actor)
         actor_holder = state.members[actor].holder
         enemy_holder = GM if enemy == GM else state.members[enemy].holder
         scene_row = await session.get(SceneRow, row.channel_id)

@@ -59,6 +59,18 @@ from bot.services.encounters import (
 # --------------------------------------------------------------------------- conflict state
 
 
+def zones_in_a_row(zones: list[str]) -> dict[str, list[str]]:
+    """Zones given in a row: each touches the one before and the one after it."""
+    return {
+        zone: [
+            z
+            for z in (zones[i - 1] if i else None, zones[i + 1] if i + 1 < len(zones) else None)
+            if z
+        ]
+        for i, zone in enumerate(zones)
+    }
+
+
 class ConflictService(ConflictActions, ConflictInvokes):
     """Conflicts in a channel: start, turns, attacks and defences, absorbing, concessions (invokes
     and the other actions come from the two mixins)."""
@@ -98,17 +110,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
             scene_zones = await scene_zones_in(session, channel_id) if not zones else None
             if scene_zones is not None:
                 zones = list(scene_zones)
-            adjacency = scene_zones or {
-                z: [
-                    n
-                    for n in (
-                        zones[i - 1] if i else None,
-                        zones[i + 1] if i + 1 < len(zones) else None,
-                    )
-                    if n
-                ]
-                for i, z in enumerate(zones)
-            }
+            adjacency = scene_zones or zones_in_a_row(zones)
             combatants = [
                 Combatant(
                     id=cid,

@@ -505,6 +505,38 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
         outside = [a for a in ranked if not a.key.startswith(("ct:", "cf:"))]
         return distinct_labels([*choices, *in_play_choices(outside, holder, with_owner=False)])
 
+    async def _pay_for_invoke_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ContestState,
+        invoker: tuple[str, Member],
+        key: str,
+        payment: str,
+        user_id: int,
+    ) -> str:
+        """Spend the free invoke or the fate point an invoke costs; the aspect's public name."""
+        side_key, member = invoker
+        if key.startswith("ct:"):
+            aspect = next(a for a in state.aspects if a.id == key)
+            name = aspect.text
+            if payment == "free":
+                spent, _ = spend_own_invoke(aspect, side_key)
+                state.aspects = without_spent(state.aspects, key, spent)
+        else:
+            found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
+            name = HIDDEN_NAME if found.hidden else found.name  # the log is public
+            if payment == "free":
+                await aspects_in_play.spend_free_invoke(
+                    session, campaign, row.channel_id, key, member.holder
+                )
+        if payment == "fp":
+            record = await get_character_in(session, member.character_id)
+            note = f"{name} (contest #{row.id})"
+            await pay_invoke_point_in(session, campaign, row.channel_id, record, user_id, note)
+        return name
+
     async def invoke(
         self, contest_id: int, version: int | None, user_id: int, is_gm: bool, choice: str
     ) -> ContestSnapshot:
@@ -521,29 +553,9 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 raise RuleError("That aspect cannot be invoked now; press Invoke again.")
             payment, key = choice.split("|", 1)
             member = state.members[roller]
-            record = await get_character_in(session, member.character_id)
-            if key.startswith("ct:"):
-                aspect = next(a for a in state.aspects if a.id == key)
-                name = aspect.text
-                if payment == "free":
-                    spent, _ = spend_own_invoke(aspect, side_key)
-                    state.aspects = without_spent(state.aspects, key, spent)
-            else:
-                found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
-                name = HIDDEN_NAME if found.hidden else found.name  # the log is public
-                if payment == "free":
-                    await aspects_in_play.spend_free_invoke(
-                        session, campaign, row.channel_id, key, member.holder
-                    )
-            if payment == "fp":
-                await pay_invoke_point_in(
-                    session,
-                    campaign,
-                    row.channel_id,
-                    record,
-                    user_id,
-                    f"{name} (contest #{row.id})",
-                )
+            name = await self._pay_for_invoke_in(
+                session, campaign, row, state, (side_key, member), key, payment, user_id
+            )
             side_roll = state.rolls.get(side_key)
             if side_roll is None:
                 raise RuleError("Your side's roll is gone; roll again next exchange.")

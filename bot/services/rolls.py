@@ -8,7 +8,7 @@ and then pay: a fate point through the ledger, or a free invoke through its aspe
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from sqlalchemy import update
@@ -125,6 +125,28 @@ class RollView:
             roll=Roll.model_validate_json(row.roll_json),
             stunts=stunts,
         )
+
+
+@dataclass(frozen=True)
+class RollRequest:
+    """A roll as /roll, /advantage or a Defend click asks for it; `RollService.start` checks it."""
+
+    guild_id: int
+    channel_id: int
+    user_id: int
+    user_name: str
+    skill: str | None = None
+    modifier: int = 0
+    difficulty: str | None = None
+    description: str | None = None
+    hidden: bool = False
+    against: int | None = None
+    action: Action | None = None
+    is_gm: bool = False
+    advantage_aspect: str | None = None
+    zone: str | None = None
+    character: str | None = None
+    enemy_on_fail: bool = False
 
 
 @dataclass(frozen=True)
@@ -251,72 +273,35 @@ class RollService:
         return [await self._view(session, partner)]
 
     # ----------------------------------------------------------------- making a roll
-    async def start(
-        self,
-        *,
-        guild_id: int,
-        channel_id: int,
-        user_id: int,
-        user_name: str,
-        skill: str | None = None,
-        modifier: int = 0,
-        difficulty: str | None = None,
-        description: str | None = None,
-        hidden: bool = False,
-        against: int | None = None,
-        action: Action | None = None,
-        is_gm: bool = False,
-        advantage_aspect: str | None = None,
-        zone: str | None = None,
-        character: str | None = None,
-        enemy_on_fail: bool = False,
-    ) -> RollChange:
+    async def start(self, request: RollRequest) -> RollChange:
         """Make a roll. With `advantage_aspect` it is a create-an-advantage roll on that aspect
         (new or in play); its message gets a button that applies the outcome to the scene."""
         low, high = MODIFIER_RANGE
-        if advantage_aspect is not None:
-            if action not in (None, Action.CREATE_ADVANTAGE):
+        if request.advantage_aspect is not None:
+            if request.action not in (None, Action.CREATE_ADVANTAGE):
                 raise RuleError(
                     "An aspect goes with the create-an-advantage action; drop `aspect` or pick "
                     "`action:Create an advantage`."
                 )
-            action = Action.CREATE_ADVANTAGE
-        elif zone is not None:
+            request = replace(request, action=Action.CREATE_ADVANTAGE)
+        elif request.zone is not None:
             raise RuleError("A zone only goes with an aspect to create; add `aspect` too.")
-        if enemy_on_fail and not is_gm:
+        if request.enemy_on_fail and not request.is_gm:
             raise RollNotAllowed("Only the GM chooses what a failed advantage does.")
-        if not low <= modifier <= high:
+        if not low <= request.modifier <= high:
             raise RuleError(f"Modifiers run from {low} to +{high}; pick one in that range.")
         target: int | None = None
-        if difficulty is not None and difficulty.strip():
+        if request.difficulty is not None and request.difficulty.strip():
             try:
-                target = parse_rating(difficulty)
+                target = parse_rating(request.difficulty)
             except ValueError as error:
                 raise RuleError(str(error)) from None
             if not -10 <= target <= 20:
                 raise RuleError("Difficulties run from -10 to +20; pick one on the ladder.")
-        if target is not None and against is not None:
+        if target is not None and request.against is not None:
             raise RuleError("Give either a difficulty or a roll to oppose, not both.")
         async with self.db.session() as session:
-            return await self._start_in(
-                session,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                user_id=user_id,
-                user_name=user_name,
-                skill=skill,
-                modifier=modifier,
-                target=target,
-                description=description,
-                hidden=hidden,
-                against=against,
-                action=action,
-                is_gm=is_gm,
-                advantage_aspect=advantage_aspect,
-                zone=zone,
-                character=character,
-                enemy_on_fail=enemy_on_fail,
-            )
+            return await self._start_in(session, request, target)
 
     async def defend(
         self,
@@ -332,8 +317,7 @@ class RollService:
         opposed in secret (the defence is hidden too)."""
         async with self.db.session() as session:
             acting = await self._row(session, roll_id)
-            return await self._start_in(
-                session,
+            request = RollRequest(
                 guild_id=guild_id,
                 channel_id=acting.channel_id,
                 user_id=user_id,
@@ -344,74 +328,30 @@ class RollService:
                 action=Action.DEFEND,
                 is_gm=is_gm,
             )
+            return await self._start_in(session, request, None)
 
     async def _start_in(
-        self,
-        session: AsyncSession,
-        *,
-        guild_id: int,
-        channel_id: int,
-        user_id: int,
-        user_name: str,
-        skill: str | None,
-        hidden: bool,
-        against: int | None,
-        action: Action | None,
-        is_gm: bool,
-        modifier: int = 0,
-        target: int | None = None,
-        description: str | None = None,
-        advantage_aspect: str | None = None,
-        zone: str | None = None,
-        character: str | None = None,
-        enemy_on_fail: bool = False,
+        self, session: AsyncSession, request: RollRequest, target: int | None
     ) -> RollChange:
         """The roll itself, once the options are checked: in the caller's transaction."""
-        campaign = await resolve_campaign_in(session, guild_id, channel_id)
-        if character is not None:
-            character_record: CharacterRecord | None = await named_character_in(
-                session,
-                campaign,
-                character,
-                user_id,
-                is_gm,
-                "rolls for other characters",
-                RollNotAllowed,
-            )
-        else:
-            character_record = await active_character_in(session, campaign, channel_id, user_id)
-        aim: AdvantageTarget | None = None
-        if advantage_aspect is not None:
-            if character_record is None:
-                raise RuleError(
-                    "Creating an advantage needs a character: pick one with "
-                    "`/character switch` (the GM may name one with `character`)."
-                )
-            aim = await advantage_target_in(
-                session,
-                campaign,
-                channel_id,
-                aspect=advantage_aspect,
-                zone=zone,
-                is_gm=is_gm,
-                enemy_on_fail=enemy_on_fail,
-            )
-            hidden = hidden or aim.hidden  # a GM-hidden aspect stays off the table
-        skill_name, rating, modifier = self._skill(character_record, campaign, skill, modifier)
+        campaign = await resolve_campaign_in(session, request.guild_id, request.channel_id)
+        character_record = await self._roller_in(session, campaign, request)
+        aim = await self._aim_in(session, campaign, request, character_record)
+        hidden = request.hidden or (aim is not None and aim.hidden)  # a GM-hidden aspect
+        skill_name, rating, modifier = self._skill(
+            character_record, campaign, request.skill, request.modifier
+        )
         modifiers = [rules.Modifier(label="modifier", value=modifier)] if modifier else []
-        opposed_row: RollRow | None = None
-        opposition_effort: int | None = None
-        if against is not None:
-            opposed_row = await self._pending_row(session, campaign, channel_id, against)
-            if opposed_row.hidden and not hidden:
-                raise RuleError("A hidden roll can only be opposed by another hidden roll.")
-            if character_record is not None and opposed_row.character_id == character_record.id:
-                raise RuleError("A character cannot oppose their own roll; pick another roll.")
-            opposition_effort = Roll.model_validate_json(opposed_row.roll_json).effort()
+        opposed_row = await self._opposed_in(session, campaign, request, hidden, character_record)
+        opposition_effort = (
+            Roll.model_validate_json(opposed_row.roll_json).effort() if opposed_row else None
+        )
         roller = Roller(
             character_id=character_record.id if character_record else None,
-            user_id=user_id,
-            name=character_record.name if character_record else _clean(user_name, 80) or "someone",
+            user_id=request.user_id,
+            name=character_record.name
+            if character_record
+            else _clean(request.user_name, 80) or "someone",
         )
         roll, _ = rules.make_roll(
             self.rng,
@@ -421,20 +361,20 @@ class RollService:
             modifiers=modifiers,
             difficulty=target,
             opposition_effort=opposition_effort,
-            action=action,
-            description=_clean(description, DESCRIPTION_MAX),
+            action=request.action,
+            description=_clean(request.description, DESCRIPTION_MAX),
             hidden=hidden,
         )
         if aim is not None:
             roll = roll.model_copy(update={"advantage": aim})
         closed = await self._close_previous(
-            session, campaign, channel_id, user_id, character_record
+            session, campaign, request.channel_id, request.user_id, character_record
         )
         row = RollRow(
             campaign_id=campaign.id,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            user_id=user_id,
+            guild_id=request.guild_id,
+            channel_id=request.channel_id,
+            user_id=request.user_id,
             character_id=character_record.id if character_record else None,
             gm_channel_id=campaign.settings.gm_channel_id if hidden else None,
             opposes_id=opposed_row.id if opposed_row else None,
@@ -445,15 +385,80 @@ class RollService:
         await session.flush()
         others = list(closed)
         if opposed_row is not None:
-            opposed_roll = Roll.model_validate_json(opposed_row.roll_json).model_copy(
-                update={"opposition_effort": roll.effort(), "difficulty": None}
-            )
-            opposed_row.opposes_id = row.id
-            session.add(opposed_row)
-            await session.flush()
-            opposed_row = await self._save(session, opposed_row, opposed_roll)
-            others.append(await self._view(session, opposed_row))
+            others.append(await self._oppose_in(session, opposed_row, row, roll))
         return RollChange(RollView.of(row, stunt_options(roll, character_record)), others)
+
+    async def _roller_in(
+        self, session: AsyncSession, campaign: CampaignInfo, request: RollRequest
+    ) -> CharacterRecord | None:
+        """The character who rolls: the one named (others' only for the GM), else the active."""
+        if request.character is None:
+            return await active_character_in(session, campaign, request.channel_id, request.user_id)
+        return await named_character_in(
+            session,
+            campaign,
+            request.character,
+            request.user_id,
+            request.is_gm,
+            "rolls for other characters",
+            RollNotAllowed,
+        )
+
+    async def _aim_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        request: RollRequest,
+        character_record: CharacterRecord | None,
+    ) -> AdvantageTarget | None:
+        """The aspect a create-an-advantage roll aims at, if it is one."""
+        if request.advantage_aspect is None:
+            return None
+        if character_record is None:
+            raise RuleError(
+                "Creating an advantage needs a character: pick one with "
+                "`/character switch` (the GM may name one with `character`)."
+            )
+        return await advantage_target_in(
+            session,
+            campaign,
+            request.channel_id,
+            aspect=request.advantage_aspect,
+            zone=request.zone,
+            is_gm=request.is_gm,
+            enemy_on_fail=request.enemy_on_fail,
+        )
+
+    async def _opposed_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        request: RollRequest,
+        hidden: bool,
+        character_record: CharacterRecord | None,
+    ) -> RollRow | None:
+        """The pending roll this one opposes, if it opposes one."""
+        if request.against is None:
+            return None
+        opposed = await self._pending_row(session, campaign, request.channel_id, request.against)
+        if opposed.hidden and not hidden:
+            raise RuleError("A hidden roll can only be opposed by another hidden roll.")
+        if character_record is not None and opposed.character_id == character_record.id:
+            raise RuleError("A character cannot oppose their own roll; pick another roll.")
+        return opposed
+
+    async def _oppose_in(
+        self, session: AsyncSession, opposed_row: RollRow, row: RollRow, roll: Roll
+    ) -> RollView:
+        """Link the opposed roll to the new one: it now faces this roll's effort."""
+        opposed_roll = Roll.model_validate_json(opposed_row.roll_json).model_copy(
+            update={"opposition_effort": roll.effort(), "difficulty": None}
+        )
+        opposed_row.opposes_id = row.id
+        session.add(opposed_row)
+        await session.flush()
+        opposed_row = await self._save(session, opposed_row, opposed_roll)
+        return await self._view(session, opposed_row)
 
     def _skill(
         self,

@@ -19,7 +19,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     set_active_in,
 )
-from bot.services.rolls import RollNotAllowed, RollService
+from bot.services.rolls import RollNotAllowed, RollRequest, RollService
 
 GUILD, CHANNEL, ALICE, BOB, CAROL = 10**18 + 1, 10**18 + 2, 10**18 + 4, 10**18 + 5, 10**18 + 6
 
@@ -48,12 +48,14 @@ async def test_invoke_pays_once_and_stale_clicks_fail(db: Database) -> None:
     harry_id, _ = await _setup(db)
     service = RollService(db, random.Random(4))
     made = await service.start(
-        guild_id=GUILD,
-        channel_id=CHANNEL,
-        user_id=ALICE,
-        user_name="alice",
-        skill="lore",
-        difficulty="Fair",
+        RollRequest(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            user_id=ALICE,
+            user_name="alice",
+            skill="lore",
+            difficulty="Fair",
+        )
     )
     view = made.view
     assert view.roll.skill == "Lore" and view.roll.skill_rating == 4 and view.roll.difficulty == 2
@@ -125,7 +127,9 @@ async def test_permissions_teamwork_and_closing(db: Database) -> None:
     await _setup(db)
     service = RollService(db, random.Random(1))
     first = await service.start(
-        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="alice", skill="Lore"
+        RollRequest(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="alice", skill="Lore"
+        )
     )
     with pytest.raises(RollNotAllowed):
         await service.invoke_picker(first.view.id, user_id=CAROL, is_gm=False, hostile=False)
@@ -136,23 +140,31 @@ async def test_permissions_teamwork_and_closing(db: Database) -> None:
     with pytest.raises(RuleError, match="already helping"):
         await service.teamwork(first.view.id, user_id=BOB, is_gm=False)
     second = await service.start(
-        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="alice", skill="Will"
+        RollRequest(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="alice", skill="Will"
+        )
     )
     assert [v.id for v in second.others] == [first.view.id] and second.others[0].closed
     with pytest.raises(RuleError, match="closed"):
         await service.invoke_picker(first.view.id, user_id=ALICE, is_gm=False, hostile=False)
     plain = await service.start(
-        guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL, user_name="carol", skill="+3"
+        RollRequest(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL, user_name="carol", skill="+3"
+        )
     )
     assert (
         plain.view.roll.skill is None and plain.view.roll.effort() == 3 + plain.view.roll.dice_total
     )
     with pytest.raises(RuleError, match="no active character"):
         await service.start(
-            guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL, user_name="carol", skill="Lore"
+            RollRequest(
+                guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL, user_name="carol", skill="Lore"
+            )
         )
     hidden = await service.start(
-        guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL, user_name="carol", hidden=True
+        RollRequest(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL, user_name="carol", hidden=True
+        )
     )
     assert hidden.view.hidden
     public_log = await service.log(CHANNEL, is_gm=False)
@@ -164,27 +176,33 @@ async def test_opposed_rolls_follow_each_other(db: Database) -> None:
     await _setup(db)
     service = RollService(db, random.Random(9))
     acting = await service.start(
-        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="alice", skill="Lore"
+        RollRequest(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="alice", skill="Lore"
+        )
     )
     defending = await service.start(
-        guild_id=GUILD,
-        channel_id=CHANNEL,
-        user_id=BOB,
-        user_name="bob",
-        skill="Lore",
-        against=acting.view.id,
+        RollRequest(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            user_id=BOB,
+            user_name="bob",
+            skill="Lore",
+            against=acting.view.id,
+        )
     )
     assert defending.view.roll.opposition_effort == acting.view.roll.effort()
     synced = next(v for v in defending.others if v.id == acting.view.id)
     assert synced.roll.opposition_effort == defending.view.roll.effort()
     with pytest.raises(RuleError, match="either"):
         await service.start(
-            guild_id=GUILD,
-            channel_id=CHANNEL,
-            user_id=BOB,
-            user_name="bob",
-            difficulty="2",
-            against=acting.view.id,
+            RollRequest(
+                guild_id=GUILD,
+                channel_id=CHANNEL,
+                user_id=BOB,
+                user_name="bob",
+                difficulty="2",
+                against=acting.view.id,
+            )
         )
 
 
@@ -198,12 +216,14 @@ async def test_hostile_invokes_owe_the_aspect_owner(db: Database) -> None:
     start = utcnow() - timedelta(seconds=1)
     service = RollService(db, random.Random(2))
     made = await service.start(
-        guild_id=GUILD,
-        channel_id=CHANNEL,
-        user_id=ALICE,
-        user_name="alice",
-        skill="Lore",
-        difficulty="2",
+        RollRequest(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            user_id=ALICE,
+            user_name="alice",
+            skill="Lore",
+            difficulty="2",
+        )
     )
     from bot.services.scenes import SceneService
 
@@ -246,12 +266,14 @@ async def test_scene_end_pays_pcs_and_carries_an_npcs_points(db: Database) -> No
     try:
         await scenes.start(GUILD, CHANNEL, actor_id=CAROL, characters=["Harry"], aspects=["Rain"])
         made = await service.start(
-            guild_id=GUILD,
-            channel_id=CHANNEL,
-            user_id=ALICE,
-            user_name="a",
-            skill="Lore",
-            difficulty="2",
+            RollRequest(
+                guild_id=GUILD,
+                channel_id=CHANNEL,
+                user_id=ALICE,
+                user_name="a",
+                skill="Lore",
+                difficulty="2",
+            )
         )
         picker = await service.invoke_picker(made.view.id, user_id=CAROL, is_gm=True, hostile=True)
         trouble = _key([a.key for a in picker.aspects], f"char:{harry_id}:a:1")

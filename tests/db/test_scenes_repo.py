@@ -161,7 +161,7 @@ async def test_board_listeners_fire_only_after_commit(db: Database) -> None:
 
 async def test_advantage_outcomes_on_new_and_existing_aspects(db: Database) -> None:
     from bot.fate.rolls import ScaleLevel, ScaleMode
-    from bot.services.rolls import RollService
+    from bot.services.rolls import RollRequest, RollService
 
     people = await _people(db)
     service = SceneService(db)
@@ -170,13 +170,15 @@ async def test_advantage_outcomes_on_new_and_existing_aspects(db: Database) -> N
 
     async def advantage(user: int, aspect: str, difficulty: str, **more: Any) -> Any:
         made = await rolls.start(
-            **where,
-            user_id=user,
-            user_name="x",
-            skill="Notice",
-            difficulty=difficulty,
-            advantage_aspect=aspect,
-            **more,
+            RollRequest(
+                **where,
+                user_id=user,
+                user_name="x",
+                skill="Notice",
+                difficulty=difficulty,
+                advantage_aspect=aspect,
+                **more,
+            )
         )
         return made.view
 
@@ -219,11 +221,15 @@ async def test_advantage_outcomes_on_new_and_existing_aspects(db: Database) -> N
         assert found["Hidden Door"].free_invokes == {harry: 2}
         with pytest.raises(RuleError, match="no skill called"):
             await rolls.start(
-                **where, user_id=ALICE, user_name="x", skill="Cooking", advantage_aspect="x"
+                RollRequest(
+                    **where, user_id=ALICE, user_name="x", skill="Cooking", advantage_aspect="x"
+                )
             )
         with pytest.raises(RuleError, match="needs a character"):
             await rolls.start(
-                **where, user_id=GM, user_name="x", skill="Notice", advantage_aspect="x"
+                RollRequest(
+                    **where, user_id=GM, user_name="x", skill="Notice", advantage_aspect="x"
+                )
             )
     finally:
         service.close()
