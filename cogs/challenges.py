@@ -9,18 +9,13 @@ import discord
 from discord import app_commands
 
 from bot.errors import RuleError
-from bot.services.challenges import ChallengeService, parse_tasks
-from cogs.common.trackers import (
-    ChallengeSnapshot,
-    Click,
-    TrackerAction,
-    TrackerCog,
-    handler_for,
-)
+from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_tasks
+from bot.ui.conflicts import TrackerAction
+from cogs.common.permissions import require_gm
+from cogs.common.trackers import Click, TrackerCog, handler_for
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
-from cogs.common.permissions import require_gm
 
 A = TrackerAction
 

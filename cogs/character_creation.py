@@ -11,11 +11,7 @@ from typing import Any
 import discord
 
 from bot.dfc.creation import CreationDraft, CreationStep
-from bot.dfc.mantles import (
-    mantle_data,
-    open_additional_stunts,
-    take_additional_stunts,
-)
+from bot.dfc.mantles import mantle_data, open_additional_stunts, take_additional_stunts
 from bot.errors import RuleError
 from bot.fate.sheet import MAX_FREE_ASPECTS, MIN_PC_REFRESH, STARTING_REFRESH
 from bot.fate.stunts import Stunt
@@ -37,10 +33,7 @@ from bot.ui.custom_ids import (
     draft_select_id,
     mantle_stunt_select_id,
 )
-from bot.ui.sheet import (
-    draft_embed,
-    sheet_embed,
-)
+from bot.ui.sheet import draft_embed, sheet_embed
 from cogs.common.character_lookup import CHOICES_MAX, actor_of, service_of
 from cogs.common.errors import guarded
 from cogs.common.modals import PersistentModal

@@ -3,6 +3,8 @@ what /conflict, /contest and /challenge share)."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import discord
@@ -16,13 +18,12 @@ from bot.services.conflicts import ConflictService
 from bot.services.encounters import parse_names
 from bot.ui.common import clip
 from bot.ui.conflicts import TrackerAction
+from cogs.common.permissions import require_gm
 from cogs.common.trackers import (
     DIFFICULTY_FIELD,
     HARM_CHOICES,
     NEW_ASPECT_FIELD,
     SKILL_FIELD,
-    Awaitable,
-    Callable,
     Click,
     FormModal,
     TrackerButton,
@@ -30,13 +31,11 @@ from cogs.common.trackers import (
     TrackerSelect,
     absorb_view,
     handler_for,
-    log,
     skill_view,
 )
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
-from cogs.common.permissions import require_gm
 
 SIDE_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name="PCs", value="pcs"),
@@ -47,6 +46,7 @@ SCALE_CHOICES: list[app_commands.Choice[int]] = [
 ]
 
 
+log = logging.getLogger(__name__)
 A = TrackerAction
 
 

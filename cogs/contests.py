@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -11,14 +12,14 @@ from discord import app_commands
 from bot.errors import RuleError
 from bot.fate.harm import HarmType
 from bot.services.contests import ContestService, ContestSnapshot
-from bot.ui.conflicts import Choice, TrackerAction
+from bot.services.encounters import Choice
+from bot.ui.conflicts import TrackerAction
+from cogs.common.permissions import require_gm
 from cogs.common.trackers import (
     DIFFICULTY_FIELD,
     HARM_CHOICES,
     NEW_ASPECT_FIELD,
     SKILL_FIELD,
-    Awaitable,
-    Callable,
     Click,
     FormModal,
     TrackerCog,
@@ -30,7 +31,6 @@ from cogs.common.trackers import (
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
-from cogs.common.permissions import require_gm
 
 A = TrackerAction
 

@@ -12,14 +12,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.fate.stunts import write_bonus_stunt, write_rule_stunt
-from bot.services.characters import (
-    CharacterService,
-    get_service,
-)
-from bot.ui.custom_ids import (
-    STUNT_WRITER_TEMPLATE,
-    stunt_writer_id,
-)
+from bot.services.characters import CharacterService, get_service
+from bot.ui.custom_ids import STUNT_WRITER_TEMPLATE, stunt_writer_id
 from cogs.character_creation import FORM_TIMEOUT
 from cogs.common.character_lookup import (
     CHARACTER_HELP,
@@ -28,10 +22,10 @@ from cogs.common.character_lookup import (
     character_autocomplete,
     service_of,
 )
+from cogs.common.modals import PersistentModal, register_modals
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
-from cogs.common.modals import PersistentModal, register_modals
 
 
 class StuntWriterModal(

@@ -31,18 +31,8 @@ from bot.fate.sheet import (
     clean_text,
     validation_to_rule_error,
 )
-from bot.fate.skills import (
-    SkillList,
-    check_pyramid,
-    default_skills,
-)
-from bot.fate.stress import (
-    HARM_SKILL,
-    MENTAL,
-    PHYSICAL,
-    StressStyle,
-    recompute_tracks,
-)
+from bot.fate.skills import SkillList, check_pyramid, default_skills
+from bot.fate.stress import HARM_SKILL, MENTAL, PHYSICAL, StressStyle, recompute_tracks
 from bot.fate.stunts import Stunt
 from bot.fate.tracks import Track
 

@@ -10,11 +10,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import RuleError
-from bot.services.characters import (
-    Actor,
-    CharacterService,
-    get_service,
-)
+from bot.services.characters import Actor, CharacterService, get_service
 from bot.ui.common import clip
 from cogs.common.permissions import member_is_gm
 

@@ -10,10 +10,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.rolls import RollRow
-from bot.fate.rolls import (
-    Payment,
-    Roll,
-)
+from bot.fate.rolls import Payment, Roll
 
 
 async def owed_fate_points_in(
