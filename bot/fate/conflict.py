@@ -301,9 +301,10 @@ def absorb(
 def overcome(
     state: Conflict, actor: str, effort: int, difficulty: int
 ) -> tuple[Conflict, list[Event]]:
+    """Uses the actor's action; with style it is a success and a boost for the actor too."""
     _require_turn(state, actor)
     outcome = classify(effort, difficulty)
-    return _update(state, action_used=True), [
+    events = [
         _event(
             "overcome",
             f"Overcome: {outcome.value.replace('_', ' ')}.",
@@ -312,6 +313,9 @@ def overcome(
             effort=effort,
         )
     ]
+    if outcome is OutcomeKind.SUCCESS_WITH_STYLE:
+        events.append(_event("boost", "Overcome with style: a boost.", actor, boost_for=actor))
+    return _update(state, action_used=True), events
 
 
 def create_advantage(

@@ -288,7 +288,7 @@ class ConflictActions(ConflictBase):
             lines = [head]
             if pending.kind is PendingKind.OVERCOME:
                 state.conflict, events = rules.overcome(c, pending.actor, effort, target)
-                lines += events_text(state, events)
+                lines += self._after_resolution(state, events)
             elif pending.kind is PendingKind.MOVE:
                 state.conflict, events = rules.move(
                     c,

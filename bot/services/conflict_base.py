@@ -133,6 +133,8 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
                     if event.text.startswith("A tie")
                     else "Sure footing"
                     if event.text.startswith("Defended")
+                    else "Head start"
+                    if event.text.startswith("Overcome")
                     else "Momentum"
                 )
                 boost = make_boost(

@@ -135,6 +135,7 @@ class ConflictSnapshot:
     state: ConflictState
     sheets: dict[str, Character] = field(default_factory=dict)
     message: str = ""
+    skills: tuple[str, ...] = ()  # the campaign's skill list, for the skill menus
 
     @property
     def conflict(self) -> Conflict:

@@ -52,6 +52,7 @@ from bot.services.encounters import (
     roll_line,
     roller_of,
 )
+from bot.services.scenes import join_scene_in
 
 # --------------------------------------------------------------------------- shared row helpers
 
@@ -69,6 +70,14 @@ def zones_in_a_row(zones: list[str]) -> dict[str, list[str]]:
         ]
         for i, zone in enumerate(zones)
     }
+
+
+def start_zone(scene_zone: str | None, zones: list[str]) -> str | None:
+    """Where a combatant starts: its zone on the scene when the conflict uses it, else the
+    first zone."""
+    if scene_zone is not None and scene_zone in zones:
+        return scene_zone
+    return zones[0] if zones else None
 
 
 class ConflictService(ConflictActions, ConflictInvokes):
@@ -101,9 +110,11 @@ class ConflictService(ConflictActions, ConflictInvokes):
                 )
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             members: dict[str, Member] = {}
+            records = []
             for name in participants:
                 record = await find_character_in(session, campaign.id, name)
                 members[str(record.id)] = member_of(record)
+                records.append(record)
             first_record = await find_character_in(session, campaign.id, first)
             if str(first_record.id) not in members:
                 raise RuleError(f"{first_record.name} is not among the participants; list them.")
@@ -111,13 +122,15 @@ class ConflictService(ConflictActions, ConflictInvokes):
             if scene_zones is not None:
                 zones = list(scene_zones)
             adjacency = scene_zones or zones_in_a_row(zones)
+            # everyone joins the scene; whoever the scene placed in a zone starts there
+            placed = await join_scene_in(session, campaign, channel_id, records, user_id)
             combatants = [
                 Combatant(
                     id=cid,
                     name=m.name,
                     side="npcs" if m.is_npc else "pcs",
                     is_npc=m.is_npc,
-                    zone=zones[0] if zones else None,
+                    zone=start_zone(placed.get(m.character_id), zones),
                 )
                 for cid, m in members.items()
             ]

@@ -59,6 +59,7 @@ from bot.services.encounters import (
     roller_of,
     without_spent,
 )
+from bot.services.scenes import join_scene_in
 
 MAX_SIDE_MEMBERS = 10
 SIDE_NAMES = ("Side A", "Side B", "Side C")
@@ -127,6 +128,7 @@ class ContestSnapshot:
     state: ContestState
     sheets: dict[str, Character] = field(default_factory=dict)
     message: str = ""
+    skills: tuple[str, ...] = ()  # the campaign's skill list, for the skill menus
 
 
 Step = Callable[[AsyncSession, EncounterRow, ContestState], Awaitable[str]]
@@ -163,6 +165,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 raise RuleError("A contest is already running here; `/contest end` stops it.")
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             members: dict[str, Member] = {}
+            records = []
             built = []
             for index, (names, intent) in enumerate(sides):
                 keys = []
@@ -172,6 +175,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                     if key in members:
                         raise RuleError(f"{record.name} is on two sides; put them on one.")
                     members[key] = member_of(record)
+                    records.append(record)
                     keys.append(key)
                 label = " & ".join(members[k].name for k in keys)
                 built.append(
@@ -183,6 +187,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                         harms_others="abc"[index] in harm_letters,
                     )
                 )
+            await join_scene_in(session, campaign, channel_id, records, user_id)
             row = await new_encounter_in(
                 session, campaign.id, guild_id, channel_id, "contest", user_id
             )

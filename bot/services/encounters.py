@@ -10,7 +10,7 @@ the clicker saw, runs one step on the pure state and saves it with an optimistic
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
+from bot.db.models.campaigns import Campaign
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.scenes import SceneRow
 from bot.db.repos.encounters import (
@@ -136,10 +137,15 @@ def roll_line(name: str, roll: Roll) -> str:
     )
 
 
-def skill_choices(sheet: Character, limit: int = 25) -> list[tuple[str, int]]:
-    """The skills a character would roll, best first (for selects)."""
+def skill_choices(
+    sheet: Character, campaign_skills: Sequence[str] = (), limit: int = 25
+) -> list[tuple[str, int]]:
+    """The skills a character may roll, best first, then every other skill of the campaign at
+    Mediocre (+0): an unrated Will still defends a mental attack (for selects)."""
     rated = sorted(sheet.skills.items(), key=lambda kv: (-kv[1], kv[0]))
-    return rated[:limit]
+    known = {name.casefold() for name, _ in rated}
+    mediocre = [(name, 0) for name in campaign_skills if name.casefold() not in known]
+    return [*rated, *mediocre][:limit]
 
 
 @dataclass(frozen=True)
@@ -337,8 +343,20 @@ class EncounterService(Generic[StateT, SnapshotT]):
     ) -> SnapshotT:
         assert row.id is not None
         sheets = await sheets_in(session, state.members) if with_sheets else {}
+        skills: tuple[str, ...] = ()
+        if with_sheets:
+            campaign = await session.get(Campaign, row.campaign_id)
+            if campaign is not None:
+                skills = tuple(CampaignInfo.of(campaign).settings.skill_list().names)
         return self.snapshot_type(
-            row.id, row.version, row.channel_id, row.tracker_message_id, state, sheets, message
+            row.id,
+            row.version,
+            row.channel_id,
+            row.tracker_message_id,
+            state,
+            sheets,
+            message,
+            skills,
         )
 
     async def _act(

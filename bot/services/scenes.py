@@ -344,6 +344,40 @@ async def carry_gm_points_in(
     return carried
 
 
+async def join_scene_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    records: list[CharacterRecord],
+    actor_id: int,
+) -> dict[int, str]:
+    """The characters of a conflict or contest join the channel's running scene, so that its end
+    clears their stress too; an NPC brings its carried points. Returns the scene zone (its
+    name) of everyone already placed in one. No scene running: nothing happens."""
+    row = await session.get(SceneRow, channel_id)
+    if row is None or not row.active or row.campaign_id != campaign.id:
+        return {}
+    scene = scene_of(row)
+    placed: dict[int, str] = {}
+    newcomers: list[CharacterRecord] = []
+    for record in records:
+        present = next((p for p in scene.participants if p.id == holder_of(record)), None)
+        if present is None:
+            person = SceneParticipant(
+                id=holder_of(record), name=record.name, is_pc=not record.is_npc
+            )
+            scene, _ = add_participant(scene, person)
+            newcomers.append(record)
+        elif present.zone is not None:
+            placed[record.id] = scene.zone(present.zone).name
+    if newcomers:
+        await save_scene_in(session, row, scene)
+    for record in newcomers:
+        if record.is_npc:
+            await bring_carried_points_in(session, campaign, channel_id, record, actor_id)
+    return placed
+
+
 async def bring_carried_points_in(
     session: AsyncSession,
     campaign: CampaignInfo,

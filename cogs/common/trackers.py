@@ -136,9 +136,10 @@ def skill_view(
     arg: str | None,
     placeholder: str,
 ) -> discord.ui.View:
-    """A select of the member's skills, best first (Mediocre when the sheet is gone)."""
+    """A select of the member's skills, best first, then the campaign's other skills at +0
+    (Mediocre when the sheet is gone)."""
     sheet = snap.sheets.get(member)
-    pairs = skill_choices(sheet) if sheet else []
+    pairs = skill_choices(sheet, snap.skills) if sheet else []
     options = [
         discord.SelectOption(label=clip(f"{name} ({rating:+d})", 100), value=name[:100])
         for name, rating in pairs

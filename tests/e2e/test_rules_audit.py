@@ -15,7 +15,14 @@ from bot.services.campaigns import (
 from bot.services.scenes import carry_gm_points_in
 from bot.testing.harness import Table, message_text
 from tests.e2e.test_characters import imported
-from tests.e2e.test_conflicts import ConflictDriver, ScriptedDice, choose, use_dice
+from tests.e2e.test_conflicts import (
+    ConflictDriver,
+    ScriptedDice,
+    choose,
+    option_labels,
+    step_message,
+    use_dice,
+)
 
 
 def board_text(table: Table) -> str:
@@ -149,3 +156,105 @@ async def test_an_npc_joining_later_brings_its_points(table: Table) -> None:
     assert "GM pool: **1**" in board_text(table)
     await table.slash("scene join", user=table.gm, character="Alice Westforth")
     assert "GM pool: **3**" in board_text(table)
+
+
+async def test_every_campaign_skill_is_rollable_at_mediocre_from_the_menus(table: Table) -> None:
+    """The seed: skills beyond the pyramid are "All other skills at Mediocre (+0)", and "Will can
+    be used to defend against mental attacks". Charles rates only Fight; a mental attack is
+    defended with his Mediocre Will, not his Fight +4."""
+    gm = table.gm
+    await make_cast(table, ["Charles"], "Alice Westforth")
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    fight = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="mental",
+        participants="Charles, Alice Westforth",
+        first="Alice Westforth",
+    )
+    assert fight.message is not None
+    run = ConflictDriver(table, int(fight.message["id"]))
+    dice.load(1, 1, 0, 0)
+    await run.attack(gm, "Charles", "Provoke")  # Alice's unrated Provoke: +0, dice +2
+    opened = await table.click(run.tracker, "Defend", user=table.player)
+    labels = option_labels(step_message(opened), "Defend with")
+    assert labels[0] == "Fight (+4)" and "Will (+0)" in labels and "Provoke (+0)" in labels
+    assert len(labels) == 19  # Fate Condensed's nineteen skills
+    dice.load(0, 0, 0, 0)
+    defended = await choose(table, opened, "Defend with", "Will", user=table.player)
+    assert "Mediocre (+0)" in defended.text, defended.text
+    resolved = await run.resolve(table.player)
+    assert "2-shift hit" in resolved.text
+
+
+async def test_overcome_with_style_in_a_conflict_gives_a_boost(table: Table) -> None:
+    """The seed, overcome: "If you succeed with style, it's a success and you also get a boost."
+    Charles's Great (+4) Fight and [+][+][0][0] make Fantastic (+6) against Fair (+2): four
+    shifts, success with style."""
+    await make_cast(table, ["Charles"], "Alice Westforth")
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    fight = await table.slash(
+        "conflict start",
+        user=table.gm,
+        kind="physical",
+        participants="Charles, Alice Westforth",
+        first="Charles",
+    )
+    assert fight.message is not None
+    run = ConflictDriver(table, int(fight.message["id"]))
+    opened = await table.click(run.tracker, "Overcome", user=table.player)
+    dice.load(1, 1, 0, 0)
+    rolled = await table.submit(opened, {"skill": "Fight", "difficulty": "Fair"}, user=table.player)
+    assert "Fantastic (+6) vs Fair (+2)" in rolled.text, rolled.text
+    resolved = await table.click(run.tracker, "Resolve the roll", user=table.player)
+    assert "success with style" in resolved.text.lower() and "boost" in resolved.text.lower()
+    assert "Head start for Charles" in run.text
+
+    # A plain success gives none.
+    await run.next(table.player, "Alice Westforth")
+    opened = await table.click(run.tracker, "Overcome", user=table.gm)
+    dice.load(1, 0, 0, 0)  # Alice's unrated Fight: +1 against Mediocre (+0), one shift
+    await table.submit(opened, {"skill": "Fight", "difficulty": "Mediocre"}, user=table.gm)
+    plain = await table.click(run.tracker, "Resolve the roll", user=table.gm)
+    assert "overcome: success." in plain.text.lower() and "Head start for Alice" not in run.text
+
+
+async def test_scene_end_clears_the_stress_of_everyone_who_fought_in_it(table: Table) -> None:
+    """The seed: "At the end of each scene, every character clears their stress boxes." Ruth was
+    never added to the scene, but she fought in its conflict: she joins the scene, and her two
+    marked boxes clear when it ends. Charles, placed in the Alley on the scene, starts the
+    conflict there."""
+    gm = table.gm
+    await make_cast(table, ["Charles", "Ruth"], "Alice Westforth")
+    await table.slash("scene start", user=gm, zones="Street, Alley", characters="Charles")
+    await table.slash("scene move", user=gm, zone="Alley", character="Charles")
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    fight = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="physical",
+        participants="Charles, Ruth, Alice Westforth",
+        first="Alice Westforth",
+    )
+    assert fight.message is not None
+    run = ConflictDriver(table, int(fight.message["id"]))
+    assert "Charles (PC) in Alley" in run.text and "Ruth (PC) in Street" in run.text
+    assert "Ruth" in board_text(table)  # she joined the scene
+    dice.load(1, 1, 0, 0)  # Alice's Mediocre Fight +2 against Ruth's Mediocre Athletics +0
+    await run.attack(gm, "Ruth", "Fight")
+    dice.load(0, 0, 0, 0)
+    await run.defend(table.player, "Athletics")
+    await run.resolve(table.player)
+    await run.take_hit(table.player, "Physical stress box 1, 2")
+    assert [b.marked for b in (await sheet_of(table, "Ruth")).track("physical").boxes] == [
+        True,
+        True,
+        False,
+    ]
+    await table.slash("conflict end", user=gm)
+    ended = await table.slash("scene end", user=gm)
+    assert "Ruth" in ended.text, ended.text
+    assert not any(b.marked for b in (await sheet_of(table, "Ruth")).track("physical").boxes)
