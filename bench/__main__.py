@@ -2,29 +2,36 @@
 
 Runs the baseline pong bot and the real bot through the same in-process fake Discord and prints
 one JSON line per scenario. Latency is from the fake dispatching INTERACTION_CREATE to the bot's
-answer reaching the fake; everything is also reported as a ratio to the baseline measured in the
-same run, because absolute times on a shared machine are noise.
+answer reaching the fake. Pong is measured again right before each scenario, at the same
+concurrency, and every figure is reported as a ratio to that neighbouring baseline, because
+absolute times on a shared machine are noise. Every reply is checked; a wrong or missing one is
+a failure, and the line says which replies were wrong.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import logging
-import resource
+import re
 import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from bench.pong import PongBot
-from bench.scenarios import SCENARIOS, Scenario
+from bench.scenarios import SCENARIOS, Lane, Scenario
 from bot.config import Settings
 from bot.testing.fake_discord import FakeDiscord
-from bot.testing.harness import Table
+from bot.testing.harness import Reply, Table
+
+ANSWER_TIMEOUT = 15.0
+PONG = Scenario("pong", lambda t, lane, i: ("ping", t.player, {}), re.compile("pong"))
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -32,115 +39,139 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _measure(table: Table, scenario: Scenario, n: int, concurrency: int) -> dict[str, float]:
-    state = await scenario.setup(table)
-    for i in range(min(5, n)):  # warm caches the way a running bot has them warm
-        command, user, options = scenario.request(table, state, i)
-        await table.slash(command, user=user, **options)
+async def _measure(table: Table, scenario: Scenario, n: int, concurrency: int) -> dict[str, Any]:
+    lanes = await scenario.setup(table, concurrency)
+    for lane in lanes:  # warm caches the way a running bot has them warm, and check the setup
+        command, user, options = scenario.request(table, lane, 0)
+        reply = await table.slash(command, user=user, **options)
+        if not scenario.expect.search(reply.text):
+            raise RuntimeError(f"{scenario.name}: the warm-up got a wrong reply: {reply.text!r}")
+        if scenario.used_up and scenario.used_up.search(reply.text) and scenario.renew:
+            await scenario.renew(table, lane)
     latencies: list[float] = []
-    queue = iter(range(n))
-    failures = 0
+    wrong: Counter[str] = Counter()
+    numbers = itertools.count()
 
-    async def worker() -> None:
-        nonlocal failures
-        for i in queue:
-            command, user, options = scenario.request(table, state, i)
+    async def worker(lane: Lane) -> None:
+        while (i := next(numbers)) < n:
+            command, user, options = scenario.request(table, lane, i)
             record = await table.fire(command, user=user, **options)
             try:
-                await asyncio.wait_for(record.completed.wait(), 15)
+                await asyncio.wait_for(record.completed.wait(), ANSWER_TIMEOUT)
             except TimeoutError:
-                failures += 1
+                wrong["(no answer within 15 s)"] += 1
                 continue
             assert record.completed_at is not None
             latencies.append(record.completed_at - record.sent_at)
+            text = Reply(table.fake, record).text
+            if not scenario.expect.search(text):
+                wrong[text.strip()[:120]] += 1
+            elif scenario.used_up and scenario.renew and scenario.used_up.search(text):
+                await scenario.renew(table, lane)
 
-    started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    started, cpu_started = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(worker(lane) for lane in lanes))
     elapsed = time.perf_counter() - started
     await table.settle()
+    cpu = time.process_time() - cpu_started  # the fake's share is the same for pong
     if not latencies:
         raise RuntimeError(f"scenario {scenario.name}: no interaction was answered")
     return {
         "p50_ms": statistics.median(latencies) * 1000,
         "p99_ms": _quantile(latencies, 0.99) * 1000,
         "throughput_per_s": len(latencies) / elapsed,
-        "failures": failures,
+        "cpu_ms_per_request": cpu * 1000 / len(latencies),
+        "failures": sum(wrong.values()),
+        "wrong_replies": dict(wrong.most_common(3)),
     }
 
 
-async def _open(factory: Any) -> tuple[Table, float]:
-    started = time.perf_counter()
-    table = await Table.open(factory)
-    return table, time.perf_counter() - started
+async def _pong_factory() -> Any:
+    return PongBot(guild_ready_timeout=0.05)
 
 
-async def run(names: list[str], n: int, concurrency: int) -> list[dict[str, Any]]:
-    logging.disable(logging.WARNING)
-    workdir = Path(tempfile.mkdtemp(prefix="fatetable-bench-"))
-
-    async def pong_factory() -> Any:
-        return PongBot(guild_ready_timeout=0.05)
-
-    baseline_table, baseline_start = await _open(pong_factory)
-    ping = Scenario("pong", lambda t, s, i: ("ping", t.player, {}))
-    try:
-        baseline = await _measure(baseline_table, ping, n, concurrency)
-    finally:
-        await baseline_table.close()
-
-    from bot.client import create_bot
-
-    settings = Settings(  # type: ignore[call-arg]
+def bench_settings(database_url: str, **overrides: Any) -> Settings:
+    return Settings(  # type: ignore[call-arg]
         _env_file=None,
         discord_token=FakeDiscord.TOKEN,
-        database_url=f"sqlite+aiosqlite:///{workdir / 'bench.db'}",
+        database_url=database_url,
         log_level="ERROR",
+        **overrides,
     )
 
-    async def bot_factory() -> Any:
-        return await create_bot(settings, guild_ready_timeout=0.05)
 
-    table, start_seconds = await _open(bot_factory)
-    lines = []
+async def _pong(n: int, concurrency: int) -> dict[str, Any]:
+    table = await Table.open(_pong_factory)
     try:
-        for name in names:
-            result = await _measure(table, SCENARIOS[name], n, concurrency)
-            lines.append(
-                {
-                    "scenario": name,
-                    "n": n,
-                    "concurrency": concurrency,
-                    **{k: round(v, 3) for k, v in result.items()},
-                    "p50_ratio": round(result["p50_ms"] / baseline["p50_ms"], 2),
-                    "p99_ratio": round(result["p99_ms"] / baseline["p99_ms"], 2),
-                    "throughput_ratio": round(
-                        result["throughput_per_s"] / baseline["throughput_per_s"], 3
-                    ),
-                    "baseline_p50_ms": round(baseline["p50_ms"], 3),
-                    "startup_s": round(start_seconds, 3),
-                    "startup_ratio": round(start_seconds / baseline_start, 2),
-                    "peak_rss_mb": round(
-                        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
-                    ),
-                }
-            )
+        return await _measure(table, PONG, n, concurrency)
     finally:
         await table.close()
+
+
+async def run(
+    names: list[str], n: int, concurrency: int, **settings_overrides: Any
+) -> list[dict[str, Any]]:
+    """Pong, then the scenario on a fresh bot and database, for each scenario in turn."""
+    from bot.client import create_bot
+
+    logging.disable(logging.WARNING)
+    workdir = Path(tempfile.mkdtemp(prefix="fatetable-bench-"))
+    lines = []
+    for name in names:
+        baseline = await _pong(n, concurrency)
+        settings = bench_settings(
+            f"sqlite+aiosqlite:///{workdir / f'{name}.db'}", **settings_overrides
+        )
+
+        async def bot_factory(settings: Settings = settings) -> Any:
+            return await create_bot(settings, guild_ready_timeout=0.05)
+
+        table = await Table.open(bot_factory)
+        try:
+            result = await _measure(table, SCENARIOS[name], n, concurrency)
+        finally:
+            await table.close()
+        lines.append(_line(name, n, concurrency, result, baseline))
     return lines
+
+
+def _line(
+    name: str, n: int, concurrency: int, result: dict[str, Any], baseline: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "scenario": name,
+        "n": n,
+        "concurrency": concurrency,
+        "p50_ratio": round(result["p50_ms"] / baseline["p50_ms"], 2),
+        "p99_ratio": round(result["p99_ms"] / baseline["p99_ms"], 2),
+        "throughput_ratio": round(result["throughput_per_s"] / baseline["throughput_per_s"], 3),
+        "cpu_ratio": round(result["cpu_ms_per_request"] / baseline["cpu_ms_per_request"], 2),
+        "failures": result["failures"],
+        "wrong_replies": result["wrong_replies"],
+        "p50_ms": round(result["p50_ms"], 2),
+        "p99_ms": round(result["p99_ms"], 2),
+        "throughput_per_s": round(result["throughput_per_s"], 1),
+        "baseline_p50_ms": round(baseline["p50_ms"], 2),
+        "baseline_p99_ms": round(baseline["p99_ms"], 2),
+        "baseline_throughput_per_s": round(baseline["throughput_per_s"], 1),
+        "baseline_failures": baseline["failures"],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[2])
     parser.add_argument("scenarios", nargs="*", help=f"default: all of {sorted(SCENARIOS)}")
-    parser.add_argument("-n", type=int, default=400, help="interactions per scenario")
-    parser.add_argument("-c", "--concurrency", type=int, default=8)
-    parser.add_argument("--quick", action="store_true", help="small n, finishes in under 30 s")
+    parser.add_argument("-n", type=int, default=2000, help="interactions per scenario")
+    parser.add_argument("-c", "--concurrency", type=int, default=50)
+    parser.add_argument(
+        "--quick", action="store_true", help="n=500 (p99 is then the 5th worst), under a minute"
+    )
     args = parser.parse_args(argv)
     names = args.scenarios or sorted(SCENARIOS)
     unknown = [s for s in names if s not in SCENARIOS]
     if unknown:
         parser.error(f"unknown scenarios {unknown}; known: {sorted(SCENARIOS)}")
-    n = min(args.n, 60) if args.quick else args.n
+    n = min(args.n, 500) if args.quick else args.n
     for line in asyncio.run(run(names, n, args.concurrency)):
         print(json.dumps(line), flush=True)
     if "card-play" in names:  # the card game's AI-only simulation speed, next to its latency

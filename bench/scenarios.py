@@ -1,11 +1,16 @@
 """Benchmark scenarios. Each feature adds its own here.
 
-A scenario prepares the table once (`setup`, not timed) and then says which interaction to
-send for request number i (`request`). The runner fires them at the chosen concurrency.
+A scenario prepares one *lane* per concurrent worker (`setup`, not timed): a channel, a player,
+a game of its own, so that 50 workers are 50 tables playing at once rather than 50 clicks racing
+for one row. `request` says which interaction the lane sends next; every reply is checked
+against `expect` (a wrong reply is a failure, reported with its text). When a reply shows the
+lane's work is used up (`used_up`, e.g. a card game that ended), `renew` sets the lane up again
+so the scenario does its real work for the whole run.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,78 +18,99 @@ from typing import Any
 from bot.testing.harness import Table
 
 Request = tuple[str, int, dict[str, Any]]  # (command, user id, options)
+Lane = dict[str, Any]
 
 
-async def _no_setup(table: Table) -> dict[str, Any]:
-    return {}
+async def _one_lane_each(table: Table, lanes: int) -> list[Lane]:
+    return [{} for _ in range(lanes)]
 
 
 @dataclass(frozen=True)
 class Scenario:
     name: str
-    request: Callable[[Table, dict[str, Any], int], Request]
-    setup: Callable[[Table], Awaitable[dict[str, Any]]] = field(default=_no_setup)
+    request: Callable[[Table, Lane, int], Request]
+    expect: re.Pattern[str]
+    setup: Callable[[Table, int], Awaitable[list[Lane]]] = field(default=_one_lane_each)
+    used_up: re.Pattern[str] | None = None
+    renew: Callable[[Table, Lane], Awaitable[None]] | None = None
 
 
-def _about(table: Table, state: dict[str, Any], i: int) -> Request:
+def _about(table: Table, lane: Lane, i: int) -> Request:
     return ("about", table.player, {})
 
 
-async def _roll_setup(table: Table) -> dict[str, Any]:
-    """A character with skills and aspects for the rolling player."""
+async def _players_with_characters(
+    table: Table, lanes: int, prefix: str, **sheet: Any
+) -> list[Lane]:
+    """One member per lane, each with an active character of their own."""
     from bot.fate.sheet import AspectKind, new_character
     from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
 
     assert table.bot is not None
-    async with table.bot.db.session() as session:  # type: ignore[attr-defined]
+    players = [table.fake.add_member(table.guild_id, f"{prefix}-{n}") for n in range(lanes)]
+    async with table.bot.db.session(timeout=None) as session:  # type: ignore[attr-defined]
         campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
-        sheet = new_character("Bench Wizard", skills={"Lore": 4, "Will": 3}).set_aspect(
-            AspectKind.HIGH_CONCEPT, "Wizard for Hire"
-        )
-        record = await insert_character_in(session, campaign, table.player, sheet)
-        await set_active_in(session, table.guild_id, table.player, record.id, None)
-    return {}
+        for player in players:
+            character = new_character(f"{prefix.title()} {player}", **sheet)
+            character = character.set_aspect(AspectKind.HIGH_CONCEPT, "Ex-Marine Bodyguard")
+            character = character.set_aspect(AspectKind.TROUBLE, "Never Backs Down")
+            record = await insert_character_in(session, campaign, player, character)
+            await set_active_in(session, table.guild_id, player, record.id, None)
+    return [{"player": p, "name": f"{prefix.title()} {p}"} for p in players]
 
 
-def _roll(table: Table, state: dict[str, Any], i: int) -> Request:
-    return ("roll", table.player, {"skill": "Lore", "difficulty": "Fair"})
+async def _roll_setup(table: Table, lanes: int) -> list[Lane]:
+    return await _players_with_characters(table, lanes, "roller", skills={"Lore": 4, "Will": 3})
 
 
-async def _card_table_setup(table: Table) -> dict[str, Any]:
-    """Solo Dresden card games in several channels (one live game per channel)."""
-    channels = []
-    for n in range(16):
-        channel = table.fake.add_channel(table.guild_id, f"cards-{n}")
-        lobby = await table.slash(
-            "game new", user=table.player, channel=channel, game="dfccg", difficulty="apprentice"
-        )
-        await table.click(lobby, "Start", user=table.player)
-        channels.append(channel)
-    return {"channels": channels}
+def _roll(table: Table, lane: Lane, i: int) -> Request:
+    return ("roll", lane["player"], {"skill": "Lore", "difficulty": "Fair"})
 
 
-def _card_play(table: Table, state: dict[str, Any], i: int) -> Request:
-    channels = state["channels"]
-    return ("game move", table.player, {"action": "auto", "channel": channels[i % len(channels)]})
+async def _new_card_game(table: Table, lane: Lane) -> None:
+    lobby = await table.slash(
+        "game new",
+        user=table.player,
+        channel=lane["channel"],
+        game="dfccg",
+        difficulty="apprentice",
+    )
+    started = await table.click(lobby, "Start", user=table.player)
+    if not started.answered:
+        raise RuntimeError(f"card-play: the game in lane {lane} did not start: {started.text}")
 
 
-async def _conflict_setup(table: Table) -> dict[str, Any]:
-    """Conflicts (a PC against an NPC) in several channels; the GM passes the turn around."""
+async def _card_table_setup(table: Table, lanes: int) -> list[Lane]:
+    """A solo Dresden card game per lane, each in a channel of its own."""
+    made = []
+    for n in range(lanes):
+        lane = {"channel": table.fake.add_channel(table.guild_id, f"cards-{n}")}
+        await _new_card_game(table, lane)
+        made.append(lane)
+    return made
+
+
+def _card_play(table: Table, lane: Lane, i: int) -> Request:
+    return ("game move", table.player, {"action": "auto", "channel": lane["channel"]})
+
+
+async def _conflict_setup(table: Table, lanes: int) -> list[Lane]:
+    """A conflict (a PC against an NPC) per lane; the GM passes the turn around."""
     from bot.fate.sheet import new_character, new_minor_npc
     from bot.services.campaigns import insert_character_in, resolve_campaign_in
 
     assert table.bot is not None
-    channels = []
-    async with table.bot.db.session() as session:  # type: ignore[attr-defined]
+    async with table.bot.db.session(timeout=None) as session:  # type: ignore[attr-defined]
         campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
-        for n in range(8):
+        for n in range(lanes):
             pc = new_character(f"Bench Knight {n}", skills={"Fight": 3, "Athletics": 2})
             npc = new_minor_npc(f"Bench Ghoul {n}", ["Ghoul"], {"Fight": 2}, stress_boxes=2)
             await insert_character_in(session, campaign, table.player, pc)
             await insert_character_in(session, campaign, table.gm, npc)
-    for n in range(8):
+    made = []
+    for n in range(lanes):
         channel = table.fake.add_channel(table.guild_id, f"conflict-{n}")
-        await table.slash(
+        started = await table.slash(
             "conflict start",
             user=table.gm,
             channel=channel,
@@ -93,79 +119,83 @@ async def _conflict_setup(table: Table) -> dict[str, Any]:
             first=f"Bench Ghoul {n}",
             zones="Street, Alley",
         )
-        channels.append(channel)
-    return {"channels": channels}
+        if "Bench Ghoul" not in started.text:
+            raise RuntimeError(f"conflict-turn: the conflict did not start: {started.text}")
+        made.append({"channel": channel})
+    return made
 
 
-def _conflict_turn(table: Table, state: dict[str, Any], i: int) -> Request:
-    channels = state["channels"]
-    return ("conflict next", table.gm, {"channel": channels[i % len(channels)]})
+def _conflict_turn(table: Table, lane: Lane, i: int) -> Request:
+    return ("conflict next", table.gm, {"channel": lane["channel"]})
 
 
-async def _sheet_setup(table: Table) -> dict[str, Any]:
-    """Eight players, each with a full sheet of their own (as a table of regulars has)."""
-    from bot.fate.sheet import AspectKind, new_character
-    from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
-
-    assert table.bot is not None
-    players = [table.fake.add_member(table.guild_id, f"sheet-player-{n}") for n in range(8)]
+async def _sheet_setup(table: Table, lanes: int) -> list[Lane]:
+    """A player per lane with a full sheet (as a table of regulars has)."""
     skills = {"Fight": 4, "Athletics": 3, "Physique": 3, "Will": 2, "Notice": 2, "Lore": 2}
-    async with table.bot.db.session() as session:  # type: ignore[attr-defined]
-        campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
-        for player in players:
-            sheet = new_character(f"Sheet Bench {player}", skills=skills)
-            sheet = sheet.set_aspect(AspectKind.HIGH_CONCEPT, "Ex-Marine Bodyguard")
-            sheet = sheet.set_aspect(AspectKind.TROUBLE, "Never Backs Down")
-            record = await insert_character_in(session, campaign, player, sheet)
-            await set_active_in(session, table.guild_id, player, record.id, None)
-    return {"players": players}
+    return await _players_with_characters(table, lanes, "sheet", skills=skills)
 
 
-def _sheet_view(table: Table, state: dict[str, Any], i: int) -> Request:
-    players = state["players"]
-    return ("character sheet", players[i % len(players)], {"full": i % 2 == 0})
+def _sheet_view(table: Table, lane: Lane, i: int) -> Request:
+    return ("character sheet", lane["player"], {"full": i % 2 == 0})
 
 
-def _sheet_update(table: Table, state: dict[str, Any], i: int) -> Request:
-    players = state["players"]
-    return ("character edit fate-points", players[i % len(players)], {"value": i % 10})
+def _sheet_update(table: Table, lane: Lane, i: int) -> Request:
+    """The GM sets a player's fate points: a real write, logged in the fate point ledger."""
+    return ("character edit fate-points", table.gm, {"value": i % 10, "character": lane["name"]})
 
 
-async def _scene_setup(table: Table) -> dict[str, Any]:
-    """Scenes in eight channels, each with two zones and one player's character in it."""
-    from bot.fate.sheet import new_character
-    from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
-
-    assert table.bot is not None
-    players = [table.fake.add_member(table.guild_id, f"scene-player-{n}") for n in range(8)]
-    channels = [table.fake.add_channel(table.guild_id, f"scene-{n}") for n in range(8)]
-    async with table.bot.db.session() as session:  # type: ignore[attr-defined]
-        campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
-        for player in players:
-            sheet = new_character(f"Scene Bench {player}", skills={"Notice": 2})
-            record = await insert_character_in(session, campaign, player, sheet)
-            await set_active_in(session, table.guild_id, player, record.id, None)
-    for player, channel in zip(players, channels, strict=True):
+async def _scene_setup(table: Table, lanes: int) -> list[Lane]:
+    """A scene per lane, with two zones and the lane's player's character in it."""
+    made = await _players_with_characters(table, lanes, "scener", skills={"Notice": 2})
+    for n, lane in enumerate(made):
+        lane["channel"] = table.fake.add_channel(table.guild_id, f"scene-{n}")
+        lane["moves"] = 0
         await table.slash(
-            "scene start", user=table.gm, channel=channel, aspects="Fog, Rain", zones="Street, Roof"
+            "scene start",
+            user=table.gm,
+            channel=lane["channel"],
+            aspects="Fog, Rain",
+            zones="Street, Roof",
         )
-        await table.slash("scene join", user=player, channel=channel, zone="Street")
-    return {"players": players, "channels": channels}
+        joined = await table.slash(
+            "scene join", user=lane["player"], channel=lane["channel"], zone="Street"
+        )
+        if "Street" not in joined.text:
+            raise RuntimeError(f"scene-move: could not join the scene: {joined.text}")
+    return made
 
 
-def _scene_move(table: Table, state: dict[str, Any], i: int) -> Request:
-    """A move edits the pinned board; bursts in one channel are coalesced into few edits."""
-    n = i % len(state["channels"])
-    zone = "Roof" if (i // len(state["channels"])) % 2 == 0 else "Street"
-    return ("scene move", state["players"][n], {"zone": zone, "channel": state["channels"][n]})
+def _scene_move(table: Table, lane: Lane, i: int) -> Request:
+    """Back and forth between the zones; the pinned board's edits are coalesced."""
+    lane["moves"] += 1
+    zone = "Roof" if lane["moves"] % 2 else "Street"
+    return ("scene move", lane["player"], {"zone": zone, "channel": lane["channel"]})
 
 
 SCENARIOS: dict[str, Scenario] = {
-    "about": Scenario("about", _about),
-    "sheet-view": Scenario("sheet-view", _sheet_view, _sheet_setup),
-    "sheet-update": Scenario("sheet-update", _sheet_update, _sheet_setup),
-    "roll": Scenario("roll", _roll, _roll_setup),
-    "card-play": Scenario("card-play", _card_play, _card_table_setup),
-    "conflict-turn": Scenario("conflict-turn", _conflict_turn, _conflict_setup),
-    "scene-move": Scenario("scene-move", _scene_move, _scene_setup),
+    "about": Scenario("about", _about, re.compile(r"Version")),
+    "sheet-view": Scenario(
+        "sheet-view", _sheet_view, re.compile(r"Sheet \d+\n.*Fate points", re.S), _sheet_setup
+    ),
+    "sheet-update": Scenario(
+        "sheet-update", _sheet_update, re.compile(r"\d fate points \(in the fate"), _sheet_setup
+    ),
+    "roll": Scenario("roll", _roll, re.compile(r"rolls Lore.*Outcome", re.S), _roll_setup),
+    "card-play": Scenario(
+        "card-play",
+        _card_play,
+        re.compile(r"Your hand, game #\d+"),
+        _card_table_setup,
+        used_up=re.compile(r"This game is finished"),
+        renew=_new_card_game,
+    ),
+    "conflict-turn": Scenario(
+        "conflict-turn", _conflict_turn, re.compile(r"^Bench \w+ \d+ acts next\.$"), _conflict_setup
+    ),
+    "scene-move": Scenario(
+        "scene-move",
+        _scene_move,
+        re.compile(r"^Scener \d+ moves to (Roof|Street)\.$"),
+        _scene_setup,
+    ),
 }

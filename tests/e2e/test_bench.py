@@ -7,9 +7,29 @@ from bench.__main__ import run
 
 async def test_bench_runs_every_scenario_briefly() -> None:
     from bench.scenarios import SCENARIOS
+    from tests.conftest import TEST_UNIT_TIMEOUT
 
-    lines = await run(sorted(SCENARIOS), n=6, concurrency=2)
+    lines = await run(
+        sorted(SCENARIOS), n=8, concurrency=2, db_unit_timeout_seconds=TEST_UNIT_TIMEOUT
+    )
     assert [line["scenario"] for line in lines] == sorted(SCENARIOS)
     for line in lines:
-        assert line["failures"] == 0
-        assert line["p50_ratio"] > 0 and line["throughput_ratio"] > 0
+        assert line["failures"] == 0, line["wrong_replies"]
+        assert line["p50_ratio"] > 0 and line["throughput_ratio"] > 0 and line["cpu_ratio"] > 0
+
+
+async def test_a_wrong_reply_is_a_failure_and_is_reported(table) -> None:  # type: ignore[no-untyped-def]
+    """Odd requests ask for a sheet nobody has: their refusals are failures, not fast answers."""
+    import re
+
+    from bench.__main__ import _measure
+    from bench.scenarios import Scenario
+
+    def request(t, lane, i):  # type: ignore[no-untyped-def]
+        return ("about", t.player, {}) if i % 2 == 0 else ("character sheet", t.player, {})
+
+    scenario = Scenario("mixed", request, re.compile("Version"))
+    result = await _measure(table, scenario, n=10, concurrency=2)
+    assert result["failures"] == 5
+    [(text, count)] = result["wrong_replies"].items()
+    assert count == 5 and "character" in text.lower()
