@@ -96,7 +96,11 @@ class FateTableBot(commands.AutoShardedBot):
 
 
 async def create_bot(settings: Settings, **options: Any) -> FateTableBot:
-    return FateTableBot(settings, Database(settings.database_url), **options)
+    return FateTableBot(
+        settings,
+        Database(settings.database_url, unit_timeout=settings.db_unit_timeout_seconds),
+        **options,
+    )
 
 
 async def offline_command_tree(settings: Settings) -> list[Any]:

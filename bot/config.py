@@ -21,6 +21,8 @@ class Settings(BaseSettings):
     shard_ids: list[int] | None = None
     # Only one process of a sharded deployment should push the command list to Discord.
     sync_commands: bool = True
+    # A unit of work (queueing included) that takes longer is rolled back: "the table is busy".
+    db_unit_timeout_seconds: float = Field(default=2.0, gt=0)
     game_idle_warn_minutes: int = Field(default=60, ge=1)
     game_idle_timeout_minutes: int = Field(default=240, ge=1)
 

@@ -3,3 +3,13 @@
 
 class RuleError(ValueError):
     """A request the rules (or the bot's limits) do not allow; the message says what to do instead."""
+
+
+class TableBusy(RuleError):
+    """A unit of work could not finish within its deadline (queueing included) and was rolled
+    back: nothing of it was stored, so trying again is safe."""
+
+    def __init__(
+        self, message: str = "The table is busy right now; try again in a moment."
+    ) -> None:
+        super().__init__(message)

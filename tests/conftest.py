@@ -15,6 +15,9 @@ from bot.testing.fake_discord import FakeDiscord
 from bot.testing.harness import Table
 
 PG_URL = os.environ.get("FATETABLE_TEST_DATABASE_URL")
+# The suite runs in parallel on small, shared CI machines, where a unit of work can take longer
+# than the 2 s a user waits for; the deadline itself is tested in tests/db/test_engine.py.
+TEST_UNIT_TIMEOUT = 60.0
 
 
 def worker_pg_url(url: str) -> str:
@@ -64,6 +67,7 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         "database_url": database_url,
         "dev_guild_id": None,
         "log_level": "WARNING",
+        "db_unit_timeout_seconds": TEST_UNIT_TIMEOUT,
     }
     values.update(overrides)
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]  # pydantic-settings kwarg
@@ -95,12 +99,12 @@ async def table(database_url: str) -> AsyncIterator[Table]:
 async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
     """A migrated database: SQLite always, PostgreSQL too when FATETABLE_TEST_DATABASE_URL is set."""
     if request.param == "sqlite":
-        database = Database(sqlite_url(tmp_path))
+        database = Database(sqlite_url(tmp_path), unit_timeout=TEST_UNIT_TIMEOUT)
     else:
         assert PG_URL
         url = worker_pg_url(PG_URL)
         await ensure_pg_database(url)
-        database = Database(url)
+        database = Database(url, unit_timeout=TEST_UNIT_TIMEOUT)
         await _reset_postgres(database)
     await database.migrate()
     try:

@@ -1,65 +1,248 @@
-"""The async engine, sessions and start-up migrations."""
+"""The async engine, units of work and start-up migrations.
+
+A unit of work is `async with db.session():` (may write) or `async with db.read():` (reads
+only). Each one has a deadline (`UNIT_TIMEOUT`, well inside the 3 s Discord gives an
+interaction): one that cannot finish in time, queueing included, is rolled back and raises
+`TableBusy`, whose sentence the error handler shows.
+
+On SQLite the statements run inline on the event loop's thread (see `_InlineConnection`):
+a statement costs microseconds, which is less than handing it to another thread and back, and
+the writer lock below keeps a write transaction from ever waiting on SQLite's busy handler.
+Reads use their own connections, read-only, and never wait for the writer (WAL). On PostgreSQL
+(asyncpg) units of work run concurrently and rows' versions settle races.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.errors import TableBusy
+
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+UNIT_TIMEOUT = 2.0  # seconds, lock wait included; Discord drops an unanswered interaction at 3 s
+_DEFAULT = object()
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=5000")
-    cursor.close()
+class _InlineCursor:
+    """The part of aiosqlite's cursor SQLAlchemy uses, run on the calling thread."""
+
+    __slots__ = ("_owner", "_cursor")
+
+    def __init__(self, owner: _InlineConnection) -> None:
+        self._owner = owner
+        self._cursor = owner._connection.cursor()
+
+    async def __aenter__(self) -> _InlineCursor:
+        return self
+
+    @property
+    def description(self) -> Any:
+        return self._cursor.description
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    @property
+    def lastrowid(self) -> int | None:
+        return self._cursor.lastrowid
+
+    @property
+    def arraysize(self) -> int:
+        return self._cursor.arraysize
+
+    @arraysize.setter
+    def arraysize(self, value: int) -> None:
+        self._cursor.arraysize = value
+
+    async def execute(self, sql: str, parameters: Any = ()) -> _InlineCursor:
+        self._owner.begin_if_needed()
+        self._cursor.execute(sql, parameters)
+        return self
+
+    async def executemany(self, sql: str, parameters: Any) -> _InlineCursor:
+        self._owner.begin_if_needed()
+        self._cursor.executemany(sql, parameters)
+        return self
+
+    async def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    async def fetchmany(self, size: int | None = None) -> list[Any]:
+        return self._cursor.fetchmany(size or self._cursor.arraysize)
+
+    async def fetchall(self) -> list[Any]:
+        return self._cursor.fetchall()
+
+    async def nextset(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        self._cursor.close()
+
+
+class _InlineConnection:
+    """An aiosqlite look-alike whose coroutines never suspend: no thread, no hop per statement.
+
+    The sqlite3 connection is in autocommit mode and the transaction is opened explicitly at the
+    first statement, so a read-only unit reads one consistent snapshot and a writer takes the
+    write lock up front (BEGIN IMMEDIATE) instead of upgrading half-way.
+    """
+
+    def __init__(self, path: str, *, read_only: bool) -> None:
+        self._connection = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, uri=path.startswith("file:")
+        )
+        self._begin = "BEGIN" if read_only else "BEGIN IMMEDIATE"
+        for pragma in _pragmas(read_only):
+            self._connection.execute(pragma)
+
+    def begin_if_needed(self) -> None:
+        if not self._connection.in_transaction:
+            self._connection.execute(self._begin)
+
+    @property
+    def isolation_level(self) -> str | None:
+        return self._connection.isolation_level
+
+    def cursor(self) -> _InlineCursor:
+        return _InlineCursor(self)
+
+    async def commit(self) -> None:
+        self._connection.commit()
+
+    async def rollback(self) -> None:
+        self._connection.rollback()
+
+    async def create_function(self, *args: Any, **kwargs: Any) -> None:
+        self._connection.create_function(*args, **kwargs)
+
+    async def close(self) -> None:
+        self._connection.close()
+
+    def stop(self) -> None:
+        self._connection.close()
+
+
+def _pragmas(read_only: bool) -> list[str]:
+    return [
+        "PRAGMA journal_mode=WAL",
+        # With WAL, NORMAL loses nothing on a crash of the process (a commit is in the WAL file
+        # before COMMIT returns); only a power cut can drop the last commits.
+        "PRAGMA synchronous=NORMAL",
+        "PRAGMA foreign_keys=ON",
+        # The writer lock means this process never waits here; a short wait covers another
+        # process (a CLI tool) holding the file for a moment without stalling the event loop.
+        "PRAGMA busy_timeout=200",
+        *(["PRAGMA query_only=ON"] if read_only else []),
+    ]
+
+
+def _sqlite_path(url: str) -> str:
+    database = make_url(url).database
+    if not database or database == ":memory:":
+        raise ValueError("Use a SQLite file (sqlite+aiosqlite:///path.db), not an in-memory one.")
+    return database
 
 
 class Database:
-    """One engine per process; `session()` is one unit of work (commit on success)."""
+    """One per process. `session()` may write, `read()` only reads; both are one unit of work."""
 
-    def __init__(self, url: str, *, echo: bool = False) -> None:
+    def __init__(self, url: str, *, echo: bool = False, unit_timeout: float = UNIT_TIMEOUT) -> None:
         self.url = url
         self.kind = "sqlite" if url.startswith("sqlite") else url.split("+")[0].split(":")[0]
-        kwargs: dict[str, Any] = {"echo": echo}
-        if self.kind != "sqlite":
-            kwargs["pool_pre_ping"] = True
-        self.engine: AsyncEngine = create_async_engine(url, **kwargs)
+        self.unit_timeout = unit_timeout
+        self._writer_turn: asyncio.Lock | None = None
         if self.kind == "sqlite":
-            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            path = _sqlite_path(url)
+
+            async def writer() -> Any:
+                return _InlineConnection(path, read_only=False)
+
+            async def reader() -> Any:
+                return _InlineConnection(path, read_only=True)
+
+            # One writer connection is all one writer at a time needs.
+            self.engine: AsyncEngine = create_async_engine(
+                url, echo=echo, async_creator=writer, pool_size=1, max_overflow=2
+            )
+            self._read_engine = create_async_engine(
+                url, echo=echo, async_creator=reader, pool_size=8, max_overflow=8
+            )
+            # SQLite has one writer; writers queue here, in order, never in SQLite's busy handler.
+            self._writer_turn = asyncio.Lock()
+        else:
+            self.engine = create_async_engine(url, echo=echo, pool_pre_ping=True)
+            self._read_engine = self.engine
         self._sessions = async_sessionmaker(
             self.engine, class_=AsyncSession, expire_on_commit=False
         )
-        # SQLite has one writer; letting transactions queue here is much cheaper than letting
-        # them collide in SQLite's busy handler, which sleeps in steps of up to 100 ms.
-        self._sqlite_turn: asyncio.Lock | None = asyncio.Lock() if self.kind == "sqlite" else None
+        self._read_sessions = async_sessionmaker(
+            self._read_engine, class_=AsyncSession, expire_on_commit=False
+        )
+
+    def _deadline(self, timeout: float | None | object) -> float | None:
+        return self.unit_timeout if timeout is _DEFAULT else timeout  # type: ignore[return-value]
 
     @asynccontextmanager
-    async def session(self) -> AsyncIterator[AsyncSession]:
-        """A transaction: committed when the block ends, rolled back on an exception."""
-        if self._sqlite_turn is None:
-            async with self._sessions() as session, session.begin():
+    async def session(
+        self, *, timeout: float | None | object = _DEFAULT
+    ) -> AsyncIterator[AsyncSession]:
+        """A transaction that may write: committed when the block ends, rolled back on an
+        exception; `TableBusy` when it cannot finish within `timeout` seconds (None: no limit)."""
+        deadline = asyncio.timeout(self._deadline(timeout))
+        try:
+            async with deadline:
+                if self._writer_turn is None:
+                    async with self._sessions() as session, session.begin():
+                        yield session
+                    return
+                async with self._writer_turn, self._sessions() as session, session.begin():
+                    yield session
+        except TimeoutError:
+            if deadline.expired():
+                raise TableBusy() from None
+            raise
+
+    @asynccontextmanager
+    async def read(
+        self, *, timeout: float | None | object = _DEFAULT
+    ) -> AsyncIterator[AsyncSession]:
+        """A read-only unit of work: one consistent snapshot, never queued behind a writer.
+        On SQLite a write in it fails (the connection is query_only)."""
+        deadline = asyncio.timeout(self._deadline(timeout))
+        try:
+            async with deadline, self._read_sessions() as session, session.begin():
                 yield session
-            return
-        async with self._sqlite_turn, self._sessions() as session, session.begin():
-            yield session
+        except TimeoutError:
+            if deadline.expired():
+                raise TableBusy() from None
+            raise
 
     async def migrate(self) -> None:
-        """Bring the schema to the newest revision of every migration branch."""
-        async with self.engine.begin() as connection:
-            await connection.run_sync(_upgrade)
+        """Bring the schema to the newest revision of every migration branch (with the
+        standard driver: DDL as Alembic expects it, once at start-up)."""
+        engine = create_async_engine(self.url) if self.kind == "sqlite" else self.engine
+        try:
+            async with engine.begin() as connection:
+                await connection.run_sync(_upgrade)
+        finally:
+            if engine is not self.engine:
+                await engine.dispose()
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+        if self._read_engine is not self.engine:
+            await self._read_engine.dispose()
 
 
 def alembic_config(connection: Connection | None = None) -> Any:

@@ -669,3 +669,31 @@ async def test_defending_against_a_hidden_roll_stays_hidden(table: Table) -> Non
     gm_side = [message_text(m) for m in table.channel_messages(table.other_channel)]
     assert sum("rolls 4dF" in text for text in gm_side) == 1  # the defence's GM copy
     assert "roll #" in message_text(table.message(copy["id"]))  # the first roll is now opposed
+
+
+async def test_a_roll_that_cannot_get_the_table_in_time_says_busy_and_stores_nothing(
+    table: Table,
+) -> None:
+    """The writer is held past the deadline: the roll is refused with a sentence, not lost
+    half-way, and the next roll works."""
+    assert table.bot is not None
+    db = table.bot.db  # type: ignore[attr-defined]
+    if db.kind != "sqlite":
+        return
+    patient, db.unit_timeout = db.unit_timeout, 0.1
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def hold_the_writer() -> None:
+        async with db.session(timeout=None):
+            holding.set()
+            await release.wait()
+
+    holder = asyncio.create_task(hold_the_writer())
+    await holding.wait()
+    busy = await table.slash("roll", user=table.player, skill="+1")
+    release.set()
+    await holder
+    assert busy.ephemeral and "busy" in busy.text and "try again" in busy.text
+    db.unit_timeout = patient
+    rolled = await table.slash("roll", user=table.player, skill="+1")
+    assert "Roll #1" in rolled.text  # the refused roll never got a row

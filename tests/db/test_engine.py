@@ -1,0 +1,114 @@
+"""Units of work: reads never queue behind the writer, deadlines roll back, SQLite is durable."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import select
+
+from bot.db.engine import Database
+from bot.db.models.campaigns import Campaign
+from bot.errors import TableBusy
+
+GUILD = 10**18 + 7
+
+
+async def _add_campaign(db: Database, name: str) -> None:
+    async with db.session() as session:
+        session.add(Campaign(guild_id=GUILD, name=name, is_default=False))
+
+
+async def _names(db: Database) -> list[str]:
+    async with db.read() as session:
+        return [c.name for c in (await session.exec(select(Campaign))).all()]
+
+
+async def test_a_read_does_not_wait_for_a_writer(db: Database) -> None:
+    await _add_campaign(db, "Before")
+    writer_inside, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_writer() -> None:
+        async with db.session() as session:
+            session.add(Campaign(guild_id=GUILD, name="During", is_default=False))
+            await session.flush()
+            writer_inside.set()
+            await release.wait()
+
+    task = asyncio.create_task(slow_writer())
+    await writer_inside.wait()
+    assert await asyncio.wait_for(_names(db), 1) == ["Before"]  # the snapshot before the write
+    release.set()
+    await task
+    assert sorted(await _names(db)) == ["Before", "During"]
+
+
+async def test_a_unit_past_its_deadline_is_rolled_back_and_says_busy(db: Database) -> None:
+    with pytest.raises(TableBusy, match="busy"):
+        async with db.session(timeout=0.05) as session:
+            session.add(Campaign(guild_id=GUILD, name="Too slow", is_default=False))
+            await session.flush()
+            await asyncio.sleep(1)
+    assert await _names(db) == []
+
+
+async def test_waiting_for_the_writer_counts_against_the_deadline(db: Database) -> None:
+    if db.kind != "sqlite":
+        pytest.skip("only SQLite queues writers in the process")
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def holder() -> None:
+        async with db.session():
+            holding.set()
+            await release.wait()
+
+    task = asyncio.create_task(holder())
+    await holding.wait()
+    with pytest.raises(TableBusy):
+        await _add_campaign_within(db, 0.05)
+    release.set()
+    await task
+    await _add_campaign_within(db, 1.0)
+    assert await _names(db) == ["Queued"]
+
+
+async def _add_campaign_within(db: Database, seconds: float) -> None:
+    async with db.session(timeout=seconds) as session:
+        session.add(Campaign(guild_id=GUILD, name="Queued", is_default=False))
+
+
+async def test_a_timeout_inside_the_unit_is_not_mistaken_for_busy(db: Database) -> None:
+    with pytest.raises(TimeoutError):
+        async with db.read():
+            await asyncio.wait_for(asyncio.sleep(1), 0.01)
+
+
+async def test_a_read_unit_cannot_write_on_sqlite(tmp_path: Path) -> None:
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'ro.db'}")
+    await db.migrate()
+    try:
+        with pytest.raises(Exception, match="readonly|read-only|query_only"):
+            async with db.read() as session:
+                session.add(Campaign(guild_id=GUILD, name="Nope", is_default=False))
+                await session.flush()
+        async with db.session() as session:
+            journal = (await session.exec(text("PRAGMA journal_mode"))).one()[0]  # type: ignore[call-overload]
+            synchronous = (await session.exec(text("PRAGMA synchronous"))).one()[0]  # type: ignore[call-overload]
+        assert (journal, synchronous) == ("wal", 1)  # WAL with synchronous=NORMAL
+    finally:
+        await db.dispose()
+
+
+async def test_a_committed_unit_survives_a_new_process_on_sqlite(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'durable.db'}"
+    first = Database(url)
+    await first.migrate()
+    await _add_campaign(first, "Stored")
+    await first.dispose()
+    second = Database(url)
+    try:
+        assert await _names(second) == ["Stored"]
+    finally:
+        await second.dispose()
