@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import func, update
+from sqlalchemy import func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
@@ -201,6 +201,11 @@ def _rng(row: GameRow, step: int) -> random.Random:
 
 def _seats(row: GameRow) -> list[Seat]:
     return [Seat(**s) for s in json.loads(row.seats)]
+
+
+# Idle games settled per write transaction: a backlog (after a long outage) never makes one
+# unit of work miss its deadline.
+IDLE_BATCH = 100
 
 
 class GameService:
@@ -749,44 +754,60 @@ class GameService:
         """Warn games idle for ``warn_minutes`` (once) and abandon those idle for
         ``timeout_minutes``. Returns what happened, for the cog to announce."""
         notices: list[IdleNotice] = []
-        async with self.db.session() as session:
-            result = await session.exec(select(GameRow).where(col(GameRow.status).in_(LIVE)))
-            for row in result.all():
-                last = row.last_activity
-                if last.tzinfo is None:  # SQLite returns naive datetimes
-                    last = last.replace(tzinfo=now.tzinfo)
-                idle = now - last
-                minutes = int(idle.total_seconds() // 60)
-                # Conditional writes: a move made meanwhile, or another process checking the
-                # same game, wins, and then this one announces nothing.
-                if idle >= timedelta(minutes=timeout_minutes):
-                    ended = await session.exec(
-                        update(GameRow)
-                        .where(col(GameRow.id) == row.id, col(GameRow.version) == row.version)
-                        .values(
-                            status="abandoned",
-                            active_channel_id=None,
-                            ended_at=now,
-                            version=row.version + 1,
-                        )
+        warn_by = now - timedelta(minutes=warn_minutes)
+        end_by = now - timedelta(minutes=timeout_minutes)
+        # Only games past a deadline, through the index, without the writer; with none (the
+        # usual case) no write transaction is opened at all.
+        async with self.db.read() as session:
+            due = (
+                await session.exec(
+                    select(GameRow).where(
+                        col(GameRow.status).in_(LIVE),
+                        col(GameRow.last_activity) <= warn_by,
+                        or_(col(GameRow.warned_at).is_(None), col(GameRow.last_activity) <= end_by),
                     )
-                    if ended.rowcount != 1:
-                        continue
-                    row.status = "abandoned"
-                    row.version += 1
-                    notices.append(IdleNotice(self._info(row, with_view=False), "abandon", minutes))
-                elif idle >= timedelta(minutes=warn_minutes) and row.warned_at is None:
-                    warned = await session.exec(
-                        update(GameRow)
-                        .where(
-                            col(GameRow.id) == row.id,
-                            col(GameRow.version) == row.version,
-                            col(GameRow.warned_at).is_(None),
+                )
+            ).all()
+        for first in range(0, len(due), IDLE_BATCH):
+            async with self.db.session() as session:
+                for row in due[first : first + IDLE_BATCH]:
+                    last = row.last_activity
+                    if last.tzinfo is None:  # SQLite returns naive datetimes
+                        last = last.replace(tzinfo=now.tzinfo)
+                    idle = now - last
+                    minutes = int(idle.total_seconds() // 60)
+                    # Conditional writes: a move made meanwhile, or another process checking the
+                    # same game, wins, and then this one announces nothing.
+                    if idle >= timedelta(minutes=timeout_minutes):
+                        ended = await session.exec(
+                            update(GameRow)
+                            .where(col(GameRow.id) == row.id, col(GameRow.version) == row.version)
+                            .values(
+                                status="abandoned",
+                                active_channel_id=None,
+                                ended_at=now,
+                                version=row.version + 1,
+                            )
                         )
-                        .values(warned_at=now)
-                    )
-                    if warned.rowcount == 1:
+                        if ended.rowcount != 1:
+                            continue
+                        row.status = "abandoned"
+                        row.version += 1
                         notices.append(
-                            IdleNotice(self._info(row, with_view=False), "warn", minutes)
+                            IdleNotice(self._info(row, with_view=False), "abandon", minutes)
                         )
+                    elif idle >= timedelta(minutes=warn_minutes) and row.warned_at is None:
+                        warned = await session.exec(
+                            update(GameRow)
+                            .where(
+                                col(GameRow.id) == row.id,
+                                col(GameRow.version) == row.version,
+                                col(GameRow.warned_at).is_(None),
+                            )
+                            .values(warned_at=now)
+                        )
+                        if warned.rowcount == 1:
+                            notices.append(
+                                IdleNotice(self._info(row, with_view=False), "warn", minutes)
+                            )
         return notices

@@ -223,7 +223,9 @@ async def test_idle_notice_is_not_sent_when_a_move_lands_first(db: Database, min
             session.exec = exec_  # type: ignore[method-assign]
             yield session
 
-    service.db = type("Racing", (), {"session": staticmethod(move_lands_first)})()  # type: ignore[assignment]
+    service.db = type(
+        "Racing", (), {"session": staticmethod(move_lands_first), "read": staticmethod(db.read)}
+    )()  # type: ignore[assignment]
     assert await service.idle_check(last + timedelta(minutes=minutes), 60, 240) == []
     service.db = db
     assert (await service.get(game_id)).status == "running"

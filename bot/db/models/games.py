@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
 
 from bot.db.models.columns import BIG_ID, id_field, snowflake, timestamp
@@ -18,6 +18,8 @@ class GameRow(SQLModel, table=True):
     channel, enforced by the database itself."""
 
     __tablename__ = "games"
+    # The idle check reads only live games past a deadline (migration 0008_perf_idle_index).
+    __table_args__ = (Index("ix_games_status_last_activity", "status", "last_activity"),)
 
     id: int | None = id_field()
     engine: str = Field(sa_column=Column(String(32), nullable=False))
