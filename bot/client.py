@@ -63,6 +63,7 @@ class FateTableBot(commands.AutoShardedBot):
         self.started_at = time.monotonic()
         self.version = __version__
         self.extensions_to_load: tuple[str, ...] = EXTENSIONS
+        self._health: Any = None
 
     async def setup_hook(self) -> None:
         from cogs.common.errors import install_error_handler
@@ -77,6 +78,10 @@ class FateTableBot(commands.AutoShardedBot):
             await self.load_extension(extension)
         if self.settings.sync_commands:
             await self.sync_commands()
+        if self.settings.health_port is not None:
+            from bot.health import start_health_server
+
+            self._health = await start_health_server(self, self.settings.health_port)
         self.started_at = time.monotonic()
 
     async def sync_commands(self) -> None:
@@ -91,6 +96,8 @@ class FateTableBot(commands.AutoShardedBot):
             log.info("synced %d global commands", len(synced))
 
     async def close(self) -> None:
+        if self._health is not None:
+            await self._health.cleanup()
         await super().close()
         await self.db.dispose()
 

@@ -23,10 +23,14 @@ class Settings(BaseSettings):
     sync_commands: bool = True
     # A unit of work (queueing included) that takes longer is rolled back: "the table is busy".
     db_unit_timeout_seconds: float = Field(default=2.0, gt=0)
+    # How often each process looks for idle games (the conditional writes make it act once).
+    game_idle_check_seconds: float = Field(default=60.0, gt=0)
+    # /healthz and /readyz on this port (off when unset); see docs/deployment.md.
+    health_port: int | None = None
     game_idle_warn_minutes: int = Field(default=60, ge=1)
     game_idle_timeout_minutes: int = Field(default=240, ge=1)
 
-    @field_validator("dev_guild_id", "shard_count", mode="before")
+    @field_validator("dev_guild_id", "shard_count", "health_port", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if value in ("", None) else value
@@ -36,6 +40,8 @@ class Settings(BaseSettings):
     def _parse_ids(cls, value: object) -> object:
         if value in ("", None):
             return None
+        if isinstance(value, int):  # SHARD_IDS=0 arrives JSON-decoded as a bare number
+            return [value]
         if isinstance(value, str):
             return [int(part) for part in value.replace(" ", "").split(",") if part]
         return value

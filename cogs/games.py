@@ -58,7 +58,6 @@ from cogs.common.permissions import member_is_gm
 log = logging.getLogger(__name__)
 
 BOARD_COALESCE_SECONDS = 0.3  # a burst of moves within this window edits the board once
-IDLE_CHECK_SECONDS = 60.0
 LOBBY_SELECTS = 4  # option menus on the lobby message (the fifth row holds the buttons)
 SELECT_MAX_OPTIONS = 25  # Discord's limit of options in one select menu
 LOBBY_OPS = {"join": "Join", "leave": "Leave", "ai": "Add AI seat", "unai": "Remove AI seat"}
@@ -561,7 +560,7 @@ class GameTable(commands.Cog):
                 await self.check_idle(datetime.now(UTC))
             except Exception:  # noqa: BLE001 - keep the loop alive
                 log.exception("idle check failed")
-            await asyncio.sleep(IDLE_CHECK_SECONDS)
+            await asyncio.sleep(self.bot.settings.game_idle_check_seconds)
 
     async def check_idle(self, now: datetime) -> None:
         settings = self.bot.settings

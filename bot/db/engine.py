@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -234,6 +235,8 @@ class Database:
         engine = create_async_engine(self.url) if self.kind == "sqlite" else self.engine
         try:
             async with engine.begin() as connection:
+                if self.kind == "postgresql":  # processes starting together migrate one by one
+                    await connection.execute(text("SELECT pg_advisory_xact_lock(7466298)"))
                 await connection.run_sync(_upgrade)
         finally:
             if engine is not self.engine:

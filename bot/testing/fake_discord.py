@@ -42,6 +42,20 @@ def new_id() -> int:
     return next(_snowflakes)
 
 
+def new_id_on_shard(shard: int, count: int) -> int:
+    """A fresh snowflake that, as a guild id, belongs to `shard` of `count` ((id >> 22) % count).
+    Plain ids are consecutive, so they would all land on one shard."""
+    base = new_id()
+    high = (base >> 22) + (shard - (base >> 22)) % count
+    return (high << 22) | (base & ((1 << 22) - 1))
+
+
+def redirect_discord_py_to(port: int) -> None:
+    """Point the whole process's discord.py at a fake on this port (REST, webhooks, gateway)."""
+    discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway")
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
@@ -153,10 +167,16 @@ class FakeDiscord:
         }
 
     def add_guild(
-        self, name: str = "Test Server", *, owner_id: int | None = None, with_bot: bool = True
+        self,
+        name: str = "Test Server",
+        *,
+        owner_id: int | None = None,
+        with_bot: bool = True,
+        shard: tuple[int, int] | None = None,
     ) -> int:
-        """A server; `with_bot=False` makes one the bot was never added to."""
-        guild_id = new_id()
+        """A server; `with_bot=False` makes one the bot was never added to; `shard=(k, count)`
+        one that shard k of count serves."""
+        guild_id = new_id_on_shard(*shard) if shard else new_id()
         everyone = {
             "id": str(guild_id),
             "name": "@everyone",
@@ -405,10 +425,7 @@ class FakeDiscord:
 
     def redirect_discord_py(self) -> None:
         """Point the whole process's discord.py at this fake (REST, webhooks and gateway)."""
-        discord.http.Route.BASE = f"{self.base_url}/api/v10"
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(
-            f"ws://127.0.0.1:{self.port}/gateway"
-        )
+        redirect_discord_py_to(self.port)
 
     @web.middleware
     async def _middleware(

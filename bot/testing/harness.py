@@ -164,12 +164,14 @@ class Tally:
 class Table:
     """A fake Discord with one server, a channel, a GM and three players, plus the bot."""
 
-    def __init__(self, fake: FakeDiscord, factory: BotFactory) -> None:
+    def __init__(
+        self, fake: FakeDiscord, factory: BotFactory, *, shard: tuple[int, int] | None = None
+    ) -> None:
         self.fake = fake
         self.factory = factory
         self.bot: discord.Client | None = None
         self._connect_task: asyncio.Task[None] | None = None
-        self.guild_id = fake.add_guild("Fate Night")
+        self.guild_id = fake.add_guild("Fate Night", shard=shard)
         self.gm_role = fake.add_role(self.guild_id, "GM")
         self.channel = fake.add_channel(self.guild_id, "table")
         self.other_channel = fake.add_channel(self.guild_id, "side-table")
@@ -345,6 +347,21 @@ class Table:
         data = self._command_data(command, options)
         where = channel or self.channel
         return await self.fake.send_interaction(2, self._guild_for(where), where, user, data)
+
+    async def ask(
+        self,
+        command: str,
+        *,
+        user: int,
+        channel: int | None = None,
+        timeout: float = 15.0,
+        **options: Any,
+    ) -> Reply:
+        """A slash command answered by a bot in another process: wait for its real answer."""
+        record = await self.fire(command, user=user, channel=channel, **options)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(record.completed.wait(), timeout)
+        return Reply(self.fake, record)
 
     async def autocomplete(
         self, command: str, focused: str, *, user: int, channel: int | None = None, **options: Any

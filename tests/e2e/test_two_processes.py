@@ -1,0 +1,135 @@
+"""Scale-out: two bot processes (shards 0 and 1 of 2) on one PostgreSQL database, one fake
+Discord in this process. Runs when FATETABLE_TEST_DATABASE_URL points at PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import update
+from sqlmodel import select
+
+from bot.db.engine import Database
+from bot.db.models.games import GameRow
+from bot.db.models.rolls import RollRow
+from bot.services.games import GameService
+from bot.testing.fake_discord import FakeDiscord
+from bot.testing.harness import Table
+from bot.testing.process import BotProcess
+from tests.conftest import (
+    PG_URL,
+    TEST_UNIT_TIMEOUT,
+    _reset_postgres,
+    ensure_pg_database,
+    worker_pg_url,
+)
+
+pytestmark = pytest.mark.skipif(
+    not (PG_URL or "").startswith("postgresql"), reason="needs FATETABLE_TEST_DATABASE_URL"
+)
+
+
+@pytest.fixture
+async def cluster() -> AsyncIterator[tuple[FakeDiscord, list[Table], Database, list[BotProcess]]]:
+    assert PG_URL
+    url = worker_pg_url(PG_URL)
+    await ensure_pg_database(url)
+    db = Database(url, unit_timeout=TEST_UNIT_TIMEOUT)
+    await _reset_postgres(db)
+    fake = FakeDiscord()
+    await fake.start()
+    tables = [Table(fake, _never, shard=(0, 2)), Table(fake, _never, shard=(1, 2))]
+    common = {
+        "DATABASE_URL": url,
+        "SHARD_COUNT": "2",
+        "GAME_IDLE_CHECK_SECONDS": "0.2",
+        "GAME_IDLE_WARN_MINUTES": "60",
+        "DB_UNIT_TIMEOUT_SECONDS": str(TEST_UNIT_TIMEOUT),
+    }
+    bots: list[BotProcess] = []
+    try:
+        # Started together: they migrate one after the other (an advisory lock), and only
+        # the first pushes the command list.
+        envs = [
+            {**common, "SHARD_IDS": str(shard), "SYNC_COMMANDS": "true" if shard == 0 else "false"}
+            for shard in (0, 1)
+        ]
+        started = await asyncio.gather(
+            *(BotProcess.start(fake.port, env) for env in envs), return_exceptions=True
+        )
+        bots.extend(b for b in started if isinstance(b, BotProcess))
+        for outcome in started:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        yield fake, tables, db, bots
+    finally:
+        for bot in bots:
+            await bot.stop()
+        await fake.stop()
+        await db.dispose()
+
+
+async def _never():  # type: ignore[no-untyped-def]
+    raise AssertionError("the bots run in their own processes")
+
+
+def _answering_shards(fake: FakeDiscord) -> set[int]:
+    return {shard for _, shard, _ in fake._sockets}
+
+
+async def test_two_shards_serve_their_guilds_share_the_database_and_act_once(cluster) -> None:  # type: ignore[no-untyped-def]
+    fake, (first, second), db, _ = cluster
+    assert _answering_shards(fake) == {0, 1}
+    assert [count for _, count in fake.sync_calls] and len(fake.sync_calls) == 1  # one syncs
+
+    # Each process serves the guilds of its shard, on the one database.
+    for table in (first, second):
+        rolled = await table.ask("roll", user=table.player, skill="+2")
+        assert "rolls 4dF" in rolled.text and "Roll #" in rolled.text, rolled.text
+    async with db.read() as session:
+        stored = (await session.exec(select(RollRow.guild_id))).all()
+    assert sorted(stored) == sorted([first.guild_id, second.guild_id])
+
+    # A game in the first guild; then a third party (another process: here, this test)
+    # ends it in the database. The serving process must not act on what it remembers.
+    lobby = await first.ask("game new", user=first.player, game="dfccg", difficulty="apprentice")
+    assert "Start" in lobby.labels(), lobby.text
+    started = await first.click(lobby, "Start", user=first.player)
+    assert started.answered
+    moved = await first.ask("game move", user=first.player, action="auto")
+    assert "Your hand" in moved.text, moved.text
+    games = GameService(db)
+    info = await games.status(first.channel)
+    assert info is not None
+    ended = await games.idle_check(datetime.now(UTC) + timedelta(days=1), 60, 240)
+    assert [n.kind for n in ended] == ["abandon"]
+    stale = await first.ask("game move", user=first.player, action="auto")
+    assert "no game in this channel" in stale.text, stale.text
+
+    # The idle loop runs in both processes; a game gone idle is announced exactly once.
+    lobby = await second.ask("game new", user=second.player, game="dfccg", difficulty="apprentice")
+    await second.click(lobby, "Start", user=second.player)
+    async with db.session() as session:
+        await session.exec(  # type: ignore[call-overload]
+            update(GameRow)
+            .where(GameRow.channel_id == second.channel, GameRow.active_channel_id.is_not(None))  # type: ignore[union-attr]
+            .values(last_activity=datetime.now(UTC) - timedelta(minutes=90))
+        )
+    await _wait_for(lambda: _idle_warnings(second) >= 1)
+    await asyncio.sleep(1.0)  # several more rounds of both loops
+    assert _idle_warnings(second) == 1
+
+
+def _idle_warnings(table: Table) -> int:
+    return sum("has been idle" in (m.get("content") or "") for m in table.channel_messages())
+
+
+async def _wait_for(condition, timeout: float = 15.0) -> None:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.05)
