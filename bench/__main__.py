@@ -39,9 +39,18 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _measure(table: Table, scenario: Scenario, n: int, concurrency: int) -> dict[str, Any]:
-    lanes = await scenario.setup(table, concurrency)
+async def _measure(
+    tables: Table | list[Table], scenario: Scenario, n: int, concurrency: int
+) -> dict[str, Any]:
+    """`concurrency` workers, each with a lane of its own (spread over the tables' guilds)."""
+    spread = tables if isinstance(tables, list) else [tables]
+    lanes: list[Lane] = []
+    for k, table in enumerate(spread):
+        share = concurrency // len(spread) + (k < concurrency % len(spread))
+        for lane in await scenario.setup(table, share):
+            lanes.append({**lane, "table": table})
     for lane in lanes:  # warm caches the way a running bot has them warm, and check the setup
+        table = lane["table"]
         command, user, options = scenario.request(table, lane, 0)
         reply = await table.slash(command, user=user, **options)
         if not scenario.expect.search(reply.text):
@@ -53,6 +62,7 @@ async def _measure(table: Table, scenario: Scenario, n: int, concurrency: int) -
     numbers = itertools.count()
 
     async def worker(lane: Lane) -> None:
+        table = lane["table"]
         while (i := next(numbers)) < n:
             command, user, options = scenario.request(table, lane, i)
             record = await table.fire(command, user=user, **options)
@@ -72,10 +82,10 @@ async def _measure(table: Table, scenario: Scenario, n: int, concurrency: int) -
     started, cpu_started = time.perf_counter(), time.process_time()
     await asyncio.gather(*(worker(lane) for lane in lanes))
     elapsed = time.perf_counter() - started
-    await table.settle()
     cpu = time.process_time() - cpu_started  # the fake's share is the same for pong
     if not latencies:
         raise RuntimeError(f"scenario {scenario.name}: no interaction was answered")
+    await asyncio.gather(*(t.settle() for t in spread))
     return {
         "p50_ms": statistics.median(latencies) * 1000,
         "p99_ms": _quantile(latencies, 0.99) * 1000,
@@ -145,7 +155,9 @@ def _line(
         "p50_ratio": round(result["p50_ms"] / baseline["p50_ms"], 2),
         "p99_ratio": round(result["p99_ms"] / baseline["p99_ms"], 2),
         "throughput_ratio": round(result["throughput_per_s"] / baseline["throughput_per_s"], 3),
-        "cpu_ratio": round(result["cpu_ms_per_request"] / baseline["cpu_ms_per_request"], 2),
+        "cpu_ratio": round(
+            result["cpu_ms_per_request"] / max(baseline["cpu_ms_per_request"], 1e-9), 2
+        ),
         "failures": result["failures"],
         "wrong_replies": result["wrong_replies"],
         "p50_ms": round(result["p50_ms"], 2),
@@ -160,20 +172,36 @@ def _line(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[2])
-    parser.add_argument("scenarios", nargs="*", help=f"default: all of {sorted(SCENARIOS)}")
+    known = sorted(SCENARIOS) + ["startup"]
+    parser.add_argument("scenarios", nargs="*", help=f"default: all of {known}")
     parser.add_argument("-n", type=int, default=2000, help="interactions per scenario")
     parser.add_argument("-c", "--concurrency", type=int, default=50)
     parser.add_argument(
         "--quick", action="store_true", help="n=500 (p99 is then the 5th worst), under a minute"
     )
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="also roll on this PostgreSQL database (emptied!) with one process and with two",
+    )
     args = parser.parse_args(argv)
-    names = args.scenarios or sorted(SCENARIOS)
-    unknown = [s for s in names if s not in SCENARIOS]
+    names = args.scenarios or known
+    unknown = [s for s in names if s not in known]
     if unknown:
-        parser.error(f"unknown scenarios {unknown}; known: {sorted(SCENARIOS)}")
+        parser.error(f"unknown scenarios {unknown}; known: {known}")
     n = min(args.n, 500) if args.quick else args.n
-    for line in asyncio.run(run(names, n, args.concurrency)):
+    for line in asyncio.run(run([s for s in names if s in SCENARIOS], n, args.concurrency)):
         print(json.dumps(line), flush=True)
+    if "startup" in names:
+        from bench.processes import startup_line
+
+        workdir = Path(tempfile.mkdtemp(prefix="fatetable-bench-"))
+        print(json.dumps(asyncio.run(startup_line(workdir))), flush=True)
+    if args.postgres:
+        from bench.processes import scale_out_lines
+
+        for line in asyncio.run(scale_out_lines(args.postgres, n, args.concurrency)):
+            print(json.dumps(line), flush=True)
     if "card-play" in names:  # the card game's AI-only simulation speed, next to its latency
         print(json.dumps(_simulation_line(20 if args.quick else 200)), flush=True)
     return 0

@@ -21,6 +21,12 @@ Request = tuple[str, int, dict[str, Any]]  # (command, user id, options)
 Lane = dict[str, Any]
 
 
+def database(table: Table) -> Any:
+    """The bot's database: its own object in this process, or one opened on the same URL when
+    the bot runs in processes of its own (`table.db`, set by the runner)."""
+    return table.bot.db if table.bot is not None else table.db  # type: ignore[attr-defined]
+
+
 async def _one_lane_each(table: Table, lanes: int) -> list[Lane]:
     return [{} for _ in range(lanes)]
 
@@ -46,9 +52,8 @@ async def _players_with_characters(
     from bot.fate.sheet import AspectKind, new_character
     from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
 
-    assert table.bot is not None
     players = [table.fake.add_member(table.guild_id, f"{prefix}-{n}") for n in range(lanes)]
-    async with table.bot.db.session(timeout=None) as session:  # type: ignore[attr-defined]
+    async with database(table).session(timeout=None) as session:
         campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
         for player in players:
             character = new_character(f"{prefix.title()} {player}", **sheet)
@@ -99,8 +104,7 @@ async def _conflict_setup(table: Table, lanes: int) -> list[Lane]:
     from bot.fate.sheet import new_character, new_minor_npc
     from bot.services.campaigns import insert_character_in, resolve_campaign_in
 
-    assert table.bot is not None
-    async with table.bot.db.session(timeout=None) as session:  # type: ignore[attr-defined]
+    async with database(table).session(timeout=None) as session:
         campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
         for n in range(lanes):
             pc = new_character(f"Bench Knight {n}", skills={"Fight": 3, "Athletics": 2})
