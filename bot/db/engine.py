@@ -148,11 +148,11 @@ def _pragmas(read_only: bool) -> list[str]:
     ]
 
 
-def _sqlite_path(url: str) -> str:
+def _sqlite_path(url: str) -> str | None:
+    """The database file, or None for an in-memory database (one connection, so no inline
+    readers; tools such as the offline command tree use one)."""
     database = make_url(url).database
-    if not database or database == ":memory:":
-        raise ValueError("Use a SQLite file (sqlite+aiosqlite:///path.db), not an in-memory one.")
-    return database
+    return None if not database or database == ":memory:" else database
 
 
 class Database:
@@ -163,8 +163,9 @@ class Database:
         self.kind = "sqlite" if url.startswith("sqlite") else url.split("+")[0].split(":")[0]
         self.unit_timeout = unit_timeout
         self._writer_turn: asyncio.Lock | None = None
-        if self.kind == "sqlite":
-            path = _sqlite_path(url)
+        path = _sqlite_path(url) if self.kind == "sqlite" else None
+        self._inline = path is not None
+        if path is not None:
 
             async def writer() -> Any:
                 return _InlineConnection(path, read_only=False)
@@ -179,11 +180,13 @@ class Database:
             self._read_engine = create_async_engine(
                 url, echo=echo, async_creator=reader, pool_size=8, max_overflow=8
             )
+        else:
+            extra: dict[str, Any] = {} if self.kind == "sqlite" else {"pool_pre_ping": True}
+            self.engine = create_async_engine(url, echo=echo, **extra)
+            self._read_engine = self.engine
+        if self.kind == "sqlite":
             # SQLite has one writer; writers queue here, in order, never in SQLite's busy handler.
             self._writer_turn = asyncio.Lock()
-        else:
-            self.engine = create_async_engine(url, echo=echo, pool_pre_ping=True)
-            self._read_engine = self.engine
         self._sessions = async_sessionmaker(
             self.engine, class_=AsyncSession, expire_on_commit=False
         )
@@ -220,6 +223,10 @@ class Database:
     ) -> AsyncIterator[AsyncSession]:
         """A read-only unit of work: one consistent snapshot, never queued behind a writer.
         On SQLite a write in it fails (the connection is query_only)."""
+        if self.kind == "sqlite" and not self._inline:  # in memory: one shared connection
+            async with self.session(timeout=timeout) as session:
+                yield session
+            return
         deadline = asyncio.timeout(self._deadline(timeout))
         try:
             async with deadline, self._read_sessions() as session, session.begin():
@@ -232,7 +239,7 @@ class Database:
     async def migrate(self) -> None:
         """Bring the schema to the newest revision of every migration branch (with the
         standard driver: DDL as Alembic expects it, once at start-up)."""
-        engine = create_async_engine(self.url) if self.kind == "sqlite" else self.engine
+        engine = create_async_engine(self.url) if self._inline else self.engine
         try:
             async with engine.begin() as connection:
                 if self.kind == "postgresql":  # processes starting together migrate one by one

@@ -70,7 +70,7 @@ async def test_waiting_for_the_writer_counts_against_the_deadline(db: Database) 
         await _add_campaign_within(db, 0.05)
     release.set()
     await task
-    await _add_campaign_within(db, 1.0)
+    await _add_campaign_within(db, 30.0)
     assert await _names(db) == ["Queued"]
 
 
