@@ -127,15 +127,19 @@ class NameCache:
 async def resolve_campaign_in(
     session: AsyncSession, guild_id: int, channel_id: int
 ) -> CampaignInfo:
-    """The channel's campaign, else the server's default one (created on first use)."""
-    binding = await session.get(ChannelCampaign, channel_id)
-    if binding is not None:
-        row = await session.get(Campaign, binding.campaign_id)
-        if row is not None:
-            return CampaignInfo.of(row)
+    """The channel's campaign, else the server's default one (created on first use).
+    One statement: the bound campaign and the default come back together, bound first."""
+    bound = col(ChannelCampaign.channel_id)
     found = (
         await session.exec(
-            select(Campaign).where(Campaign.guild_id == guild_id, col(Campaign.is_default))
+            select(Campaign)
+            .outerjoin(
+                ChannelCampaign,
+                (col(ChannelCampaign.campaign_id) == col(Campaign.id)) & (bound == channel_id),
+            )
+            .where(Campaign.guild_id == guild_id, bound.is_not(None) | col(Campaign.is_default))
+            .order_by(bound.is_(None))
+            .limit(1)
         )
     ).first()
     if found is None:
@@ -179,15 +183,24 @@ async def find_character_in(session: AsyncSession, campaign_id: int, name: str) 
 async def active_character_in(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, user_id: int
 ) -> CharacterRecord | None:
-    """The user's character here: the channel's choice first, then the server-wide one."""
-    for scope in (channel_id, SERVER_WIDE):
-        choice = await session.get(ActiveCharacter, (campaign.guild_id, user_id, scope))
-        if choice is None:
-            continue
-        row = await session.get(CharacterRow, choice.character_id)
-        if row is not None and row.campaign_id == campaign.id:
-            return CharacterRecord.of(row)
-    return None
+    """The user's character here: the channel's choice first, then the server-wide one (one
+    statement; a choice of a character of another campaign does not count)."""
+    scope = col(ActiveCharacter.channel_id)
+    row = (
+        await session.exec(
+            select(CharacterRow)
+            .join(ActiveCharacter, col(ActiveCharacter.character_id) == col(CharacterRow.id))
+            .where(
+                ActiveCharacter.guild_id == campaign.guild_id,
+                ActiveCharacter.user_id == user_id,
+                scope.in_([channel_id, SERVER_WIDE]),
+                CharacterRow.campaign_id == campaign.id,
+            )
+            .order_by(scope == SERVER_WIDE)
+            .limit(1)
+        )
+    ).first()
+    return CharacterRecord.of(row) if row is not None else None
 
 
 async def require_active_in(
