@@ -616,24 +616,26 @@ class GameService:
     ) -> ActOutcome:
         """Apply the user's action at ``version`` (None: whatever is current). The action id
         ``auto`` lets the engine's AI choose the move for the user's seat."""
-        async with self.db.session() as session:
+        async with self.db.read() as session:
             row = await self._load(session, game_id)
-            return await self._act_in(session, row, user_id, version, action_id)
+        return await self._act_on(row, user_id, version, action_id)
 
     async def act_in_channel(
         self, channel_id: int, user_id: int, version: int | None, action_id: str
     ) -> ActOutcome:
         """`act` on the channel's live game (for /game move), found in the same transaction."""
-        async with self.db.session() as session:
+        async with self.db.read() as session:
             row = await self._live_in_channel(session, channel_id)
-            if row is None:
-                raise RuleError("There is no game in this channel; start one with `/game new`.")
-            self._remember(row)
-            return await self._act_in(session, row, user_id, version, action_id)
+        if row is None:
+            raise RuleError("There is no game in this channel; start one with `/game new`.")
+        self._remember(row)
+        return await self._act_on(row, user_id, version, action_id)
 
-    async def _act_in(
-        self, session: Any, row: GameRow, user_id: int, version: int | None, action_id: str
+    async def _act_on(
+        self, row: GameRow, user_id: int, version: int | None, action_id: str
     ) -> ActOutcome:
+        """The engine and the AI run outside any transaction, on the row as read; the result
+        is one versioned write, so a move that landed in between wins and this one is refused."""
         if row.status != "running":
             raise AlreadyDone(
                 "Already done: this game is "
@@ -679,18 +681,19 @@ class GameService:
         public = [e.text for e in events if e.public]
         private = [e.text for e in events if not e.public and seat.seat in e.audience]
         log = (json.loads(row.public_log) + public)[-PUBLIC_LOG_KEEP:]
-        await self._save(
-            session,
-            row,
-            version,
-            state=state.model_dump_json(),
-            status="finished" if engine.is_over(state) else "running",
-            public_log=json.dumps(log),
-            warned_at=None,
-            **self._finish_values(engine, state),
-        )
-        for entry in logs:
-            session.add(entry)
+        async with self.db.session() as session:
+            await self._save(
+                session,
+                row,
+                version,
+                state=state.model_dump_json(),
+                status="finished" if engine.is_over(state) else "running",
+                public_log=json.dumps(log),
+                warned_at=None,
+                **self._finish_values(engine, state),
+            )
+            for entry in logs:
+                session.add(entry)
         info = self._info(row)
         return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
 
