@@ -577,8 +577,23 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         return {
             "great_nemesis": list(lib.great),
             "heroes": list(lib.heroes),
+            "party": [str(n) for n in range(1, 9)],
             "scenario": list(lib.scenarios),
         }
+
+    def simulate(self, options: DwOptions, players: int, games: int, seed: int) -> dict[str, Any]:
+        from bot.games.dreamwars.simulate import simulate
+
+        return simulate(games, players, seed, options.model_dump(exclude_defaults=True))
+
+    def validate_pack_text(self, text: str, filename: str) -> list[str] | None:
+        from pathlib import Path
+
+        from bot.games.dreamwars.packs import is_dreamwars_file, sibling_library, validate_text
+
+        if not is_dreamwars_file(text):
+            return None
+        return validate_text(text, filename, sibling_library(Path(filename)))
 
     def option_value_labels(self) -> dict[str, dict[str, str]]:
         lib = self.board.lib

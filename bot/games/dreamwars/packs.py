@@ -276,12 +276,17 @@ def validate_file(path: str | Path) -> list[str]:
         text = file_path.read_text(encoding="utf-8")
     except OSError as exc:
         return [f"{file_path}:1:1: cannot read the file ({exc.strerror})"]
+    return validate_text(text, str(file_path), sibling_library(file_path))
+
+
+def sibling_library(path: Path) -> Library:
+    """The content of the other files in ``path``'s directory (its cross references)."""
+    if not path.parent.is_dir():
+        return Library()
     others = [
-        p
-        for other, _t, p, _e in _read_packs(file_path.parent)
-        if other.resolve() != file_path.resolve()
+        p for other, _t, p, _e in _read_packs(path.parent) if other.resolve() != path.resolve()
     ]
-    return validate_text(text, str(file_path), _library(others))
+    return _library(others)
 
 
 @lru_cache(maxsize=4)

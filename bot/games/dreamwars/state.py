@@ -18,44 +18,54 @@ class DwOptions(BaseModel):
     """The options a lobby sets for a game."""
 
     great_nemesis: str | None = Field(
-        default=None, description="A Great Nemesis key; None draws one at random."
+        default=None, title="Great Nemesis", description="Drawn at random when not chosen."
     )
     heroes: list[str] | None = Field(
-        default=None, description="Hero keys in seat order; None deals them at random."
+        default=None, title="Heroes", description="In seat order; dealt at random when not set."
     )
     party: int | None = Field(
         default=None,
         ge=1,
         le=8,
-        description="How many heroes in all (shared round-robin by the seats); None: one each.",
+        title="Heroes in all",
+        description="Shared round-robin by the seats (one player may run several); default one "
+        "each.",
     )
     scenario: str | None = Field(
-        default=None, description="Start at this scenario instead of the Ordeal's first."
+        default=None, title="Start at scenario", description="Instead of the Ordeal's first."
     )
     single_scenario: bool = Field(
-        default=False, description="Play one scenario as a stand-alone game, not the Ordeal."
+        default=False,
+        title="One scenario only",
+        description="Play one scenario as a stand-alone game, not the whole Ordeal.",
     )
     simple_events: bool = Field(
         default=False,
+        title="Simple Events phase",
         description="The alternative Events phase: an Event lasts one turn, no Stellar Symbols.",
     )
     replace_dead: bool = Field(
         default=True,
+        title="Replace dead heroes",
         description="A dead hero's player takes a hero not yet on the map at a set-up space.",
     )
     prototype_malfunction_on_success: bool = Field(
         default=True,
+        title="Prototypes break on a passed 4-6",
         description="Unwritten rule: does a Prototype malfunction on a natural 4-6 that passed?",
     )
     nemesis_river_stop: bool = Field(
         default=True,
+        title="Nemeses stop on rivers",
         description="Unwritten rule: a Nemesis neither Aquatic nor Flying stops on a river space.",
     )
     turn_limit: int = Field(
         default=60,
         ge=5,
         le=200,
+        title="Turn limit",
         description="Safety net: the game ends lost after this many turns.",
+        json_schema_extra={"lobby": False},
     )
 
 

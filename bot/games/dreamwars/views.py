@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from bot.games.dreamwars.state import DwState, HeroState
 
+CHRONICLE_IN_VIEW = 20
+
 if TYPE_CHECKING:
     from bot.games.dreamwars.engine import DreamwarsEngine
 
@@ -104,7 +106,7 @@ def public_view(engine: DreamwarsEngine, state: DwState) -> dict[str, Any]:
         "discards": {k: len(v) for k, v in state.discards.items()},
         "outcomes": [o.model_dump() for o in state.outcomes],
         "result": state.result,
-        "chronicle_size": len(state.chronicle),
+        "chronicle": state.chronicle[-CHRONICLE_IN_VIEW:],  # public lines only
     }
 
 

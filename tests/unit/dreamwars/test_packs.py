@@ -116,3 +116,14 @@ def test_a_scenario_naming_an_unknown_marker_is_reported(tmp_path: Path) -> None
     text = text.replace("deploy: {galleon: [behemoth]}", "deploy: {galleon: [behemot]}")
     errors = validate_file(_siblings(tmp_path, "ordeals.yaml", text))
     assert any("unknown Nemesis marker 'behemot'" in e for e in errors), errors
+
+
+def test_the_engine_checks_its_own_packs_only_and_simulates_for_the_cli() -> None:
+    from bot.games.dreamwars import ENGINE, DwOptions
+
+    path = DATA_DIR / "map.yaml"
+    assert ENGINE.validate_pack_text(path.read_text(encoding="utf-8"), str(path)) == []
+    assert ENGINE.validate_pack_text("pack: {key: x}\n", "other.yaml") is None
+    line = ENGINE.simulate(DwOptions(single_scenario=True), 1, 2, 3)
+    assert line["games"] == 2 and line["options"] == {"single_scenario": True}
+    assert {"win_rate", "scenario_outcomes", "mean_turns", "deaths"} <= set(line)
