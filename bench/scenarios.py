@@ -78,7 +78,7 @@ async def _new_card_game(table: Table, lane: Lane) -> None:
         user=table.player,
         channel=lane["channel"],
         game="dfccg",
-        difficulty="apprentice",
+        options="difficulty=apprentice",
     )
     started = await table.click(lobby, "Start", user=table.player)
     if not started.answered:

@@ -68,47 +68,87 @@ def run_migrate(_args: argparse.Namespace) -> int:
 
 def _configure_validate_pack(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="the pack file (YAML) to check")
+    parser.add_argument("--game", help="which game the pack is for (default: the one it fits best)")
 
 
 def run_validate_pack(args: argparse.Namespace) -> int:
-    from bot.games.dfccg.packs import validate_pack_file
+    from bot.errors import RuleError
+    from bot.games.base import validate_pack_file
 
-    errors = validate_pack_file(args.file)
+    try:
+        game, errors = validate_pack_file(args.file, args.game)
+    except RuleError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
     for error in errors:
         print(error)
     if errors:
-        print(f"{len(errors)} error(s) in {args.file}", file=sys.stderr)
+        print(f"{len(errors)} error(s) in {args.file} (checked as a {game} pack)", file=sys.stderr)
         return 1
-    print(f"{args.file}: the pack is valid")
+    print(f"{args.file}: the pack is valid ({game})")
     return 0
 
 
 def _configure_simulate(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", choices=["dfccg"], help="which game to simulate")
-    parser.add_argument("--games", type=int, default=100, help="how many games (default 100)")
-    parser.add_argument("--players", type=int, default=3, help="players per game, 1 to 5")
-    parser.add_argument(
-        "--difficulty",
-        default="wizard",
-        choices=["apprentice", "wizard", "merlin"],
-        help="how hard",
-    )
-    parser.add_argument("--book", default="storm-front", help="a book key, or side-jobs")
-    parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results")
+    """One sub-command per registered game, its flags built from the game's options."""
+    from bot.games.base import registered_engines
+    from bot.services.games import option_fields, option_titles
+
+    games = parser.add_subparsers(dest="game", required=True, metavar="GAME")
+    for engine in registered_engines():
+        sub = games.add_parser(engine.key, help=engine.name)
+        sub.add_argument("--games", type=int, default=100, help="how many games (default 100)")
+        default_players = max(engine.min_players, min(3, engine.max_players))
+        sub.add_argument(
+            "--players",
+            type=int,
+            default=default_players,
+            help=f"players per game, {engine.min_players} to {engine.max_players} "
+            f"(default {default_players})",
+        )
+        sub.add_argument("--seed", type=int, default=0, help="the same seed gives the same results")
+        schema = engine.options_schema().get("properties", {})
+        content = engine.option_values()
+        titles = option_titles(engine)
+        for name, values in option_fields(engine).items():
+            if name in content or values[-1:] == ["none"]:
+                # content values (a pack's books) are checked by the game, with its sentence
+                sub.add_argument(
+                    f"--{name.replace('_', '-')}", dest=f"opt_{name}", help=titles[name]
+                )
+            else:
+                sub.add_argument(
+                    f"--{name.replace('_', '-')}",
+                    dest=f"opt_{name}",
+                    choices=values,
+                    help=f"{titles[name]} (default {schema[name].get('default')})",
+                )
 
 
 def run_simulate(args: argparse.Namespace) -> int:
     import json
 
-    from bot.errors import RuleError
-    from bot.games.dfccg.simulate import simulate
+    from pydantic import ValidationError
 
-    if args.games < 1 or not 1 <= args.players <= 5:
-        print("--games must be at least 1 and --players between 1 and 5", file=sys.stderr)
+    from bot.errors import RuleError
+    from bot.games.base import get_engine
+
+    engine = get_engine(args.game)
+    if args.games < 1 or not engine.min_players <= args.players <= engine.max_players:
+        print(
+            f"--games must be at least 1 and --players between {engine.min_players} and "
+            f"{engine.max_players}",
+            file=sys.stderr,
+        )
         return 2
+    raw = {
+        key[4:]: value
+        for key, value in vars(args).items()
+        if key.startswith("opt_") and value is not None
+    }
     try:
-        line = simulate(args.games, args.players, args.difficulty, args.book, args.seed)
-    except (RuleError, ValueError) as exc:
+        line = engine.simulate(engine.parse_options(raw), args.players, args.games, args.seed)
+    except (RuleError, ValueError, ValidationError) as exc:
         print(str(exc).splitlines()[0][:300], file=sys.stderr)
         return 2
     print(json.dumps(line, sort_keys=True))
@@ -186,7 +226,11 @@ TOOLS: dict[
         _configure_validate_pack,
         run_validate_pack,
     ),
-    "simulate": ("play AI-only games and print one JSON line", _configure_simulate, run_simulate),
+    "simulate": (
+        "play AI-only games of a game and print one JSON line",
+        _configure_simulate,
+        run_simulate,
+    ),
     "command-reference": (
         "write docs/commands.md from the command tree (--check: fail when it is stale)",
         _reference_args,

@@ -19,7 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import RuleError
-from bot.games.base import get_engine
+from bot.games.base import get_display, get_engine
 from bot.services.games import (
     RESET,
     GameInfo,
@@ -29,8 +29,11 @@ from bot.services.games import (
     multi_option_fields,
     option_fields,
     option_labels,
+    option_titles,
+    option_token,
+    options_help,
+    parse_option_text,
 )
-from bot.ui.board_image import render_board
 from bot.ui.common import SELECT_OPTION_LIMIT, clip
 from bot.ui.custom_ids import (
     GAME_ACTION_TEMPLATE,
@@ -46,9 +49,12 @@ from bot.ui.games import (
     action_page,
     board_embed,
     board_filename,
+    board_picture,
     hand_embed,
     history_embed,
     lobby_embed,
+    option_text,
+    rules_embed,
     status_embed,
 )
 from cogs.common.coalesce import Coalescer
@@ -59,6 +65,7 @@ log = logging.getLogger(__name__)
 
 BOARD_COALESCE_SECONDS = 0.3  # a burst of moves within this window edits the board once
 LOBBY_SELECTS = 4  # option menus on the lobby message (the fifth row holds the buttons)
+MORE = "More options…"  # the fourth menu, when a game has more than four options
 SELECT_MAX_OPTIONS = 25  # Discord's limit of options in one select menu
 LOBBY_OPS = {"join": "Join", "leave": "Leave", "ai": "Add AI seat", "unai": "Remove AI seat"}
 
@@ -120,10 +127,12 @@ class LobbyOptionSelect(
         *,
         multi: bool = False,
         labels: dict[str, str] | None = None,
+        title: str | None = None,
         row: int | None = None,
     ) -> None:
         labels = labels or {}
-        picked = set(current) if isinstance(current, list) else {current}
+        items = current if isinstance(current, list) else [current]
+        picked = {option_token(v) for v in items if v is not None}
         shown = (values or ["?"])[:SELECT_MAX_OPTIONS]
         options = [
             discord.SelectOption(
@@ -135,7 +144,7 @@ class LobbyOptionSelect(
             )
             for v in shown
         ]
-        placeholder = f"Choose {name.replace('_', ' ')}"
+        placeholder = f"Choose: {title or name.replace('_', ' ')}"
         if multi:
             placeholder += " (pick none for random)"
         super().__init__(
@@ -162,6 +171,41 @@ class LobbyOptionSelect(
         data: dict[str, Any] = dict(interaction.data or {})
         values = [str(v) for v in data.get("values") or []]
         await _cog(interaction).option_pick(interaction, self.game_id, self.name, values)
+
+
+class MoreOptionsSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"ftg:m:(?P<game>\d+)",
+):
+    """The lobby's last menu when a game has more options than menus fit: picking one opens
+    that option's menu privately for the host."""
+
+    def __init__(self, game_id: int, entries: list[tuple[str, str]] | None = None) -> None:
+        shown = (entries or [("?", "?")])[:SELECT_MAX_OPTIONS]
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"ftg:m:{game_id}",
+                placeholder=MORE,
+                options=[
+                    discord.SelectOption(label=clip(label, SELECT_OPTION_LIMIT), value=name[:100])
+                    for name, label in shown
+                ],
+                row=LOBBY_SELECTS - 1,
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> MoreOptionsSelect:
+        return cls(int(match["game"]))
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        data: dict[str, Any] = dict(interaction.data or {})
+        name = str((data.get("values") or [""])[0])[:40]
+        await _cog(interaction).more_options(interaction, self.game_id, name)
 
 
 class HandButton(
@@ -237,32 +281,65 @@ class ActionButton(
 
 
 # ---------------------------------------------------------------------- views
+def _game_choices(current: str) -> list[app_commands.Choice[str]]:
+    needle = current.lower().strip()
+    return [
+        app_commands.Choice(name=clip(name, 100), value=key)
+        for key, name in engine_choices()
+        if needle in key or needle in name.lower()
+    ][:25]
+
+
 def lobby_message(info: GameInfo) -> dict[str, Any]:
     """The lobby's embed and view, as keyword arguments for sending or editing it."""
     engine = get_engine(info.engine)
     fields = option_fields(engine)
     labels = option_labels(engine)
-    return {"embed": lobby_embed(info, fields, labels), "view": lobby_view(info, fields, labels)}
+    titles = option_titles(engine)
+    return {
+        "embed": lobby_embed(info, fields, labels, titles),
+        "view": lobby_view(info, fields, labels, titles),
+    }
+
+
+def option_select(
+    info: GameInfo, name: str, *, row: int | None = None, engine: Any = None
+) -> LobbyOptionSelect:
+    """The menu of one lobby option, showing its current value."""
+    engine = engine or get_engine(info.engine)
+    return LobbyOptionSelect(
+        info.id,
+        name,
+        option_fields(engine)[name],
+        info.options.get(name),
+        multi=name in multi_option_fields(engine),
+        labels=option_labels(engine).get(name),
+        title=option_titles(engine)[name],
+        row=row,
+    )
 
 
 def lobby_view(
-    info: GameInfo, fields: dict[str, list[str]], labels: dict[str, dict[str, str]]
+    info: GameInfo,
+    fields: dict[str, list[str]],
+    labels: dict[str, dict[str, str]],
+    titles: dict[str, str],
 ) -> discord.ui.View:
-    """Up to four option menus (rows 0-3) above the five lobby buttons (row 4)."""
+    """Option menus (rows 0-3) above the five lobby buttons (row 4). With more than four
+    options, the first three have menus and the fourth menu lists the others."""
     view = discord.ui.View(timeout=None)
-    multi = multi_option_fields(get_engine(info.engine))
-    for row, (name, values) in enumerate(list(fields.items())[:LOBBY_SELECTS]):
-        view.add_item(
-            LobbyOptionSelect(
-                info.id,
-                name,
-                values,
-                info.options.get(name),
-                multi=name in multi,
-                labels=labels.get(name),
-                row=row,
-            )
-        )
+    engine = get_engine(info.engine)
+    names = list(fields)
+    direct = names if len(names) <= LOBBY_SELECTS else names[: LOBBY_SELECTS - 1]
+    for row, name in enumerate(direct):
+        view.add_item(option_select(info, name, row=row, engine=engine))
+    rest = names[len(direct) :]
+    if rest:
+        entries = []
+        for name in rest:
+            shown = option_text(info.options.get(name), labels.get(name, {}))
+            entries.append((name, f"{titles[name]}: {shown}"))
+        view.add_item(MoreOptionsSelect(info.id, entries))
     for op in ("join", "leave", "ai", "unai", "start"):
         button = LobbyButton(info.id, op)
         button.item.row = LOBBY_SELECTS
@@ -280,7 +357,8 @@ def board_view(info: GameInfo) -> discord.ui.View | None:
 
 def hand_view(hand: HandInfo, page: int) -> tuple[discord.ui.View, int, int]:
     view = discord.ui.View(timeout=None)
-    specs, page, pages = action_page(hand.actions, page)
+    primary = get_display(hand.game.engine).primary_kinds
+    specs, page, pages = action_page(hand.actions, page, primary)
     for spec in specs:
         view.add_item(
             ActionButton(
@@ -336,29 +414,20 @@ class GameTable(commands.Cog):
     @game.command(name="new", description="Open a lobby for a table game in this channel.")
     @app_commands.describe(
         game="Which game to play (start typing to see the list).",
-        difficulty="How hard: apprentice (easy), wizard or merlin (hard).",
-        book="Which book deck to face, or side-jobs for a random one.",
+        options="Optional name=value settings (autocomplete lists this game's; the lobby has menus).",
     )
     async def new(
-        self,
-        interaction: discord.Interaction,
-        game: str,
-        difficulty: str | None = None,
-        book: str | None = None,
+        self, interaction: discord.Interaction, game: str, options: str | None = None
     ) -> None:
         assert interaction.guild is not None and interaction.channel_id is not None
         engine = get_engine(game.strip().lower()[:32])
-        fields = option_fields(engine)  # an option this game does not have is left out
-        options = {
-            k: v for k, v in (("difficulty", difficulty), ("book", book)) if v and k in fields
-        }
         info = await self.games.create_lobby(
             guild_id=interaction.guild.id,
             channel_id=interaction.channel_id,
             host_id=interaction.user.id,
             host_name=_name(interaction.user),
             engine_key=engine.key,
-            options=options,
+            options=parse_option_text(engine, options or ""),
         )
         callback = await interaction.response.send_message(**lobby_message(info))
         message_id = getattr(callback, "message_id", None)
@@ -370,38 +439,51 @@ class GameTable(commands.Cog):
     async def _game_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        needle = current.lower()
-        return [
-            app_commands.Choice(name=clip(name, 100), value=key)
-            for key, name in engine_choices()
-            if needle in key or needle in name.lower()
-        ][:25]
+        return _game_choices(current)
 
-    async def _option_choices(
-        self, interaction: discord.Interaction, name: str, current: str
+    @new.autocomplete("options")
+    async def _options_autocomplete(
+        self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        key = str(getattr(interaction.namespace, "game", "") or "dfccg")
+        """Completes the last name=value pair typed, from the chosen game's options."""
+        key = str(getattr(interaction.namespace, "game", "") or "").strip().lower()[:32]
         try:
-            fields = option_fields(get_engine(key))
+            engine = get_engine(key)
         except RuleError:
             return []
-        return [
-            app_commands.Choice(name=v, value=v)
-            for v in fields.get(name, [])
-            if current.lower() in v.lower()
-        ][:25]
+        done, _, last = current.rpartition(" ")
+        prefix = f"{done} " if done else ""
+        typed_name, has_value, typed_value = last.partition("=")
+        labels = option_labels(engine)
+        choices = []
+        for name, values in option_fields(engine).items():
+            if not has_value and typed_name.lower() not in name:
+                continue
+            if has_value and typed_name.lower() != name:
+                continue
+            for value in values:
+                if value == RESET or typed_value.lower() not in value.lower():
+                    continue
+                label = labels.get(name, {}).get(value, value)
+                text = f"{prefix}{name}={value}"
+                shown = text if label == value else f"{text} ({label})"
+                if len(text) <= 100:
+                    choices.append(app_commands.Choice(name=clip(shown, 100), value=text))
+        return choices[:25]
 
-    @new.autocomplete("difficulty")
-    async def _difficulty_autocomplete(
+    @game.command(name="rules", description="How a table game is played here, and its options.")
+    @app_commands.describe(game="Which game (start typing to see the list).")
+    async def rules(self, interaction: discord.Interaction, game: str) -> None:
+        engine = get_engine(game.strip().lower()[:32])
+        await interaction.response.send_message(
+            embed=rules_embed(engine, options_help(engine)), ephemeral=True
+        )
+
+    @rules.autocomplete("game")
+    async def _rules_game_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        return await self._option_choices(interaction, "difficulty", current)
-
-    @new.autocomplete("book")
-    async def _book_autocomplete(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self._option_choices(interaction, "book", current)
+        return _game_choices(current)
 
     @game.command(name="status", description="Show the game in this channel (only you see it).")
     async def status(self, interaction: discord.Interaction) -> None:
@@ -480,9 +562,9 @@ class GameTable(commands.Cog):
         if info.status == "lobby":
             await interaction.response.edit_message(**lobby_message(info))
             return
-        file = await asyncio.to_thread(self._board_file, info)  # drawing is CPU work
+        files = await asyncio.to_thread(self._board_files, info)  # drawing is CPU work
         await interaction.response.edit_message(
-            embed=board_embed(info), attachments=[file], view=board_view(info)
+            embed=board_embed(info), attachments=files, view=board_view(info)
         )
 
     async def option_pick(
@@ -490,7 +572,36 @@ class GameTable(commands.Cog):
     ) -> None:
         is_gm = await member_is_gm(self.bot, interaction)
         info = await self.games.set_option(game_id, interaction.user.id, name, value, is_gm=is_gm)
+        message = interaction.message
+        if message is not None and message.flags.ephemeral:  # picked from "More options"
+            await interaction.response.edit_message(**self._option_message(info, name))
+            self.schedule_board(game_id)
+            return
         await interaction.response.edit_message(**lobby_message(info))
+
+    async def more_options(self, interaction: discord.Interaction, game_id: int, name: str) -> None:
+        """The host picked an option in "More options": its menu, privately."""
+        info = await self.games.get(game_id)
+        if info.status != "lobby":
+            raise RuleError("Options can only change in the lobby, before the game starts.")
+        if interaction.user.id != info.host_id and not await member_is_gm(self.bot, interaction):
+            raise RuleError("Only the host can change the game's options.")
+        if name not in option_fields(get_engine(info.engine)):
+            raise RuleError("That option cannot be changed here; use the lobby's menus.")
+        await interaction.response.send_message(**self._option_message(info, name), ephemeral=True)
+
+    @staticmethod
+    def _option_message(info: GameInfo, name: str) -> dict[str, Any]:
+        engine = get_engine(info.engine)
+        helped = next(o for o in options_help(engine) if o.name == name)
+        view = discord.ui.View(timeout=None)
+        view.add_item(option_select(info, name, engine=engine))
+        now = option_text(info.options.get(name), option_labels(engine).get(name, {}))
+        text = (
+            f"**{helped.title}** (game #{info.id}): now **{now}**, default {helped.default}.\n"
+            f"{helped.meaning}"
+        )
+        return {"content": clip(text, 2000), "view": view}
 
     # ------------------------------------------------------------------ hands and moves
     async def show_hand(
@@ -527,10 +638,13 @@ class GameTable(commands.Cog):
         )
 
     # ------------------------------------------------------------------ the board
-    def _board_file(self, info: GameInfo) -> discord.File:
-        return discord.File(
-            io.BytesIO(render_board(info.view or {})), filename=board_filename(info.id)
-        )
+    @staticmethod
+    def _board_files(info: GameInfo) -> list[discord.File]:
+        """The board picture as an attachment (none for a game without a picture)."""
+        picture = board_picture(info)
+        if picture is None:
+            return []
+        return [discord.File(io.BytesIO(picture), filename=board_filename(info.id))]
 
     def schedule_board(self, game_id: int) -> None:
         """Edit the public board soon; a burst of calls produces one edit (or two)."""
@@ -549,8 +663,8 @@ class GameTable(commands.Cog):
         if info.view is None:  # abandoned in the lobby
             await message.edit(embed=status_embed(info), view=None)
             return
-        file = await asyncio.to_thread(self._board_file, info)
-        await message.edit(embed=board_embed(info), attachments=[file], view=board_view(info))
+        files = await asyncio.to_thread(self._board_files, info)
+        await message.edit(embed=board_embed(info), attachments=files, view=board_view(info))
 
     # ------------------------------------------------------------------ idle games
     async def _idle_loop(self) -> None:
@@ -587,5 +701,7 @@ class GameTable(commands.Cog):
 
 
 async def setup(bot: Any) -> None:
-    bot.add_dynamic_items(LobbyButton, LobbyOptionSelect, HandButton, ActionButton)
+    bot.add_dynamic_items(
+        LobbyButton, LobbyOptionSelect, MoreOptionsSelect, HandButton, ActionButton
+    )
     await bot.add_cog(GameTable(bot))

@@ -18,16 +18,20 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, Field, field_validator
 
 from bot.errors import RuleError
+from bot.games.display import DEFAULT_DISPLAY, GameDisplay
 
 __all__ = [
     "Action",
     "ENGINES",
+    "GameDisplay",
     "GameEngine",
     "GameEvent",
     "GameResult",
     "IllegalAction",
     "find_action",
+    "get_display",
     "get_engine",
+    "registered_engines",
     "register_engine",
 ]
 
@@ -174,6 +178,18 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
     def choose_action(self, state: StateT, seat: str, rng: random.Random) -> Action:
         """AI policy hook: pick one of ``legal_actions(state, seat)``."""
 
+    def simulate(self, options: OptionsT, players: int, games: int, seed: int) -> dict[str, Any]:
+        """AI-only games for `python -m bot simulate`: one JSON-ready summary, the same for
+        the same seed. The default counts winners, scores and game lengths."""
+        from bot.games.simulate import simulate_games
+
+        return simulate_games(self, options, players, games, seed)
+
+    def validate_pack_text(self, text: str, filename: str) -> list[str] | None:
+        """Errors (``file:line:col: message``) of a content pack of this game, [] when it is
+        valid, or None when the game has no packs."""
+        return None
+
 
 def find_action(engine: GameEngine[Any, Any], state: Any, seat: str, action_id: str) -> Action:
     """Look up a clicked action id among the legal ones; stale or foreign ids raise."""
@@ -184,15 +200,34 @@ def find_action(engine: GameEngine[Any, Any], state: Any, seat: str, action_id: 
 
 
 ENGINES: dict[str, GameEngine[Any, Any]] = {}
+DISPLAYS: dict[str, GameDisplay] = {}
 
 # Engines shipped with the bot, imported on first lookup (keeps base.py free of import cycles).
 BUILTIN_ENGINE_MODULES: dict[str, str] = {"dfccg": "bot.games.dfccg"}
 
 
-def register_engine(engine: GameEngine[Any, Any]) -> GameEngine[Any, Any]:
-    """Make an engine available to the game table under its key."""
+def register_engine(
+    engine: GameEngine[Any, Any], display: GameDisplay | None = None
+) -> GameEngine[Any, Any]:
+    """Make a game playable at the table: the engine, and how it shows itself (optional)."""
     ENGINES[engine.key] = engine
+    if display is not None:
+        DISPLAYS[engine.key] = display
+    else:
+        DISPLAYS.pop(engine.key, None)
     return engine
+
+
+def registered_engines() -> list[GameEngine[Any, Any]]:
+    """Every engine, the builtin ones imported on demand, sorted by key."""
+    for key in BUILTIN_ENGINE_MODULES:
+        get_engine(key)
+    return [ENGINES[key] for key in sorted(ENGINES)]
+
+
+def get_display(key: str) -> GameDisplay:
+    get_engine(key)
+    return DISPLAYS.get(key, DEFAULT_DISPLAY)
 
 
 def get_engine(key: str) -> GameEngine[Any, Any]:
@@ -204,3 +239,23 @@ def get_engine(key: str) -> GameEngine[Any, Any]:
     except KeyError:
         known = ", ".join(sorted(set(ENGINES) | set(BUILTIN_ENGINE_MODULES))) or "none"
         raise RuleError(f"There is no game called {key!r}; choose one of: {known}.") from None
+
+
+def validate_pack_file(path: str, game: str | None = None) -> tuple[str, list[str]]:
+    """Check a content pack: (the game it was checked as, errors with ``file:line:col``).
+
+    Without ``game``, the pack is checked against every game that has packs and the errors of
+    the one it fits best (fewest errors) are returned."""
+    from pathlib import Path
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        return game or "?", [f"{path}:1:1: cannot read the file ({exc.strerror})"]
+    engines = [get_engine(game)] if game else registered_engines()
+    checked = [(e.key, e.validate_pack_text(text, path)) for e in engines]
+    found = [(key, errors) for key, errors in checked if errors is not None]
+    if not found:
+        names = ", ".join(e.key for e in engines)
+        raise RuleError(f"{names} has no content packs to check.")
+    return min(found, key=lambda pair: len(pair[1]))

@@ -27,13 +27,12 @@ from bot.db.models.games import GameActionLog, GameRow
 from bot.db.repos.versioned import update_versioned_in
 from bot.errors import RuleError
 from bot.games.base import (
-    BUILTIN_ENGINE_MODULES,
-    ENGINES,
     Action,
     GameEngine,
     GameEvent,
     find_action,
     get_engine,
+    registered_engines,
 )
 
 AI_STEP_LIMIT = 400  # AI seats acting in a row after one human action
@@ -141,36 +140,51 @@ NO_GAME_TTL = 5.0  # seconds a channel read as having no live game is answered f
 
 
 def engine_choices() -> list[tuple[str, str]]:
-    """(key, name) of every known engine, builtin ones imported on demand."""
-    for key in BUILTIN_ENGINE_MODULES:
-        get_engine(key)
-    return sorted((key, engine.name) for key, engine in ENGINES.items())
+    """(key, name) of every registered engine, builtin ones imported on demand."""
+    return [(engine.key, engine.name) for engine in registered_engines()]
 
 
 RESET = "none"  # the lobby value that puts an option back to its default
+BOOL_VALUES = {"true": "yes", "false": "no"}
+
+
+def option_token(value: Any) -> str:
+    """An option value as the lobby writes it (``true``/``false`` for a yes/no option)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _lobby_props(engine: GameEngine[Any, Any]) -> dict[str, dict[str, Any]]:
+    props: dict[str, dict[str, Any]] = engine.options_schema().get("properties", {})
+    return {name: spec for name, spec in props.items() if spec.get("lobby", True)}
 
 
 def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
     """Lobby options that take one of a few values: name -> allowed values (for selects and
-    autocomplete). Enums come from the options schema; an option whose default is empty also
-    offers ``none`` (back to the default). The engine adds values that live in its content
-    (e.g. the card game's books and characters)."""
+    autocomplete). Enums come from the options schema (in its order), yes/no
+    options offer ``true``/``false``; an option whose default is empty also offers ``none``
+    (back to the default). The engine adds values that live in its content (e.g. the card
+    game's books and characters). An option marked ``lobby: False`` is left out."""
     schema = engine.options_schema()
-    props = schema.get("properties", {})
+    extra = engine.option_values()
     fields: dict[str, list[str]] = {}
-    for name, spec in props.items():
+    for name, spec in _lobby_props(engine).items():
+        if name in extra:
+            continue
         values = _enum_of(spec, schema)
+        if not values and spec.get("type") == "boolean":
+            values = list(BOOL_VALUES)
         if values:
             fields[name] = [*values, RESET] if spec.get("default", "") is None else values
-    fields.update(engine.option_values())
+    fields.update(extra)  # content values after the schema's own, in the engine's order
     return fields
 
 
 def multi_option_fields(engine: GameEngine[Any, Any]) -> set[str]:
     """Lobby options holding a list (several values may be picked; none = the default)."""
-    props = engine.options_schema().get("properties", {})
     multi = set()
-    for name, spec in props.items():
+    for name, spec in _lobby_props(engine).items():
         kinds = [spec.get("type")] + [alt.get("type") for alt in spec.get("anyOf", [])]
         if "array" in kinds:
             multi.add(name)
@@ -178,8 +192,80 @@ def multi_option_fields(engine: GameEngine[Any, Any]) -> set[str]:
 
 
 def option_labels(engine: GameEngine[Any, Any]) -> dict[str, dict[str, str]]:
-    """Readable names for option values where the value is a key (characters, books)."""
-    return engine.option_value_labels()
+    """Readable names of option values: the engine's (characters, books), yes/no for the
+    yes/no options."""
+    labels = engine.option_value_labels()
+    fields = option_fields(engine)
+    for name, values in fields.items():
+        if values == list(BOOL_VALUES):
+            labels.setdefault(name, BOOL_VALUES)
+    return labels
+
+
+def option_titles(engine: GameEngine[Any, Any]) -> dict[str, str]:
+    """Readable names of the options (the schema's titles): name -> title."""
+    return {
+        name: str(spec.get("title") or name.replace("_", " ").capitalize())
+        for name, spec in engine.options_schema().get("properties", {}).items()
+    }
+
+
+@dataclass(frozen=True)
+class OptionHelp:
+    name: str
+    title: str
+    default: str
+    meaning: str
+    choices: list[str]
+
+
+def options_help(engine: GameEngine[Any, Any]) -> list[OptionHelp]:
+    """Every lobby option with its default and what it means, for /game rules."""
+    titles = option_titles(engine)
+    labels = option_labels(engine)
+    fields = option_fields(engine)
+    out = []
+    for name, spec in _lobby_props(engine).items():
+        default = spec.get("default")
+        shown = (
+            "none"
+            if default is None or default == []
+            else labels.get(name, {}).get(option_token(default), option_token(default))
+        )
+        choices = [labels.get(name, {}).get(v, v) for v in fields.get(name, []) if v != RESET]
+        out.append(OptionHelp(name, titles[name], shown, str(spec.get("description", "")), choices))
+    return out
+
+
+OPTION_TEXT_MAX = 400
+
+
+def _key(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def parse_option_text(engine: GameEngine[Any, Any], text: str) -> dict[str, Any]:
+    """``name=value`` pairs typed in /game new (spaces or commas between pairs; a name may be
+    the option's key or its title; a list option takes values joined by ``+``)."""
+    text = text.strip()[:OPTION_TEXT_MAX]
+    if not text:
+        return {}
+    fields = option_fields(engine)
+    titles = option_titles(engine)
+    by_key = {_key(name): name for name in fields} | {_key(titles[n]): n for n in fields}
+    multi = multi_option_fields(engine)
+    options: dict[str, Any] = {}
+    for pair in text.replace(",", " ").split():
+        typed, sep, value = pair.partition("=")
+        name = by_key.get(_key(typed))
+        if not sep or not value or name is None:
+            known = ", ".join(f"{n}=…" for n in fields) or "none"
+            raise RuleError(
+                f"{pair[:40]!r} is not an option of {engine.name}; type name=value pairs, "
+                f"e.g. {known}."
+            )
+        options[name] = value.split("+") if name in multi else value
+    return options
 
 
 def _enum_of(spec: dict[str, Any], schema: dict[str, Any]) -> list[str]:
@@ -372,13 +458,16 @@ class GameService:
     @staticmethod
     def _validated_options(engine: GameEngine[Any, Any], options: dict[str, Any]) -> dict[str, Any]:
         allowed = option_fields(engine)
+        titles = option_titles(engine)
         options = {k: v for k, v in options.items() if v != RESET}
         for key, value in options.items():
             for item in value if isinstance(value, list) else [value]:
-                if key in allowed and str(item) not in allowed[key]:
+                if key in allowed and option_token(item) not in allowed[key]:
                     choices = ", ".join(v for v in allowed[key] if v != RESET)
                     raise RuleError(
-                        f"{key} cannot be {str(item)[:40]!r}; choose one of: {choices}."
+                        f"{titles.get(key, key)} (`{key}`) cannot be {str(item)[:40]!r}; "
+                        "choose one of: "
+                        f"{choices}."
                     )
         try:
             parsed = engine.parse_options(options)
@@ -481,8 +570,8 @@ class GameService:
             wrong = [v for v in values if v not in allowed[name]]
             if wrong:
                 raise RuleError(
-                    f"{wrong[0][:40]!r} is not a choice for {name.replace('_', ' ')}; pick one "
-                    "of the menu's values."
+                    f"{wrong[0][:40]!r} is not a choice for {option_titles(engine)[name]}; pick "
+                    "one of the menu's values."
                 )
             options = json.loads(row.options)
             if not values:

@@ -1,4 +1,5 @@
-"""Rendering of the game table: lobby, public board, private hand, history. Pure functions.
+"""Rendering of the game table: lobby, public board, private hand, history, rules. Pure
+functions that know no game: each game's display (bot/games/display.py) fills them in.
 
 The board is built ONLY from the engine's public view and the public event log kept on the
 game row; the hand embed is for an ephemeral reply to its owner.
@@ -11,8 +12,9 @@ from typing import Any
 
 import discord
 
-from bot.games.base import Action
-from bot.services.games import GameInfo, HandInfo
+from bot.games.base import Action, GameEngine, get_display
+from bot.games.display import GameDisplay, PanelField
+from bot.services.games import GameInfo, HandInfo, OptionHelp, option_token
 from bot.ui.common import (
     BUTTON_LABEL_LIMIT,
     COLOUR,
@@ -25,6 +27,7 @@ ACTIONS_PER_PAGE = 20  # four rows of five buttons; the fifth row holds the page
 ACTION_ROWS = 4
 BUTTONS_PER_ROW = 5
 LOG_LINES = 8
+EMBED_FIELDS = 25  # Discord's limit of fields in one embed
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,11 @@ def page_count(actions: list[Action]) -> int:
     return max(1, -(-len(actions) // ACTIONS_PER_PAGE))
 
 
-def action_page(actions: list[Action], page: int) -> tuple[list[ActionButtonSpec], int, int]:
-    """The buttons of one page of actions: (specs, page actually shown, page count)."""
+def action_page(
+    actions: list[Action], page: int, primary: frozenset[str] = frozenset()
+) -> tuple[list[ActionButtonSpec], int, int]:
+    """The buttons of one page of actions: (specs, page actually shown, page count); actions
+    whose kind is in ``primary`` (the game's main moves) are highlighted."""
     pages = page_count(actions)
     page = min(max(page, 0), pages - 1)
     chunk = actions[page * ACTIONS_PER_PAGE : (page + 1) * ACTIONS_PER_PAGE]
@@ -53,7 +59,7 @@ def action_page(actions: list[Action], page: int) -> tuple[list[ActionButtonSpec
             action_id=a.id,
             label=clip(a.label, BUTTON_LABEL_LIMIT),
             row=i // BUTTONS_PER_ROW,
-            primary=a.kind in ("play", "first_player", "showdown", "choose", "talent"),
+            primary=a.kind in primary,
         )
         for i, a in enumerate(chunk)
     ]
@@ -69,25 +75,30 @@ def _seat_line(info: GameInfo) -> str:
     return "\n".join(lines) or "nobody yet"
 
 
-def _option_text(value: Any, labels: dict[str, str]) -> str:
+def option_text(value: Any, labels: dict[str, str]) -> str:
+    """An option's current value in words (``labels``: value -> readable name)."""
     if value is None or value == []:
         return "default"
     items = value if isinstance(value, list) else [value]
-    return ", ".join(labels.get(str(v), str(v)) for v in items)
+    return ", ".join(labels.get(option_token(v), option_token(v)) for v in items)
 
 
 def lobby_embed(
     info: GameInfo,
     fields: dict[str, list[str]],
     labels: dict[str, dict[str, str]] | None = None,
+    titles: dict[str, str] | None = None,
 ) -> discord.Embed:
-    """The lobby: seats and options. ``labels`` gives readable names of option values."""
+    """The lobby: seats and options. ``labels`` gives readable names of option values,
+    ``titles`` of the options themselves."""
     labels = labels or {}
+    titles = titles or {}
     embed = discord.Embed(
         title=clip(f"{info.engine_name}: lobby (game #{info.id})", 256),
         description=(
-            "Press **Join** to take a seat, **Leave** to give it up. The host can add AI seats "
-            "and presses **Start** when everyone is in."
+            "Press **Join** to take a seat, **Leave** to give it up. The host can add AI seats, "
+            "set the options below and presses **Start** when everyone is in. "
+            f"`/game rules game:{info.engine}` explains every option."
         ),
         colour=COLOUR,
     )
@@ -96,7 +107,10 @@ def lobby_embed(
         value=clip(_seat_line(info), FIELD_VALUE_LIMIT),
         inline=False,
     )
-    shown = {name: _option_text(info.options.get(name), labels.get(name, {})) for name in fields}
+    shown = {
+        titles.get(name, name): option_text(info.options.get(name), labels.get(name, {}))
+        for name in fields
+    }
     if shown:
         embed.add_field(
             name="Options",
@@ -106,87 +120,59 @@ def lobby_embed(
     return safe_embed(embed)
 
 
-def _talents(player: dict[str, Any]) -> str:
-    bits = []
-    for talent in player.get("talents") or []:
-        bits.append(f"{talent['name']} ({'ready' if talent.get('ready') else 'not ready'})")
-    for stunt in player.get("stunts") or []:
-        bits.append(f"{stunt['name']} ({'used' if stunt.get('used') else 'unused'})")
-    return "; ".join(bits)
-
-
-def _row_text(row: list[dict[str, Any]]) -> str:
-    parts = []
-    for card in row:
-        tokens = ""
-        if card.get("value"):
-            noun = "Hits" if card.get("type") == "foe" else "Clues"
-            tokens = f" {card.get('tokens', 0)}/{card['value']} {noun}"
-            if card.get("can_receive") is False:
-                tokens += " (blocked)"
-        parts.append(f"`{card.get('range')}` {card.get('name')} [{card.get('type')}]{tokens}")
-    return "\n".join(parts) or "empty"
+def _add_fields(embed: discord.Embed, fields: list[PanelField]) -> None:
+    for item in fields[:EMBED_FIELDS]:
+        embed.add_field(
+            name=clip(item.name, 256) or "·",
+            value=clip(item.value, FIELD_VALUE_LIMIT) or "·",
+            inline=item.inline,
+        )
 
 
 def board_embed(info: GameInfo, *, with_image: bool = True) -> discord.Embed:
-    """The public table. Uses only ``info.view`` (the public view) and the public log."""
+    """The public table. Uses only ``info.view`` (the public view) and the public log; the
+    game's display (bot/games/<game>/display.py) gives its own lines, fields and picture."""
+    display = get_display(info.engine)
     view = info.view or {}
-    title = f"{info.engine_name}: game #{info.id}"
-    if view.get("book"):
-        title += f" ({view['book']})"
+    title = f"{info.engine_name}: game #{info.id}" + display.title_suffix(view)
     lines: list[str] = []
     if info.status == "running":
-        waiting = ", ".join(info.current_names) or "nobody"
-        lines.append(
-            f"**Turn {view.get('turn', 0)}**, phase {view.get('phase', '?')}: {waiting} to act."
-        )
-        decision = view.get("decision")
-        if decision:
-            lines.append(f"Waiting on: {decision.get('prompt', '')}")
+        lines += display.turn_lines(view, ", ".join(info.current_names) or "nobody")
         lines.append("Press **My hand** to see your cards and what you can do.")
     elif info.status == "finished" and info.result:
         lines.append(f"**Game over.** {info.result.get('summary', '')}")
-        scores = info.result.get("scores") or {}
-        if scores:
-            lines.append("Score: " + ", ".join(f"{k} {v}" for k, v in scores.items()))
+        lines += display.result_lines(info.result)
     elif info.status == "abandoned":
         lines.append("**This game was abandoned.**")
     log = info.public_log[-LOG_LINES:]
     if log:
         lines.append("\n**Latest**\n" + "\n".join(f"• {clip(t, 200)}" for t in log))
-    embed = discord.Embed(title=clip(title, 256), description="\n".join(lines), colour=COLOUR)
-    fate = view.get("fate")
-    if fate:
-        embed.add_field(
-            name="Fate", value=f"Available {fate.get('available')} · Spent {fate.get('spent')}"
-        )
-    for index, row in enumerate((view.get("rows") or [])[:2], start=1):
-        embed.add_field(
-            name=f"Row {index}", value=clip(_row_text(row), FIELD_VALUE_LIMIT), inline=False
-        )
-    players = view.get("players") or []
-    by_seat = {s.seat: s.name for s in info.seats}
-    if players:
-        text = "\n".join(
-            f"**{by_seat.get(p.get('seat'), '?')}**: {' & '.join(p.get('characters') or [])}, "
-            f"{p.get('hand_count', 0)} in hand, {p.get('deck_count', 0)} in deck. {_talents(p)}"
-            for p in players
-        )
-        embed.add_field(name="Players", value=clip(text, FIELD_VALUE_LIMIT), inline=False)
-    if view.get("solved"):
-        embed.add_field(
-            name="Solved", value=clip(", ".join(view["solved"]), FIELD_VALUE_LIMIT), inline=False
-        )
-    if with_image and view:
+    embed = discord.Embed(
+        title=clip(title, 256), description=clip("\n".join(lines), 4000), colour=COLOUR
+    )
+    if view:
+        _add_fields(embed, display.board_fields(view, {s.seat: s.name for s in info.seats}))
+    if with_image and view and has_picture(info):
         embed.set_image(url=f"attachment://{board_filename(info.id)}")
     embed.set_footer(text=f"game #{info.id} · {info.status}")
     return safe_embed(embed)
 
 
+def has_picture(info: GameInfo) -> bool:
+    """Whether the game draws a board picture (the default display has none)."""
+    return type(get_display(info.engine)).picture is not GameDisplay.picture
+
+
+def board_picture(info: GameInfo) -> bytes | None:
+    """PNG of the public table, from the public view only (None: this game has no picture)."""
+    if not info.view:
+        return None
+    return get_display(info.engine).picture(info.view)
+
+
 def hand_embed(
     hand: HandInfo, page: int, pages: int, notes: list[str] | None = None
 ) -> discord.Embed:
-    view = hand.private_view
     info = hand.game
     lines = [clip(n, 300) for n in (notes or [])]
     if info.status != "running":
@@ -200,24 +186,32 @@ def hand_embed(
         description=clip("\n".join(lines), 4000),
         colour=COLOUR,
     )
-    for hand_part in (view.get("hands") or [])[:5]:
-        cards = hand_part.get("hand") or []
-        text = "\n".join(
-            f"**{c['name']}** ({c['type']}): cost {c['cost']}, discard {c['discard']}, "
-            f"range {c['range']}" + (f", value {c['value']}" if c.get("value") else "")
-            for c in cards
-        )
-        name = " & ".join(hand_part.get("characters") or []) or "hand"
-        embed.add_field(
-            name=clip(name, 256), value=clip(text or "no cards", FIELD_VALUE_LIMIT), inline=False
-        )
-    fate = view.get("fate") or {}
-    if fate:
-        embed.add_field(
-            name="Fate", value=f"Available {fate.get('available')} · Spent {fate.get('spent')}"
-        )
+    _add_fields(embed, get_display(info.engine).hand_fields(hand.private_view))
     if pages > 1:
         embed.set_footer(text=f"actions page {page + 1} of {pages}")
+    return safe_embed(embed)
+
+
+def rules_embed(engine: GameEngine[Any, Any], options: list[OptionHelp]) -> discord.Embed:
+    """How to play one game at the table and every lobby option with its default."""
+    display = get_display(engine.key)
+    players = (
+        f"{engine.min_players} player(s)"
+        if engine.min_players == engine.max_players
+        else f"{engine.min_players} to {engine.max_players} players"
+    )
+    lines = [f"{players}. Open a table with `/game new game:{engine.key}`."]
+    lines += display.rules_lines()
+    embed = discord.Embed(
+        title=clip(f"{engine.name}: how to play", 256),
+        description=clip("\n".join(lines), 4000),
+        colour=COLOUR,
+    )
+    for option in options[: EMBED_FIELDS - 1]:
+        text = f"Default: **{option.default}**. {option.meaning}".strip()
+        if option.choices:
+            text += f"\nChoices: {', '.join(option.choices)}"
+        embed.add_field(name=clip(option.title, 256), value=clip(text, FIELD_VALUE_LIMIT))
     return safe_embed(embed)
 
 
@@ -238,8 +232,8 @@ def history_embed(games: list[GameInfo], total: int) -> discord.Embed:
     for game in games:
         result = ""
         if game.result:
-            book = (game.result.get("details") or {}).get("book")
-            result = f": {game.result.get('summary', '')}" + (f" ({book})" if book else "")
+            note = get_display(game.engine).history_note(game.result)
+            result = f": {game.result.get('summary', '')}" + (f" {note}" if note else "")
         players = ", ".join(s.name for s in game.seats)
         when = game.created_at.strftime("%Y-%m-%d")
         lines.append(

@@ -40,12 +40,13 @@ def _game_id(reply: Reply) -> int:
 
 
 async def _lobby(
-    table: Table, joiners: list[int], ai: int = 0, seed: int = 20261130, **options: Any
+    table: Table, joiners: list[int], ai: int = 0, seed: int = 20261130, options: str = ""
 ) -> tuple[int, int]:
     # A fixed seed makes each test replay the same deal, so game lengths are not left to chance.
     assert table.bot is not None
     table.bot.get_cog("GameTable").games.new_seed = lambda: seed  # type: ignore[union-attr]
-    lobby = await table.slash("game new", user=table.player, game="dfccg", **options)
+    typed = {"options": options} if options else {}
+    lobby = await table.slash("game new", user=table.player, game="dfccg", **typed)
     assert not lobby.ephemeral and "lobby" in lobby.text
     game_id = _game_id(lobby)
     for user in joiners:
@@ -156,7 +157,7 @@ async def test_full_three_player_game_to_the_score_without_leaks(table: Table) -
 
 
 async def test_solo_game_with_three_characters_ends_with_a_score(table: Table) -> None:
-    game_id, board_id = await _lobby(table, [], difficulty="apprentice")
+    game_id, board_id = await _lobby(table, [], options="difficulty=apprentice")
     row = await _row(table, game_id)
     state = get_engine("dfccg").load_state(row.state or "")
     assert len(state.tableaux) == 3 and all(t.seat == str(table.player) for t in state.tableaux)
@@ -239,11 +240,21 @@ async def test_double_click_applies_once_and_strangers_are_refused(table: Table)
 async def test_lobby_rules_status_abandon_and_one_game_per_channel(table: Table) -> None:
     choices = await table.autocomplete("game new", "game", user=table.player)
     assert any(c["value"] == "dfccg" for c in choices)
-    books = await table.autocomplete("game new", "book", user=table.player, game="dfccg")
-    assert {"storm-front", "side-jobs"} <= {c["value"] for c in books}
+    books = await table.autocomplete(
+        "game new", "options", user=table.player, game="dfccg", options="book="
+    )
+    assert {"book=storm-front", "book=side-jobs"} <= {c["value"] for c in books}
+    two = await table.autocomplete(
+        "game new", "options", user=table.player, game="dfccg", options="book=fool-moon diff"
+    )
+    assert "book=fool-moon difficulty=merlin" in {c["value"] for c in two}
+    wrong = await table.slash("game new", user=table.player, game="dfccg", options="speed=9")
+    assert wrong.ephemeral and "not an option" in wrong.text and "difficulty=" in wrong.text
     bad = await table.slash("game new", user=table.player, game="chess")
     assert bad.ephemeral and "no game called" in bad.text
-    lobby = await table.slash("game new", user=table.player, game="dfccg", difficulty="merlin")
+    lobby = await table.slash(
+        "game new", user=table.player, game="dfccg", options="difficulty=merlin"
+    )
     assert "merlin" in lobby.text
     again = await table.slash("game new", user=table.player2, game="dfccg")
     assert again.ephemeral and "already has a game" in again.text
@@ -318,7 +329,7 @@ async def test_move_command_with_autocomplete_and_auto(table: Table) -> None:
 
 def test_hand_pages_and_board_image_respect_limits() -> None:
     from bot.games.base import Action
-    from bot.ui.board_image import render_board
+    from bot.games.dfccg.picture import render_board
     from bot.ui.games import ACTIONS_PER_PAGE, action_page
 
     actions = [Action(id=f"d:c{i}", label="X" * 80, kind="discard") for i in range(47)]
@@ -340,7 +351,7 @@ def test_hand_pages_and_board_image_respect_limits() -> None:
 async def test_a_burst_of_moves_edits_the_board_only_once_or_twice(
     table: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    game_id, board_id = await _lobby(table, [], difficulty="apprentice")
+    game_id, board_id = await _lobby(table, [], options="difficulty=apprentice")
     await table.settle()
     monkeypatch.setattr(cogs.games, "BOARD_COALESCE_SECONDS", 0.3)
     cog = table.bot.get_cog("GameTable")  # type: ignore[union-attr]
@@ -385,7 +396,8 @@ async def test_lobby_sets_the_start_and_each_player_chooses_a_deck(table: Table)
     start = f"ftg:o:{game_id}:start"
     consent = f"ftg:o:{game_id}:showdown_consent"
     picked = await table.select(lobby, start, ["choose-variant"], user=table.player)
-    assert "start: **Players choose, variant start**" in picked.text
+    assert "Set-up: **Players choose, variant start**" in picked.text
+    assert "start:" not in picked.text
     host = await table.select(lobby, consent, ["host"], user=table.player)
     assert "The host confirms a Showdown" in host.text
     reset = await table.select(lobby, consent, ["everyone"], user=table.player)

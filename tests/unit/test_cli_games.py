@@ -73,3 +73,13 @@ def test_bench_prints_the_simulation_speed_next_to_card_play() -> None:
     line = _simulation_line(3)
     assert line["scenario"] == "dfccg-simulation" and line["games"] == 3
     assert line["games_per_second"] > 0
+
+
+def test_validate_pack_checks_the_named_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = sorted(PACK_DIR.glob("*.yaml"))[0]
+    assert main(["validate-pack", str(pack), "--game", "dfccg"]) == 0
+    assert "valid (dfccg)" in capsys.readouterr().out
+    assert main(["validate-pack", str(pack), "--game", "chess"]) == 2
+    assert "no game called" in capsys.readouterr().err

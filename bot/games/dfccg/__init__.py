@@ -1,9 +1,18 @@
 """The Dresden Files Cooperative Card Game: a pure engine registered as ``dfccg``."""
 
 from bot.games.base import register_engine
+from bot.games.dfccg.display import DISPLAY, DfccgDisplay
 from bot.games.dfccg.engine import ENGINE, DfccgEngine, DfRuleError
 from bot.games.dfccg.state import DfOptions, DfState
 
-register_engine(ENGINE)
+register_engine(ENGINE, DISPLAY)
 
-__all__ = ["ENGINE", "DfOptions", "DfRuleError", "DfState", "DfccgEngine"]
+__all__ = [
+    "DISPLAY",
+    "ENGINE",
+    "DfOptions",
+    "DfRuleError",
+    "DfState",
+    "DfccgDisplay",
+    "DfccgEngine",
+]

@@ -1340,5 +1340,16 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
         return choose(self, state, seat, rng)
 
+    # -- tools --------------------------------------------------------------------------------
+    def simulate(self, options: DfOptions, players: int, games: int, seed: int) -> dict[str, Any]:
+        from bot.games.dfccg.simulate import simulate_options
+
+        return simulate_options(options, players, games, seed)
+
+    def validate_pack_text(self, text: str, filename: str) -> list[str] | None:
+        from bot.games.dfccg.packs import validate_pack_text
+
+        return validate_pack_text(text, filename)
+
 
 ENGINE = DfccgEngine()

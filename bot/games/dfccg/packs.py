@@ -7,58 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
 from bot.games.dfccg.cards import Book, BookCard, Character, Pack, ShowdownCard
+from bot.games.packs import validate_yaml
 
 PACK_DIR = Path(__file__).resolve().parents[3] / "data" / "packs" / "dfccg"
 
 
-def _node_at(root: yaml.Node | None, loc: tuple[Any, ...]) -> yaml.Node | None:
-    """Walk a composed YAML node tree along a pydantic error location; deepest node found."""
-    node = root
-    for key in loc:
-        if isinstance(node, yaml.MappingNode):
-            child = next((v for k, v in node.value if k.value == key), None)
-            if child is None:
-                return node
-            node = child
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int):
-            if key >= len(node.value):
-                return node
-            node = node.value[key]
-        else:
-            return node
-    return node
-
-
-def _position(node: yaml.Node | None) -> str:
-    if node is None:
-        return "1:1"
-    return f"{node.start_mark.line + 1}:{node.start_mark.column + 1}"
-
-
 def validate_pack_text(text: str, filename: str = "<pack>") -> list[str]:
     """Errors as ``file:line:col: message`` (empty when the pack is valid)."""
-    try:
-        root = yaml.compose(text)
-        raw = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-        return [f"{filename}:{where}: YAML syntax error: {exc.problem}"]
-    if not isinstance(raw, dict):
-        return [f"{filename}:1:1: a pack is a mapping with 'pack:' and card lists"]
-    try:
-        Pack.model_validate(raw)
-    except ValidationError as exc:
-        errors = []
-        for err in exc.errors():
-            loc = tuple(p for p in err["loc"] if not isinstance(p, str) or not p[0].isupper())
-            path = ".".join(str(p) for p in loc) or "(top)"
-            errors.append(f"{filename}:{_position(_node_at(root, loc))}: {path}: {err['msg']}")
-        return errors
-    return []
+    return validate_yaml(text, Pack, filename)
 
 
 def validate_pack_file(path: str | Path) -> list[str]:

@@ -26,43 +26,62 @@ HAND_SIZE: dict[int, int] = {5: 4, 4: 5, 3: 7, 2: 9, 1: 6}  # 2p: 9 from two dec
 class DfOptions(BaseModel):
     """Lobby options. Rules the rulebook leaves open are named options with documented defaults."""
 
-    difficulty: Difficulty = "wizard"
+    difficulty: Difficulty = Field(
+        default="wizard",
+        title="Difficulty",
+        description="Fate on Available at the start: apprentice 13, wizard 8, merlin 4.",
+    )
     book: str = Field(
         default="storm-front",
+        title="Book",
         description="A Book key, 'side-jobs', or 'campaign' (the channel's next campaign book).",
     )
     campaign: bool = Field(
-        default=False, description="Set at Start when the book was chosen by the campaign."
+        default=False,
+        description="Set at Start when the book was chosen by the campaign.",
+        json_schema_extra={"lobby": False},
     )
     characters: list[str] | None = Field(
         default=None,
+        title="Characters",
         description="Character keys to use (Harry is added if missing); None deals them at random.",
     )
     start: StartRule = Field(
         default="random",
+        title="Set-up",
         description="Set-up: decks dealt at random, or each player chooses (then the seating is "
         "random); '-variant': each player names a card type and may redraw a hand without it.",
     )
     harry_chooses_first: bool = Field(
         default=True,
+        title="Harry chooses who starts",
+        json_schema_extra={"lobby": False},  # the four set-up menus fill the lobby
         description="Harry's player (the solo player too) picks who starts; False: the first "
         "seat starts.",
     )
     showdown_consent: Literal["everyone", "host"] = Field(
         default="everyone",
+        title="Who confirms the Showdown",
         description="Who confirms a proposed Showdown: every seat, or the host (the first seat) "
         "for the table.",
     )
     allow_play_without_target: bool = Field(
         default=False,
+        title="Play cards with no target",
+        json_schema_extra={"lobby": False},  # the four set-up menus fill the lobby
         description="Unwritten rule: may a card with no dice be played with no legal target?",
     )
     auto_showdown_when_clear: bool = Field(
         default=True,
+        title="Showdown once the rows are clear",
+        json_schema_extra={"lobby": False},  # the four set-up menus fill the lobby
         description="Unwritten rule: start the Showdown once no Foe or Case is left in the rows.",
     )
     turn_limit: int = Field(
-        default=300, ge=10, description="Safety net: the Showdown starts after this many turns."
+        default=300,
+        title="Turn limit",
+        ge=10,
+        description="Safety net: the Showdown starts after this many turns.",
     )
 
 

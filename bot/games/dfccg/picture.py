@@ -1,4 +1,4 @@
-"""A picture of a card-game table: pure function from a public view dict to PNG bytes.
+"""A picture of the Dresden card game's table: pure function from a public view dict to PNG bytes.
 
 It draws the two rows of Book cards with their Ranges, the tokens on each card, the Fate pools
 and the Showdown card. Only the public view goes in, so the picture can never show a hand.
@@ -6,11 +6,14 @@ and the Showdown card. Only the public view goes in, so the picture can never sh
 
 from __future__ import annotations
 
-import io
-from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
+
+from bot.games.drawing import fit as _fit
+from bot.games.drawing import font as _font
+from bot.games.drawing import png
+from bot.games.drawing import wrap as _wrap
 
 CARD_W, CARD_H = 150, 112
 GAP = 10
@@ -30,45 +33,6 @@ TYPE_COLOURS: dict[str, tuple[int, int, int]] = {
     "advantage": (48, 120, 72),
 }
 TOKEN_COLOURS = {"foe": (230, 80, 70), "case": (90, 160, 240)}
-
-Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
-
-
-@lru_cache(maxsize=8)
-def _font(size: int) -> Font:
-    try:
-        return ImageFont.load_default(size=size)
-    except (TypeError, OSError):  # Pillow without FreeType
-        return ImageFont.load_default()
-
-
-def _fit(draw: ImageDraw.ImageDraw, text: str, font: Font, width: int) -> str:
-    if draw.textlength(text, font=font) <= width:
-        return text
-    while text and draw.textlength(text + "…", font=font) > width:
-        text = text[:-1]
-    return text + "…"
-
-
-def _wrap(draw: ImageDraw.ImageDraw, text: str, font: Font, width: int, lines: int) -> list[str]:
-    words = text.split()
-    out: list[str] = []
-    current = ""
-    for word in words:
-        trial = f"{current} {word}".strip()
-        if draw.textlength(trial, font=font) <= width:
-            current = trial
-            continue
-        if current:
-            out.append(current)
-        current = word
-        if len(out) == lines:
-            break
-    if current and len(out) < lines:
-        out.append(current)
-    if len(out) == lines and " ".join(out) != " ".join(words):
-        out[-1] = _fit(draw, out[-1] + " …", font, width)
-    return [_fit(draw, line, font, width) for line in out[:lines]]
 
 
 def _card(draw: ImageDraw.ImageDraw, x: int, y: int, card: dict[str, Any]) -> None:
@@ -166,6 +130,4 @@ def render_board(view: dict[str, Any]) -> bytes:
     if queue:
         text = _fit(draw, "Next roll: " + ", ".join(queue), _font(12), sw - 12)
         draw.text((sx + 6, y + 66), text, font=_font(12), fill=MUTED)
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=False)
-    return buffer.getvalue()
+    return png(image)

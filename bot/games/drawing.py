@@ -1,0 +1,55 @@
+"""Small Pillow helpers shared by the games' board pictures (pure: text in, pixels out)."""
+
+from __future__ import annotations
+
+import io
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+
+@lru_cache(maxsize=16)
+def font(size: int) -> Font:
+    try:
+        return ImageFont.load_default(size=size)
+    except (TypeError, OSError):  # Pillow without FreeType
+        return ImageFont.load_default()
+
+
+def fit(draw: ImageDraw.ImageDraw, text: str, face: Font, width: int) -> str:
+    """``text`` cut with an ellipsis to fit ``width`` pixels."""
+    if draw.textlength(text, font=face) <= width:
+        return text
+    while text and draw.textlength(text + "…", font=face) > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def wrap(draw: ImageDraw.ImageDraw, text: str, face: Font, width: int, lines: int) -> list[str]:
+    """``text`` wrapped into at most ``lines`` lines of ``width`` pixels."""
+    words = text.split()
+    out: list[str] = []
+    current = ""
+    for word in words:
+        trial = f"{current} {word}".strip()
+        if draw.textlength(trial, font=face) <= width:
+            current = trial
+            continue
+        if current:
+            out.append(current)
+        current = word
+        if len(out) == lines:
+            break
+    if current and len(out) < lines:
+        out.append(current)
+    if len(out) == lines and " ".join(out) != " ".join(words):
+        out[-1] = fit(draw, out[-1] + " …", face, width)
+    return [fit(draw, line, face, width) for line in out[:lines]]
+
+
+def png(image: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", optimize=False)
+    return buffer.getvalue()
