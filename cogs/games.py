@@ -40,10 +40,12 @@ from bot.ui.custom_ids import (
     HAND_BUTTON_TEMPLATE,
     LOBBY_BUTTON_TEMPLATE,
     LOBBY_OPTION_TEMPLATE,
+    MORE_OPTIONS_TEMPLATE,
     game_action_id,
     hand_button_id,
     lobby_button_id,
     lobby_option_id,
+    more_options_id,
 )
 from bot.ui.games import (
     action_page,
@@ -175,7 +177,7 @@ class LobbyOptionSelect(
 
 class MoreOptionsSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"ftg:m:(?P<game>\d+)",
+    template=MORE_OPTIONS_TEMPLATE,
 ):
     """The lobby's last menu when a game has more options than menus fit: picking one opens
     that option's menu privately for the host."""
@@ -184,7 +186,7 @@ class MoreOptionsSelect(
         shown = (entries or [("?", "?")])[:SELECT_MAX_OPTIONS]
         super().__init__(
             discord.ui.Select(
-                custom_id=f"ftg:m:{game_id}",
+                custom_id=more_options_id(game_id),
                 placeholder=MORE,
                 options=[
                     discord.SelectOption(label=clip(label, SELECT_OPTION_LIMIT), value=name[:100])

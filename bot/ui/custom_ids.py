@@ -149,6 +149,7 @@ def stunt_writer_id(kind: str, character_id: int, nonce: int) -> str:
 LOBBY_OPS_TEMPLATE = "join|leave|ai|unai|start"
 LOBBY_BUTTON_TEMPLATE = rf"ftg:l:(?P<game>{ID}):(?P<op>{LOBBY_OPS_TEMPLATE})"
 LOBBY_OPTION_TEMPLATE = rf"ftg:o:(?P<game>{ID}):(?P<name>[A-Za-z_]{{1,40}})"
+MORE_OPTIONS_TEMPLATE = rf"ftg:m:(?P<game>{ID})"
 HAND_BUTTON_TEMPLATE = rf"ftg:h:(?P<game>{ID})(?::(?P<page>\d{{1,4}}):(?P<tag>[a-z]))?"
 GAME_ACTION_TEMPLATE = rf"ftg:a:(?P<game>{ID}):(?P<version>{VERSION}):(?P<action>[^\s]{{1,40}})"
 
@@ -159,6 +160,10 @@ def lobby_button_id(game_id: int, op: str) -> str:
 
 def lobby_option_id(game_id: int, name: str) -> str:
     return f"ftg:o:{game_id}:{name}"
+
+
+def more_options_id(game_id: int) -> str:
+    return f"ftg:m:{game_id}"
 
 
 def hand_button_id(game_id: int, page: int | None = None, tag: str = "r") -> str:
@@ -253,6 +258,7 @@ FORMATS: tuple[IdFormat, ...] = (
     ),
     IdFormat("game table", ("ftg",), LOBBY_BUTTON_TEMPLATE, (lobby_button_id(_BIG, "leave"),)),
     IdFormat("game table", ("ftg",), LOBBY_OPTION_TEMPLATE, (lobby_option_id(_BIG, "n" * 40),)),
+    IdFormat("game table", ("ftg",), MORE_OPTIONS_TEMPLATE, (more_options_id(_BIG),)),
     IdFormat(
         "game table",
         ("ftg",),
