@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from bot.games.dfccg.packs import _node_at, _position
+from bot.games.packs import _node_at, _position
 from bot.games.dreamwars.content import (
     PACK_MODELS,
     AdventureCard,
