@@ -14,7 +14,6 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from bot.games.packs import _node_at, _position
 from bot.games.dreamwars.content import (
     PACK_MODELS,
     AdventureCard,
@@ -33,6 +32,7 @@ from bot.games.dreamwars.content import (
     OrdealPack,
     Scenario,
 )
+from bot.games.packs import _node_at, _position
 
 DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "dreamwars"
 
