@@ -204,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(line), flush=True)
     if "card-play" in names:  # the card game's AI-only simulation speed, next to its latency
         print(json.dumps(_simulation_line(20 if args.quick else 200)), flush=True)
+    if "vampire-action" in names:  # Vampire Empire's AI-only games per second
+        print(json.dumps(_vampire_simulation_line(20 if args.quick else 200)), flush=True)
     return 0
 
 
@@ -212,6 +214,14 @@ def _simulation_line(games: int) -> dict[str, Any]:
 
     result = simulate(games, 3, "wizard", "storm-front", seed=1)
     return {"scenario": "dfccg-simulation", **result}
+
+
+def _vampire_simulation_line(games: int) -> dict[str, Any]:
+    from bot.games.base import get_engine
+
+    engine = get_engine("vampire-empire")
+    result = engine.simulate(engine.parse_options({}), 2, games, seed=1)
+    return {"scenario": "vampire-empire-simulation", **result}
 
 
 if __name__ == "__main__":

@@ -387,7 +387,9 @@ def hand_view(hand: HandInfo, page: int) -> tuple[discord.ui.View, int, int]:
 # ---------------------------------------------------------------------- the cog
 class GameTable(commands.Cog):
     game = app_commands.Group(
-        name="game", description="Play a table game in this channel.", guild_only=True
+        name="game",
+        description="Table games here: /game new opens one, /game rules explains each game.",
+        guild_only=True,
     )
 
     def __init__(self, bot: Any) -> None:

@@ -203,7 +203,10 @@ ENGINES: dict[str, GameEngine[Any, Any]] = {}
 DISPLAYS: dict[str, GameDisplay] = {}
 
 # Engines shipped with the bot, imported on first lookup (keeps base.py free of import cycles).
-BUILTIN_ENGINE_MODULES: dict[str, str] = {"dfccg": "bot.games.dfccg"}
+BUILTIN_ENGINE_MODULES: dict[str, str] = {
+    "dfccg": "bot.games.dfccg",
+    "vampire-empire": "bot.games.vampire_empire",
+}
 
 
 def register_engine(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -29,18 +30,26 @@ def play_one(
     raise RuntimeError(f"a simulated {engine.name} game did not end in {MAX_STEPS} actions")
 
 
+def play_games(
+    engine: GameEngine[Any, Any], options: BaseModel, players: int, games: int, seed: int
+) -> Iterator[tuple[Any, int]]:
+    """``games`` AI-only games, each from its own RNG drawn from ``seed``: (final state,
+    actions) of each, the same for the same seed."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        yield play_one(engine, options, players, random.Random(rng.getrandbits(64)))
+
+
 def simulate_games(
     engine: GameEngine[Any, Any], options: BaseModel, players: int, games: int, seed: int
 ) -> dict[str, Any]:
     """Winners, mean scores and mean length of ``games`` games; the same seed, the same line
     (except ``games_per_second``)."""
-    rng = random.Random(seed)
     winners: Counter[str] = Counter()
     scores: Counter[str] = Counter()
     steps = 0
     started = time.perf_counter()
-    for _ in range(games):
-        state, length = play_one(engine, options, players, random.Random(rng.getrandbits(64)))
+    for state, length in play_games(engine, options, players, games, seed):
         result: GameResult | None = engine.result(state)
         assert result is not None
         winners[result.winner] += 1

@@ -34,8 +34,9 @@ def help_page(groups: list[CommandGroup], page: int) -> discord.Embed:
     embed = discord.Embed(
         title="Fate Table: commands",
         description=(
-            "A GM companion for Fate Condensed and Dresden Files Condensed, and a game table. "
-            "Type `/` and a command name to see its options; every option has help text."
+            "A GM companion for Fate Condensed and Dresden Files Condensed, and a game table "
+            "(`/game rules` explains how each table game is played here). Type `/` and a "
+            "command name to see its options; every option has help text."
         ),
         colour=COLOUR,
     )

@@ -1,0 +1,966 @@
+"""Vampire Empire as a pure engine (see bot/games/base.py and the rules reference).
+
+The vampire player (side 0) secretly holds three of the nine characters, the human player
+(side 1) knows two humans. A turn: discard and draw to eight, (vampires) reveal, then one
+compulsory action: hide, holy water or combat. The state is plain lists (state.py); a move
+forks it once and edits the copy.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from typing import Any
+
+from bot.errors import RuleError
+from bot.games.base import LABEL_MAX, Action, GameEngine, GameEvent, GameResult, IllegalAction
+from bot.games.vampire_empire.cards import (
+    CHARACTERS,
+    HAND_SIZE,
+    NAMES,
+    CardDef,
+    Pack,
+    load_packs,
+)
+from bot.games.vampire_empire.state import (
+    HUMANS,
+    SIDE_NAMES,
+    VAMPIRES,
+    Combat,
+    VeOptions,
+    VeState,
+    fork,
+)
+
+CASTLE_SIZE = 3
+
+
+class VeRuleError(RuleError):
+    """A move the Vampire Empire rules do not allow."""
+
+
+def the(character: int) -> str:
+    return f"the {NAMES[character]}"
+
+
+@lru_cache(maxsize=8192)
+def _act(action_id: str, label: str, kind: str, private: bool = False) -> Action:
+    """An Action without pydantic's validation, shared by every state that offers it (the hot
+    path of simulations; actions are never changed); the label is clipped here instead."""
+    if len(label) > LABEL_MAX:
+        label = label[: LABEL_MAX - 1].rstrip() + "…"
+    return Action.model_construct(
+        id=action_id, label=label, kind=kind, private=private, table=False, data={}
+    )
+
+
+class _Move:
+    """One apply call: the forked state, the card list and the events."""
+
+    def __init__(self, state: VeState, cards: tuple[CardDef, ...], rng: random.Random) -> None:
+        self.s = state
+        self.cards = cards
+        self.rng = rng
+        self.events: list[GameEvent] = []
+
+    def say(self, text: str) -> None:
+        self.events.append(GameEvent(text=text))
+
+    def whisper(self, side: int, text: str) -> None:
+        seat = self.s.seats[side]
+        self.events.append(GameEvent(text=text, public=False, audience=[seat], kind="private"))
+
+    def name(self, side: int) -> str:
+        return ("vampire player", "human player")[side]
+
+    # -- piles -------------------------------------------------------------------------------
+    def take_from_hand(self, side: int, card: int) -> None:
+        self.s.hands[side].remove(card)
+
+    def to_played(self, side: int, cards: list[int]) -> None:
+        pile = self.s.moats if self.s.options.played_cards_to == "moat" else self.s.cellars
+        pile[side].extend(cards)
+
+    def draw_to(self, side: int, size: int) -> int:
+        s = self.s
+        drawn = 0
+        while len(s.hands[side]) < size:
+            if not s.decks[side] and s.cellars[side] and s.options.reshuffle_cellar:
+                s.decks[side] = s.cellars[side]
+                s.cellars[side] = []
+                self.rng.shuffle(s.decks[side])
+                self.say(f"The {self.name(side)}'s cellar is shuffled into a new deck.")
+            if not s.decks[side]:
+                break
+            s.hands[side].append(s.decks[side].pop(0))
+            drawn += 1
+        return drawn
+
+    # -- characters ----------------------------------------------------------------------------
+    def clear_markers(self, character: int) -> None:
+        s = self.s
+        s.marker_supply += s.attack_markers[character] + s.defence_markers[character]
+        s.attack_markers[character] = 0
+        s.defence_markers[character] = 0
+
+    def refill(self) -> None:
+        s = self.s
+        while len(s.castle) < CASTLE_SIZE and s.city:
+            arrived = s.city.pop(0)
+            s.castle.append(arrived)
+            self.say(f"{the(arrived).capitalize()} enters the castle from the city.")
+
+    def kill(self, character: int) -> None:
+        s = self.s
+        s.castle.remove(character)
+        self.clear_markers(character)
+        s.dead.append(character)
+        was = "a vampire" if character in s.vampires else "a human"
+        self.say(f"{the(character).capitalize()} dies. The vampire player declares: {was}.")
+        self.refill()
+
+    def reveal(self, character: int, how: str) -> None:
+        self.s.revealed.append(character)
+        self.say(f"{the(character).capitalize()} {how}: revealed as a vampire.")
+
+
+class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
+    key = "vampire-empire"
+    name = "Vampire Empire"
+    min_players = 2
+    max_players = 2
+    options_model = VeOptions
+    state_model = VeState
+
+    # -- content -----------------------------------------------------------------------------
+    def _pack(self, key: str) -> Pack:
+        packs = load_packs()
+        if key not in packs:
+            raise VeRuleError(f"There is no deck pack {key!r}; choose one of: {', '.join(packs)}.")
+        return packs[key]
+
+    def cards(self, state: VeState) -> tuple[CardDef, ...]:
+        return _instances(state.options.deck_pack)
+
+    def option_values(self) -> dict[str, list[str]]:
+        return {"deck_pack": list(load_packs())}
+
+    def option_value_labels(self) -> dict[str, dict[str, str]]:
+        return {"deck_pack": {k: p.pack.name for k, p in load_packs().items()}}
+
+    def validate_pack_text(self, text: str, filename: str) -> list[str] | None:
+        from bot.games.vampire_empire.cards import validate_pack_text
+
+        return validate_pack_text(text, filename)
+
+    # -- setup -------------------------------------------------------------------------------
+    def new_game(self, options: VeOptions, seats: list[str], rng: random.Random) -> VeState:
+        if len(seats) != 2:
+            raise VeRuleError("Vampire Empire is for exactly two players.")
+        self._pack(options.deck_pack)
+        host_side = {"vampires": VAMPIRES, "humans": HUMANS}.get(options.host_side)
+        if host_side is None:
+            host_side = rng.randrange(2)
+        by_side = [seats[0], seats[1]] if host_side == VAMPIRES else [seats[1], seats[0]]
+        city = list(range(9))
+        rng.shuffle(city)
+        tokens = list(range(9))
+        rng.shuffle(tokens)  # the bag
+        decks = [list(range(0, 40)), list(range(40, 80))]
+        for deck in decks:
+            rng.shuffle(deck)
+        hands = [deck[:HAND_SIZE] for deck in decks]
+        decks = [deck[HAND_SIZE:] for deck in decks]
+        return VeState(
+            options=options,
+            seats=by_side,
+            vampires=sorted(tokens[:3]),
+            known_humans=sorted(tokens[3:5]),
+            castle=city[:CASTLE_SIZE],
+            city=city[CASTLE_SIZE:],
+            decks=decks,
+            hands=hands,
+            cellars=[[], []],
+            moats=[[], []],
+        )
+
+    # -- queries -----------------------------------------------------------------------------
+    def side_of(self, state: VeState, seat: str) -> int | None:
+        return state.seats.index(seat) if seat in state.seats else None
+
+    def acting_side(self, state: VeState) -> int | None:
+        if state.phase == "over":
+            return None
+        if state.phase == "combat" and state.combat is not None:
+            combat = state.combat
+            return combat.side if combat.step == "attack" else 1 - combat.side
+        return state.active
+
+    def current_seats(self, state: VeState) -> list[str]:
+        side = self.acting_side(state)
+        return [] if side is None else [state.seats[side]]
+
+    def is_over(self, state: VeState) -> bool:
+        return state.phase == "over"
+
+    def result(self, state: VeState) -> GameResult | None:
+        if state.phase != "over" or state.winner is None:
+            return None
+        summary = {
+            "all_humans_dead": "All six humans are dead: the vampire player wins.",
+            "all_vampires_dead": "All three vampires are dead: the human player wins.",
+            "castle_taken": "Three revealed vampires hold the castle: the vampire player wins.",
+        }.get(state.ending or "")
+        if summary is None:
+            h, v = state.scores.get("humans", 0), state.scores.get("vampires", 0)
+            verdict = {"tie": "a tie", "humans": "the human player wins"}.get(
+                state.winner, "the vampire player wins"
+            )
+            summary = f"Out of cards: humans {h} points, vampires {v} points, {verdict}."
+        return GameResult(
+            winner=state.winner,
+            scores=dict(state.scores),
+            summary=summary,
+            details={"ending": state.ending, "turns": state.turn},
+        )
+
+    def alive_humans(self, state: VeState) -> list[int]:
+        return [c for c in range(9) if c not in state.vampires and c not in state.dead]
+
+    def alive_vampires(self, state: VeState) -> list[int]:
+        return [c for c in state.vampires if c not in state.dead]
+
+    def is_out(self, state: VeState, side: int) -> bool:
+        """Out of cards (the option says what that means)."""
+        to_draw = len(state.decks[side]) + (
+            len(state.cellars[side]) if state.options.reshuffle_cellar else 0
+        )
+        if state.options.out_of_cards == "deck":
+            return to_draw == 0
+        return to_draw == 0 and not state.hands[side]
+
+    # -- combat rules --------------------------------------------------------------------------
+    def is_revealed(self, state: VeState, character: int) -> bool:
+        return character in state.revealed
+
+    def card_counts(
+        self, state: VeState, cards: tuple[CardDef, ...], card: int, side: int, combat: Combat
+    ) -> bool:
+        """Whether ``card`` is valid for ``side`` in ``combat`` (for its own character)."""
+        definition = cards[card]
+        if definition.support is not None:
+            return False
+        mine = combat.attacker if side == combat.side else combat.target
+        other = combat.target if side == combat.side else combat.attacker
+        if CHARACTERS[mine][1] in definition.professions:
+            return True
+        if definition.holy_water and side == HUMANS and self.is_revealed(state, other):
+            return side == combat.side or state.options.holy_water_in_defence
+        return definition.vampire and side == VAMPIRES and self.is_revealed(state, mine)
+
+    def totals(self, state: VeState, cards: tuple[CardDef, ...], combat: Combat) -> tuple[int, int]:
+        attack = sum(cards[c].value for c in combat.attack_cards)
+        defence = sum(cards[c].value for c in combat.defence_cards)
+        return (
+            attack + state.attack_markers[combat.attacker],
+            defence + state.defence_markers[combat.target],
+        )
+
+    def attackers(self, state: VeState, side: int) -> list[int]:
+        if side == HUMANS:
+            return [c for c in state.castle if c not in state.revealed]
+        revealed = [c for c in state.castle if c in state.revealed]
+        return revealed or [c for c in state.castle if c not in state.revealed]
+
+    def targets(self, state: VeState, attacker: int) -> list[int]:
+        others = [c for c in state.castle if c != attacker]
+        if self.is_revealed(state, attacker) and not state.options.vampire_attacks_vampire:
+            others = [c for c in others if c not in state.revealed]
+        return others
+
+    def can_start(
+        self,
+        state: VeState,
+        cards: tuple[CardDef, ...],
+        side: int,
+        attacker: int,
+        target: int,
+        extra: list[int] | None = None,
+    ) -> bool:
+        """A fight may begin only if the attack can beat the target's starting defence."""
+        combat = Combat(
+            attacker=attacker, target=target, side=side, start_defence=0, attack_cards=[]
+        )
+        best = sum(
+            cards[c].value
+            for c in state.hands[side]
+            if self.card_counts(state, cards, c, side, combat)
+        )
+        best += sum(cards[c].value for c in extra or [])
+        return best + state.attack_markers[attacker] > state.defence_markers[target]
+
+    # -- legal actions ---------------------------------------------------------------------------
+    def legal_actions(self, state: VeState, seat: str) -> list[Action]:
+        side = self.side_of(state, seat)
+        if side is None or side != self.acting_side(state):
+            return []
+        cards = self.cards(state)
+        if state.phase == "discard":
+            return self._discard_actions(state, cards, side)
+        if state.phase == "choose":
+            return self._choose_actions(state, cards, side)
+        if state.phase == "holy_attack":
+            return self._holy_attack_actions(state, cards)
+        if state.phase == "combat":
+            return self._combat_actions(state, cards, side)
+        return self._turn_actions(state, cards, side)
+
+    @staticmethod
+    def _distinct(hand: list[int], cards: tuple[CardDef, ...]) -> list[int]:
+        """One card per kind (copies of a card are the same choice), lowest number first."""
+        seen: dict[str, int] = {}
+        for card in sorted(hand):
+            seen.setdefault(cards[card].id, card)
+        return list(seen.values())
+
+    def _discard_actions(
+        self, state: VeState, cards: tuple[CardDef, ...], side: int
+    ) -> list[Action]:
+        actions = [_act("draw", f"Draw up to {HAND_SIZE} and go on", "draw")]
+        for card in self._distinct(state.hands[side], cards):
+            actions.append(
+                _act(f"x:{card}", f"Discard {cards[card].name}", "discard", private=True)
+            )
+        return actions
+
+    def _choose_actions(
+        self, state: VeState, cards: tuple[CardDef, ...], side: int
+    ) -> list[Action]:
+        pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}[
+            state.choosing or "deck"
+        ][side]
+        actions = [
+            _act(f"k:{card}", f"Take {cards[card].name}", "take", private=True)
+            for card in self._distinct(pile, cards)
+        ]
+        return [*actions, _act("k:none", "Take nothing", "take")]
+
+    def _holy_attack_actions(self, state: VeState, cards: tuple[CardDef, ...]) -> list[Action]:
+        target = state.holy_target
+        assert target is not None
+        usable = self._holy_card(state, cards)
+        actions = []
+        for attacker in self.attackers(state, HUMANS):
+            if attacker == target:
+                continue
+            if self.can_start(state, cards, HUMANS, attacker, target, [usable]):
+                actions.append(
+                    _act(
+                        f"a:{attacker}",
+                        f"{the(attacker).capitalize()} attacks {the(target)} "
+                        f"(holy water {cards[usable].value} counts)",
+                        "combat",
+                    )
+                )
+        return [*actions, _act("a:none", "Do not attack", "pass")]
+
+    @staticmethod
+    def _holy_card(state: VeState, cards: tuple[CardDef, ...]) -> int:
+        """The holy water card that may join the attack: the lower one (one of two equal)."""
+        return min(state.holy_pair, key=lambda c: (cards[c].value, c))
+
+    def _combat_actions(
+        self, state: VeState, cards: tuple[CardDef, ...], side: int
+    ) -> list[Action]:
+        combat = state.combat
+        assert combat is not None
+        attack, defence = self.totals(state, cards, combat)
+        actions = []
+        for card in self._distinct(state.hands[side], cards):
+            definition = cards[card]
+            if self.card_counts(state, cards, card, side, combat):
+                actions.append(
+                    _act(
+                        f"p:{card}",
+                        f"Add {definition.name} ({definition.value})",
+                        "play",
+                        private=True,
+                    )
+                )
+            support = definition.support
+            if support is None:
+                continue
+            attacking = side == combat.side
+            if definition.timing == "combat" and support.effect == "marker":
+                mine = combat.attacker if attacking else combat.target
+                wanted = "attack" if attacking else "defence"
+                if support.marker == wanted and self._marker_fits(state, mine, wanted):
+                    actions.append(
+                        _act(
+                            f"m:{card}:{mine}",
+                            f"Play {definition.name}: +1 {wanted} on {the(mine)}",
+                            "support",
+                            private=True,
+                        )
+                    )
+            if (
+                support.effect == "cancel"
+                and not attacking
+                and combat.round == 1
+                and not combat.defence_cards
+            ):
+                actions.append(
+                    _act(
+                        f"n:{card}",
+                        f"Play {definition.name}: end this combat",
+                        "support",
+                        private=True,
+                    )
+                )
+        if side == combat.side:
+            if combat.round == 2 or attack > combat.start_defence:
+                actions.append(_act("done", f"Done: attack {attack}", "done"))
+        else:
+            actions.append(_act("done", f"Done: defence {defence}", "done"))
+        return actions
+
+    def _marker_fits(self, state: VeState, character: int, kind: str) -> bool:
+        if state.marker_supply <= 0:
+            return False
+        if state.options.markers_stack:
+            return True
+        held = state.attack_markers if kind == "attack" else state.defence_markers
+        return held[character] == 0
+
+    def _turn_actions(self, state: VeState, cards: tuple[CardDef, ...], side: int) -> list[Action]:
+        free: list[Action] = []  # before the action
+        main: list[Action] = []  # the turn's action
+        hand = state.hands[side]
+        limit = 1 if state.options.reveals_per_turn == "one" else 3
+        if side == VAMPIRES and state.reveals < limit:
+            places = state.castle + (state.city if state.options.reveal_in_city else [])
+            for character in sorted(places):
+                if character in state.vampires and character not in state.revealed:
+                    free.append(
+                        _act(
+                            f"r:{character}",
+                            f"Reveal {the(character)} as a vampire",
+                            "reveal",
+                            private=True,
+                        )
+                    )
+        for card in self._distinct(hand, cards):
+            definition = cards[card]
+            support = definition.support
+            if support is None:
+                continue
+            timing = definition.timing or "action"  # no timing given: it is the action
+            if support.effect == "marker" and timing in ("turn", "action"):
+                kind = support.marker or "attack"
+                for character in state.castle:
+                    if self._marker_fits(state, character, kind):
+                        (free if timing == "turn" else main).append(
+                            _act(
+                                f"m:{card}:{character}",
+                                f"Play {definition.name}: +1 {kind} on {the(character)}",
+                                "support",
+                                private=True,
+                            )
+                        )
+            if support.effect == "take" and timing == "action":
+                pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
+                if pile[support.pile or "deck"][side]:
+                    main.append(
+                        _act(
+                            f"t:{card}",
+                            f"Play {definition.name}: take a card from your {support.pile}",
+                            "support",
+                            private=True,
+                        )
+                    )
+        if side == VAMPIRES and self._hide_payment(state, cards) is not None:
+            if state.city or state.options.hide_with_empty_city == "allow":
+                for character in state.castle:
+                    main.append(
+                        _act(
+                            f"h:{character}",
+                            f"Hide {the(character)} in the city (3 vampire cards)",
+                            "hide",
+                        )
+                    )
+        if side == HUMANS and self._holy_payment(state, cards) is not None:
+            for character in range(9):
+                if character in state.dead or character in state.revealed:
+                    continue
+                where = "castle" if character in state.castle else "city"
+                main.append(
+                    _act(
+                        f"w:{character}", f"Holy water on {the(character)} ({where})", "holy_water"
+                    )
+                )
+        for attacker in self.attackers(state, side):
+            for target in self.targets(state, attacker):
+                if self.can_start(state, cards, side, attacker, target):
+                    main.append(
+                        _act(
+                            f"c:{attacker}:{target}",
+                            f"{the(attacker).capitalize()} attacks {the(target)}",
+                            "combat",
+                        )
+                    )
+        if not main:
+            if state.options.no_legal_action == "discard" and hand:
+                main = [
+                    _act(
+                        f"d:{card}",
+                        f"No action possible: discard {cards[card].name}",
+                        "pass",
+                        private=True,
+                    )
+                    for card in self._distinct(hand, cards)
+                ]
+            else:
+                main = [_act("pass", "No action possible: pass", "pass")]
+        return free + main
+
+    @staticmethod
+    def _cheapest(
+        hand: list[int], cards: tuple[CardDef, ...], wanted: str, count: int
+    ) -> list[int] | None:
+        """The ``count`` lowest cards of a kind, single-purpose cards before dual ones."""
+        fitting = [c for c in hand if getattr(cards[c], wanted)]
+        if len(fitting) < count:
+            return None
+        fitting.sort(key=lambda c: (bool(cards[c].professions), cards[c].value, c))
+        return fitting[:count]
+
+    def _hide_payment(self, state: VeState, cards: tuple[CardDef, ...]) -> list[int] | None:
+        return self._cheapest(state.hands[VAMPIRES], cards, "vampire", 3)
+
+    def _holy_payment(self, state: VeState, cards: tuple[CardDef, ...]) -> list[int] | None:
+        return self._cheapest(state.hands[HUMANS], cards, "holy_water", 2)
+
+    # -- apply ---------------------------------------------------------------------------------
+    def apply(
+        self, state: VeState, seat: str, action: Action | str, rng: random.Random
+    ) -> tuple[VeState, list[GameEvent]]:
+        action_id = action.id if isinstance(action, Action) else action
+        if state.phase == "over":
+            raise VeRuleError("This game is over; start a new one with `/game new`.")
+        side = self.side_of(state, seat)
+        if side is None or side != self.acting_side(state):
+            raise IllegalAction("It is not your turn; wait for the other player.")
+        if action_id not in {a.id for a in self.legal_actions(state, seat)}:
+            raise IllegalAction("That move is not allowed now; choose one of the offered actions.")
+        move = _Move(fork(state), self.cards(state), rng)
+        kind, _, rest = action_id.partition(":")
+        handler = {
+            "draw": self._draw,
+            "x": self._discard,
+            "r": self._reveal,
+            "m": self._marker,
+            "t": self._take_start,
+            "k": self._take,
+            "h": self._hide,
+            "w": self._holy_water,
+            "a": self._holy_attack,
+            "c": self._combat_start,
+            "p": self._combat_card,
+            "n": self._cancel,
+            "done": self._combat_done,
+            "pass": self._pass,
+            "d": self._pass,
+        }[kind]
+        handler(move, side, rest)
+        self._check_end(move)
+        return move.s, move.events
+
+    # each handler edits move.s
+    def _draw(self, move: _Move, side: int, _: str) -> None:
+        drawn = move.draw_to(side, HAND_SIZE)
+        move.say(f"The {move.name(side)} draws {drawn} card(s).")
+        hand = ", ".join(move.cards[c].name for c in move.s.hands[side]) or "nothing"
+        move.whisper(side, f"Your hand: {hand}.")
+        move.s.phase = "act"
+
+    def _discard(self, move: _Move, side: int, rest: str) -> None:
+        card = int(rest)
+        move.take_from_hand(side, card)
+        pile = move.s.cellars if move.s.options.discards_to == "cellar" else move.s.moats
+        pile[side].append(card)
+        move.say(f"The {move.name(side)} discards a card.")
+        move.whisper(side, f"You discard {move.cards[card].name}.")
+
+    def _reveal(self, move: _Move, side: int, rest: str) -> None:
+        move.s.reveals += 1
+        move.reveal(int(rest), "is unmasked by the vampire player")
+
+    def _marker(self, move: _Move, side: int, rest: str) -> None:
+        card_text, _, character_text = rest.partition(":")
+        card, character = int(card_text), int(character_text)
+        definition = move.cards[card]
+        assert definition.support is not None
+        move.take_from_hand(side, card)
+        move.to_played(side, [card])
+        s = move.s
+        s.marker_supply -= 1
+        held = s.attack_markers if definition.support.marker == "attack" else s.defence_markers
+        held[character] += 1
+        move.say(
+            f"The {move.name(side)} plays {definition.name}: +1 {definition.support.marker} "
+            f"marker on {the(character)}."
+        )
+        timing = definition.timing or "action"
+        if s.phase == "act" and timing == "action":
+            self._end_turn(move)
+
+    def _take_start(self, move: _Move, side: int, rest: str) -> None:
+        card = int(rest)
+        definition = move.cards[card]
+        assert definition.support is not None
+        move.take_from_hand(side, card)
+        move.to_played(side, [card])
+        move.s.choosing = definition.support.pile
+        move.s.phase = "choose"
+        move.say(
+            f"The {move.name(side)} plays {definition.name} and looks through their "
+            f"{definition.support.pile}."
+        )
+
+    def _take(self, move: _Move, side: int, rest: str) -> None:
+        s = move.s
+        piles = {"deck": s.decks, "cellar": s.cellars, "moat": s.moats}
+        pile = piles[s.choosing or "deck"][side]
+        if rest != "none":
+            card = int(rest)
+            pile.remove(card)
+            s.hands[side].append(card)
+            move.whisper(side, f"You take {move.cards[card].name} into your hand.")
+        move.rng.shuffle(pile)  # the rest of the pile is shuffled
+        taken = "no" if rest == "none" else "one"
+        move.say(f"The {move.name(side)} takes {taken} card and shuffles the {s.choosing}.")
+        s.choosing = None
+        s.phase = "act"
+        self._end_turn(move)
+
+    def _hide(self, move: _Move, side: int, rest: str) -> None:
+        s = move.s
+        character = int(rest)
+        payment = self._hide_payment(s, move.cards)
+        assert payment is not None
+        for card in payment:
+            move.take_from_hand(side, card)
+        move.to_played(side, payment)
+        s.played = payment
+        s.castle.remove(character)
+        move.clear_markers(character)
+        s.city.append(character)
+        names = ", ".join(move.cards[c].name for c in payment)
+        move.say(
+            f"The vampire player pays {names} and hides {the(character)} at the bottom of the city."
+        )
+        move.refill()
+        self._end_turn(move)
+
+    def _holy_water(self, move: _Move, side: int, rest: str) -> None:
+        s = move.s
+        character = int(rest)
+        payment = self._holy_payment(s, move.cards)
+        assert payment is not None
+        for card in payment:
+            move.take_from_hand(side, card)
+        s.played = payment
+        names = ", ".join(move.cards[c].name for c in payment)
+        is_vampire = character in s.vampires
+        s.tested[str(character)] = is_vampire
+        answer = "it is a vampire" if is_vampire else "it is not a vampire"
+        move.say(
+            f"The human player pours {names} on {the(character)}; the vampire player answers "
+            f"truthfully: {answer}."
+        )
+        if not is_vampire:
+            move.to_played(side, payment)
+            self._end_turn(move)
+            return
+        move.reveal(character, "burns under the holy water")
+        if character in s.castle:
+            s.holy_pair = payment
+            s.holy_target = character
+            s.phase = "holy_attack"
+        else:
+            move.to_played(side, payment)
+            self._end_turn(move)
+
+    def _holy_attack(self, move: _Move, side: int, rest: str) -> None:
+        s = move.s
+        target = s.holy_target
+        assert target is not None
+        usable = self._holy_card(s, move.cards)
+        spent = [c for c in s.holy_pair if c != usable]
+        s.holy_pair, s.holy_target = [], None
+        if rest == "none":
+            move.to_played(side, [usable, *spent])
+            move.say("The human player does not attack.")
+            self._end_turn(move)
+            return
+        move.to_played(side, spent)
+        self._begin_combat(move, side, int(rest), target, [usable])
+
+    def _combat_start(self, move: _Move, side: int, rest: str) -> None:
+        attacker_text, _, target_text = rest.partition(":")
+        self._begin_combat(move, side, int(attacker_text), int(target_text), [])
+
+    def _begin_combat(
+        self, move: _Move, side: int, attacker: int, target: int, holy: list[int]
+    ) -> None:
+        s = move.s
+        s.attacks[attacker] += 1
+        s.combat = Combat(
+            attacker=attacker,
+            target=target,
+            side=side,
+            start_defence=s.defence_markers[target],
+            attack_cards=list(holy),
+            holy_water=bool(holy),
+        )
+        s.phase = "combat"
+        move.say(f"The {move.name(side)}: {the(attacker)} attacks {the(target)}.")
+
+    def _combat_card(self, move: _Move, side: int, rest: str) -> None:
+        s = move.s
+        combat = s.combat
+        assert combat is not None
+        card = int(rest)
+        move.take_from_hand(side, card)
+        (combat.attack_cards if side == combat.side else combat.defence_cards).append(card)
+        attack, defence = self.totals(s, move.cards, combat)
+        definition = move.cards[card]
+        move.say(
+            f"The {move.name(side)} adds {definition.name} ({definition.value}): attack "
+            f"{attack}, defence {defence}."
+        )
+
+    def _cancel(self, move: _Move, side: int, rest: str) -> None:
+        card = int(rest)
+        move.take_from_hand(side, card)
+        move.to_played(side, [card])
+        move.say(f"The {move.name(side)} plays {move.cards[card].name}: the combat ends.")
+        self._close_combat(move)
+
+    def _combat_done(self, move: _Move, side: int, _: str) -> None:
+        s = move.s
+        combat = s.combat
+        assert combat is not None
+        if side == combat.side:
+            combat.step = "defend"
+            return
+        attack, defence = self.totals(s, move.cards, combat)
+        if attack > defence:
+            move.say(f"Round {combat.round}: attack {attack} beats defence {defence}.")
+            move.kill(combat.target)
+            self._close_combat(move)
+        elif combat.round == 1:
+            move.say(f"Round 1: attack {attack}, defence {defence}; the fight goes on.")
+            combat.round = 2
+            combat.step = "attack"
+        else:
+            move.say(f"Round 2: defence {defence} holds against attack {attack}; both live.")
+            self._close_combat(move)
+
+    def _close_combat(self, move: _Move) -> None:
+        s = move.s
+        combat = s.combat
+        assert combat is not None
+        move.to_played(combat.side, combat.attack_cards)
+        move.to_played(1 - combat.side, combat.defence_cards)
+        s.played = combat.attack_cards + combat.defence_cards
+        s.combat = None
+        s.phase = "act"
+        self._end_turn(move)
+
+    def _pass(self, move: _Move, side: int, rest: str) -> None:
+        if rest:
+            card = int(rest)
+            move.take_from_hand(side, card)
+            pile = move.s.cellars if move.s.options.discards_to == "cellar" else move.s.moats
+            pile[side].append(card)
+            move.whisper(side, f"You discard {move.cards[card].name}.")
+            move.say(f"The {move.name(side)} can take no action and discards a card.")
+        else:
+            move.say(f"The {move.name(side)} can take no action and passes.")
+        self._end_turn(move)
+
+    # -- turns and the end -------------------------------------------------------------------
+    def _end_turn(self, move: _Move) -> None:
+        s = move.s
+        if self._check_end(move):
+            return
+        s.reveals = 0
+        other = 1 - s.active
+        out = [self.is_out(s, side) for side in (VAMPIRES, HUMANS)]
+        if all(out) or s.turn >= s.options.turn_limit:
+            self._score(move, "out_of_cards" if all(out) else "turn_limit")
+            return
+        if not out[other]:
+            s.active = other
+        s.turn += 1
+        s.phase = "discard"
+        move.say(f"Turn {s.turn}: the {move.name(s.active)}'s turn.")
+
+    def _check_end(self, move: _Move) -> bool:
+        s = move.s
+        if s.phase == "over":
+            return True
+        if not self.alive_humans(s):
+            self._finish(move, "vampires", "all_humans_dead")
+        elif not self.alive_vampires(s):
+            self._finish(move, "humans", "all_vampires_dead")
+        elif sum(1 for c in s.castle if c in s.revealed) >= 3:
+            self._finish(move, "vampires", "castle_taken")
+        return s.phase == "over"
+
+    def _score(self, move: _Move, ending: str) -> None:
+        s = move.s
+        humans = len(self.alive_humans(s))
+        vampires = 2 * len(self.alive_vampires(s))
+        winner = "tie" if humans == vampires else ("humans" if humans > vampires else "vampires")
+        self._finish(move, winner, ending, {"humans": humans, "vampires": vampires})
+
+    def _finish(
+        self, move: _Move, winner: str, ending: str, scores: dict[str, int] | None = None
+    ) -> None:
+        s = move.s
+        s.phase = "over"
+        s.winner = winner
+        s.ending = ending
+        s.combat = None
+        s.scores = scores or {
+            "humans": len(self.alive_humans(s)),
+            "vampires": 2 * len(self.alive_vampires(s)),
+        }
+        hidden = [the(c) for c in s.vampires if c not in s.dead and c not in s.revealed]
+        if hidden:
+            move.say("The game is over. The vampires were also: " + ", ".join(hidden) + ".")
+
+    # -- views ---------------------------------------------------------------------------------
+    def public_view(self, state: VeState) -> dict[str, Any]:
+        cards = self.cards(state)
+        combat = state.combat
+        public_combat = None
+        if combat is not None:
+            attack, defence = self.totals(state, cards, combat)
+            public_combat = {
+                "attacker": NAMES[combat.attacker],
+                "target": NAMES[combat.target],
+                "side": SIDE_NAMES[combat.side],
+                "round": combat.round,
+                "step": combat.step,
+                "attack": attack,
+                "defence": defence,
+                "attack_cards": [cards[c].name for c in combat.attack_cards],
+                "defence_cards": [cards[c].name for c in combat.defence_cards],
+            }
+        acting = self.acting_side(state)
+        return {
+            "game": self.key,
+            "turn": state.turn,
+            "phase": state.phase,
+            "active": SIDE_NAMES[state.active],
+            "acting": SIDE_NAMES[acting] if acting is not None else None,
+            "sides": {SIDE_NAMES[i]: seat for i, seat in enumerate(state.seats)},
+            "castle": [
+                {
+                    "name": NAMES[c],
+                    "profession": CHARACTERS[c][1],
+                    "revealed": c in state.revealed,
+                    "attack": state.attack_markers[c],
+                    "defence": state.defence_markers[c],
+                }
+                for c in state.castle
+            ],
+            "city_count": len(state.city),
+            "city": sorted(NAMES[c] for c in state.city),  # who is there, never the order
+            "revealed_in_city": sorted(NAMES[c] for c in state.city if c in state.revealed),
+            "dead": [{"name": NAMES[c], "vampire": c in state.vampires} for c in state.dead],
+            "tested": {NAMES[int(k)]: v for k, v in state.tested.items()},
+            "attacks": {NAMES[c]: n for c, n in enumerate(state.attacks) if n},
+            "marker_supply": state.marker_supply,
+            "piles": {
+                SIDE_NAMES[i]: {
+                    "hand": len(state.hands[i]),
+                    "deck": len(state.decks[i]),
+                    "cellar": len(state.cellars[i]),
+                    "moat": len(state.moats[i]),
+                }
+                for i in (VAMPIRES, HUMANS)
+            },
+            "combat": public_combat,
+            "played": [cards[c].name for c in state.played],
+            "winner": state.winner,
+            "scores": dict(state.scores),
+        }
+
+    def private_view(self, state: VeState, seat: str) -> dict[str, Any]:
+        view = self.public_view(state)
+        side = self.side_of(state, seat)
+        if side is None:
+            return view
+        cards = self.cards(state)
+        view["side"] = SIDE_NAMES[side]
+        view["hand"] = [
+            {
+                "card": c,
+                "name": cards[c].name,
+                "value": cards[c].value,
+                "professions": list(cards[c].professions),
+                "holy_water": cards[c].holy_water,
+                "vampire": cards[c].vampire,
+                "support": _effect(cards[c]),
+                "text": cards[c].text,
+            }
+            for c in sorted(state.hands[side])
+        ]
+        if side == VAMPIRES:
+            view["vampires"] = [NAMES[c] for c in state.vampires]
+        else:
+            view["known_humans"] = [NAMES[c] for c in state.known_humans]
+        if state.choosing:
+            pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
+            view["choosing"] = [
+                {"card": c, "name": cards[c].name, "value": cards[c].value}
+                for c in sorted(pile[state.choosing][side])
+            ]
+        return view
+
+    # -- AI --------------------------------------------------------------------------------------
+    def choose_action(self, state: VeState, seat: str, rng: random.Random) -> Action:
+        from bot.games.vampire_empire.ai import choose
+
+        # Only what the seat may know: its private view and its legal moves (which follow
+        # from that view alone).
+        return choose(self.private_view(state, seat), self.legal_actions(state, seat), rng)
+
+    def simulate(self, options: VeOptions, players: int, games: int, seed: int) -> dict[str, Any]:
+        from bot.games.vampire_empire.simulate import simulate
+
+        return simulate(options, games, seed)
+
+
+def _effect(card: CardDef) -> str | None:
+    return card.support.effect if card.support is not None else None
+
+
+_INSTANCES: dict[str, tuple[CardDef, ...]] = {}
+
+
+def _instances(pack_key: str) -> tuple[CardDef, ...]:
+    found = _INSTANCES.get(pack_key)
+    if found is None:
+        packs = load_packs()
+        if pack_key not in packs:
+            raise VeRuleError(f"There is no deck pack {pack_key!r}.")
+        found = _INSTANCES[pack_key] = packs[pack_key].instances()
+    return found
+
+
+ENGINE = VampireEmpireEngine()

@@ -1,0 +1,40 @@
+"""AI-only Vampire Empire games (``python -m bot simulate vampire-empire``)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from bot.games import simulate as table_simulate
+from bot.games.vampire_empire.engine import ENGINE
+from bot.games.vampire_empire.state import VeOptions
+
+ENDINGS = ("all_humans_dead", "all_vampires_dead", "castle_taken", "out_of_cards", "turn_limit")
+
+
+def simulate(options: VeOptions, games: int, seed: int) -> dict[str, Any]:
+    """Win rate of each side, how the games ended and their mean length; the same seed gives
+    the same line (except ``games_per_second``)."""
+    winners: Counter[str] = Counter()
+    endings: Counter[str] = Counter()
+    turns = actions = 0
+    started = time.perf_counter()
+    for state, length in table_simulate.play_games(ENGINE, options, 2, games, seed):
+        winners[state.winner or "?"] += 1
+        endings[state.ending or "?"] += 1
+        turns += state.turn
+        actions += length
+    elapsed = time.perf_counter() - started
+    return {
+        "game": ENGINE.key,
+        "games": games,
+        "seed": seed,
+        "win_rate": {
+            side: round(winners[side] / games, 4) for side in ("vampires", "humans", "tie")
+        },
+        "endings": {ending: endings[ending] for ending in ENDINGS},
+        "mean_turns": round(turns / games, 2),
+        "mean_actions": round(actions / games, 2),
+        "games_per_second": round(games / elapsed, 2) if elapsed > 0 else 0.0,
+    }

@@ -1,0 +1,169 @@
+"""Options and state of a Vampire Empire game: plain lists of small numbers (characters 0-8,
+cards 0-79, see cards.py), so that a move copies a few short lists and nothing deep."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+VAMPIRES, HUMANS = 0, 1  # the two sides; the vampire player takes the first turn
+SIDE_NAMES = ("vampires", "humans")
+MARKER_SUPPLY = 12
+Phase = Literal["discard", "act", "choose", "holy_attack", "combat", "over"]
+
+
+class VeOptions(BaseModel):
+    """Lobby options. Every rule the rulebook's public pages leave open is one of these, with
+    the reference's recommended default (its tags: [I] inferred, [?] unknown)."""
+
+    host_side: Literal["random", "vampires", "humans"] = Field(
+        default="random",
+        title="The host plays",
+        description="Which side the first seat takes; the other seat takes the other side.",
+    )
+    played_cards_to: Literal["moat", "cellar"] = Field(
+        default="moat",
+        title="Played cards go to",
+        description="[I] Cards played in combat, for holy water, for hiding and support cards go "
+        "to this pile (the moat never comes back except through a support card).",
+    )
+    discards_to: Literal["cellar", "moat"] = Field(
+        default="cellar",
+        title="Discarded cards go to",
+        description="[I] Cards discarded at the start of a turn go to this pile.",
+    )
+    reshuffle_cellar: bool = Field(
+        default=True,
+        title="Reshuffle the cellar",
+        description="[I] When you must draw from an empty deck, your cellar is shuffled into a "
+        "new deck (as often as it happens). No: the cellar stays where it is.",
+    )
+    reveals_per_turn: Literal["one", "any"] = Field(
+        default="one",
+        title="Reveals per turn",
+        description="[?] How many vampires the vampire player may reveal in one turn, before "
+        "the action.",
+    )
+    reveal_in_city: bool = Field(
+        default=False,
+        title="Reveal a vampire in the city",
+        description="[?] Whether a vampire in the city may be revealed by choice (holy water "
+        "can always find one there). No: only vampires in the castle.",
+    )
+    holy_water_in_defence: bool = Field(
+        default=True,
+        title="Holy water in defence",
+        description="[I] Whether the human player may play holy water while defending against "
+        "an attacking revealed vampire (it is always allowed when attacking one).",
+    )
+    vampire_attacks_vampire: bool = Field(
+        default=False,
+        title="A vampire may attack a vampire",
+        description="[?] Whether a revealed vampire may attack another revealed vampire.",
+    )
+    hide_with_empty_city: Literal["forbid", "allow"] = Field(
+        default="forbid",
+        title="Hiding with an empty city",
+        description="[?] forbid: no hiding while the city is empty; allow: the character goes "
+        "to the city and comes straight back, losing its markers.",
+    )
+    no_legal_action: Literal["pass", "discard"] = Field(
+        default="pass",
+        title="With no legal action",
+        description="[?] pass: a player who can take no action passes; discard: they must "
+        "discard a card (to their discard pile) to end the turn.",
+    )
+    markers_stack: bool = Field(
+        default=True,
+        title="Markers stack",
+        description="[?] Whether a character may hold several attack (or defence) markers; "
+        "each marker is +1.",
+    )
+    out_of_cards: Literal["hand_and_deck", "deck"] = Field(
+        default="hand_and_deck",
+        title="Out of cards means",
+        description="[?] hand_and_deck: no card in hand and none left to draw (the cellar "
+        "counts when it is reshuffled); deck: nothing left to draw, even with cards in hand.",
+    )
+    deck_pack: str = Field(
+        default="authored",
+        title="Deck lists",
+        description="Which pack of two decks to play (the shipped one is authored by Fate Table).",
+    )
+    turn_limit: int = Field(
+        default=400,
+        ge=20,
+        le=2000,
+        title="Turn limit",
+        description="Safety net: after this many turns the game is scored as if both players "
+        "were out of cards.",
+        json_schema_extra={"lobby": False},
+    )
+
+
+class Combat(BaseModel):
+    attacker: int
+    target: int
+    side: int  # the attacking side
+    start_defence: int  # the target's defence markers when the fight began
+    round: int = 1
+    step: Literal["attack", "defend"] = "attack"
+    attack_cards: list[int] = Field(default_factory=list)
+    defence_cards: list[int] = Field(default_factory=list)
+    holy_water: bool = False  # begun right after holy water revealed the target
+
+
+class VeState(BaseModel):
+    options: VeOptions
+    seats: list[str]  # by side: [the vampire player's seat, the human player's seat]
+    vampires: list[int]  # secret: the vampire player's three tokens
+    known_humans: list[int]  # secret: the human player's two tokens
+    city: list[int]  # top first; the order is secret, its members are not
+    castle: list[int]
+    revealed: list[int] = Field(default_factory=list)
+    dead: list[int] = Field(default_factory=list)
+    attack_markers: list[int] = Field(default_factory=lambda: [0] * 9)
+    defence_markers: list[int] = Field(default_factory=lambda: [0] * 9)
+    marker_supply: int = MARKER_SUPPLY
+    decks: list[list[int]]  # by side, top first
+    hands: list[list[int]]
+    cellars: list[list[int]]
+    moats: list[list[int]]
+    active: int = VAMPIRES
+    turn: int = 1
+    phase: Phase = "discard"
+    reveals: int = 0  # vampires revealed this turn
+    combat: Combat | None = None
+    holy_pair: list[int] = Field(default_factory=list)  # holy water just played, to attack with
+    holy_target: int | None = None
+    choosing: Literal["deck", "cellar", "moat"] | None = None  # a take effect is resolving
+    tested: dict[str, bool] = Field(default_factory=dict)  # public holy water answers
+    attacks: list[int] = Field(default_factory=lambda: [0] * 9)  # public: fights begun by each
+    played: list[int] = Field(default_factory=list)  # public: the cards of the last action
+    winner: str | None = None  # "vampires", "humans" or "tie"
+    ending: str | None = None
+    scores: dict[str, int] = Field(default_factory=dict)
+
+
+_NESTED = ("decks", "hands", "cellars", "moats")
+
+
+def fork(state: VeState) -> VeState:
+    """A copy to change: a shallow copy whose short lists are copied, nothing validated again
+    (the hot path of simulations; a deep copy would cost most of a move)."""
+    new = state.model_copy()
+    values = new.__dict__
+    for name, value in values.items():
+        if name in _NESTED:
+            values[name] = [list(pile) for pile in value]
+        elif isinstance(value, list):
+            values[name] = list(value)
+        elif isinstance(value, dict):
+            values[name] = dict(value)
+        elif isinstance(value, Combat):
+            combat = value.model_copy()
+            combat.attack_cards = list(value.attack_cards)
+            combat.defence_cards = list(value.defence_cards)
+            values[name] = combat
+    return new
