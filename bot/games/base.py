@@ -229,6 +229,7 @@ def registered_engines() -> list[GameEngine[Any, Any]]:
 
 
 def get_display(key: str) -> GameDisplay:
+    """The display registered beside the engine `key` (the plain one if it has none)."""
     get_engine(key)
     return DISPLAYS.get(key, DEFAULT_DISPLAY)
 

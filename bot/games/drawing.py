@@ -12,6 +12,7 @@ Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 @lru_cache(maxsize=16)
 def font(size: int) -> Font:
+    """The default font at `size` points (a fixed-size one where Pillow lacks FreeType)."""
     try:
         return ImageFont.load_default(size=size)
     except (TypeError, OSError):  # Pillow without FreeType
@@ -50,6 +51,7 @@ def wrap(draw: ImageDraw.ImageDraw, text: str, face: Font, width: int, lines: in
 
 
 def png(image: Image.Image) -> bytes:
+    """Encode a board picture as PNG, favouring speed over size."""
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False)
     return buffer.getvalue()

@@ -212,6 +212,8 @@ def option_titles(engine: GameEngine[Any, Any]) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class OptionHelp:
+    """One lobby option as /game rules explains it."""
+
     name: str
     title: str
     default: str

@@ -37,6 +37,8 @@ def _fate(fate: dict[str, Any]) -> PanelField:
 
 
 class DfccgDisplay(GameDisplay):
+    """How the Dresden Files card game looks at the table: board, picture, hand and result."""
+
     primary_kinds = frozenset({"play", "first_player", "showdown", "choose", "talent"})
 
     def title_suffix(self, view: dict[str, Any]) -> str:

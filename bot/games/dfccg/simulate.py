@@ -32,5 +32,6 @@ def simulate_options(options: DfOptions, players: int, games: int, seed: int) ->
 def simulate(
     games: int, players: int, difficulty: str = "wizard", book: str = "storm-front", seed: int = 0
 ) -> dict[str, Any]:
+    """Simulate AI-only games from the command line's arguments."""
     options = DfOptions.model_validate({"difficulty": difficulty, "book": book})
     return simulate_options(options, players, games, seed)

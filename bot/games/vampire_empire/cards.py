@@ -95,6 +95,8 @@ class CardDef(BaseModel):
 
 
 class PackMeta(BaseModel):
+    """A deck pack's header: its key, name, game and whether we authored it."""
+
     model_config = ConfigDict(extra="forbid")
     key: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9-]+$")
     name: str = Field(min_length=1, max_length=80)
@@ -137,6 +139,7 @@ class Pack(BaseModel):
 
 
 def validate_pack_text(text: str, filename: str = "<pack>") -> list[str]:
+    """Every problem in a pack file's text, each with its line and column."""
     return validate_yaml(text, Pack, filename)
 
 

@@ -23,6 +23,8 @@ def _character(c: dict[str, Any]) -> str:
 
 
 class VampireEmpireDisplay(GameDisplay):
+    """How Vampire Empire looks at the table: castle, city, the dead, piles and each hand."""
+
     primary_kinds = frozenset({"combat", "holy_water", "hide", "draw"})
 
     def turn_lines(self, view: dict[str, Any], waiting: str) -> list[str]:

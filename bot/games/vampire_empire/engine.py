@@ -40,6 +40,7 @@ class VeRuleError(RuleError):
 
 
 def the(character: int) -> str:
+    """A character's name as a sentence uses it ("the Priest")."""
     return f"the {NAMES[character]}"
 
 
@@ -125,6 +126,8 @@ class _Move:
 
 
 class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
+    """The rules of Vampire Empire for the game table."""
+
     key = "vampire-empire"
     name = "Vampire Empire"
     min_players = 2

@@ -103,6 +103,8 @@ class VeOptions(BaseModel):
 
 
 class Combat(BaseModel):
+    """A fight under way: who attacks whom, from which side, and its round."""
+
     attacker: int
     target: int
     side: int  # the attacking side
@@ -115,6 +117,8 @@ class Combat(BaseModel):
 
 
 class VeState(BaseModel):
+    """The whole state of one game, secrets included (views filter it per seat)."""
+
     options: VeOptions
     seats: list[str]  # by side: [the vampire player's seat, the human player's seat]
     vampires: list[int]  # secret: the vampire player's three tokens
