@@ -94,7 +94,9 @@ async def test_two_shards_serve_their_guilds_share_the_database_and_act_once(clu
 
     # A game in the first guild; then a third party (another process: here, this test)
     # ends it in the database. The serving process must not act on what it remembers.
-    lobby = await first.ask("game new", user=first.player, game="dfccg", difficulty="apprentice")
+    lobby = await first.ask(
+        "game new", user=first.player, game="dfccg", options="difficulty=apprentice"
+    )
     assert "Start" in lobby.labels(), lobby.text
     started = await first.click(lobby, "Start", user=first.player)
     assert started.answered
@@ -109,7 +111,9 @@ async def test_two_shards_serve_their_guilds_share_the_database_and_act_once(clu
     assert "no game in this channel" in stale.text, stale.text
 
     # The idle loop runs in both processes; a game gone idle is announced exactly once.
-    lobby = await second.ask("game new", user=second.player, game="dfccg", difficulty="apprentice")
+    lobby = await second.ask(
+        "game new", user=second.player, game="dfccg", options="difficulty=apprentice"
+    )
     await second.click(lobby, "Start", user=second.player)
     async with db.session() as session:
         await session.exec(  # type: ignore[call-overload]
