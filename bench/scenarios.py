@@ -129,6 +129,30 @@ async def _conflict_setup(table: Table, lanes: int) -> list[Lane]:
     return made
 
 
+async def _new_vampire_game(table: Table, lane: Lane) -> None:
+    lobby = await table.slash(
+        "game new",
+        user=table.player,
+        channel=lane["channel"],
+        game="vampire-empire",
+        options="host_side=humans",
+    )
+    await table.click(lobby, "Add AI seat", user=table.player)
+    started = await table.click(lobby, "Start", user=table.player)
+    if "My hand" not in started.labels():
+        raise RuntimeError(f"vampire-action: the game in lane {lane} did not start: {started.text}")
+
+
+async def _vampire_table_setup(table: Table, lanes: int) -> list[Lane]:
+    """A Vampire Empire game per lane (a person as the humans, the AI as the vampires)."""
+    made = []
+    for n in range(lanes):
+        lane = {"channel": table.fake.add_channel(table.guild_id, f"vampires-{n}")}
+        await _new_vampire_game(table, lane)
+        made.append(lane)
+    return made
+
+
 def _conflict_turn(table: Table, lane: Lane, i: int) -> Request:
     return ("conflict next", table.gm, {"channel": lane["channel"]})
 
@@ -192,6 +216,14 @@ SCENARIOS: dict[str, Scenario] = {
         _card_table_setup,
         used_up=re.compile(r"This game is finished"),
         renew=_new_card_game,
+    ),
+    "vampire-action": Scenario(
+        "vampire-action",
+        _card_play,
+        re.compile(r"Your hand, game #\d+"),
+        _vampire_table_setup,
+        used_up=re.compile(r"This game is finished"),
+        renew=_new_vampire_game,
     ),
     "conflict-turn": Scenario(
         "conflict-turn", _conflict_turn, re.compile(r"^Bench \w+ \d+ acts next\.$"), _conflict_setup

@@ -163,3 +163,52 @@ async def test_a_restart_in_the_middle_of_a_combat(table: Table) -> None:
     assert after_row.version == row.version + 1
     final = await _play(table, game_id, board_id)
     assert final.phase == "over"
+
+
+async def test_the_board_has_a_picture_and_a_player_picks_the_cards_that_pay(table: Table) -> None:
+    game_id, board_id = await _open(table, 5, "vampires", ai=False)
+    board = table.message(board_id)
+    assert any(a["filename"] == f"board-{game_id}.png" for a in board["attachments"])
+
+    # The vampire player's turn with four vampire cards of three kinds in hand: three ways to
+    # pay for hiding (stored as if dealt so; every card stays where the invariants want it).
+    row, s = await _state(table, game_id)
+    fangs = [c for c in range(40) if CARDS[c].vampire]
+    kinds: dict[str, list[int]] = {}
+    for c in fangs:
+        kinds.setdefault(CARDS[c].id, []).append(c)
+    two = next(cards for cards in kinds.values() if len(cards) >= 2)
+    others = [cards for cards in kinds.values() if cards is not two]
+    four = [*two[:2], others[0][0], others[1][0]]
+    pool = s.hands[VAMPIRES] + s.decks[VAMPIRES]
+    rest = [c for c in pool if c not in four]
+    hands = [four + [c for c in rest if not CARDS[c].vampire][:4], s.hands[HUMANS]]
+    decks = [[c for c in rest if c not in hands[0]], s.decks[HUMANS]]
+    s = s.model_copy(update={"phase": "act", "hands": hands, "decks": decks, "active": VAMPIRES})
+    assert table.bot is not None
+    async with table.bot.db.session() as session:  # type: ignore[attr-defined]
+        stored = await session.get(GameRow, game_id)
+        assert stored is not None
+        stored.state = s.model_dump_json()
+        session.add(stored)
+    seat, side, user = s.seats[VAMPIRES], VAMPIRES, table.player
+    step = f"h:{s.castle[0]}"
+    begun = await table.slash("game move", user=user, action=f"{row.version}:{step}")
+    assert begun.ephemeral and "Already done" not in begun.text, begun.text
+    row, after_step = await _state(table, game_id)
+    assert after_step.phase == "pay" and after_step.hands[side] == s.hands[side]  # nothing paid
+    s = after_step
+    hand = await table.click(table.message(board_id), "My hand", user=user)
+    assert "Choose how to pay" in hand.text
+    pay_labels = [label for label in hand.labels() if label.startswith("Pay with")]
+    assert len(pay_labels) >= 2 and "Back: choose another action" in hand.labels()
+    chosen = next(a for a in ENGINE.legal_actions(s, seat) if a.label == pay_labels[-1])
+    paid = [int(c) for c in chosen.id[2:].split(".")]
+    moved = await table.click(hand, pay_labels[-1], user=user)
+    assert "Already done" not in moved.text
+    _row, after = await _state(table, game_id)
+    assert after.phase != "pay" and not set(paid) & set(after.hands[side])
+    assert set(paid) <= set(after.moats[side]) | set(after.holy_pair)
+    await table.settle()
+    public = "\n".join(_text(m) for m in table.channel_messages())
+    assert not _leaks(public, after, None)

@@ -62,6 +62,8 @@ def choose(view: View, actions: list[Action], rng: random.Random) -> Action:
         best = max(view.get("choosing") or [], key=lambda c: c["value"], default=None)
         wanted = f"k:{best['card']}" if best else "k:none"
         return next((a for a in actions if a.id == wanted), actions[-1])
+    if phase == "pay":
+        return actions[0]  # the cheapest way to pay comes first
     if phase == "holy_attack":
         return actions[0]  # the first attacker that can win beats not attacking
     if phase == "combat":

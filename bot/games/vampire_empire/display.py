@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.games.display import GameDisplay, PanelField
+from bot.games.vampire_empire.picture import render_board
 
 SIDE_TITLES = {"vampires": "vampire player", "humans": "human player"}
 
@@ -75,6 +76,9 @@ class VampireEmpireDisplay(GameDisplay):
             fields.append(PanelField("Cards just played", ", ".join(view["played"])))
         return fields
 
+    def picture(self, view: dict[str, Any]) -> bytes | None:
+        return render_board(view)
+
     def hand_fields(self, private_view: dict[str, Any]) -> list[PanelField]:
         side = private_view.get("side")
         fields = []
@@ -101,6 +105,14 @@ class VampireEmpireDisplay(GameDisplay):
             else:
                 lines.append(f"**{card['name']}** {card['value']} ({' / '.join(kinds)})")
         fields.append(PanelField("Your hand", "\n".join(lines) or "no cards"))
+        paying = private_view.get("paying")
+        if paying:
+            fields.append(
+                PanelField(
+                    "Choose how to pay",
+                    f"Pick the cards that pay for the {paying} in the action menu (or go back).",
+                )
+            )
         choosing = private_view.get("choosing")
         if choosing:
             text = ", ".join(f"{c['name']} ({c['value']})" for c in choosing)
@@ -123,7 +135,8 @@ class VampireEmpireDisplay(GameDisplay):
             "may reveal a vampire, then one action: hide a castle character in the city "
             "(vampire player, 3 vampire cards), holy water (human player, 2 holy water cards, "
             "a truthful answer, an attack at once on a revealed vampire in the castle) or a "
-            "combat of at most two rounds (ties go to the defender).",
+            "combat of at most two rounds (ties go to the defender). When your hand can pay in "
+            "more than one way, you pick the cards (**Pay with …**).",
             "The human player never attacks with a revealed vampire; the vampire player must "
             "attack with one when one is in the castle. Holy water counts only against a "
             "revealed vampire, vampire cards only for one.",

@@ -8,6 +8,7 @@ forks it once and edits the copy.
 
 from __future__ import annotations
 
+import itertools
 import random
 from functools import lru_cache
 from typing import Any
@@ -312,6 +313,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             return self._discard_actions(state, cards, side)
         if state.phase == "choose":
             return self._choose_actions(state, cards, side)
+        if state.phase == "pay":
+            return self._pay_actions(state, cards, side)
         if state.phase == "holy_attack":
             return self._holy_attack_actions(state, cards)
         if state.phase == "combat":
@@ -406,12 +409,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                             private=True,
                         )
                     )
-            if (
-                support.effect == "cancel"
-                and not attacking
-                and combat.round == 1
-                and not combat.defence_cards
-            ):
+            if support.effect == "cancel" and not attacking and self._may_cancel(state, combat):
                 actions.append(
                     _act(
                         f"n:{card}",
@@ -426,6 +424,12 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         else:
             actions.append(_act("done", f"Done: defence {defence}", "done"))
         return actions
+
+    @staticmethod
+    def _may_cancel(state: VeState, combat: Combat) -> bool:
+        if state.options.cancel_timing == "any_defence":
+            return True
+        return combat.round == 1 and not combat.defence_cards
 
     def _marker_fits(self, state: VeState, character: int, kind: str) -> bool:
         if state.marker_supply <= 0:
@@ -537,6 +541,35 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         fitting.sort(key=lambda c: (bool(cards[c].professions), cards[c].value, c))
         return fitting[:count]
 
+    @staticmethod
+    def _payments(
+        hand: list[int], cards: tuple[CardDef, ...], wanted: str, count: int
+    ) -> list[list[int]]:
+        """Every different way to pay ``count`` cards of a kind (copies of a card are the same
+        way), the cheapest first: single-purpose cards before dual ones, low values first."""
+        fitting = sorted(
+            (c for c in hand if getattr(cards[c], wanted)),
+            key=lambda c: (bool(cards[c].professions), cards[c].value, c),
+        )
+        ways: dict[tuple[str, ...], list[int]] = {}
+        for combo in itertools.combinations(fitting, count):
+            ways.setdefault(tuple(sorted(cards[c].id for c in combo)), list(combo))
+        return list(ways.values())
+
+    def _pay_actions(self, state: VeState, cards: tuple[CardDef, ...], side: int) -> list[Action]:
+        kind, _, _target = (state.paying or "").partition(":")
+        wanted, count = ("vampire", 3) if kind == "h" else ("holy_water", 2)
+        actions = [
+            _act(
+                "y:" + ".".join(map(str, way)),
+                "Pay with " + ", ".join(f"{cards[c].name} ({cards[c].value})" for c in way),
+                "pay",
+                private=True,
+            )
+            for way in self._payments(state.hands[side], cards, wanted, count)
+        ]
+        return actions + [_act("back", "Back: choose another action", "pass", private=True)]
+
     def _hide_payment(self, state: VeState, cards: tuple[CardDef, ...]) -> list[int] | None:
         return self._cheapest(state.hands[VAMPIRES], cards, "vampire", 3)
 
@@ -570,6 +603,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             "c": self._combat_start,
             "p": self._combat_card,
             "n": self._cancel,
+            "y": self._pay,
+            "back": self._back,
             "done": self._combat_done,
             "pass": self._pass,
             "d": self._pass,
@@ -647,10 +682,37 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         self._end_turn(move)
 
     def _hide(self, move: _Move, side: int, rest: str) -> None:
+        self._choose_payment(move, side, f"h:{rest}", "vampire", 3)
+
+    def _holy_water(self, move: _Move, side: int, rest: str) -> None:
+        self._choose_payment(move, side, f"w:{rest}", "holy_water", 2)
+
+    def _choose_payment(self, move: _Move, side: int, paying: str, wanted: str, n: int) -> None:
+        """With one way to pay, pay it at once; otherwise the player picks the cards first."""
+        ways = self._payments(move.s.hands[side], move.cards, wanted, n)
+        if len(ways) == 1:
+            self._paid(move, side, paying, ways[0])
+            return
+        move.s.phase, move.s.paying = "pay", paying
+        move.whisper(side, "Choose which cards pay for it.")
+
+    def _pay(self, move: _Move, side: int, rest: str) -> None:
+        paying = move.s.paying or ""
+        move.s.phase, move.s.paying = "act", None
+        self._paid(move, side, paying, [int(c) for c in rest.split(".")])
+
+    def _back(self, move: _Move, side: int, _: str) -> None:
+        move.s.phase, move.s.paying = "act", None
+
+    def _paid(self, move: _Move, side: int, paying: str, payment: list[int]) -> None:
+        kind, _, target = paying.partition(":")
+        if kind == "h":
+            self._hide_with(move, side, int(target), payment)
+        else:
+            self._holy_water_with(move, side, int(target), payment)
+
+    def _hide_with(self, move: _Move, side: int, character: int, payment: list[int]) -> None:
         s = move.s
-        character = int(rest)
-        payment = self._hide_payment(s, move.cards)
-        assert payment is not None
         for card in payment:
             move.take_from_hand(side, card)
         move.to_played(side, payment)
@@ -665,11 +727,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         move.refill()
         self._end_turn(move)
 
-    def _holy_water(self, move: _Move, side: int, rest: str) -> None:
+    def _holy_water_with(self, move: _Move, side: int, character: int, payment: list[int]) -> None:
         s = move.s
-        character = int(rest)
-        payment = self._holy_payment(s, move.cards)
-        assert payment is not None
         for card in payment:
             move.take_from_hand(side, card)
         s.played = payment
@@ -927,6 +986,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             view["vampires"] = [NAMES[c] for c in state.vampires]
         else:
             view["known_humans"] = [NAMES[c] for c in state.known_humans]
+        if state.paying:
+            view["paying"] = "hide" if state.paying.startswith("h:") else "holy water"
         if state.choosing:
             pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
             view["choosing"] = [

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 VAMPIRES, HUMANS = 0, 1  # the two sides; the vampire player takes the first turn
 SIDE_NAMES = ("vampires", "humans")
 MARKER_SUPPLY = 12
-Phase = Literal["discard", "act", "choose", "holy_attack", "combat", "over"]
+Phase = Literal["discard", "act", "pay", "choose", "holy_attack", "combat", "over"]
 
 
 class VeOptions(BaseModel):
@@ -86,6 +86,13 @@ class VeOptions(BaseModel):
         description="[?] hand_and_deck: no card in hand and none left to draw (the cellar "
         "counts when it is reshuffled); deck: nothing left to draw, even with cards in hand.",
     )
+    cancel_timing: Literal["first_defence", "any_defence"] = Field(
+        default="first_defence",
+        title="When a cancel card is played",
+        description="[?] first_defence: the defender may end a combat with a cancel card before "
+        "playing any defence card in round 1; any_defence: at any of the defender's steps, in "
+        "either round.",
+    )
     deck_pack: str = Field(
         default="authored",
         title="Deck lists",
@@ -142,6 +149,7 @@ class VeState(BaseModel):
     holy_pair: list[int] = Field(default_factory=list)  # holy water just played, to attack with
     holy_target: int | None = None
     choosing: Literal["deck", "cellar", "moat"] | None = None  # a take effect is resolving
+    paying: str | None = None  # "h:<character>" or "w:<character>": cards to pay are chosen
     tested: dict[str, bool] = Field(default_factory=dict)  # public holy water answers
     attacks: list[int] = Field(default_factory=lambda: [0] * 9)  # public: fights begun by each
     played: list[int] = Field(default_factory=list)  # public: the cards of the last action

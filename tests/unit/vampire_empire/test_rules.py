@@ -377,3 +377,61 @@ def test_cellar_reshuffle_and_out_of_cards_options() -> None:
     assert ENGINE.is_out(off, VAMPIRES)
     deck = state(hands=[[card("v-noble-1")], []], decks=[[], []], options={"out_of_cards": "deck"})
     assert ENGINE.is_out(deck, VAMPIRES)
+
+
+def test_the_player_chooses_which_cards_pay_for_hiding() -> None:
+    fang, thirst, countess = card("v-fang-1"), card("v-fang-2"), card("v-fang-noble")
+    fangs = [card("v-fang-1"), card("v-fang-1", 1), card("v-fang-1", 2)]
+    one_way = state(hands=[fangs, []])
+    after, _ = play(one_way, V, f"h:{C['Lady']}")  # a single way to pay: no extra step
+    assert after.phase == "discard" and after.hands[VAMPIRES] == [] and C["Lady"] in after.city
+    s = state(hands=[[fang, card("v-fang-1", 1), thirst, countess], []])
+    s, texts = play(s, V, f"h:{C['Lady']}")
+    assert s.phase == "pay" and C["Lady"] in s.castle and not texts  # nothing public yet
+    ways = ids(s, V)
+    # two Bared Fangs are one card twice: four cards give three different payments, cheapest first
+    assert ways == [
+        f"y:{fang}.{card('v-fang-1', 1)}.{thirst}",
+        f"y:{fang}.{card('v-fang-1', 1)}.{countess}",
+        f"y:{fang}.{thirst}.{countess}",
+        "back",
+    ]
+    assert ENGINE.private_view(s, V)["paying"] == "hide"
+    back, _ = play(s, V, "back")
+    assert back.phase == "act" and back.paying is None and len(back.hands[VAMPIRES]) == 4
+    kept, texts = play(s, V, f"y:{fang}.{thirst}.{countess}")  # keeps a Bared Fangs
+    assert kept.hands[VAMPIRES] == [card("v-fang-1", 1)] and C["Lady"] in kept.city
+    assert "pays Bared Fangs, Blood Thirst, Pale Countess" in texts[0]
+    with pytest.raises(RuleError):
+        play(s, V, f"y:{fang}.{thirst}.{card('v-noble-1')}")  # not a way offered
+
+
+def test_paying_holy_water_with_the_higher_pair_lets_the_attack_use_more() -> None:
+    """The immediate attack may use the lower of the two holy water cards paid: paying 2 and 3
+    instead of 1 and 2 brings 2 into the fight instead of 1."""
+    low, mid, high = card("h-water-1"), card("h-water-2"), card("h-water-3")
+    s = state(
+        active=HUMANS,
+        castle=[C["Lady"], C["Nun"], C["Maid"]],
+        city=[C["Lord"], C["Officer"], C["Monk"], C["Bishop"], C["Cook"], C["Butler"]],
+        hands=[[], [low, mid, high]],
+    )
+    s, _ = play(s, H, f"w:{C['Nun']}")
+    assert s.phase == "pay" and ENGINE.private_view(s, H)["paying"] == "holy water"
+    assert ids(s, H)[0] == f"y:{low}.{mid}"  # the cheapest first (the AI's choice)
+    s, texts = play(s, H, f"y:{mid}.{high}", f"a:{C['Lady']}")
+    assert "it is a vampire" in texts[0] and s.hands[HUMANS] == [low]
+    assert s.combat is not None and s.combat.attack_cards == [mid]
+
+
+def test_cancel_timing_is_an_option() -> None:
+    bats, noble = card("v-bats"), card("v-servant-1")
+    begun = state(active=HUMANS, hands=[[bats, noble], [card("h-noble-3")]])
+    begun, _ = play(begun, H, "c:0:6", f"p:{card('h-noble-3')}", "done")
+    defended, _ = play(begun, V, f"p:{noble}")
+    assert f"n:{bats}" not in ids(defended, V)  # the default: only before any defence card
+    anytime = defended.model_copy(
+        update={"options": defended.options.model_copy(update={"cancel_timing": "any_defence"})}
+    )
+    ended, texts = play(anytime, V, f"n:{bats}")
+    assert ended.combat is None and "the combat ends" in texts[0]
