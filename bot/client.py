@@ -15,6 +15,7 @@ from bot.db.engine import Database
 from bot.services.campaigns import CampaignService
 from bot.services.encounters import DiceSource
 from bot.services.guild_settings import GuildSettingsService
+from bot.services.scope import ScopeService
 from cogs.common.installs import SERVER_CONTEXTS, SERVER_INSTALLS
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ class FateTableBot(commands.AutoShardedBot):
         self.db = db
         self.guild_settings = GuildSettingsService(db)
         self.campaigns = CampaignService(db)
+        self.scope = ScopeService(db)  # every component's row is checked against its server
         self.dice = DiceSource()  # the encounters' dice (tests script them here)
         self.started_at = time.monotonic()
         self.version = __version__

@@ -34,9 +34,11 @@ from bot.ui.custom_ids import (
     mantle_stunt_select_id,
 )
 from bot.ui.sheet import draft_embed, sheet_embed
+from cogs.common.bot_of import bot_of
 from cogs.common.character_lookup import CHOICES_MAX, actor_of, service_of
 from cogs.common.errors import guarded
 from cogs.common.modals import PersistentModal
+from cogs.common.scope import ScopedItem, where_of
 
 NO_MANTLE = "none"
 MAX_BOUGHT_STUNTS = STARTING_REFRESH - MIN_PC_REFRESH  # extra stunts cost refresh, never below 1
@@ -47,7 +49,13 @@ def _stunt_lines(values: list[str]) -> list[Any]:
     return [parse_stunt_line(v) for v in values if v.strip()]
 
 
-class DraftModal(PersistentModal, template=DRAFT_MODAL_TEMPLATE):
+class DraftScoped(ScopedItem):
+    """A component of the guided flow: its custom id names a draft of this server."""
+
+    scope_kind = "draft"
+
+
+class DraftModal(DraftScoped, PersistentModal, template=DRAFT_MODAL_TEMPLATE):
     """One step of the guided flow as a modal; on submit the draft is updated and the next
     step is shown. The custom_id names the draft and the step (a key of MODALS), so a form
     opened before a restart is rebuilt from the stored draft and its answers are kept."""
@@ -57,6 +65,9 @@ class DraftModal(PersistentModal, template=DRAFT_MODAL_TEMPLATE):
         self.state = state
         self.step = step
         self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
+
+    def scope_key(self) -> int:
+        return self.state.id
 
     def field(
         self,
@@ -91,6 +102,7 @@ class DraftModal(PersistentModal, template=DRAFT_MODAL_TEMPLATE):
         build = MODALS.get(match["step"])
         if build is None:
             raise RuleError("That form is from an older version; run `/character create`.")
+        await bot_of(interaction).scope.require("draft", int(match["id"]), where_of(interaction))
         state = await service_of(interaction).get_draft(int(match["id"]), interaction.user.id)
         return build(state)
 
@@ -232,6 +244,7 @@ DIRECT: dict[str, Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraf
 
 
 class DraftButton(
+    DraftScoped,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=DRAFT_BUTTON_TEMPLATE,
 ):
@@ -251,6 +264,9 @@ class DraftButton(
         )
         self.draft_id = draft_id
         self.action = action
+
+    def scope_key(self) -> int:
+        return self.draft_id
 
     @classmethod
     async def from_custom_id(
@@ -285,6 +301,7 @@ class DraftButton(
 
 
 class DraftSelect(
+    DraftScoped,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=DRAFT_SELECT_TEMPLATE,
 ):
@@ -305,6 +322,9 @@ class DraftSelect(
         super().__init__(select)
         self.draft_id = draft_id
         self.what = what
+
+    def scope_key(self) -> int:
+        return self.draft_id
 
     @classmethod
     async def from_custom_id(
@@ -336,6 +356,7 @@ class DraftSelect(
 
 
 class MantleStuntSelect(
+    DraftScoped,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=MANTLE_STUNT_SELECT_TEMPLATE,
 ):
@@ -360,6 +381,9 @@ class MantleStuntSelect(
         super().__init__(select)
         self.draft_id = draft_id
         self.what = what
+
+    def scope_key(self) -> int:
+        return self.draft_id
 
     @classmethod
     async def from_custom_id(

@@ -14,6 +14,7 @@ from bot.ui.common import COLOUR
 from bot.ui.custom_ids import HELP_PAGE_TEMPLATE, help_page_id
 from bot.ui.help import CommandEntry, CommandGroup, help_page, page_count
 from cogs.common.errors import NotAllowed, guarded
+from cogs.common.scope import UNSCOPED, ScopedItem
 
 
 def command_groups(tree: app_commands.CommandTree[Any]) -> list[CommandGroup]:
@@ -35,8 +36,12 @@ def command_groups(tree: app_commands.CommandTree[Any]) -> list[CommandGroup]:
     return groups
 
 
-class HelpPageButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HELP_PAGE_TEMPLATE):
+class HelpPageButton(
+    ScopedItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=HELP_PAGE_TEMPLATE
+):
     """Prev/Next on the /help message. The page lives in the custom_id, so it survives restarts."""
+
+    scope_kind = UNSCOPED  # the command list belongs to no server
 
     def __init__(self, page: int, direction: str, *, disabled: bool = False) -> None:
         label = "◀ Previous" if direction == "p" else "Next ▶"
@@ -49,6 +54,9 @@ class HelpPageButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HE
             )
         )
         self.page = page
+
+    def scope_key(self) -> None:
+        return None
 
     @classmethod
     async def from_custom_id(

@@ -30,6 +30,7 @@ from bot.ui.scenes import (
 )
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
+from cogs.common.scope import ScopedItem
 from cogs.scenes import character_choices
 
 
@@ -42,10 +43,13 @@ def _who_code(page: LedgerPage) -> str:
 
 
 class LedgerPageButton(
+    ScopedItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=LEDGER_PAGE_TEMPLATE,
 ):
     """Older/newer pages of /fp log; everything it needs is in the custom_id."""
+
+    scope_kind = "campaign"
 
     def __init__(
         self, campaign_id: int, page: int, who: str, direction: str, *, disabled: bool = False
@@ -61,6 +65,9 @@ class LedgerPageButton(
         self.campaign_id = campaign_id
         self.page = page
         self.who = who
+
+    def scope_key(self) -> int:
+        return self.campaign_id
 
     @classmethod
     async def from_custom_id(
@@ -101,11 +108,13 @@ def ledger_view(page: LedgerPage) -> discord.ui.View | None:
 
 
 class CompelButton(
+    ScopedItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=COMPEL_BUTTON_TEMPLATE,
 ):
     """Accept / Refuse (the target only) and Withdraw (the offerer or the GM) on an offer."""
 
+    scope_kind = "compel"
     LABELS = {"a": "Accept (+1 FP)", "r": "Refuse (-1 FP)", "w": "Withdraw"}
     STYLES = {
         "a": discord.ButtonStyle.success,
@@ -123,6 +132,9 @@ class CompelButton(
         )
         self.offer_id = offer_id
         self.act = act
+
+    def scope_key(self) -> int:
+        return self.offer_id
 
     @classmethod
     async def from_custom_id(

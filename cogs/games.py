@@ -62,6 +62,7 @@ from bot.ui.games import (
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm
+from cogs.common.scope import ScopedItem
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,18 @@ def _name(user: discord.abc.User | discord.Member) -> str:
 
 
 # ---------------------------------------------------------------------- components
+class GameScoped(ScopedItem):
+    """A game component: its custom id names the game, which must be in the clicked channel."""
+
+    scope_kind = "game"
+    game_id: int
+
+    def scope_key(self) -> int:
+        return self.game_id
+
+
 class LobbyButton(
+    GameScoped,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=LOBBY_BUTTON_TEMPLATE,
 ):
@@ -113,6 +125,7 @@ class LobbyButton(
 
 
 class LobbyOptionSelect(
+    GameScoped,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=LOBBY_OPTION_TEMPLATE,
 ):
@@ -176,6 +189,7 @@ class LobbyOptionSelect(
 
 
 class MoreOptionsSelect(
+    GameScoped,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=MORE_OPTIONS_TEMPLATE,
 ):
@@ -211,6 +225,7 @@ class MoreOptionsSelect(
 
 
 class HandButton(
+    GameScoped,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=HAND_BUTTON_TEMPLATE,
 ):
@@ -247,6 +262,7 @@ class HandButton(
 
 
 class ActionButton(
+    GameScoped,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=GAME_ACTION_TEMPLATE,
 ):

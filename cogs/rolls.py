@@ -55,6 +55,7 @@ from bot.ui.rolls import (
 from cogs.common.errors import NotAllowed, guarded
 from cogs.common.installs import anywhere, has_table
 from cogs.common.permissions import member_is_gm
+from cogs.common.scope import UNSCOPED, ScopedItem
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +119,11 @@ def picker_items(spec: SelectSpec, factory: type[PickerSelect]) -> discord.ui.Vi
 
 
 # --------------------------------------------------------------------------- roll message items
-class RollButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ROLL_BUTTON_TEMPLATE):
+class RollButton(
+    ScopedItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=ROLL_BUTTON_TEMPLATE
+):
+    scope_kind = "roll"
+
     def __init__(
         self,
         roll_id: int,
@@ -133,6 +138,9 @@ class RollButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ROLL_B
         )
         self.roll_id = roll_id
         self.act = act
+
+    def scope_key(self) -> int:
+        return self.roll_id
 
     @classmethod
     def from_spec(cls, spec: ButtonSpec) -> RollButton:
@@ -151,8 +159,12 @@ class RollButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ROLL_B
         await _cog(interaction).on_roll_button(interaction, self.roll_id, self.act)
 
 
-class PickerSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ABSTRACT_TEMPLATE):
+class PickerSelect(
+    ScopedItem, discord.ui.DynamicItem[discord.ui.Select[Any]], template=ABSTRACT_TEMPLATE
+):
     """A select whose whole state is its custom id (a roll id, a version, earlier choices)."""
+
+    scope_kind = "roll"
 
     def __init__(
         self,
@@ -189,6 +201,9 @@ class PickerSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ABST
             assert match is not None
             self.match = match
         return str(self.match[name] or "")
+
+    def scope_key(self) -> int:
+        return int(self.group("id"))
 
 
 class StuntSelect(PickerSelect, template=STUNT_SELECT_TEMPLATE):
@@ -250,8 +265,10 @@ class ScaleSelect(PickerSelect, template=SCALE_SELECT_TEMPLATE):
 
 
 class RulesShareButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=RULES_SHARE_TEMPLATE
+    ScopedItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=RULES_SHARE_TEMPLATE
 ):
+    scope_kind = UNSCOPED  # a rules topic belongs to no server
+
     def __init__(self, key: str) -> None:
         super().__init__(
             discord.ui.Button(
@@ -259,6 +276,9 @@ class RulesShareButton(
             )
         )
         self.key = key
+
+    def scope_key(self) -> None:
+        return None
 
     @classmethod
     async def from_custom_id(

@@ -21,6 +21,7 @@ from bot.ui.scenes import board_embed, ended_text, started_text
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
+from cogs.common.scope import ScopedItem
 from cogs.common.xcard import XCardButton
 
 log = logging.getLogger(__name__)
@@ -28,9 +29,11 @@ BOARD_DELAY = 0.1  # seconds a burst of changes has to pile up before the board 
 
 
 class SceneBoardButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=SCENE_BOARD_TEMPLATE
+    ScopedItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=SCENE_BOARD_TEMPLATE
 ):
     """ "Show my view" on the pinned board: the board as this user may see it (GM: hidden too)."""
+
+    scope_kind = "scene"
 
     def __init__(self, channel_id: int) -> None:
         super().__init__(
@@ -41,6 +44,9 @@ class SceneBoardButton(
             )
         )
         self.channel_id = channel_id
+
+    def scope_key(self) -> int:
+        return self.channel_id
 
     @classmethod
     async def from_custom_id(

@@ -15,6 +15,7 @@ from bot.fate.stunts import write_bonus_stunt, write_rule_stunt
 from bot.services.characters import CharacterService, get_service
 from bot.ui.custom_ids import STUNT_WRITER_TEMPLATE, stunt_writer_id
 from cogs.character_creation import FORM_TIMEOUT
+from cogs.common.bot_of import bot_of
 from cogs.common.character_lookup import (
     CHARACTER_HELP,
     Choice,
@@ -23,18 +24,22 @@ from cogs.common.character_lookup import (
     service_of,
 )
 from cogs.common.modals import PersistentModal, register_modals
+from cogs.common.scope import ScopedItem, where_of
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
 
 
 class StuntWriterModal(
+    ScopedItem,
     PersistentModal,
     template=STUNT_WRITER_TEMPLATE,
 ):
     """The stunt writer. Its custom_id names the template and the character (0: the writer's
     active character when the form is sent), so a form opened before a restart still works;
     the nonce (the opening interaction's id) keeps two open writers apart."""
+
+    scope_kind = "character"
 
     def __init__(self, kind: str, character_id: int, nonce: int) -> None:
         title = "Bonus stunt" if kind == "bonus" else "Rule-changing stunt"
@@ -44,6 +49,7 @@ class StuntWriterModal(
             timeout=FORM_TIMEOUT,
         )
         self.kind = kind
+        self.character_id = character_id
         self.character = f"#{character_id}" if character_id else None
         self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
         self._add("name", "Stunt name", 80, "Sharp Eyes")
@@ -66,10 +72,17 @@ class StuntWriterModal(
     def value(self, key: str) -> str:
         return self.inputs[key].value or ""
 
+    def scope_key(self) -> int | None:
+        return self.character_id or None  # 0: the writer's active character, found here
+
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, match: re.Match[str]
     ) -> StuntWriterModal:
+        if int(match["char"]):
+            await bot_of(interaction).scope.require(
+                "character", int(match["char"]), where_of(interaction)
+            )
         return cls(match["kind"], int(match["char"]), int(match["nonce"]))
 
     async def on_submit(self, interaction: discord.Interaction) -> None:

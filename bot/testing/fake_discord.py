@@ -643,6 +643,11 @@ class FakeDiscord:
         self.sent.append(message)
         return message
 
+    def post_as_bot(self, channel_id: int, components: list[JSON]) -> JSON:
+        """A message of the bot carrying `components`, as if it had posted them (tests forge
+        clicks on it: Discord delivers any custom id a modified client sends)."""
+        return self._new_message(channel_id, {"components": components}, [])
+
     @staticmethod
     def _components_as_sent(components: list[JSON]) -> list[JSON]:
         """Discord gives each component back with an id; discord.py tolerates that."""

@@ -189,13 +189,23 @@ class Table:
         self.dm = fake.add_private_channel([self.player, self.player2])
 
     @classmethod
-    async def open(cls, factory: BotFactory) -> Table:
+    async def open(cls, factory: BotFactory, *, rival: bool = False) -> Table:
         fake = FakeDiscord()
         await fake.start()
         fake.redirect_discord_py()
         table = cls(fake, factory)
+        if rival:
+            table.add_rival()
         await table.start_bot()
         return table
+
+    def add_rival(self) -> None:
+        """A second server with the bot, whose admin (a GM there) knows nothing of ours: the
+        place forged clicks come from. Call before the bot starts (it learns servers then)."""
+        self.rival_guild = self.fake.add_guild("Rival Server")
+        self.rival_channel = self.fake.add_channel(self.rival_guild, "heist")
+        role = self.fake.add_role(self.rival_guild, "Admins", permissions=1 << 3)
+        self.rival_gm = self.fake.add_member(self.rival_guild, "mallory", roles=[role])
 
     async def start_bot(self) -> None:
         self.bot = await self.factory()
@@ -444,6 +454,46 @@ class Table:
         record = await self.fake.send_interaction(
             3, self._guild_for(channel), channel, user, data, snapshot
         )
+        return await self._finish(record, timeout)
+
+    async def forge(
+        self,
+        custom_id: str,
+        *,
+        user: int,
+        channel: int,
+        values: list[str] | None = None,
+        timeout: float = 10.0,
+    ) -> Reply:
+        """A click with any custom id, as a modified client can send: a button (or, with
+        `values`, a select) on a message of the bot in `channel`."""
+        if values is None:
+            component: JSON = {"type": 2, "style": 2, "label": "forged", "custom_id": custom_id}
+        else:
+            options = [{"label": v, "value": v} for v in values] or [{"label": "-", "value": "-"}]
+            component = {"type": 3, "custom_id": custom_id, "options": options}
+        message = self.fake.post_as_bot(channel, [{"type": 1, "components": [component]}])
+        data: JSON = {"custom_id": custom_id, "component_type": component["type"]}
+        if values is not None:
+            data["values"] = values
+        return await self._component(message, data, user, timeout)
+
+    async def forge_form(
+        self,
+        custom_id: str,
+        values: dict[str, str],
+        *,
+        user: int,
+        channel: int,
+        timeout: float = 10.0,
+    ) -> Reply:
+        """A form submission with any custom id and answers, as a modified client can send."""
+        rows = [
+            {"type": 1, "components": [{"type": 4, "custom_id": key, "value": value}]}
+            for key, value in values.items()
+        ]
+        data = {"custom_id": custom_id, "components": rows}
+        record = await self.fake.send_interaction(5, self._guild_for(channel), channel, user, data)
         return await self._finish(record, timeout)
 
     async def submit(

@@ -46,6 +46,7 @@ from cogs.common.bot_of import bot_of
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import SafeModal, guarded
 from cogs.common.permissions import member_is_gm
+from cogs.common.scope import ScopedItem
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
@@ -157,6 +158,7 @@ def absorb_view(
 
 
 class TrackerButton(
+    ScopedItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=TRACKER_BUTTON_TEMPLATE,
 ):
@@ -178,6 +180,9 @@ class TrackerButton(
         )
         self.prefix, self.ident, self.version, self.action = prefix, ident, version, action
 
+    def scope(self) -> tuple[str, int]:
+        return KIND_OF[self.prefix], self.ident
+
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
@@ -192,6 +197,7 @@ class TrackerButton(
 
 
 class TrackerSelect(
+    ScopedItem,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=TRACKER_SELECT_TEMPLATE,
 ):
@@ -220,6 +226,9 @@ class TrackerSelect(
             action,
             arg,
         )
+
+    def scope(self) -> tuple[str, int]:
+        return KIND_OF[self.prefix], self.ident
 
     @classmethod
     async def from_custom_id(

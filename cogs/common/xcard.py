@@ -15,10 +15,15 @@ import discord
 from bot.services.safety import Signal
 from bot.ui.custom_ids import XCARD_TEMPLATE, xcard_id
 from cogs.common.errors import guarded
+from cogs.common.scope import ScopedItem
 
 
-class XCardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=XCARD_TEMPLATE):
+class XCardButton(
+    ScopedItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=XCARD_TEMPLATE
+):
     """One tap, an anonymous notice, a private thanks (the Safety cog does the signalling)."""
+
+    scope_kind = "channel"  # the board's own channel, where the notice goes
 
     def __init__(self, channel_id: int) -> None:
         super().__init__(
@@ -30,6 +35,9 @@ class XCardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=XCARD
             )
         )
         self.channel_id = channel_id
+
+    def scope_key(self) -> int:
+        return self.channel_id
 
     @classmethod
     async def from_custom_id(

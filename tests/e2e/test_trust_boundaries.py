@@ -1,0 +1,354 @@
+"""A custom id is user input: forged clicks from another server (or channel) change nothing here.
+
+Server A (the harness's table) plays a roll, a hidden roll, a conflict, a contest, a challenge,
+a game, a compel, a scene, a draft and a ledger. From a rival server, whose admin is a GM there,
+a modified client sends every kind of custom id the bot declares (bot/ui/custom_ids.FORMATS)
+with A's real row ids. Each one is refused with the very sentence a row that does not exist
+gets, and nothing in A's database or channels changes. A custom id format with no case here
+fails the test, so a new kind of button cannot skip the check.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import SQLModel, col, select
+
+from bot.db.models.campaigns import Campaign, CharacterRow
+from bot.db.models.conflicts import EncounterRow
+from bot.db.models.drafts import CharacterDraftRow
+from bot.db.models.games import GameRow
+from bot.db.models.rolls import RollRow
+from bot.db.models.scenes import CompelOfferRow
+from bot.fate.rolls import InvokeMode
+from bot.testing.fake_discord import FakeDiscord
+from bot.testing.harness import Reply, Table
+from bot.ui import custom_ids as ids
+from bot.ui.conflicts import TrackerAction
+from tests.conftest import make_settings
+from tests.e2e.test_conflicts import make_characters
+
+MISSING = 987_654_321  # a row id (and channel id) that exists nowhere
+
+
+@dataclass
+class Rows:
+    """Server A's rows that buttons name."""
+
+    roll: int
+    roll_version: int
+    hidden_roll: int
+    encounters: dict[str, tuple[int, int]]  # kind -> (id, version)
+    game: int
+    game_version: int
+    compel: int
+    campaign: int
+    draft: int
+    character: int
+    scene_channel: int
+
+
+@pytest.fixture
+async def world(database_url: str) -> AsyncIterator[tuple[Table, Rows]]:
+    from bot.client import create_bot
+
+    settings = make_settings(database_url)
+
+    async def factory():  # type: ignore[no-untyped-def]
+        return await create_bot(settings, guild_ready_timeout=0.05)
+
+    fake = FakeDiscord()
+    await fake.start()
+    fake.redirect_discord_py()
+    table = Table(fake, factory)
+    table.add_rival()
+    channels = {kind: fake.add_channel(table.guild_id, kind) for kind in ("contest", "challenge")}
+    channels["game"] = fake.add_channel(table.guild_id, "games")
+    await table.start_bot()
+    try:
+        yield table, await play_in_server_a(table, channels)
+    finally:
+        await table.close()
+
+
+async def play_in_server_a(table: Table, channels: dict[str, int]) -> Rows:
+    gm = table.gm
+    await make_characters(table)
+    started = await table.slash("scene start", user=gm, aspects="Pouring Rain", zones="Street")
+    assert not started.ephemeral, started.text
+    await table.slash("aspect add", user=gm, text="Secret Cult", hidden=True)
+    assert not (await table.slash("roll", user=table.player, skill="Athletics")).ephemeral
+    assert (await table.slash("roll", user=table.player2, skill="Lore", hidden=True)).ephemeral
+    fight = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Ghoul"
+    )
+    assert not fight.ephemeral, fight.text
+    race = await table.slash(
+        "contest start",
+        user=gm,
+        channel=channels["contest"],
+        side_a="Charles",
+        side_b="Ghoul",
+        intent_a="Reach the car",
+        intent_b="Catch him",
+    )
+    assert not race.ephemeral, race.text
+    tasks = await table.slash(
+        "challenge start", user=gm, channel=channels["challenge"], tasks="Lore:Fair, Shoot:Good"
+    )
+    assert not tasks.ephemeral, tasks.text
+    lobby = await table.slash("game new", user=table.player, channel=channels["game"], game="dfccg")
+    assert not lobby.ephemeral, lobby.text
+    compel = await table.slash(
+        "compel offer",
+        user=gm,
+        target="Molly",
+        aspect="Wizard's apprentice",
+        complication="The wards need you now",
+    )
+    assert not compel.ephemeral, compel.text
+    assert (await table.slash("character create", user=table.player3)).ephemeral
+    return await rows_of(table)
+
+
+async def rows_of(table: Table) -> Rows:
+    assert table.bot is not None
+    db: Any = table.bot.db  # type: ignore[attr-defined]
+    async with db.read() as s:
+        rolls = (await s.exec(select(RollRow).order_by(col(RollRow.id)))).all()
+        roll = next(r for r in rolls if not r.hidden)
+        hidden = next(r for r in rolls if r.hidden)
+        encounters = {e.kind: (e.id, e.version) for e in (await s.exec(select(EncounterRow))).all()}
+        game = (await s.exec(select(GameRow))).one()
+        compel = (await s.exec(select(CompelOfferRow))).one()
+        campaign = (await s.exec(select(Campaign))).one()
+        draft = (await s.exec(select(CharacterDraftRow))).one()
+        charles = (await s.exec(select(CharacterRow).where(CharacterRow.name == "Charles"))).one()
+    assert set(encounters) == {"conflict", "contest", "challenge"}
+    return Rows(
+        roll.id,
+        roll.version,
+        hidden.id,
+        encounters,
+        game.id,
+        game.version,
+        compel.id,
+        campaign.id,
+        draft.id,
+        charles.id,
+        table.channel,
+    )
+
+
+# ------------------------------------------------------------------ the forged ids, per format
+@dataclass(frozen=True)
+class Forgery:
+    """A custom id built for a row id (`row` is A's real one or MISSING) and what is sent."""
+
+    build: Callable[[Rows, int | None], str]
+    values: list[str] | None = None  # a select's picked values
+    form: dict[str, str] | None = None  # a form's answers
+    scoped: bool = True  # False: the custom id names no row (help pages, rules topics)
+
+
+def _tracker_buttons(kind: str) -> list[Forgery]:
+    prefix = ids.TRACKER_KINDS[kind]
+    return [
+        Forgery(
+            lambda r, m, a=action: ids.tracker_button_id(
+                prefix, m or r.encounters[kind][0], r.encounters[kind][1], a.value
+            )
+        )
+        for action in TrackerAction
+    ]
+
+
+def _tracker_selects(kind: str) -> list[Forgery]:
+    prefix = ids.TRACKER_KINDS[kind]
+    return [
+        Forgery(
+            lambda r, m, a=action: ids.tracker_select_id(
+                prefix, m or r.encounters[kind][0], r.encounters[kind][1], a.value, "Charles"
+            ),
+            values=["0"],
+        )
+        for action in TrackerAction
+    ]
+
+
+FORGERIES: dict[str, list[Forgery]] = {
+    ids.ROLL_BUTTON_TEMPLATE: [
+        Forgery(lambda r, m, a=act: ids.roll_button_id(m or r.roll, a)) for act in ids.ROLL_ACTS
+    ]
+    + [Forgery(lambda r, m: ids.roll_button_id(m or r.hidden_roll, "close"))],
+    ids.STUNT_SELECT_TEMPLATE: [
+        Forgery(lambda r, m: ids.stunt_select_id(m or r.roll), values=["0"])
+    ],
+    ids.ASPECT_SELECT_TEMPLATE: [
+        Forgery(
+            lambda r, m: ids.aspect_select_id(m or r.roll, r.roll_version, InvokeMode.BONUS, True),
+            values=["s:Pouring Rain"],
+        )
+    ],
+    ids.PAYMENT_SELECT_TEMPLATE: [
+        Forgery(
+            lambda r, m: ids.payment_select_id(
+                m or r.hidden_roll, 1, InvokeMode.BONUS, False, "s:1"
+            ),
+            values=["fp"],
+        )
+    ],
+    ids.DEFEND_SELECT_TEMPLATE: [
+        Forgery(lambda r, m: ids.defend_select_id(m or r.roll), values=["Athletics"])
+    ],
+    ids.SCALE_SELECT_TEMPLATE: [
+        Forgery(lambda r, m: ids.scale_select_id(m or r.roll, r.roll_version, 1), values=["2"])
+    ],
+    ids.RULES_SHARE_TEMPLATE: [Forgery(lambda r, m: ids.rules_share_id("ladder"), scoped=False)],
+    ids.TRACKER_BUTTON_TEMPLATE: [f for kind in ids.TRACKER_KINDS for f in _tracker_buttons(kind)],
+    ids.TRACKER_SELECT_TEMPLATE: [f for kind in ids.TRACKER_KINDS for f in _tracker_selects(kind)],
+    ids.DRAFT_MODAL_TEMPLATE: [
+        Forgery(
+            lambda r, m: ids.draft_modal_id(m or r.draft, "aspects"),
+            form={"high_concept": "Stolen", "trouble": "Forged", "free1": "", "free2": ""},
+        )
+    ],
+    ids.DRAFT_BUTTON_TEMPLATE: [
+        Forgery(lambda r, m, a=action: ids.draft_button_id(m or r.draft, a))
+        for action in ("finish", "restart", "aspects", "nomantle")
+    ],
+    ids.DRAFT_SELECT_TEMPLATE: [
+        Forgery(lambda r, m: ids.draft_select_id(m or r.draft, "group"), values=["none"])
+    ],
+    ids.MANTLE_STUNT_SELECT_TEMPLATE: [
+        Forgery(lambda r, m: ids.mantle_stunt_select_id(m or r.draft, "free"), values=["x"])
+    ],
+    ids.STUNT_WRITER_TEMPLATE: [
+        Forgery(
+            lambda r, m: ids.stunt_writer_id("rule", m or r.character, 1),
+            form={"name": "Stolen", "because": "x", "feat": "y", "limitation": "z"},
+        )
+    ],
+    ids.LOBBY_BUTTON_TEMPLATE: [
+        Forgery(lambda r, m, op=op: ids.lobby_button_id(m or r.game, op))
+        for op in ("join", "leave", "ai", "unai", "start")
+    ],
+    ids.LOBBY_OPTION_TEMPLATE: [
+        Forgery(lambda r, m: ids.lobby_option_id(m or r.game, "difficulty"), values=["merlin"])
+    ],
+    ids.MORE_OPTIONS_TEMPLATE: [
+        Forgery(lambda r, m: ids.more_options_id(m or r.game), values=["difficulty"])
+    ],
+    ids.HAND_BUTTON_TEMPLATE: [
+        Forgery(lambda r, m: ids.hand_button_id(m or r.game)),
+        Forgery(lambda r, m: ids.hand_button_id(m or r.game, 0, "r")),
+    ],
+    ids.GAME_ACTION_TEMPLATE: [
+        Forgery(lambda r, m: ids.game_action_id(m or r.game, r.game_version, "start"))
+    ],
+    ids.SCENE_BOARD_TEMPLATE: [Forgery(lambda r, m: ids.scene_board_id(m or r.scene_channel))],
+    ids.XCARD_TEMPLATE: [Forgery(lambda r, m: ids.xcard_id(m or r.scene_channel))],
+    ids.LEDGER_PAGE_TEMPLATE: [
+        Forgery(lambda r, m, w=who: ids.ledger_page_id(m or r.campaign, 0, w, "n"))
+        for who in ("a", "g")
+    ],
+    ids.COMPEL_BUTTON_TEMPLATE: [
+        Forgery(lambda r, m, a=act: ids.compel_button_id(m or r.compel, a)) for act in "arw"
+    ],
+    ids.HELP_PAGE_TEMPLATE: [Forgery(lambda r, m: ids.help_page_id(1, "n"), scoped=False)],
+}
+
+
+async def send(table: Table, forgery: Forgery, custom_id: str, user: int, channel: int) -> Reply:
+    if forgery.form is not None:
+        return await table.forge_form(custom_id, forgery.form, user=user, channel=channel)
+    return await table.forge(custom_id, user=user, channel=channel, values=forgery.values)
+
+
+async def database_dump(table: Table) -> dict[str, list[str]]:
+    assert table.bot is not None
+    db: Any = table.bot.db  # type: ignore[attr-defined]
+    dump: dict[str, list[str]] = {}
+    async with db.read() as s:
+        for model in SQLModel.metadata.sorted_tables:
+            rows = (await s.exec(text(f'SELECT * FROM "{model.name}"'))).all()  # type: ignore[call-overload]
+            dump[model.name] = sorted(repr(tuple(row)) for row in rows)
+    return dump
+
+
+def messages_of(table: Table, guild_id: int) -> str:
+    """Every message in the server's channels, as Discord holds it (edits included)."""
+    channels = {str(c) for c, p in table.fake.channels.items() if p["guild_id"] == str(guild_id)}
+    found = {
+        key: (m.get("content"), m.get("embeds"), m.get("components"), m.get("flags"))
+        for key, m in table.fake.messages.items()
+        if m["channel_id"] in channels
+    }
+    return json.dumps(found, sort_keys=True, default=str)
+
+
+# ------------------------------------------------------------------ the tests
+def test_every_custom_id_format_has_a_forgery() -> None:
+    """A new kind of button must get a case here (and so the check) before it ships."""
+    assert {f.template for f in ids.FORMATS} == set(FORGERIES)
+
+
+async def test_forged_clicks_from_another_server_change_nothing_and_tell_nothing(
+    world: tuple[Table, Rows],
+) -> None:
+    table, rows = world
+    before_db, before_messages = await database_dump(table), messages_of(table, table.guild_id)
+    problems: list[str] = []
+    for forgeries in FORGERIES.values():
+        for forgery in forgeries:
+            custom_id = forgery.build(rows, None)
+            reply = await send(table, forgery, custom_id, table.rival_gm, table.rival_channel)
+            problems += await _refusal_problems(table, rows, forgery, custom_id, reply)
+            if await database_dump(table) != before_db:
+                problems.append(f"{custom_id}: changed server A's rows")
+                before_db = await database_dump(table)
+            if messages_of(table, table.guild_id) != before_messages:
+                problems.append(f"{custom_id}: changed a message in server A")
+                before_messages = messages_of(table, table.guild_id)
+    assert not problems, "\n".join(problems)
+
+
+async def _refusal_problems(
+    table: Table, rows: Rows, forgery: Forgery, custom_id: str, reply: Reply
+) -> list[str]:
+    if not reply.answered or "incident" in reply.text:
+        return [f"{custom_id}: {'no answer' if not reply.answered else reply.text}"]
+    if not forgery.scoped:
+        return []
+    missing = await send(
+        table, forgery, forgery.build(rows, MISSING), table.rival_gm, table.rival_channel
+    )
+    if not reply.ephemeral or reply.text != missing.text or "not here" not in reply.text:
+        return [f"{custom_id}: {reply.text[:80]!r} (a missing row: {missing.text[:80]!r})"]
+    return []
+
+
+async def test_a_roll_of_one_channel_is_not_played_from_another_channel(
+    world: tuple[Table, Rows],
+) -> None:
+    table, rows = world
+    before = await database_dump(table)
+    closed = await table.forge(
+        ids.roll_button_id(rows.roll, "close"), user=table.gm, channel=table.other_channel
+    )
+    assert closed.ephemeral and "not here" in closed.text, closed.text
+    board = await table.forge(
+        ids.scene_board_id(rows.scene_channel), user=table.gm, channel=table.other_channel
+    )
+    assert board.ephemeral and "Secret Cult" not in board.text and "not here" in board.text
+    assert await database_dump(table) == before
+    # the same click where the roll lives works
+    done = await table.forge(
+        ids.roll_button_id(rows.roll, "close"), user=table.gm, channel=table.channel
+    )
+    assert "not here" not in done.text and await database_dump(table) != before
