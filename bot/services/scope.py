@@ -9,7 +9,7 @@ call as usual; a row never changes server, so the check holds for it.
 from __future__ import annotations
 
 from bot.db.engine import Database
-from bot.db.repos.scope import REACH, NotHere, Where, load_scoped_in, not_here
+from bot.db.repos.scope import OTHER_CHANNEL, REACH, NotHere, Where, load_scoped_in
 
 __all__ = ["NotHere", "ScopeService", "Where"]
 
@@ -26,7 +26,7 @@ class ScopeService:
         The kind "channel" names no row: the key must be the clicked channel itself."""
         if kind == "channel":
             if where.guild_id is None or key != where.channel_id:
-                raise not_here("button")
+                raise NotHere(OTHER_CHANNEL)
             return
         if kind not in REACH:
             raise KeyError(f"no scope rule for {kind!r}")

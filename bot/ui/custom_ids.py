@@ -19,8 +19,25 @@ from dataclasses import dataclass
 from bot.fate.rolls import InvokeMode
 
 CUSTOM_ID_LIMIT = 100
-ID = r"\d{1,20}"  # a database id or a Discord snowflake
-VERSION = r"\d{1,10}"
+
+
+def digits_up_to(limit: int) -> str:
+    """A regex for the decimal numbers 0..limit (no leading zeros beyond the first digit's
+    place), so that a forged id past a column's range is refused by the pattern itself."""
+    top = str(limit)
+    branches = [rf"\d{{1,{len(top) - 1}}}"] if len(top) > 1 else []
+    for i, digit in enumerate(top):
+        rest = len(top) - i - 1
+        lower = 1 if i == 0 and len(top) > 1 else 0
+        if int(digit) > lower:
+            tail = rf"\d{{{rest}}}" if rest else ""
+            branches.append(f"{top[:i]}[{lower}-{int(digit) - 1}]{tail}")
+    branches.append(top)
+    return "(?:" + "|".join(branches) + ")"
+
+
+ID = digits_up_to(2**63 - 1)  # a database id or a Discord snowflake: a BIGINT
+VERSION = digits_up_to(2**31 - 1)  # versions are INTEGER columns
 
 ABSTRACT_TEMPLATE = r"(?!)"  # a base class of DynamicItems that is never matched itself
 

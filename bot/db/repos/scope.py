@@ -37,39 +37,55 @@ class Reach:
     """How one kind of row reaches its server and where its components may be clicked."""
 
     model: Any
-    what: str  # the word in the sentence: "That <what> is not here ..."
+    missing: str  # the sentence for a row that is not there (or not here)
     key: str = "id"
     via_campaign: bool = True  # server through `campaign_id` -> campaign.guild_id
     channels: tuple[str, ...] = ()  # columns one of which must be the clicked channel
     filters: dict[str, Any] = field(default_factory=dict)  # e.g. an encounter's kind
 
 
+def _encounter(kind: str) -> Reach:
+    return Reach(
+        EncounterRow,
+        f"That {kind} no longer exists.",
+        channels=("channel_id",),
+        filters={"kind": kind},
+    )
+
+
 REACH: dict[str, Reach] = {
     # a roll's buttons are on its message, the GM channel's copy, or its roller's pickers
-    "roll": Reach(RollRow, "roll", channels=("channel_id", "gm_channel_id")),
-    "conflict": Reach(
-        EncounterRow, "conflict", channels=("channel_id",), filters={"kind": "conflict"}
+    "roll": Reach(
+        RollRow,
+        "That roll no longer exists; make a new one with `/roll`.",
+        channels=("channel_id", "gm_channel_id"),
     ),
-    "contest": Reach(
-        EncounterRow, "contest", channels=("channel_id",), filters={"kind": "contest"}
+    "conflict": _encounter("conflict"),
+    "contest": _encounter("contest"),
+    "challenge": _encounter("challenge"),
+    "compel": Reach(CompelOfferRow, "That compel no longer exists.", channels=("channel_id",)),
+    "scene": Reach(
+        SceneRow,
+        "That scene has ended. The GM starts a new one with `/scene start`.",
+        key="channel_id",
+        channels=("channel_id",),
     ),
-    "challenge": Reach(
-        EncounterRow, "challenge", channels=("channel_id",), filters={"kind": "challenge"}
+    "game": Reach(
+        GameRow,
+        "That game no longer exists; start one with `/game new`.",
+        via_campaign=False,
+        channels=("channel_id",),
     ),
-    "compel": Reach(CompelOfferRow, "compel", channels=("channel_id",)),
-    "scene": Reach(SceneRow, "scene", key="channel_id", channels=("channel_id",)),
-    "game": Reach(GameRow, "game", via_campaign=False, channels=("channel_id",)),
-    "campaign": Reach(Campaign, "campaign", via_campaign=False),
-    "character": Reach(CharacterRow, "character"),
-    "draft": Reach(CharacterDraftRow, "character draft"),
+    "campaign": Reach(Campaign, "That campaign no longer exists.", via_campaign=False),
+    "character": Reach(CharacterRow, "That character no longer exists."),
+    "draft": Reach(
+        CharacterDraftRow,
+        "That character draft is finished or was started over; run `/character create` "
+        "to see where you are.",
+    ),
 }
-
-
-def not_here(what: str) -> NotHere:
-    return NotHere(
-        f"That {what} is not here: it is gone, or it belongs to another server or channel. "
-        "Use the newest message, or the command again."
-    )
+# the kind "channel" names no row: the custom id's channel must be the clicked one
+OTHER_CHANNEL = "That button belongs to another channel; use the one in this channel."
 
 
 @dataclass(frozen=True)
@@ -85,7 +101,7 @@ async def load_scoped_in(session: AsyncSession, kind: str, key: int, where: Wher
     when the kind lives in a channel); `NotHere` otherwise, the same for a missing row."""
     reach = REACH[kind]
     if where.guild_id is None:
-        raise not_here(reach.what)
+        raise NotHere(reach.missing)
     model = reach.model
     query = select(model).where(getattr(model, reach.key) == key)
     for name, value in reach.filters.items():
@@ -98,9 +114,9 @@ async def load_scoped_in(session: AsyncSession, kind: str, key: int, where: Wher
         query = query.where(model.guild_id == where.guild_id)
     if reach.channels:
         if where.channel_id is None:
-            raise not_here(reach.what)
+            raise NotHere(reach.missing)
         query = query.where(or_(*(getattr(model, c) == where.channel_id for c in reach.channels)))
     row = (await session.exec(query)).first()
     if row is None:
-        raise not_here(reach.what)
+        raise NotHere(reach.missing)
     return row

@@ -79,3 +79,31 @@ def test_the_regexes_reject_unbounded_ids() -> None:
             stretched = re.sub(r"\d{19}", too_long, custom_id, count=1)
             if stretched != custom_id:
                 assert not re.fullmatch(fmt.template, stretched), stretched
+
+
+def test_ids_past_their_column_are_refused_by_the_pattern() -> None:
+    """A BIGINT row id ends at 2**63 - 1 and a version at 2**31 - 1: one more is refused
+    before it reaches the database driver."""
+    big, version = str(2**63 - 1), str(2**31 - 1)
+    for fmt in FORMATS:
+        for custom_id in fmt.widest:
+            for widest, past in ((big, str(2**63)), (version, str(2**31))):
+                if widest in custom_id.split(":"):
+                    parts = custom_id.split(":")
+                    stretched = ":".join(past if p == widest else p for p in parts)
+                    assert not re.fullmatch(fmt.template, stretched), stretched
+
+
+def test_every_component_that_names_a_row_checks_its_server() -> None:
+    """Each DynamicItem and PersistentModal runs the scope check of cogs/common/scope.py."""
+    from cogs.common.scope import ScopedItem
+
+    _templated_components()
+    classes = {
+        cls
+        for base in (discord.ui.DynamicItem, PersistentModal)
+        for cls in _subclasses(base)
+        if cls.__module__.startswith("cogs.")
+    }
+    unchecked = sorted(c.__qualname__ for c in classes if not issubclass(c, ScopedItem))
+    assert not unchecked, f"mix ScopedItem into: {unchecked}"
