@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 from bot.errors import RuleError
@@ -11,12 +10,9 @@ from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAct
 from bot.games.dfccg.campaign import CAMPAIGN, campaign_from_history
 from bot.games.dfccg.cards import (
     ACTION_TARGET,
-    TOKEN_OF,
     ActionCard,
     AddTokens,
     BookCard,
-    Character,
-    Dice,
     Draw,
     Effect,
     GainFate,
@@ -24,8 +20,8 @@ from bot.games.dfccg.cards import (
     RemoveCard,
     Selector,
     ShowdownCard,
-    ShowdownTier,
 )
+from bot.games.dfccg.context import FACE, TYPE_NAMES, Context
 from bot.games.dfccg.packs import Library, card_index, load_library
 from bot.games.dfccg.state import (
     FATE_SUPPLY,
@@ -51,13 +47,6 @@ SIDE_JOBS_TABLE: dict[tuple[int, int], tuple[int, int, int, int]] = {
     (0, -1): (5, 5, 1, 1),
     (-1, -1): (3, 3, 3, 3),
 }
-FACE = {1: "+", 0: "blank", -1: "-"}
-TYPE_NAMES = {
-    "attack": "Attack",
-    "investigate": "Investigate",
-    "overcome": "Overcome",
-    "advantage": "Take Advantage",
-}
 
 
 def side_jobs_counts(first: int, second: int) -> tuple[int, int, int, int]:
@@ -68,260 +57,6 @@ def side_jobs_counts(first: int, second: int) -> tuple[int, int, int, int]:
 
 class DfRuleError(RuleError):
     """A move the Dresden Files card game rules do not allow."""
-
-
-class _Context:
-    """Mutable working copy of a state during one apply call, with its events and dice."""
-
-    def __init__(self, state: DfState, rng: random.Random, cards: dict[str, Any]) -> None:
-        self.s = state
-        self.rng = rng
-        self.cards = cards
-        self.events: list[GameEvent] = []
-        # Effects of Book cards removed during this step (a taken Advantage, a solved Case):
-        # they resolve at once, before the rest of the action that removed them.
-        self.triggered: list[Job] = []
-
-    # -- helpers ---------------------------------------------------------------------------
-    def say(self, text: str, kind: str = "info", **data: Any) -> None:
-        self.events.append(GameEvent(text=text, kind=kind, data=data))
-
-    def whisper(self, seat: str, text: str, kind: str = "private") -> None:
-        self.events.append(GameEvent(text=text, kind=kind, public=False, audience=[seat]))
-
-    def book(self, slot_or_id: BookSlot | str) -> BookCard:
-        card_id = slot_or_id.card_id if isinstance(slot_or_id, BookSlot) else slot_or_id
-        card = self.cards[card_id]
-        assert isinstance(card, BookCard)
-        return card
-
-    def slots(self) -> Iterator[tuple[int, int, BookSlot]]:
-        for row_index, row in enumerate(self.s.rows):
-            for position, slot in enumerate(row):
-                yield row_index, position, slot
-
-    def find(self, uid: str) -> tuple[int, int, BookSlot] | None:
-        return next((t for t in self.slots() if t[2].uid == uid), None)
-
-    def located(self, uid: str) -> tuple[int, int, BookSlot]:
-        found = self.find(uid)
-        if found is None:
-            raise KeyError(uid)
-        return found
-
-    def has_harry(self, tableau: int | None) -> bool:
-        return tableau is not None and "harry" in self.s.tableaux[tableau].characters
-
-    def scope_applies(self, scope: str, tableau: int | None) -> bool:
-        """Whether an effect for "all" / "harry" / "not_harry" touches this tableau's action.
-        The Showdown's rolls belong to the whole table (no tableau): only "all" effects apply."""
-        if scope == "all":
-            return True
-        if tableau is None:
-            return False
-        harry = self.has_harry(tableau)
-        return harry if scope == "harry" else not harry
-
-    def passives(self, lingering: list[str] | None = None) -> Iterator[tuple[BookCard, Effect]]:
-        """Passive effects of Book cards in the rows (plus Obstacles still lingering)."""
-        ids = [slot.card_id for _, _, slot in self.slots()] + list(lingering or [])
-        for job in self.s.jobs:
-            ids += job.lingering
-        for card_id in ids:
-            card = self.book(card_id)
-            for effect in card.passive:
-                yield card, effect
-
-    # -- dice --------------------------------------------------------------------------------
-    def roll(self, value: Dice, roll_kind: str, tableau: int | None) -> tuple[int, str]:
-        if not value.dice:
-            return value.base, ""
-        faces = [self.rng.choice((-1, 0, 1)) for _ in range(value.dice)]
-        rolled = " ".join(FACE[f] for f in faces)
-        changes: list[str] = []
-        for card, effect in self.passives():
-            if effect.kind == "dice_face" and roll_kind in effect.rolls:
-                if self.scope_applies(effect.characters, tableau) and effect.from_face in faces:
-                    count = faces.count(effect.from_face)
-                    faces = [effect.to_face if f == effect.from_face else f for f in faces]
-                    noun = FACE[effect.from_face] + ("" if count == 1 else " x" + str(count))
-                    changes.append(f"{noun} counted as {FACE[effect.to_face]} by {card.name}")
-        note = f" (rolled {rolled}" + "".join(f"; {c}" for c in changes) + ")"
-        return value.base + sum(faces), note
-
-    # -- restrictions ------------------------------------------------------------------------
-    def matches(self, selector: Selector, slot: BookSlot, amount: int = 0) -> bool:
-        card = self.book(slot)
-        if selector.types and card.type not in selector.types:
-            return False
-        if selector.link and selector.link not in card.links_in:
-            return False
-        if selector.name_contains and selector.name_contains.lower() not in card.name.lower():
-            return False
-        if selector.condition == "no_tokens" and slot.tokens:
-            return False
-        if selector.condition == "has_tokens" and not slot.tokens:
-            return False
-        if selector.condition == "would_remove":
-            return card.value is not None and card.value - slot.tokens <= amount
-        return True
-
-    def can_receive(self, slot: BookSlot) -> bool:
-        card = self.book(slot)
-        token = TOKEN_OF.get(card.type)
-        if token is None:
-            return False
-        blocked = "receive_hits" if token == "hit" else "receive_clues"
-        for _source, effect in self.passives():
-            if effect.kind == "restrict" and effect.what == blocked and effect.target:
-                if self.matches(effect.target, slot):
-                    return False
-        return True
-
-    def action_blocked(self, action: str, tableau: int, slot: BookSlot | None) -> bool:
-        for _source, effect in self.passives():
-            if effect.kind != "restrict" or effect.what != action:
-                continue
-            if not self.scope_applies(effect.characters, tableau):
-                continue
-            if effect.target is None or (slot is not None and self.matches(effect.target, slot)):
-                return True
-        return False
-
-    # -- targets -----------------------------------------------------------------------------
-    def candidates(self, effect: Effect, job: Job, amount: int = 0) -> list[list[str]]:
-        """Possible target groups of an effect (each option is a list of card uids)."""
-        if not isinstance(effect, AddTokens | RemoveCard | MoveCard):
-            return []
-        selector = effect.target
-        if selector.pick == "same":
-            return [[u for u in job.targets if self.find(u)]]
-        if selector.pick == "self":
-            return [[job.source_book]] if job.source_book and self.find(job.source_book) else []
-
-        def usable(slot: BookSlot) -> bool:
-            if isinstance(effect, AddTokens):
-                if not self.can_receive(slot):
-                    return False
-                # A "cannot Attack/Investigate" card skips its targets for the played card's
-                # own action; Talents, Stunts and other effects may still add tokens.
-                action = job.action
-                return not (
-                    action is not None
-                    and ACTION_TARGET.get(action) == self.book(slot).type
-                    and self.action_blocked(action, job.tableau, slot)
-                )
-            if isinstance(effect, RemoveCard):
-                action = "overcome" if self.book(slot).type == "obstacle" else "advantage"
-                return not self.action_blocked(action, job.tableau, slot)
-            return True
-
-        def reachable(position: int) -> bool:
-            return not selector.within_range or job.unlimited or position < job.reach
-
-        matching = [
-            (r, p, s)
-            for r, p, s in self.slots()
-            if reachable(p) and self.matches(selector, s, amount)
-        ]
-        if selector.pick in ("shortest", "longest"):
-            # A position: if the card there is restricted, the effect cannot be used on it.
-            if not matching:
-                return []
-            best = min(p for _, p, _ in matching) if selector.pick == "shortest" else None
-            if best is None:
-                best = max(p for _, p, _ in matching)
-            return [[s.uid] for _, p, s in matching if p == best and usable(s)]
-        targets = [(r, s) for r, _, s in matching if usable(s)]
-        if selector.pick == "all":
-            return [[s.uid for _, s in targets]] if targets else []
-        if selector.pick == "row":
-            groups = [[s.uid for r, s in targets if r == row] for row in (0, 1)]
-            return [g for g in groups if g]
-        return [[s.uid] for _, s in targets]
-
-    # -- token and removal bookkeeping -----------------------------------------------------
-    def add_tokens(self, uid: str, amount: int, source: str) -> None:
-        found = self.find(uid)
-        if found is None or amount <= 0:
-            return
-        _, _, slot = found
-        card = self.book(slot)
-        supply = "hit_supply" if card.type == "foe" else "clue_supply"
-        amount = min(amount, getattr(self.s, supply))
-        if amount <= 0:
-            return
-        setattr(self.s, supply, getattr(self.s, supply) - amount)
-        slot.tokens += amount
-        noun = "Hit" if card.type == "foe" else "Clue"
-        plural = "" if amount == 1 else "s"
-        self.say(f"{source}: {amount} {noun}{plural} on {card.name} ({slot.tokens}/{card.value}).")
-
-    def remove(self, uid: str, tableau: int, reason: str) -> None:
-        found = self.find(uid)
-        if found is None:
-            return
-        row, position, slot = found
-        card = self.book(slot)
-        del self.s.rows[row][position]  # the cards behind move one Range closer
-        if card.type == "foe":
-            self.s.hit_supply += slot.tokens
-        elif card.type == "case":
-            self.s.clue_supply += slot.tokens
-        if card.type == "case":
-            self.s.solved.append(card.id)
-            self.say(f"Case solved: {card.name}.", "removed")
-        else:
-            self.s.book_discard.append(card.id)
-            self.say(f"{card.name} {reason}.", "removed")
-        if card.type == "obstacle" and self.s.jobs:
-            self.s.jobs[0].lingering.append(card.id)  # its effect lasts to the end of the action
-        if card.on_removed:
-            self.triggered.append(
-                Job(
-                    source=card.name,
-                    tableau=tableau,
-                    effects=list(card.on_removed),
-                    source_book=uid,
-                )
-            )
-
-    def sweep(self, tableau: int) -> None:
-        """Remove every Foe/Case whose value is reached, whatever put the tokens there."""
-        for _, _, slot in list(self.slots()):
-            card = self.book(slot)
-            if card.value is not None and slot.tokens >= card.value:
-                self.remove(slot.uid, tableau, "is defeated")
-
-    def gain_fate(self, amount: int, source: str) -> int:
-        moved = max(0, min(amount, self.s.spent))
-        self.s.spent -= moved
-        self.s.available += moved
-        self.say(f"{source}: +{moved} Fate (Available {self.s.available}).", "fate")
-        return moved
-
-    def draw(self, tableau_index: int, count: int) -> None:
-        tableau = self.s.tableaux[tableau_index]
-        drawn = 0
-        for _ in range(count):
-            if not tableau.deck and tableau.discard:
-                tableau.deck = tableau.discard
-                tableau.discard = []
-                self.rng.shuffle(tableau.deck)
-                self.say("A discard pile is shuffled into a new draw deck.")
-            if not tableau.deck:
-                break
-            ref = tableau.deck.pop(0)
-            tableau.hand.append(ref)
-            drawn += 1
-            self.whisper(tableau.seat, f"You draw {self.cards[ref.card_id].name}.")
-        self.say(f"{self.char_names(tableau)} draws {drawn} card(s).")
-
-    def char_names(self, tableau: Tableau) -> str:
-        return " & ".join(self.cards_char(k).name for k in tableau.characters)
-
-    def cards_char(self, key: str) -> Character:
-        return self.cards["char:" + key]  # type: ignore[no-any-return]
 
 
 class DfccgEngine(GameEngine[DfState, DfOptions]):
@@ -349,10 +84,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             index["char:" + key] = character
         return index
 
-    def _ctx(self, state: DfState, rng: random.Random) -> _Context:
+    def _ctx(self, state: DfState, rng: random.Random) -> Context:
         if not hasattr(self, "_index"):
             self._index = self._cards()
-        return _Context(state, rng, self._index)
+        return Context(state, rng, self._index)
 
     # -- setup -----------------------------------------------------------------------------
     def option_values(self) -> dict[str, list[str]]:
@@ -448,7 +183,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def _decks_per_hand(state: DfState) -> int:
         return 2 if len(state.seats) == 2 else 1
 
-    def _build_decks(self, ctx: _Context) -> None:
+    def _build_decks(self, ctx: Context) -> None:
         s = ctx.s
         for tableau in s.tableaux:
             for key in tableau.characters:
@@ -456,7 +191,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     tableau.deck.append(CardRef(uid=f"c{s.next_uid}", card_id=card.id))
                     s.next_uid += 1
 
-    def _continue_setup(self, ctx: _Context) -> None:
+    def _continue_setup(self, ctx: Context) -> None:
         """Set-up as the rulebook runs it: chosen decks (then a random seating), each hand
         drawn (the variant start: a named type, and a redraw if the player wants one), then
         Harry's player chooses who goes first."""
@@ -512,7 +247,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             s.phase = "play"
             s.active = 0
 
-    def _deck_decision(self, ctx: _Context, index: int) -> Decision:
+    def _deck_decision(self, ctx: Context, index: int) -> Decision:
         s = ctx.s
         tableau = s.tableaux[index]
         taken = {k for t in s.tableaux for k in t.characters}
@@ -535,7 +270,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         )
 
     @staticmethod
-    def _redraw_may_help(ctx: _Context, tableau: Tableau, wanted: str) -> bool:
+    def _redraw_may_help(ctx: Context, tableau: Tableau, wanted: str) -> bool:
         """The hand lacks the named type and the rest of the deck holds one."""
 
         def holds(refs: list[CardRef]) -> bool:
@@ -589,7 +324,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             deck += rng.sample(pool, count)
         return deck, rng.choice(library.side_job_showdowns), "Side Jobs", roll
 
-    def _draw_hand(self, ctx: _Context, tableau: Tableau, size: int) -> None:
+    def _draw_hand(self, ctx: Context, tableau: Tableau, size: int) -> None:
         tableau.deck += tableau.hand
         ctx.rng.shuffle(tableau.deck)
         tableau.hand, tableau.deck = tableau.deck[:size], tableau.deck[size:]
@@ -690,24 +425,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         actions.append(propose)
         return actions
 
-    def _range_bonuses(self, ctx: _Context, tableau: int) -> list[tuple[str, int]]:
+    def _range_bonuses(self, ctx: Context, tableau: int) -> list[tuple[str, int]]:
         bonuses: list[tuple[str, int]] = [("", 0)]
         for key in ctx.s.tableaux[tableau].talents_ready:
             bonuses.append((key, ctx.cards_char(key).talent.range_bonus))
         return bonuses
 
-    def _cost(self, ctx: _Context, tableau: int, card: ActionCard) -> Dice:
-        modifier = sum(
-            e.amount
-            for _c, e in ctx.passives()
-            if e.kind == "cost_mod"
-            and card.type in e.actions
-            and ctx.scope_applies(e.characters, tableau)
-        )
-        return Dice(base=card.cost.base + modifier, dice=card.cost.dice)
-
-    def _cost_text(self, ctx: _Context, tableau: int, card: ActionCard) -> str:
-        return str(self._cost(ctx, tableau, card))
+    def _cost_text(self, ctx: Context, tableau: int, card: ActionCard) -> str:
+        return str(ctx.cost(tableau, card))
 
     def _main_effects(self, card: ActionCard) -> list[Effect]:
         if card.effects:
@@ -720,8 +445,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         )
         return [main, *card.extra]
 
-    def _playable(self, ctx: _Context, tableau: int, card: ActionCard, bonus: int) -> bool:
-        cost = self._cost(ctx, tableau, card)
+    def _playable(self, ctx: Context, tableau: int, card: ActionCard, bonus: int) -> bool:
+        cost = ctx.cost(tableau, card)
         if max(0, cost.base - cost.dice) > ctx.s.available:
             return False
         if ctx.action_blocked(card.type, tableau, None):
@@ -752,25 +477,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             ]
         return bool(options)
 
-    def _effect_possible(self, ctx: _Context, job: Job, effect: Effect) -> bool:
-        if isinstance(effect, GainFate):
-            return ctx.s.spent > 0 and self._fate_amount(ctx, effect, job, roll=False) > 0
-        if isinstance(effect, Draw):
-            t = ctx.s.tableaux[job.tableau]
-            return bool(t.deck or t.discard)
-        amount = effect.amount.maximum if isinstance(effect, AddTokens) and effect.amount else 0
-        return bool(ctx.candidates(effect, job, amount))
-
-    def _stunt_usable(self, ctx: _Context, tableau: int, key: str) -> bool:
+    def _stunt_usable(self, ctx: Context, tableau: int, key: str) -> bool:
         stunt = ctx.cards_char(key).stunt
         job = Job(source=stunt.name, tableau=tableau, character=key, effects=stunt.effects)
-        return bool(stunt.effects) and self._effect_possible(ctx, job, stunt.effects[0])
-
-    def _fate_amount(self, ctx: _Context, effect: GainFate, job: Job, roll: bool = True) -> int:
-        base = ctx.roll(effect.amount, "value", job.tableau)[0] if roll else effect.amount.maximum
-        if effect.per_tokened_card:
-            base *= sum(1 for _, _, s in ctx.slots() if s.tokens)
-        return base
+        return bool(stunt.effects) and ctx.effect_possible(job, stunt.effects[0])
 
     # -- apply ------------------------------------------------------------------------------
     def apply(
@@ -800,13 +510,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self._advance(ctx)
         return s, ctx.events
 
-    def _seat_label(self, ctx: _Context, seat: str) -> str:
+    def _seat_label(self, ctx: Context, seat: str) -> str:
         tableaux = [t for t in ctx.s.tableaux if t.seat == seat]
         if len(tableaux) != 1:
             return "The player"
         return f"{ctx.char_names(tableaux[0])}'s player"
 
-    def _propose_showdown(self, ctx: _Context, seat: str) -> None:
+    def _propose_showdown(self, ctx: Context, seat: str) -> None:
         """A group decision: every seat confirms, or the host (first seat) for the table. The
         proposer's own vote counts unless it is the only one asked: then it confirms once more,
         so that no single click ends the game."""
@@ -825,7 +535,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             seats=waiting,
         )
 
-    def _turn_action(self, ctx: _Context, action_id: str) -> None:
+    def _turn_action(self, ctx: Context, action_id: str) -> None:
         s = ctx.s
         tableau = s.tableaux[s.active]
         who = ctx.char_names(tableau)
@@ -848,7 +558,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 tableau.talents_ready.remove(bonus_key)
                 bonus = ctx.cards_char(bonus_key).talent.range_bonus
                 ctx.say(f"{ctx.cards_char(bonus_key).talent.name} is unreadied for +{bonus} Range.")
-            cost, rolled = ctx.roll(self._cost(ctx, s.active, card), "cost", s.active)
+            cost, rolled = ctx.roll(ctx.cost(s.active, card), "cost", s.active)
             cost = max(0, cost)
             if cost > s.available:
                 ctx.say(
@@ -906,7 +616,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         tableau.hand.remove(ref)
         return ref
 
-    def _offer_talents(self, ctx: _Context) -> None:
+    def _offer_talents(self, ctx: Context) -> None:
         s = ctx.s
         tableau = s.tableaux[s.active]
         options: dict[str, str] = {}
@@ -919,13 +629,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 job = Job(
                     source=talent.name, tableau=s.active, character=key, effects=talent.effects
                 )
-                if self._effect_possible(ctx, job, talent.effects[0]):
+                if ctx.effect_possible(job, talent.effects[0]):
                     options[f"t:{key}"] = f"Use {talent.name}"
         if options:
             options["skip"] = "Do not use a Talent"
             s.decision = Decision(kind="talent", prompt="Use a Talent?", options=options)
 
-    def _answer(self, ctx: _Context, seat: str, option: str) -> None:
+    def _answer(self, ctx: Context, seat: str, option: str) -> None:
         s = ctx.s
         decision = s.decision
         assert decision is not None
@@ -976,7 +686,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             else:
                 self._showdown_roll(ctx, int(option[2:]))
 
-    def _vote(self, ctx: _Context, seat: str, decision: Decision, agree: bool) -> None:
+    def _vote(self, ctx: Context, seat: str, decision: Decision, agree: bool) -> None:
         s = ctx.s
         who = self._seat_label(ctx, seat)
         if not agree:
@@ -994,7 +704,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self._start_showdown(ctx, "the table agreed to it")
 
     # -- effect resolution ---------------------------------------------------------------------
-    def _advance(self, ctx: _Context) -> None:
+    def _advance(self, ctx: Context) -> None:
         s = ctx.s
         while s.decision is None and s.phase != "over":
             if ctx.triggered:
@@ -1018,7 +728,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     continue
             break
 
-    def _step_job(self, ctx: _Context, job: Job) -> None:
+    def _step_job(self, ctx: Context, job: Job) -> None:
         effect = job.effects[0]
         if isinstance(effect, AddTokens | RemoveCard | MoveCard):
             amount = self._amount(ctx, job, effect, roll=False)
@@ -1046,7 +756,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self._apply_effect(ctx, job, effect, [])
 
     @staticmethod
-    def _can_step(ctx: _Context, group: list[str], direction: str) -> bool:
+    def _can_step(ctx: Context, group: list[str], direction: str) -> bool:
         found = ctx.find(group[0])
         if found is None:
             return False
@@ -1055,7 +765,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return 0 <= target < len(ctx.s.rows[row])
 
     @staticmethod
-    def _group_label(ctx: _Context, group: list[str]) -> str:
+    def _group_label(ctx: Context, group: list[str]) -> str:
         names = []
         for uid in group:
             if uid in ("-1", "+1"):
@@ -1072,7 +782,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             + ", ".join(n.split(" (")[0] for n in names)
         )[:80]
 
-    def _amount(self, ctx: _Context, job: Job, effect: Effect, roll: bool) -> int:
+    def _amount(self, ctx: Context, job: Job, effect: Effect, roll: bool) -> int:
         if isinstance(effect, AddTokens):
             if effect.amount is None:
                 return job.value or 0
@@ -1081,7 +791,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             )
         return 0
 
-    def _apply_effect(self, ctx: _Context, job: Job, effect: Effect, group: list[str]) -> None:
+    def _apply_effect(self, ctx: Context, job: Job, effect: Effect, group: list[str]) -> None:
         s = ctx.s
         if isinstance(effect, AddTokens):
             amount = self._amount(ctx, job, effect, roll=True)
@@ -1117,11 +827,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 ctx.say(f"{job.source}: {ctx.book(slot).name} moves to Range {where}.")
             job.targets = [u for u in group if u not in ("-1", "+1")]
         elif isinstance(effect, GainFate):
-            ctx.gain_fate(self._fate_amount(ctx, effect, job), job.source)
+            ctx.gain_fate(ctx.fate_amount(effect, job), job.source)
         elif isinstance(effect, Draw):
             ctx.draw(job.tableau, effect.count)
 
-    def _end_turn(self, ctx: _Context) -> None:
+    def _end_turn(self, ctx: Context) -> None:
         s = ctx.s
         s.turn_open = False
         s.turn += 1
@@ -1136,7 +846,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         s.active = (s.active + 1) % len(s.tableaux)
 
     # -- Showdown ------------------------------------------------------------------------------
-    def _start_showdown(self, ctx: _Context, reason: str) -> None:
+    def _start_showdown(self, ctx: Context, reason: str) -> None:
         s = ctx.s
         s.phase = "showdown"
         s.showdown_reason = reason
@@ -1146,7 +856,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         )
 
     @staticmethod
-    def _owed_rolls(ctx: _Context) -> list[str]:
+    def _owed_rolls(ctx: Context) -> list[str]:
         """Foes with Hits and Cases with Clues that have not rolled yet. Asked again after every
         roll: a Case solved mid-Showdown may put Hits on a Foe, or lift a restriction."""
         return [
@@ -1158,7 +868,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             and ctx.can_receive(slot)
         ]
 
-    def _next_showdown(self, ctx: _Context) -> None:
+    def _next_showdown(self, ctx: Context) -> None:
         """The table chooses which card rolls next, then how much Fate to spend on it."""
         s = ctx.s
         s.showdown_queue = self._owed_rolls(ctx)
@@ -1177,7 +887,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 prompt=f"Showdown: {len(s.showdown_queue)} card(s) are owed a roll. Which rolls "
                 "next?",
                 options={
-                    f"sp:{uid}": f"Roll next for {self._tokens_label(ctx, uid)}"
+                    f"sp:{uid}": f"Roll next for {ctx.tokens_label(uid)}"
                     for uid in s.showdown_queue
                 },
                 table=True,
@@ -1186,38 +896,26 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         slot = ctx.located(s.showdown_pick)[2]
         options = {
             f"sd{i}": f"Spend {t.fate} Fate: roll {t.roll}"
-            for i, t in enumerate(self._tiers(ctx, slot))
+            for i, t in enumerate(ctx.tiers(slot))
             if t.fate <= s.available
         }
         if len(s.showdown_queue) > 1:
             options["pick"] = "Roll for another card first"
         s.decision = Decision(
             kind="showdown",
-            prompt=f"Showdown roll for {self._tokens_label(ctx, slot.uid)}: spend how much Fate?",
+            prompt=f"Showdown roll for {ctx.tokens_label(slot.uid)}: spend how much Fate?",
             options=options,
             table=True,
         )
 
-    @staticmethod
-    def _tokens_label(ctx: _Context, uid: str) -> str:
-        slot = ctx.located(uid)[2]
-        card = ctx.book(slot)
-        noun = "Hits" if card.type == "foe" else "Clues"
-        return f"{card.name} ({slot.tokens}/{card.value} {noun})"
-
-    @staticmethod
-    def _tiers(ctx: _Context, slot: BookSlot) -> list[ShowdownTier]:
-        showdown = ctx.cards[ctx.s.showdown_id]
-        return showdown.foe if ctx.book(slot).type == "foe" else showdown.case  # type: ignore[no-any-return]
-
-    def _showdown_roll(self, ctx: _Context, tier_index: int) -> None:
+    def _showdown_roll(self, ctx: Context, tier_index: int) -> None:
         s = ctx.s
         uid = s.showdown_pick
         assert uid is not None
         s.showdown_pick = None
         slot = ctx.located(uid)[2]
         card = ctx.book(slot)
-        tier = self._tiers(ctx, slot)[tier_index]
+        tier = ctx.tiers(slot)[tier_index]
         s.available -= tier.fate
         s.spent += tier.fate
         total, rolled = ctx.roll(tier.roll, "showdown", None)

@@ -1,0 +1,343 @@
+"""The working copy of a DFCCG state and the questions every part asks of it.
+
+``Context`` wraps one state with the card definitions: the engine mutates it during an apply
+call; the views and the AI only read it (``Context.reading``). It knows the rules' queries
+(what a card costs now and why, what may be targeted, what restricts a card) but not the
+turn structure, which is the engine's.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from bot.games.base import GameEvent
+from bot.games.dfccg.cards import (
+    ACTION_TARGET,
+    TOKEN_OF,
+    ActionCard,
+    AddTokens,
+    BookCard,
+    Character,
+    Dice,
+    Draw,
+    Effect,
+    GainFate,
+    MoveCard,
+    RemoveCard,
+    Selector,
+    ShowdownCard,
+    ShowdownTier,
+)
+from bot.games.dfccg.state import BookSlot, DfState, Job, Tableau
+
+FACE = {1: "+", 0: "blank", -1: "-"}
+TYPE_NAMES = {
+    "attack": "Attack",
+    "investigate": "Investigate",
+    "overcome": "Overcome",
+    "advantage": "Take Advantage",
+}
+
+
+class Context:
+    """Mutable working copy of a state during one apply call, with its events and dice."""
+
+    def __init__(self, state: DfState, rng: random.Random, cards: dict[str, Any]) -> None:
+        self.s = state
+        self.rng = rng
+        self.cards = cards
+        self.events: list[GameEvent] = []
+        # Effects of Book cards removed during this step (a taken Advantage, a solved Case):
+        # they resolve at once, before the rest of the action that removed them.
+        self.triggered: list[Job] = []
+
+    # -- helpers ---------------------------------------------------------------------------
+    def say(self, text: str, kind: str = "info", **data: Any) -> None:
+        self.events.append(GameEvent(text=text, kind=kind, data=data))
+
+    def whisper(self, seat: str, text: str, kind: str = "private") -> None:
+        self.events.append(GameEvent(text=text, kind=kind, public=False, audience=[seat]))
+
+    def book(self, slot_or_id: BookSlot | str) -> BookCard:
+        card_id = slot_or_id.card_id if isinstance(slot_or_id, BookSlot) else slot_or_id
+        card = self.cards[card_id]
+        assert isinstance(card, BookCard)
+        return card
+
+    def slots(self) -> Iterator[tuple[int, int, BookSlot]]:
+        for row_index, row in enumerate(self.s.rows):
+            for position, slot in enumerate(row):
+                yield row_index, position, slot
+
+    def find(self, uid: str) -> tuple[int, int, BookSlot] | None:
+        return next((t for t in self.slots() if t[2].uid == uid), None)
+
+    def located(self, uid: str) -> tuple[int, int, BookSlot]:
+        found = self.find(uid)
+        if found is None:
+            raise KeyError(uid)
+        return found
+
+    def has_harry(self, tableau: int | None) -> bool:
+        return tableau is not None and "harry" in self.s.tableaux[tableau].characters
+
+    def scope_applies(self, scope: str, tableau: int | None) -> bool:
+        """Whether an effect for "all" / "harry" / "not_harry" touches this tableau's action.
+        The Showdown's rolls belong to the whole table (no tableau): only "all" effects apply."""
+        if scope == "all":
+            return True
+        if tableau is None:
+            return False
+        harry = self.has_harry(tableau)
+        return harry if scope == "harry" else not harry
+
+    def passives(self, lingering: list[str] | None = None) -> Iterator[tuple[BookCard, Effect]]:
+        """Passive effects of Book cards in the rows (plus Obstacles still lingering)."""
+        ids = [slot.card_id for _, _, slot in self.slots()] + list(lingering or [])
+        for job in self.s.jobs:
+            ids += job.lingering
+        for card_id in ids:
+            card = self.book(card_id)
+            for effect in card.passive:
+                yield card, effect
+
+    # -- dice --------------------------------------------------------------------------------
+    def roll(self, value: Dice, roll_kind: str, tableau: int | None) -> tuple[int, str]:
+        if not value.dice:
+            return value.base, ""
+        faces = [self.rng.choice((-1, 0, 1)) for _ in range(value.dice)]
+        rolled = " ".join(FACE[f] for f in faces)
+        changes: list[str] = []
+        for card, effect in self.passives():
+            if effect.kind == "dice_face" and roll_kind in effect.rolls:
+                if self.scope_applies(effect.characters, tableau) and effect.from_face in faces:
+                    count = faces.count(effect.from_face)
+                    faces = [effect.to_face if f == effect.from_face else f for f in faces]
+                    noun = FACE[effect.from_face] + ("" if count == 1 else " x" + str(count))
+                    changes.append(f"{noun} counted as {FACE[effect.to_face]} by {card.name}")
+        note = f" (rolled {rolled}" + "".join(f"; {c}" for c in changes) + ")"
+        return value.base + sum(faces), note
+
+    # -- restrictions ------------------------------------------------------------------------
+    def matches(self, selector: Selector, slot: BookSlot, amount: int = 0) -> bool:
+        card = self.book(slot)
+        if selector.types and card.type not in selector.types:
+            return False
+        if selector.link and selector.link not in card.links_in:
+            return False
+        if selector.name_contains and selector.name_contains.lower() not in card.name.lower():
+            return False
+        if selector.condition == "no_tokens" and slot.tokens:
+            return False
+        if selector.condition == "has_tokens" and not slot.tokens:
+            return False
+        if selector.condition == "would_remove":
+            return card.value is not None and card.value - slot.tokens <= amount
+        return True
+
+    def can_receive(self, slot: BookSlot) -> bool:
+        card = self.book(slot)
+        token = TOKEN_OF.get(card.type)
+        if token is None:
+            return False
+        blocked = "receive_hits" if token == "hit" else "receive_clues"
+        for _source, effect in self.passives():
+            if effect.kind == "restrict" and effect.what == blocked and effect.target:
+                if self.matches(effect.target, slot):
+                    return False
+        return True
+
+    def action_blocked(self, action: str, tableau: int, slot: BookSlot | None) -> bool:
+        for _source, effect in self.passives():
+            if effect.kind != "restrict" or effect.what != action:
+                continue
+            if not self.scope_applies(effect.characters, tableau):
+                continue
+            if effect.target is None or (slot is not None and self.matches(effect.target, slot)):
+                return True
+        return False
+
+    # -- targets -----------------------------------------------------------------------------
+    def candidates(self, effect: Effect, job: Job, amount: int = 0) -> list[list[str]]:
+        """Possible target groups of an effect (each option is a list of card uids)."""
+        if not isinstance(effect, AddTokens | RemoveCard | MoveCard):
+            return []
+        selector = effect.target
+        if selector.pick == "same":
+            return [[u for u in job.targets if self.find(u)]]
+        if selector.pick == "self":
+            return [[job.source_book]] if job.source_book and self.find(job.source_book) else []
+
+        def usable(slot: BookSlot) -> bool:
+            if isinstance(effect, AddTokens):
+                if not self.can_receive(slot):
+                    return False
+                # A "cannot Attack/Investigate" card skips its targets for the played card's
+                # own action; Talents, Stunts and other effects may still add tokens.
+                action = job.action
+                return not (
+                    action is not None
+                    and ACTION_TARGET.get(action) == self.book(slot).type
+                    and self.action_blocked(action, job.tableau, slot)
+                )
+            if isinstance(effect, RemoveCard):
+                action = "overcome" if self.book(slot).type == "obstacle" else "advantage"
+                return not self.action_blocked(action, job.tableau, slot)
+            return True
+
+        def reachable(position: int) -> bool:
+            return not selector.within_range or job.unlimited or position < job.reach
+
+        matching = [
+            (r, p, s)
+            for r, p, s in self.slots()
+            if reachable(p) and self.matches(selector, s, amount)
+        ]
+        if selector.pick in ("shortest", "longest"):
+            # A position: if the card there is restricted, the effect cannot be used on it.
+            if not matching:
+                return []
+            best = min(p for _, p, _ in matching) if selector.pick == "shortest" else None
+            if best is None:
+                best = max(p for _, p, _ in matching)
+            return [[s.uid] for _, p, s in matching if p == best and usable(s)]
+        targets = [(r, s) for r, _, s in matching if usable(s)]
+        if selector.pick == "all":
+            return [[s.uid for _, s in targets]] if targets else []
+        if selector.pick == "row":
+            groups = [[s.uid for r, s in targets if r == row] for row in (0, 1)]
+            return [g for g in groups if g]
+        return [[s.uid] for _, s in targets]
+
+    # -- token and removal bookkeeping -----------------------------------------------------
+    def add_tokens(self, uid: str, amount: int, source: str) -> None:
+        found = self.find(uid)
+        if found is None or amount <= 0:
+            return
+        _, _, slot = found
+        card = self.book(slot)
+        supply = "hit_supply" if card.type == "foe" else "clue_supply"
+        amount = min(amount, getattr(self.s, supply))
+        if amount <= 0:
+            return
+        setattr(self.s, supply, getattr(self.s, supply) - amount)
+        slot.tokens += amount
+        noun = "Hit" if card.type == "foe" else "Clue"
+        plural = "" if amount == 1 else "s"
+        self.say(f"{source}: {amount} {noun}{plural} on {card.name} ({slot.tokens}/{card.value}).")
+
+    def remove(self, uid: str, tableau: int, reason: str) -> None:
+        found = self.find(uid)
+        if found is None:
+            return
+        row, position, slot = found
+        card = self.book(slot)
+        del self.s.rows[row][position]  # the cards behind move one Range closer
+        if card.type == "foe":
+            self.s.hit_supply += slot.tokens
+        elif card.type == "case":
+            self.s.clue_supply += slot.tokens
+        if card.type == "case":
+            self.s.solved.append(card.id)
+            self.say(f"Case solved: {card.name}.", "removed")
+        else:
+            self.s.book_discard.append(card.id)
+            self.say(f"{card.name} {reason}.", "removed")
+        if card.type == "obstacle" and self.s.jobs:
+            self.s.jobs[0].lingering.append(card.id)  # its effect lasts to the end of the action
+        if card.on_removed:
+            self.triggered.append(
+                Job(
+                    source=card.name,
+                    tableau=tableau,
+                    effects=list(card.on_removed),
+                    source_book=uid,
+                )
+            )
+
+    def sweep(self, tableau: int) -> None:
+        """Remove every Foe/Case whose value is reached, whatever put the tokens there."""
+        for _, _, slot in list(self.slots()):
+            card = self.book(slot)
+            if card.value is not None and slot.tokens >= card.value:
+                self.remove(slot.uid, tableau, "is defeated")
+
+    def gain_fate(self, amount: int, source: str) -> int:
+        moved = max(0, min(amount, self.s.spent))
+        self.s.spent -= moved
+        self.s.available += moved
+        self.say(f"{source}: +{moved} Fate (Available {self.s.available}).", "fate")
+        return moved
+
+    def draw(self, tableau_index: int, count: int) -> None:
+        tableau = self.s.tableaux[tableau_index]
+        drawn = 0
+        for _ in range(count):
+            if not tableau.deck and tableau.discard:
+                tableau.deck = tableau.discard
+                tableau.discard = []
+                self.rng.shuffle(tableau.deck)
+                self.say("A discard pile is shuffled into a new draw deck.")
+            if not tableau.deck:
+                break
+            ref = tableau.deck.pop(0)
+            tableau.hand.append(ref)
+            drawn += 1
+            self.whisper(tableau.seat, f"You draw {self.cards[ref.card_id].name}.")
+        self.say(f"{self.char_names(tableau)} draws {drawn} card(s).")
+
+    def char_names(self, tableau: Tableau) -> str:
+        return " & ".join(self.cards_char(k).name for k in tableau.characters)
+
+    def cards_char(self, key: str) -> Character:
+        return self.cards["char:" + key]  # type: ignore[no-any-return]
+
+    # -- costs, Fate and what an effect could do now ---------------------------------------
+    def cost_changes(self, tableau: int, card: ActionCard) -> list[tuple[str, int]]:
+        """Book cards in play that change this card's cost for this hand: (name, amount)."""
+        return [
+            (source.name, e.amount)
+            for source, e in self.passives()
+            if e.kind == "cost_mod"
+            and card.type in e.actions
+            and self.scope_applies(e.characters, tableau)
+        ]
+
+    def cost(self, tableau: int, card: ActionCard) -> Dice:
+        """What the card costs this hand now (its printed cost plus Book card modifiers)."""
+        modifier = sum(amount for _name, amount in self.cost_changes(tableau, card))
+        return Dice(base=card.cost.base + modifier, dice=card.cost.dice)
+
+    def fate_amount(self, effect: GainFate, job: Job, roll: bool = True) -> int:
+        base = self.roll(effect.amount, "value", job.tableau)[0] if roll else effect.amount.maximum
+        if effect.per_tokened_card:
+            base *= sum(1 for _, _, s in self.slots() if s.tokens)
+        return base
+
+    def effect_possible(self, job: Job, effect: Effect) -> bool:
+        """Whether the effect would do something now (a Stunt or Talent may only be used so)."""
+        if isinstance(effect, GainFate):
+            return self.s.spent > 0 and self.fate_amount(effect, job, roll=False) > 0
+        if isinstance(effect, Draw):
+            t = self.s.tableaux[job.tableau]
+            return bool(t.deck or t.discard)
+        amount = effect.amount.maximum if isinstance(effect, AddTokens) and effect.amount else 0
+        return bool(self.candidates(effect, job, amount))
+
+    # -- the Showdown card -----------------------------------------------------------------
+    def showdown(self) -> ShowdownCard:
+        card = self.cards[self.s.showdown_id]
+        assert isinstance(card, ShowdownCard)
+        return card
+
+    def tiers(self, slot: BookSlot) -> list[ShowdownTier]:
+        showdown = self.showdown()
+        return showdown.foe if self.book(slot).type == "foe" else showdown.case
+
+    def tokens_label(self, uid: str) -> str:
+        slot = self.located(uid)[2]
+        card = self.book(slot)
+        noun = "Hits" if card.type == "foe" else "Clues"
+        return f"{card.name} ({slot.tokens}/{card.value} {noun})"
