@@ -41,11 +41,13 @@ from bot.ui.custom_ids import (
     LOBBY_BUTTON_TEMPLATE,
     LOBBY_OPTION_TEMPLATE,
     MORE_OPTIONS_TEMPLATE,
+    TEXTS_BUTTON_TEMPLATE,
     game_action_id,
     hand_button_id,
     lobby_button_id,
     lobby_option_id,
     more_options_id,
+    texts_button_id,
 )
 from bot.ui.games import (
     action_page,
@@ -53,11 +55,13 @@ from bot.ui.games import (
     board_filename,
     board_picture,
     hand_embed,
+    has_texts,
     history_embed,
     lobby_embed,
     option_text,
     rules_embed,
     status_embed,
+    texts_embed,
 )
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded
@@ -261,6 +265,39 @@ class HandButton(
         )
 
 
+class TextsButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=TEXTS_BUTTON_TEMPLATE,
+):
+    """ "Card texts" on the board and on a hand (no page), and the page buttons of its reply."""
+
+    def __init__(
+        self, game_id: int, page: int | None = None, label: str = "Card texts", tag: str = "p"
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.secondary,
+                custom_id=texts_button_id(game_id, page, tag),
+            )
+        )
+        self.game_id = game_id
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> TextsButton:
+        page = int(match["page"]) if match["page"] is not None else None
+        return cls(int(match["game"]), page, tag=match["tag"] or "p")
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _cog(interaction).show_texts(
+            interaction, self.game_id, self.page or 0, edit=self.page is not None
+        )
+
+
 class ActionButton(
     GameScoped,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -370,6 +407,20 @@ def board_view(info: GameInfo) -> discord.ui.View | None:
         return None
     view = discord.ui.View(timeout=None)
     view.add_item(HandButton(info.id))
+    if has_texts(info):
+        view.add_item(TextsButton(info.id))
+    return view
+
+
+def texts_view(info: GameInfo, page: int, pages: int) -> discord.ui.View | None:
+    """Previous / next buttons under a page of Card texts (none for a single page)."""
+    if pages <= 1:
+        return None
+    view = discord.ui.View(timeout=None)
+    for label, target, tag in (("◀ Previous", page - 1, "p"), ("Next ▶", page + 1, "n")):
+        button = TextsButton(info.id, min(max(target, 0), pages - 1), label, tag)
+        button.item.disabled = not 0 <= target < pages
+        view.add_item(button)
     return view
 
 
@@ -392,6 +443,10 @@ def hand_view(hand: HandInfo, page: int) -> tuple[discord.ui.View, int, int]:
     refresh = HandButton(hand.game.id, page, "Refresh", "r")
     refresh.item.row = nav_row
     view.add_item(refresh)
+    if has_texts(hand.game):
+        texts = TextsButton(hand.game.id)
+        texts.item.row = nav_row
+        view.add_item(texts)
     if pages > 1:
         next_button = HandButton(hand.game.id, min(page + 1, pages - 1), "Next ▶", "n")
         next_button.item.disabled = page >= pages - 1
@@ -648,6 +703,22 @@ class GameTable(commands.Cog):
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
+    async def show_texts(
+        self, interaction: discord.Interaction, game_id: int, page: int, *, edit: bool
+    ) -> None:
+        """Card texts, privately: a new reply from the board or a hand, edited by its pages."""
+        assert interaction.guild is not None
+        info, view = await self.games.card_texts(game_id, interaction.user.id, interaction.guild.id)
+        embed, page, pages = texts_embed(info, view, page)
+        buttons = texts_view(info, page, pages)
+        message = interaction.message
+        if edit and message is not None and message.flags.ephemeral:
+            await interaction.response.edit_message(embed=embed, view=buttons)
+        elif buttons is None:
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+        else:
+            await interaction.response.send_message(embed=embed, view=buttons, ephemeral=True)
+
     async def act(
         self, interaction: discord.Interaction, game_id: int, version: int, action_id: str
     ) -> None:
@@ -722,6 +793,6 @@ class GameTable(commands.Cog):
 
 async def setup(bot: Any) -> None:
     bot.add_dynamic_items(
-        LobbyButton, LobbyOptionSelect, MoreOptionsSelect, HandButton, ActionButton
+        LobbyButton, LobbyOptionSelect, MoreOptionsSelect, HandButton, TextsButton, ActionButton
     )
     await bot.add_cog(GameTable(bot))

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+FIELD_LIMIT = 1024  # what one field holds at the table (Discord's embed field value)
+
 
 @dataclass(frozen=True)
 class PanelField:
@@ -19,6 +21,33 @@ class PanelField:
     name: str
     value: str
     inline: bool = False
+
+
+def chunk_fields(name: str, entries: list[str], limit: int = FIELD_LIMIT) -> list[PanelField]:
+    """Whole entries (one per line) packed into as few fields as fit ``limit`` each; the
+    fields after the first are named "<name> (continued)". An entry longer than a field is
+    cut with an ellipsis (a display offers the whole text elsewhere, e.g. Card texts)."""
+    fields: list[PanelField] = []
+    current: list[str] = []
+
+    def close() -> None:
+        title = name if not fields else f"{name} (continued)"
+        fields.append(PanelField(title, "\n".join(current) or "none"))
+
+    for entry in entries:
+        entry = entry if len(entry) <= limit else entry[: limit - 1] + "…"
+        if current and len("\n".join([*current, entry])) > limit:
+            close()
+            current = []
+        current.append(entry)
+    if current or not fields:
+        close()
+    return fields
+
+
+def fields_size(fields: list[PanelField]) -> int:
+    """Characters the fields add to an embed (Discord counts names and values)."""
+    return sum(len(f.name) + len(f.value) for f in fields)
 
 
 class GameDisplay:
@@ -45,6 +74,12 @@ class GameDisplay:
 
     def hand_fields(self, private_view: dict[str, Any]) -> list[PanelField]:
         """What only the viewing seat may see (its cards, its secrets)."""
+        return []
+
+    def reference_fields(self, view: dict[str, Any]) -> list[PanelField]:
+        """Every text a player may want to read whole (cards' effects ...), from the view given:
+        the public view for anyone, a seat's private view for its player. The table shows them
+        behind a "Card texts" button, paged; empty: the game has no such button."""
         return []
 
     def result_lines(self, result: dict[str, Any]) -> list[str]:

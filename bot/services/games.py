@@ -697,6 +697,24 @@ class GameService:
         engine = get_engine(row.engine)
         return self._hand_of(info, seat, engine, engine.load_state(row.state))
 
+    async def card_texts(
+        self, game_id: int, user_id: int, guild_id: int
+    ) -> tuple[GameInfo, dict[str, Any]]:
+        """The view behind **Card texts**: a player's private view while the game runs (their
+        hand's texts too), the public view for anyone else on the game's server."""
+        async with self.db.read() as session:
+            row = await self._load(session, game_id)
+        if row.guild_id != guild_id:
+            raise RuleError("That game belongs to another server; open one here with `/game new`.")
+        if row.state is None:
+            raise RuleError("The game has not started yet; wait for the host to press Start.")
+        info = self._info(row)
+        seat = info.seat_of(user_id)
+        if seat is None or info.status != "running":
+            return info, info.view or {}
+        engine = get_engine(row.engine)
+        return info, engine.private_view(engine.load_state(row.state), seat.seat)
+
     @staticmethod
     def _hand_of(info: GameInfo, seat: Seat, engine: GameEngine[Any, Any], state: Any) -> HandInfo:
         actions = engine.legal_actions(state, seat.seat) if info.status == "running" else []

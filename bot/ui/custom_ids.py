@@ -168,6 +168,8 @@ LOBBY_BUTTON_TEMPLATE = rf"ftg:l:(?P<game>{ID}):(?P<op>{LOBBY_OPS_TEMPLATE})"
 LOBBY_OPTION_TEMPLATE = rf"ftg:o:(?P<game>{ID}):(?P<name>[A-Za-z_]{{1,40}})"
 MORE_OPTIONS_TEMPLATE = rf"ftg:m:(?P<game>{ID})"
 HAND_BUTTON_TEMPLATE = rf"ftg:h:(?P<game>{ID})(?::(?P<page>\d{{1,4}}):(?P<tag>[a-z]))?"
+# "Card texts" on the board or a hand, then its page buttons (tag p/n keeps ids unique).
+TEXTS_BUTTON_TEMPLATE = rf"ftg:t:(?P<game>{ID})(?::(?P<page>\d{{1,4}}):(?P<tag>[a-z]))?"
 GAME_ACTION_TEMPLATE = rf"ftg:a:(?P<game>{ID}):(?P<version>{VERSION}):(?P<action>[^\s]{{1,40}})"
 
 
@@ -185,6 +187,10 @@ def more_options_id(game_id: int) -> str:
 
 def hand_button_id(game_id: int, page: int | None = None, tag: str = "r") -> str:
     return f"ftg:h:{game_id}" if page is None else f"ftg:h:{game_id}:{page}:{tag}"
+
+
+def texts_button_id(game_id: int, page: int | None = None, tag: str = "p") -> str:
+    return f"ftg:t:{game_id}" if page is None else f"ftg:t:{game_id}:{page}:{tag}"
 
 
 def game_action_id(game_id: int, version: int, action_id: str) -> str:
@@ -281,6 +287,12 @@ FORMATS: tuple[IdFormat, ...] = (
         ("ftg",),
         HAND_BUTTON_TEMPLATE,
         (hand_button_id(_BIG), hand_button_id(_BIG, 9999, "r")),
+    ),
+    IdFormat(
+        "game table",
+        ("ftg",),
+        TEXTS_BUTTON_TEMPLATE,
+        (texts_button_id(_BIG), texts_button_id(_BIG, 9999, "n")),
     ),
     IdFormat(
         "game table", ("ftg",), GAME_ACTION_TEMPLATE, (game_action_id(_BIG, _VERSION, "a" * 40),)

@@ -192,6 +192,44 @@ def hand_embed(
     return safe_embed(embed)
 
 
+TEXTS_PAGE_CHARS = 5000  # a page of Card texts stays well inside an embed's 6000 characters
+
+
+def texts_pages(fields: list[PanelField]) -> list[list[PanelField]]:
+    """Fields split into pages that each fit one embed (whole fields, in order)."""
+    pages: list[list[PanelField]] = [[]]
+    size = 0
+    for item in fields:
+        length = len(item.name) + len(item.value)
+        if pages[-1] and (size + length > TEXTS_PAGE_CHARS or len(pages[-1]) == EMBED_FIELDS):
+            pages.append([])
+            size = 0
+        pages[-1].append(item)
+        size += length
+    return pages
+
+
+def has_texts(info: GameInfo) -> bool:
+    """Whether the game shows a **Card texts** button (its display gives reference texts)."""
+    return type(get_display(info.engine)).reference_fields is not GameDisplay.reference_fields
+
+
+def texts_embed(info: GameInfo, view: dict[str, Any], page: int) -> tuple[discord.Embed, int, int]:
+    """One page of every text a player may read whole: (embed, page shown, page count)."""
+    pages = texts_pages(get_display(info.engine).reference_fields(view))
+    page = min(max(page, 0), len(pages) - 1)
+    hand = " (yours included)" if view.get("hands") else ""
+    embed = discord.Embed(
+        title=clip(f"Card texts, game #{info.id}", 256),
+        description=f"Every card on the table{hand}, with its whole text.",
+        colour=COLOUR,
+    )
+    _add_fields(embed, pages[page])
+    if len(pages) > 1:
+        embed.set_footer(text=f"page {page + 1} of {len(pages)}")
+    return safe_embed(embed), page, len(pages)
+
+
 def rules_embed(engine: GameEngine[Any, Any], options: list[OptionHelp]) -> discord.Embed:
     """How to play one game at the table and every lobby option with its default."""
     display = get_display(engine.key)

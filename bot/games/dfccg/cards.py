@@ -28,6 +28,8 @@ ACTION_TARGET: dict[str, BookType] = {
 }
 TOKEN_OF: dict[str, Token] = {"foe": "hit", "case": "clue"}
 
+TEXT_LIMIT = 300  # a card's text, so that every text fits the board and the hand
+_META_FIELDS = ("authored", "authored_fields", "text")
 _VALUE_RE = re.compile(r"^\s*(-?\d+)\s*(?:\[\s*(\d+)\s*\])?\s*$")
 
 
@@ -185,9 +187,22 @@ PASSIVE_KINDS = {"restrict", "dice_face", "cost_mod"}
 
 
 class _Meta(BaseModel):
+    """Provenance and text of any card. ``authored``: the whole card is made up by the
+    project; ``authored_fields``: the fields the project made up on a card that otherwise comes
+    from a source. Provenance is for pack readers: players never see it in ``text``."""
+
     model_config = ConfigDict(extra="forbid")
-    authored: bool = False  # True: made up by the project (not transcribed from a printed card)
-    text: str = ""  # the effect in the project's own words
+    authored: bool = False
+    authored_fields: list[str] = Field(default_factory=list)
+    text: str = Field(default="", max_length=TEXT_LIMIT)  # the effect in the project's words
+
+    @model_validator(mode="after")
+    def _known_fields(self) -> _Meta:
+        unknown = [f for f in self.authored_fields if f not in type(self).model_fields]
+        if unknown:
+            known = ", ".join(f for f in type(self).model_fields if f not in _META_FIELDS)
+            raise ValueError(f"authored_fields names no field {unknown}; fields: {known}")
+        return self
 
 
 class ActionCard(_Meta):

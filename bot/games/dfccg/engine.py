@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.errors import RuleError
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
+from bot.games.dfccg import views
 from bot.games.dfccg.campaign import CAMPAIGN, campaign_from_history
 from bot.games.dfccg.cards import (
     ACTION_TARGET,
@@ -927,108 +928,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     # -- views --------------------------------------------------------------------------------
     def public_view(self, state: DfState) -> dict[str, Any]:
-        ctx = self._ctx(state, random.Random(0))
-        rows = []
-        for row in state.rows:
-            line = []
-            for position, slot in enumerate(row):
-                card = ctx.book(slot)
-                line.append(
-                    {
-                        "uid": slot.uid,
-                        "range": position + 1,
-                        "name": card.name,
-                        "type": card.type,
-                        "value": card.value,
-                        "tokens": slot.tokens,
-                        "links_in": card.links_in,
-                        "links_out": card.links_out,
-                        "text": card.text,
-                        "can_receive": ctx.can_receive(slot) if card.value else None,
-                    }
-                )
-            rows.append(line)
-        showdown = ctx.cards[state.showdown_id]
-        decision = state.decision
-        public_decision: dict[str, Any] | None = None
-        if decision is not None:
-            public_decision = {"kind": decision.kind, "prompt": decision.prompt}
-            if decision.kind != "talent":
-                public_decision["options"] = list(decision.options.values())
-        return {
-            "game": self.key,
-            "book": state.book_name,
-            "phase": state.phase,
-            "turn": state.turn,
-            "active_seat": state.tableaux[state.active].seat,
-            "active_characters": state.tableaux[state.active].characters,
-            "fate": {"available": state.available, "spent": state.spent},
-            "supply": {"hits": state.hit_supply, "clues": state.clue_supply},
-            "rows": rows,
-            "solved": [ctx.book(c).name for c in state.solved],
-            "book_discard": [ctx.book(c).name for c in state.book_discard],
-            "showdown": {
-                "name": showdown.name,
-                "foe": [t.model_dump(mode="json") for t in showdown.foe],
-                "case": [t.model_dump(mode="json") for t in showdown.case],
-                "queue": [
-                    ctx.book(ctx.located(u)[2]).name for u in state.showdown_queue if ctx.find(u)
-                ],
-            },
-            "players": [
-                {
-                    "seat": t.seat,
-                    "characters": [ctx.cards_char(k).name for k in t.characters],
-                    "talents": [
-                        {
-                            "name": ctx.cards_char(k).talent.name,
-                            "ready": k in t.talents_ready,
-                        }
-                        for k in t.characters
-                    ],
-                    "stunts": [
-                        {"name": ctx.cards_char(k).stunt.name, "used": k in t.stunts_used}
-                        for k in t.characters
-                    ],
-                    "hand_count": len(t.hand),
-                    "deck_count": len(t.deck),
-                    "discard": [ctx.cards[r.card_id].name for r in t.discard],
-                }
-                for t in state.tableaux
-            ],
-            "decision": public_decision,
-        }
+        result = self.result(state)
+        return views.public_view(
+            self._ctx(state, random.Random(0)), self.key, result.summary if result else None
+        )
 
     def private_view(self, state: DfState, seat: str) -> dict[str, Any]:
         view = self.public_view(state)
-        ctx = self._ctx(state, random.Random(0))
-        hands = []
-        for tableau in state.tableaux:
-            if tableau.seat != seat:
-                continue
-            cards = []
-            for ref in tableau.hand:
-                card = ctx.cards[ref.card_id]
-                cards.append(
-                    {
-                        "uid": ref.uid,
-                        "name": card.name,
-                        "type": card.type,
-                        "cost": str(card.cost),
-                        "discard": str(card.discard),
-                        "range": str(card.range),
-                        "value": str(card.value) if card.value else None,
-                        "text": card.text,
-                    }
-                )
-            hands.append(
-                {
-                    "characters": [ctx.cards_char(k).name for k in tableau.characters],
-                    "keys": tableau.characters,
-                    "hand": cards,
-                }
-            )
-        view["hands"] = hands
+        view["hands"] = views.hands_of(self._ctx(state, random.Random(0)), seat)
         view["actions"] = [a.model_dump() for a in self.legal_actions(state, seat)]
         return view
 

@@ -1,7 +1,8 @@
 """A picture of the Dresden card game's table: pure function from a public view dict to PNG bytes.
 
-It draws the two rows of Book cards with their Ranges, the tokens on each card, the Fate pools
-and the Showdown card. Only the public view goes in, so the picture can never show a hand.
+It draws the two rows of Book cards with their Ranges, each card's text, links and what blocks
+it, the tokens on each card, the Fate pools, the Showdown card and, once the game is over, the
+result. Only the public view goes in, so the picture can never show a hand.
 """
 
 from __future__ import annotations
@@ -15,53 +16,130 @@ from bot.games.drawing import font as _font
 from bot.games.drawing import png
 from bot.games.drawing import wrap as _wrap
 
-CARD_W, CARD_H = 150, 112
+CARD_W, CARD_H = 214, 212
 GAP = 10
 MARGIN = 16
-HEADER_H = 40
-ROW_LABEL_H = 22
-FOOTER_H = 96
+HEADER_H = 44
+ROW_LABEL_H = 24
+FOOTER_H = 104
 COLUMNS = 6
+PAD = 8
+TEXT_SIZE = 14  # card texts: large enough to read when the picture is opened
+LINE = TEXT_SIZE + 4
+TOKENS_H = 40  # the bottom of a card: its tokens
 
 BACKGROUND = (28, 31, 38)
-TEXT = (236, 236, 240)
-MUTED = (160, 165, 178)
+TEXT = (240, 240, 244)
+MUTED = (200, 204, 214)
+BLOCKED = (255, 214, 110)
 TYPE_COLOURS: dict[str, tuple[int, int, int]] = {
-    "foe": (150, 48, 48),
-    "case": (46, 92, 150),
-    "obstacle": (120, 100, 40),
-    "advantage": (48, 120, 72),
+    "foe": (128, 40, 40),
+    "case": (36, 74, 128),
+    "obstacle": (104, 84, 28),
+    "advantage": (36, 100, 60),
 }
-TOKEN_COLOURS = {"foe": (230, 80, 70), "case": (90, 160, 240)}
+TOKEN_COLOURS = {"foe": (240, 96, 86), "case": (110, 176, 250)}
+
+
+def _notes(card: dict[str, Any]) -> list[tuple[str, tuple[int, int, int]]]:
+    """Short lines under the name: why the card is blocked, and its links."""
+    notes = [(f"blocked: {reason}", BLOCKED) for reason in card.get("blocked") or []]
+    for link in card.get("links") or []:
+        arrow = "from" if link.get("dir") == "in" else "to"
+        partners = ", ".join(p.split(" (")[0] for p in link.get("partners") or []) or "none"
+        notes.append((f"link {link.get('letter')} {arrow} {partners}", MUTED))
+    return notes
+
+
+def _tokens(draw: ImageDraw.ImageDraw, x: int, y: int, card: dict[str, Any]) -> None:
+    kind = str(card.get("type", ""))
+    value = card.get("value")
+    if not value:
+        return
+    tokens = int(card.get("tokens") or 0)
+    noun = "Hits" if kind == "foe" else "Clues"
+    base = y + CARD_H - TOKENS_H
+    draw.line((x + PAD, base, x + CARD_W - PAD, base), fill=(255, 255, 255, 60), width=1)
+    draw.text((x + PAD, base + 4), f"{tokens}/{value} {noun}", font=_font(15), fill=TEXT)
+    for i in range(min(tokens, 14)):  # one pip per token (up to 14)
+        px = x + PAD + i * 14
+        draw.ellipse((px, base + 24, px + 10, base + 34), fill=TOKEN_COLOURS.get(kind, TEXT))
 
 
 def _card(draw: ImageDraw.ImageDraw, x: int, y: int, card: dict[str, Any]) -> None:
     kind = str(card.get("type", ""))
-    colour = TYPE_COLOURS.get(kind, (80, 80, 90))
-    draw.rounded_rectangle((x, y, x + CARD_W, y + CARD_H), radius=8, fill=colour)
-    draw.text((x + 6, y + 4), f"Range {card.get('range', '?')}", font=_font(11), fill=MUTED)
-    draw.text((x + CARD_W - 6, y + 4), kind.title(), font=_font(11), fill=TEXT, anchor="ra")
-    for i, line in enumerate(_wrap(draw, str(card.get("name", "?")), _font(14), CARD_W - 12, 2)):
-        draw.text((x + 6, y + 20 + 16 * i), line, font=_font(14), fill=TEXT)
-    links = " ".join(
-        [f"in {c}" for c in card.get("links_in") or []]
-        + [f"out {c}" for c in card.get("links_out") or []]
+    width = CARD_W - 2 * PAD
+    draw.rounded_rectangle(
+        (x, y, x + CARD_W, y + CARD_H), radius=8, fill=TYPE_COLOURS.get(kind, (80, 80, 90))
     )
-    if links:
-        draw.text((x + 6, y + 56), f"link {links}", font=_font(11), fill=MUTED)
-    value = card.get("value")
-    if value:
-        tokens = int(card.get("tokens") or 0)
-        noun = "Hits" if kind == "foe" else "Clues"
-        draw.text((x + 6, y + CARD_H - 34), f"{tokens}/{value} {noun}", font=_font(13), fill=TEXT)
-        # one pip per token, in rows of ten
-        for i in range(min(tokens, 20)):
-            px = x + 6 + (i % 10) * 13
-            py = y + CARD_H - 16 - (i // 10) * 0
-            draw.ellipse((px, py, px + 9, py + 9), fill=TOKEN_COLOURS.get(kind, TEXT))
-        if card.get("can_receive") is False:
-            lock = "no Hits" if kind == "foe" else "no Clues"
-            draw.text((x + CARD_W - 6, y + 56), lock, font=_font(11), fill=TEXT, anchor="ra")
+    draw.text((x + PAD, y + 5), f"Range {card.get('range', '?')}", font=_font(13), fill=MUTED)
+    draw.text((x + CARD_W - PAD, y + 5), kind.title(), font=_font(13), fill=TEXT, anchor="ra")
+    line_y = y + 24
+    for line in _wrap(draw, str(card.get("name", "?")), _font(16), width, 2):
+        draw.text((x + PAD, line_y), line, font=_font(16), fill=TEXT)
+        line_y += 19
+    line_y += 2
+    for note, colour in _notes(card)[:3]:
+        for line in _wrap(draw, note, _font(12), width, 2):
+            draw.text((x + PAD, line_y), line, font=_font(12), fill=colour)
+            line_y += 15
+    bottom = y + CARD_H - (TOKENS_H if card.get("value") else PAD)
+    room = max(0, (bottom - line_y - 6) // LINE)
+    text = str(card.get("text") or "")
+    for line in _wrap(draw, text, _font(TEXT_SIZE), width, room) if text and room else []:
+        draw.text((x + PAD, line_y + 2), line, font=_font(TEXT_SIZE), fill=TEXT)
+        line_y += LINE
+    _tokens(draw, x, y, card)
+
+
+def _title(draw: ImageDraw.ImageDraw, view: dict[str, Any], width: int) -> None:
+    title = f"{view.get('book', '')} · turn {view.get('turn', 0)} · {view.get('phase', '')}"
+    result = view.get("result")
+    if result:
+        draw.rounded_rectangle(
+            (MARGIN - 6, MARGIN - 6, width - MARGIN + 6, MARGIN + 30), radius=6, fill=(70, 44, 96)
+        )
+        title = f"Game over: {result}"
+    draw.text(
+        (MARGIN, MARGIN),
+        _fit(draw, title, _font(22), width - 2 * MARGIN),
+        font=_font(22),
+        fill=TEXT,
+    )
+
+
+def _fate(draw: ImageDraw.ImageDraw, y: int, fate: dict[str, Any]) -> None:
+    available = int(fate.get("available", 0))
+    spent = int(fate.get("spent", 0))
+    draw.text((MARGIN, y + 4), f"Fate available: {available}", font=_font(16), fill=TEXT)
+    draw.text((MARGIN, y + 52), f"Fate spent: {spent}", font=_font(16), fill=MUTED)
+    for i in range(min(available, 13)):
+        px = MARGIN + i * 20
+        draw.ellipse((px, y + 28, px + 15, y + 43), fill=(240, 200, 80))
+    for i in range(min(spent, 13)):
+        px = MARGIN + i * 20
+        draw.ellipse((px, y + 76, px + 15, y + 91), outline=(240, 200, 80), width=2)
+
+
+def _showdown(draw: ImageDraw.ImageDraw, y: int, width: int, showdown: dict[str, Any]) -> None:
+    sx = MARGIN + 2 * (CARD_W + GAP)
+    sw = width - MARGIN - sx
+    draw.rounded_rectangle((sx, y, sx + sw, y + FOOTER_H - 6), radius=8, fill=(70, 44, 96))
+    name = _fit(draw, str(showdown.get("name", "Showdown")), _font(16), sw - 2 * PAD)
+    draw.text((sx + PAD, y + 5), name, font=_font(16), fill=TEXT)
+    for line_no, key in enumerate(("foe", "case")):
+        parts = []
+        for tier in showdown.get(key) or []:
+            roll = tier.get("roll") or {}
+            dice = f"[{roll.get('dice')}]" if roll.get("dice") else ""
+            parts.append(f"{tier.get('fate')} Fate: {roll.get('base', 0)}{dice}")
+        label = "Foes with Hits" if key == "foe" else "Cases with Clues"
+        text = _fit(draw, f"{label}: " + "   ".join(parts), _font(14), sw - 2 * PAD)
+        draw.text((sx + PAD, y + 30 + 22 * line_no), text, font=_font(14), fill=TEXT)
+    queue = showdown.get("queue") or []
+    if queue:
+        text = _fit(draw, "Still owed a roll: " + ", ".join(queue), _font(13), sw - 2 * PAD)
+        draw.text((sx + PAD, y + 76), text, font=_font(13), fill=MUTED)
 
 
 def render_board(view: dict[str, Any]) -> bytes:
@@ -73,17 +151,10 @@ def render_board(view: dict[str, Any]) -> bytes:
     height = MARGIN * 2 + HEADER_H + 2 * (ROW_LABEL_H + CARD_H + GAP) + FOOTER_H
     image = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    fate = view.get("fate") or {}
-    title = f"{view.get('book', '')} · turn {view.get('turn', 0)} · {view.get('phase', '')}"
-    draw.text(
-        (MARGIN, MARGIN),
-        _fit(draw, title, _font(20), width - 2 * MARGIN),
-        font=_font(20),
-        fill=TEXT,
-    )
+    _title(draw, view, width)
     y = MARGIN + HEADER_H
     for index, row in enumerate(rows):
-        draw.text((MARGIN, y), f"Row {index + 1}  (Range 1 to 6)", font=_font(13), fill=MUTED)
+        draw.text((MARGIN, y), f"Row {index + 1}  (Range 1 to 6)", font=_font(15), fill=MUTED)
         y += ROW_LABEL_H
         for position in range(COLUMNS):
             x = MARGIN + position * (CARD_W + GAP)
@@ -94,40 +165,6 @@ def render_board(view: dict[str, Any]) -> bytes:
                     (x, y, x + CARD_W, y + CARD_H), radius=8, outline=(70, 74, 84)
                 )
         y += CARD_H + GAP
-    # Fate pools
-    available = int(fate.get("available", 0))
-    spent = int(fate.get("spent", 0))
-    draw.text((MARGIN, y + 4), f"Fate available: {available}", font=_font(15), fill=TEXT)
-    draw.text((MARGIN, y + 48), f"Fate spent: {spent}", font=_font(15), fill=MUTED)
-    for i in range(min(available, 13)):
-        px = MARGIN + i * 18
-        draw.ellipse((px, y + 26, px + 14, y + 40), fill=(240, 200, 80))
-    for i in range(min(spent, 13)):
-        px = MARGIN + i * 18
-        draw.ellipse((px, y + 70, px + 14, y + 84), outline=(240, 200, 80), width=2)
-    # Showdown card
-    showdown = view.get("showdown") or {}
-    sx = MARGIN + 3 * (CARD_W + GAP)
-    sw = width - MARGIN - sx
-    draw.rounded_rectangle((sx, y, sx + sw, y + FOOTER_H - 6), radius=8, fill=(70, 44, 96))
-    name = _fit(draw, str(showdown.get("name", "Showdown")), _font(14), sw - 12)
-    draw.text((sx + 6, y + 4), name, font=_font(14), fill=TEXT)
-    for line_no, key in enumerate(("foe", "case")):
-        tiers = showdown.get(key) or []
-        parts = []
-        for tier in tiers:
-            roll = tier.get("roll") or {}
-            dice = f"[{roll.get('dice')}]" if roll.get("dice") else ""
-            parts.append(f"{tier.get('fate')}F: {roll.get('base', 0)}{dice}")
-        text = f"{'Foes' if key == 'foe' else 'Cases'}: " + "   ".join(parts)
-        draw.text(
-            (sx + 6, y + 26 + 20 * line_no),
-            _fit(draw, text, _font(12), sw - 12),
-            font=_font(12),
-            fill=TEXT,
-        )
-    queue = showdown.get("queue") or []
-    if queue:
-        text = _fit(draw, "Next roll: " + ", ".join(queue), _font(12), sw - 12)
-        draw.text((sx + 6, y + 66), text, font=_font(12), fill=MUTED)
+    _fate(draw, y, view.get("fate") or {})
+    _showdown(draw, y, width, view.get("showdown") or {})
     return png(image)

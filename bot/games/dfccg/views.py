@@ -1,0 +1,254 @@
+"""The public and private views of a DFCCG state: plain dicts for displays and the AI.
+
+Besides the numbers, a view explains what the table shows: every card's text, why a card is
+blocked, which card a link letter points to, why a cost differs from the printed one, when a
+discard would give no Fate and whether a Talent would work on the next discard.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.games.dfccg.cards import ActionCard, BookCard, Dice, Restrict
+from bot.games.dfccg.context import TYPE_NAMES, Context
+from bot.games.dfccg.state import BookSlot, Job, Tableau
+from bot.games.dfccg.texts import REMOVED_AS, action_text, book_text, plural
+
+_TARGETED = {"attack": "Attacked", "investigate": "Investigated"}
+
+
+def restrictions(ctx: Context, slot: BookSlot) -> list[str]:
+    """Why players cannot add tokens to (or act on) this card now, one reason per source."""
+    reasons = []
+    for source, effect in ctx.passives():
+        if not isinstance(effect, Restrict) or effect.target is None:
+            continue
+        if not ctx.matches(effect.target, slot):
+            continue
+        until = f"until {source.name} is {REMOVED_AS[source.type]}"
+        if source.id == slot.card_id:
+            until = "while its own condition holds"
+        if effect.what in ("receive_hits", "receive_clues"):
+            noun = "Hits" if effect.what == "receive_hits" else "Clues"
+            reasons.append(f"cannot receive {noun} {until}")
+        else:
+            who = {"all": "", "harry": " by Harry", "not_harry": " except by Harry"}
+            verb = _TARGETED.get(effect.what, f"targeted by {TYPE_NAMES[effect.what]}")
+            reasons.append(f"cannot be {verb}{who[effect.characters]} {until}")
+    return reasons
+
+
+def _where(ctx: Context, card_id: str) -> str:
+    for row, position, slot in ctx.slots():
+        if slot.card_id == card_id:
+            return f"row {row + 1}, Range {position + 1}"
+    return "solved" if card_id in ctx.s.solved else "out of play"
+
+
+def _game_cards(ctx: Context) -> list[BookCard]:
+    ids = [s.card_id for _, _, s in ctx.slots()] + ctx.s.solved + ctx.s.book_discard
+    return [ctx.book(i) for i in dict.fromkeys(ids)]
+
+
+def links(ctx: Context, card: BookCard) -> list[dict[str, Any]]:
+    """Each link letter of the card with its partner cards and where they are."""
+    found = []
+    cards = _game_cards(ctx)
+    for direction, letters in (("in", card.links_in), ("out", card.links_out)):
+        for letter in letters:
+            partners = [
+                f"{c.name} ({_where(ctx, c.id)})"
+                for c in cards
+                if c.id != card.id and letter in (c.links_out if direction == "in" else c.links_in)
+            ]
+            found.append({"letter": letter, "dir": direction, "partners": partners})
+    return found
+
+
+def book_card_view(ctx: Context, slot: BookSlot, position: int) -> dict[str, Any]:
+    """One Book card in the rows as players see it."""
+    card = ctx.book(slot)
+    return {
+        "uid": slot.uid,
+        "range": position + 1,
+        "name": card.name,
+        "type": card.type,
+        "value": card.value,
+        "tokens": slot.tokens,
+        "links_in": card.links_in,
+        "links_out": card.links_out,
+        "links": links(ctx, card),
+        "text": book_text(card),
+        "can_receive": ctx.can_receive(slot) if card.value else None,
+        "blocked": restrictions(ctx, slot),
+    }
+
+
+def talent_note(ctx: Context, index: int, key: str) -> str:
+    """Whether the Talent works now: readied, or would it do anything on a discard."""
+    talent = ctx.cards_char(key).talent
+    tableau = ctx.s.tableaux[index]
+    if talent.mode == "ready":
+        if key in tableau.talents_ready:
+            return f"ready: unready it while playing a card for +{talent.range_bonus} Range"
+        return "not ready: discard a card for Fate to ready it"
+    if not talent.effects:
+        return ""
+    job = Job(source=talent.name, tableau=index, character=key, effects=talent.effects)
+    if ctx.effect_possible(job, talent.effects[0]):
+        return "works on a discard now"
+    return "would do nothing on a discard now (no card it may target)"
+
+
+def _tableau_view(ctx: Context, index: int, tableau: Tableau) -> dict[str, Any]:
+    chars = [ctx.cards_char(k) for k in tableau.characters]
+    return {
+        "seat": tableau.seat,
+        "characters": [c.name for c in chars],
+        "talents": [
+            {
+                "name": c.talent.name,
+                "character": c.name,
+                "text": c.talent.text,
+                "ready": c.key in tableau.talents_ready,
+                "note": talent_note(ctx, index, c.key),
+            }
+            for c in chars
+        ],
+        "stunts": [
+            {
+                "name": c.stunt.name,
+                "character": c.name,
+                "text": c.stunt.text,
+                "used": c.key in tableau.stunts_used,
+            }
+            for c in chars
+        ],
+        "hand_count": len(tableau.hand),
+        "deck_count": len(tableau.deck),
+        "discard": [ctx.cards[r.card_id].name for r in tableau.discard],
+    }
+
+
+def _decision(ctx: Context) -> dict[str, Any] | None:
+    decision = ctx.s.decision
+    if decision is None:
+        return None
+    shown: dict[str, Any] = {
+        "kind": decision.kind,
+        "prompt": decision.prompt,
+        "table": decision.table or decision.seats is not None,
+    }
+    if decision.kind != "talent":
+        shown["options"] = list(decision.options.values())
+    return shown
+
+
+def _showdown(ctx: Context) -> dict[str, Any]:
+    showdown = ctx.showdown()
+    return {
+        "name": showdown.name,
+        "text": showdown.text,
+        "foe": [t.model_dump(mode="json") for t in showdown.foe],
+        "case": [t.model_dump(mode="json") for t in showdown.case],
+        "queue": [ctx.book(ctx.located(u)[2]).name for u in ctx.s.showdown_queue if ctx.find(u)],
+    }
+
+
+def public_view(ctx: Context, game: str, result: str | None) -> dict[str, Any]:
+    """Everything every player may see (no hand card), with its explanations."""
+    state = ctx.s
+    active = state.tableaux[state.active]
+    solo = len(state.seats) == 1
+    return {
+        "game": game,
+        "book": state.book_name,
+        "phase": state.phase,
+        "turn": state.turn,
+        "active_seat": active.seat,
+        "active_characters": [ctx.cards_char(k).name for k in active.characters],
+        "solo": solo,
+        "active_hand": state.active + 1 if solo else None,
+        "fate": {"available": state.available, "spent": state.spent},
+        "supply": {"hits": state.hit_supply, "clues": state.clue_supply},
+        "rows": [
+            [book_card_view(ctx, slot, position) for position, slot in enumerate(row)]
+            for row in state.rows
+        ],
+        "solved": [ctx.book(c).name for c in state.solved],
+        "book_discard": [ctx.book(c).name for c in state.book_discard],
+        "showdown": _showdown(ctx),
+        "players": [_tableau_view(ctx, i, t) for i, t in enumerate(state.tableaux)],
+        "decision": _decision(ctx),
+        "result": result,
+    }
+
+
+def cost_note(ctx: Context, index: int, card: ActionCard) -> str:
+    """Why the cost to pay differs from the printed one ("" when it does not)."""
+    changes = ctx.cost_changes(index, card)
+    return ", ".join(f"{'+' if n > 0 else ''}{n} from {name}" for name, n in changes)
+
+
+def discard_note(ctx: Context, discard: Dice) -> str:
+    """A discard moves Fate from Spent: say when the Spent pool holds less than it gives."""
+    spent = ctx.s.spent
+    if spent == 0:
+        return "gives no Fate now: the Spent pool is empty"
+    if spent < discard.maximum:
+        return f"gives at most {spent} Fate now: only {spent} in the Spent pool"
+    return ""
+
+
+def owner_name(ctx: Context, index: int, card: ActionCard) -> str:
+    """The character whose deck the card comes from."""
+    for key in ctx.s.tableaux[index].characters:
+        character = ctx.cards_char(key)
+        if any(c.id == card.id for c in character.cards):
+            return character.name
+    return ""
+
+
+def hand_card_view(ctx: Context, index: int, uid: str, card: ActionCard) -> dict[str, Any]:
+    """One card of a hand, with what it costs now and why."""
+    return {
+        "uid": uid,
+        "name": card.name,
+        "type": card.type,
+        "type_name": TYPE_NAMES[card.type],
+        "owner": owner_name(ctx, index, card),
+        "cost": str(ctx.cost(index, card)),
+        "printed_cost": str(card.cost),
+        "cost_note": cost_note(ctx, index, card),
+        "discard": str(card.discard),
+        "discard_note": discard_note(ctx, card.discard),
+        "range": str(card.range),
+        "value": str(card.value) if card.value else None,
+        "value_noun": plural(str(card.value), "Hit" if card.type == "attack" else "Clue")
+        if card.value and card.type in ("attack", "investigate")
+        else None,
+        "text": action_text(card),
+    }
+
+
+def hands_of(ctx: Context, seat: str) -> list[dict[str, Any]]:
+    """The hands this seat holds (two decks in a 2-player game, three hands solo)."""
+    hands = []
+    for index, tableau in enumerate(ctx.s.tableaux):
+        if tableau.seat != seat:
+            continue
+        cards = []
+        for ref in tableau.hand:
+            card = ctx.cards[ref.card_id]
+            assert isinstance(card, ActionCard)
+            cards.append(hand_card_view(ctx, index, ref.uid, card))
+        hands.append(
+            {
+                "characters": [ctx.cards_char(k).name for k in tableau.characters],
+                "keys": tableau.characters,
+                "index": index,
+                "active": index == ctx.s.active,
+                "hand": cards,
+            }
+        )
+    return hands

@@ -1,0 +1,119 @@
+"""The Dresden card game through the fake Discord: every text a player needs reaches them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.games.base import get_engine
+from bot.games.dfccg.cards import ActionCard, BookCard
+from bot.games.dfccg.packs import card_index, load_library
+from bot.games.dfccg.texts import action_text, book_text
+from bot.testing.harness import Table, message_text
+from tests.e2e.test_game_table import _lobby, _row, fast_board
+
+__all__ = ["fast_board"]  # the module's autouse fixture: the board is edited at once
+
+JSON = dict[str, Any]
+CARDS = card_index(load_library())
+CHARACTERS = load_library().characters
+
+
+def _within_limits(message: JSON) -> None:
+    """What Discord would refuse: more than 6000 embed characters, a field over 1024."""
+    total = 0
+    for embed in message.get("embeds") or []:
+        total += len(embed.get("title") or "") + len(embed.get("description") or "")
+        total += len((embed.get("footer") or {}).get("text") or "")
+        for field in embed.get("fields") or []:
+            assert len(field["value"]) <= 1024 and len(field["name"]) <= 256
+            total += len(field["name"]) + len(field["value"])
+        assert len(embed.get("fields") or []) <= 25
+    assert total <= 6000
+
+
+def _book_texts(state: Any) -> list[str]:
+    texts = []
+    for row in state.rows:
+        for slot in row:
+            card = CARDS[slot.card_id]
+            assert isinstance(card, BookCard)
+            if book_text(card):
+                texts.append(book_text(card))
+    return texts
+
+
+def _specials(keys: list[str]) -> list[str]:
+    return [t for k in keys for t in (CHARACTERS[k].talent.text, CHARACTERS[k].stunt.text)]
+
+
+async def _all_pages(table: Table, reply: Any, user: int) -> str:
+    """The text of every page of a paged reply (bounded)."""
+    texts = [reply.text]
+    message = reply.message
+    for _ in range(10):
+        buttons = {b.get("label"): b for b in reply.buttons(message)}
+        step = buttons.get("Next ▶")
+        if step is None or step.get("disabled"):
+            break
+        reply = await table.click(message, "Next ▶", user=user)
+        message = reply.message
+        texts.append(reply.text)
+    return "\n".join(texts)
+
+
+async def test_two_players_read_every_card_text_on_the_board_and_in_their_hands(
+    table: Table,
+) -> None:
+    game_id, board_id = await _lobby(table, [table.player2])
+    engine = get_engine("dfccg")
+    state = engine.load_state((await _row(table, game_id)).state or "")
+    board = table.message(board_id)
+    _within_limits(board)
+    board_text = message_text(board)
+    missing = [t for t in _book_texts(state) if t not in board_text]
+    assert not missing, f"Book card texts missing from the board: {missing}"
+    assert "blocked: cannot receive Hits until Who is the Shadowman? is solved" in board_text
+    assert "link A: affected by Who is the Shadowman?" in board_text
+    assert "Showdown: The Storm Breaks" in board_text
+
+    for tableau in state.tableaux:
+        user = int(tableau.seat)
+        hand = await table.click(board, "My hand", user=user)
+        assert hand.ephemeral
+        assert hand.message is not None
+        _within_limits(hand.message)
+        hand_cards = [CARDS[r.card_id] for r in tableau.hand]
+        expected = [action_text(c) for c in hand_cards if isinstance(c, ActionCard)]
+        expected += _specials(tableau.characters)
+        missing = [t for t in expected if t not in hand.text]
+        assert not missing, f"texts missing from {tableau.seat}'s hand: {missing}"
+        others = [
+            CARDS[r.card_id].name for t in state.tableaux if t.seat != tableau.seat for r in t.hand
+        ]
+        mine = {c.name for c in hand_cards}
+        assert not [n for n in others if n not in mine and f"**{n}**" in hand.text]
+        if "harry" in tableau.characters:  # Police Suspicion: Harry's player's Investigate +1
+            for card in hand_cards:
+                if isinstance(card, ActionCard) and card.type == "investigate":
+                    assert f"cost {card.cost.base + 1} (printed {card.cost}: +1 from Police" in (
+                        hand.text
+                    )
+        assert "Card texts" in hand.labels()
+
+    # Card texts: everyone's Talents and Stunts, the Book cards, and the clicker's own hand.
+    every_special = _specials([k for t in state.tableaux for k in t.characters])
+    texts = await table.click(board, "Card texts", user=table.player2)
+    assert texts.ephemeral
+    read = await _all_pages(table, texts, table.player2)
+    missing = [t for t in [*every_special, *_book_texts(state)] if t not in read]
+    assert not missing, f"Card texts lacks {missing}"
+    bob = next(t for t in state.tableaux if t.seat == str(table.player2))
+    assert all(CARDS[r.card_id].name in read for r in bob.hand)
+
+    stranger = table.fake.add_member(table.guild_id, "mallory")
+    public = await _all_pages(
+        table, await table.click(board, "Card texts", user=stranger), stranger
+    )
+    assert all(t in public for t in every_special)
+    hidden = {CARDS[r.card_id].name for t in state.tableaux for r in t.hand}
+    assert not [n for n in hidden if f"**{n}**" in public], "a hand card shown to a stranger"
