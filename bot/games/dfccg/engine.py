@@ -394,7 +394,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             actions.append(
                 Action(
                     id=f"d:{ref.uid}",
-                    label=f"Discard {card.name} for {card.discard} Fate"[:80],
+                    label=self._discard_label(state, card),
                     kind="discard",
                     private=True,
                 )
@@ -425,6 +425,12 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             )
         actions.append(propose)
         return actions
+
+    @staticmethod
+    def _discard_label(state: DfState, card: ActionCard) -> str:
+        if state.spent == 0:
+            return f"Discard {card.name} (no Fate: the Spent pool is empty)"[:80]
+        return f"Discard {card.name} for {card.discard} Fate"[:80]
 
     def _range_bonuses(self, ctx: Context, tableau: int) -> list[tuple[str, int]]:
         bonuses: list[tuple[str, int]] = [("", 0)]

@@ -49,6 +49,8 @@ def test_the_view_explains_blocks_links_costs_and_an_empty_spent_pool() -> None:
     assert muscle["links"][0]["partners"] == ["Tracing the Drug (row 2, Range 4)"]
     forzare = next(c for c in view["hands"][0]["hand"] if c["name"] == "Forzare")
     assert forzare["discard_note"] == "gives no Fate now: the Spent pool is empty"
+    labels = [a.label for a in ENGINE.legal_actions(state, "harry") if a.kind == "discard"]
+    assert "Discard Forzare (no Fate: the Spent pool is empty)" in labels
     talents = view["players"][1]["talents"]
     assert talents[0]["note"] == "not ready: discard a card for Fate to ready it"
     state.spent = 9
