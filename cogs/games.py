@@ -36,16 +36,19 @@ from bot.services.games import (
 )
 from bot.ui.common import SELECT_OPTION_LIMIT, clip
 from bot.ui.custom_ids import (
+    ABSTRACT_TEMPLATE,
     GAME_ACTION_TEMPLATE,
     HAND_BUTTON_TEMPLATE,
     LOBBY_BUTTON_TEMPLATE,
     LOBBY_OPTION_TEMPLATE,
+    LOG_BUTTON_TEMPLATE,
     MORE_OPTIONS_TEMPLATE,
     TEXTS_BUTTON_TEMPLATE,
     game_action_id,
     hand_button_id,
     lobby_button_id,
     lobby_option_id,
+    log_button_id,
     more_options_id,
     texts_button_id,
 )
@@ -58,6 +61,7 @@ from bot.ui.games import (
     has_texts,
     history_embed,
     lobby_embed,
+    log_embed,
     option_text,
     rules_embed,
     status_embed,
@@ -265,20 +269,20 @@ class HandButton(
         )
 
 
-class TextsButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=TEXTS_BUTTON_TEMPLATE,
-):
-    """ "Card texts" on the board and on a hand (no page), and the page buttons of its reply."""
+class _PagedButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ABSTRACT_TEMPLATE):
+    """A button that opens a private paged reply (no page) or turns its pages (a page)."""
+
+    label = "?"
+    build_id: Any = None
 
     def __init__(
-        self, game_id: int, page: int | None = None, label: str = "Card texts", tag: str = "p"
+        self, game_id: int, page: int | None = None, label: str | None = None, tag: str = "p"
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=label,
+                label=label or self.label,
                 style=discord.ButtonStyle.secondary,
-                custom_id=texts_button_id(game_id, page, tag),
+                custom_id=type(self).build_id(game_id, page, tag),
             )
         )
         self.game_id = game_id
@@ -287,15 +291,42 @@ class TextsButton(
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> TextsButton:
+    ) -> _PagedButton:
         page = int(match["page"]) if match["page"] is not None else None
         return cls(int(match["game"]), page, tag=match["tag"] or "p")
 
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _cog(interaction).show_texts(
-            interaction, self.game_id, self.page or 0, edit=self.page is not None
-        )
+        await self.show(_cog(interaction), interaction, self.page or 0, edit=self.page is not None)
+
+    async def show(
+        self, cog: GameTable, interaction: discord.Interaction, page: int, *, edit: bool
+    ) -> None:
+        raise NotImplementedError
+
+
+class TextsButton(_PagedButton, template=TEXTS_BUTTON_TEMPLATE):
+    """ "Card texts" on the board and on a hand, and the page buttons of its reply."""
+
+    label = "Card texts"
+    build_id = staticmethod(texts_button_id)
+
+    async def show(
+        self, cog: GameTable, interaction: discord.Interaction, page: int, *, edit: bool
+    ) -> None:
+        await cog.show_texts(interaction, self.game_id, page, edit=edit)
+
+
+class LogButton(_PagedButton, template=LOG_BUTTON_TEMPLATE):
+    """ "Game log" on the board, and the page buttons of the whole history it shows."""
+
+    label = "Game log"
+    build_id = staticmethod(log_button_id)
+
+    async def show(
+        self, cog: GameTable, interaction: discord.Interaction, page: int, *, edit: bool
+    ) -> None:
+        await cog.show_log(interaction, self.game_id, page, edit=edit)
 
 
 class ActionButton(
@@ -403,24 +434,29 @@ def lobby_view(
 
 
 def board_view(info: GameInfo) -> discord.ui.View | None:
-    if info.status != "running":
+    """My hand and Card texts while the game runs; the Game log once it has started."""
+    if info.status == "lobby" or info.view is None:
         return None
     view = discord.ui.View(timeout=None)
-    view.add_item(HandButton(info.id))
-    if has_texts(info):
-        view.add_item(TextsButton(info.id))
+    if info.status == "running":
+        view.add_item(HandButton(info.id))
+        if has_texts(info):
+            view.add_item(TextsButton(info.id))
+    view.add_item(LogButton(info.id))
     return view
 
 
-def texts_view(info: GameInfo, page: int, pages: int) -> discord.ui.View | None:
-    """Previous / next buttons under a page of Card texts (none for a single page)."""
+def pager_view(
+    button: type[_PagedButton], game_id: int, page: int, pages: int
+) -> discord.ui.View | None:
+    """Previous / next buttons under one page of a paged reply (none for a single page)."""
     if pages <= 1:
         return None
     view = discord.ui.View(timeout=None)
     for label, target, tag in (("◀ Previous", page - 1, "p"), ("Next ▶", page + 1, "n")):
-        button = TextsButton(info.id, min(max(target, 0), pages - 1), label, tag)
-        button.item.disabled = not 0 <= target < pages
-        view.add_item(button)
+        item = button(game_id, min(max(target, 0), pages - 1), label, tag)
+        item.item.disabled = not 0 <= target < pages
+        view.add_item(item)
     return view
 
 
@@ -453,6 +489,22 @@ def hand_view(hand: HandInfo, page: int) -> tuple[discord.ui.View, int, int]:
         next_button.item.row = nav_row
         view.add_item(next_button)
     return view, page, pages
+
+
+async def _paged_reply(
+    interaction: discord.Interaction,
+    embed: discord.Embed,
+    view: discord.ui.View | None,
+    edit: bool,
+) -> None:
+    """A private page: edits the page it was turned from, or answers with a new message."""
+    message = interaction.message
+    if edit and message is not None and message.flags.ephemeral:
+        await interaction.response.edit_message(embed=embed, view=view)
+    elif view is None:
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+    else:
+        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
 
 # ---------------------------------------------------------------------- the cog
@@ -622,9 +674,19 @@ class GameTable(commands.Cog):
         )
         self.schedule_board(info.id)
 
-    @game.command(name="history", description="The latest games on this server with results.")
-    async def history(self, interaction: discord.Interaction) -> None:
+    @game.command(
+        name="history", description="The latest games on this server, or one game's whole log."
+    )
+    @app_commands.describe(game="A game's number (#12 on its board): its whole log, paged.")
+    async def history(
+        self,
+        interaction: discord.Interaction,
+        game: app_commands.Range[int, 1, 2**53] | None = None,
+    ) -> None:
         assert interaction.guild is not None
+        if game is not None:
+            await self.show_log(interaction, game, 0, edit=False)
+            return
         games, total = await self.games.history(interaction.guild.id)
         await interaction.response.send_message(embed=history_embed(games, total), ephemeral=True)
 
@@ -710,14 +772,16 @@ class GameTable(commands.Cog):
         assert interaction.guild is not None
         info, view = await self.games.card_texts(game_id, interaction.user.id, interaction.guild.id)
         embed, page, pages = texts_embed(info, view, page)
-        buttons = texts_view(info, page, pages)
-        message = interaction.message
-        if edit and message is not None and message.flags.ephemeral:
-            await interaction.response.edit_message(embed=embed, view=buttons)
-        elif buttons is None:
-            await interaction.response.send_message(embed=embed, ephemeral=True)
-        else:
-            await interaction.response.send_message(embed=embed, view=buttons, ephemeral=True)
+        await _paged_reply(interaction, embed, pager_view(TextsButton, game_id, page, pages), edit)
+
+    async def show_log(
+        self, interaction: discord.Interaction, game_id: int, page: int, *, edit: bool
+    ) -> None:
+        """A game's whole public history, privately, one page at a time."""
+        assert interaction.guild is not None
+        info, lines = await self.games.event_log(game_id, interaction.guild.id)
+        embed, page, pages = log_embed(info, lines, page)
+        await _paged_reply(interaction, embed, pager_view(LogButton, game_id, page, pages), edit)
 
     async def act(
         self, interaction: discord.Interaction, game_id: int, version: int, action_id: str
@@ -793,6 +857,12 @@ class GameTable(commands.Cog):
 
 async def setup(bot: Any) -> None:
     bot.add_dynamic_items(
-        LobbyButton, LobbyOptionSelect, MoreOptionsSelect, HandButton, TextsButton, ActionButton
+        LobbyButton,
+        LobbyOptionSelect,
+        MoreOptionsSelect,
+        HandButton,
+        TextsButton,
+        LogButton,
+        ActionButton,
     )
     await bot.add_cog(GameTable(bot))

@@ -23,7 +23,7 @@ from sqlmodel import col, select
 
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
-from bot.db.models.games import GameActionLog, GameRow
+from bot.db.models.games import EVENT_TEXT_LIMIT, GameActionLog, GameEventLog, GameRow
 from bot.db.repos.versioned import update_versioned_in
 from bot.errors import RuleError
 from bot.games.base import (
@@ -38,6 +38,7 @@ from bot.games.base import (
 AI_STEP_LIMIT = 400  # AI seats acting in a row after one human action
 PUBLIC_LOG_KEEP = 12  # recent public events kept on the row for the board
 HISTORY_LIMIT = 10
+LOG_READ_LIMIT = 5000  # public events of one game read for its history
 SEAT_NAME_MAX = 32
 LIVE = ("lobby", "running")
 AUTO = "auto"  # an action id meaning: let the AI pick my move
@@ -281,6 +282,14 @@ def _enum_of(spec: dict[str, Any], schema: dict[str, Any]) -> list[str]:
         if values:
             return values
     return []
+
+
+def _log_events(session: Any, row: GameRow, texts: list[str]) -> None:
+    """Append public events to the game's whole history (at the row's new version)."""
+    assert row.id is not None
+    for text in texts:
+        short = text if len(text) <= EVENT_TEXT_LIMIT else text[: EVENT_TEXT_LIMIT - 1] + "…"
+        session.add(GameEventLog(game_id=row.id, version=row.version, text=short))
 
 
 def _rng(row: GameRow, step: int) -> random.Random:
@@ -615,6 +624,7 @@ class GameService:
         for entry in ai_logs:
             entry.game_id = row.id  # type: ignore[assignment]
             session.add(entry)
+        _log_events(session, row, log)
         return self._info(row)
 
     @staticmethod
@@ -803,6 +813,7 @@ class GameService:
             )
             for entry in logs:
                 session.add(entry)
+            _log_events(session, row, public)
         info = self._info(row)
         return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
 
@@ -850,6 +861,24 @@ class GameService:
                 )
             ).one()
             return [self._info(r, with_view=False) for r in rows], int(total)
+
+    async def event_log(self, game: int, guild_id: int) -> tuple[GameInfo, list[str]]:
+        """A game's whole public history, oldest first (at most LOG_READ_LIMIT events);
+        ``game`` is its number as the board shows it. Another server's game is refused like
+        a missing one."""
+        async with self.db.read() as session:
+            row = await session.get(GameRow, game)
+            if row is None or row.guild_id != guild_id:
+                raise RuleError(
+                    f"There is no game #{game} on this server; `/game history` lists them."
+                )
+            result = await session.exec(
+                select(GameEventLog.text)
+                .where(col(GameEventLog.game_id) == game)
+                .order_by(col(GameEventLog.id))
+                .limit(LOG_READ_LIMIT)
+            )
+            return self._info(row, with_view=False), list(result.all())
 
     async def action_log(self, game_id: int) -> list[GameActionLog]:
         async with self.db.session() as session:

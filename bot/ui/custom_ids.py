@@ -170,6 +170,8 @@ MORE_OPTIONS_TEMPLATE = rf"ftg:m:(?P<game>{ID})"
 HAND_BUTTON_TEMPLATE = rf"ftg:h:(?P<game>{ID})(?::(?P<page>\d{{1,4}}):(?P<tag>[a-z]))?"
 # "Card texts" on the board or a hand, then its page buttons (tag p/n keeps ids unique).
 TEXTS_BUTTON_TEMPLATE = rf"ftg:t:(?P<game>{ID})(?::(?P<page>\d{{1,4}}):(?P<tag>[a-z]))?"
+# "Game log" on the board, then its page buttons: a game's whole public history.
+LOG_BUTTON_TEMPLATE = rf"ftg:g:(?P<game>{ID})(?::(?P<page>\d{{1,4}}):(?P<tag>[a-z]))?"
 GAME_ACTION_TEMPLATE = rf"ftg:a:(?P<game>{ID}):(?P<version>{VERSION}):(?P<action>[^\s]{{1,40}})"
 
 
@@ -191,6 +193,10 @@ def hand_button_id(game_id: int, page: int | None = None, tag: str = "r") -> str
 
 def texts_button_id(game_id: int, page: int | None = None, tag: str = "p") -> str:
     return f"ftg:t:{game_id}" if page is None else f"ftg:t:{game_id}:{page}:{tag}"
+
+
+def log_button_id(game_id: int, page: int | None = None, tag: str = "p") -> str:
+    return f"ftg:g:{game_id}" if page is None else f"ftg:g:{game_id}:{page}:{tag}"
 
 
 def game_action_id(game_id: int, version: int, action_id: str) -> str:
@@ -293,6 +299,12 @@ FORMATS: tuple[IdFormat, ...] = (
         ("ftg",),
         TEXTS_BUTTON_TEMPLATE,
         (texts_button_id(_BIG), texts_button_id(_BIG, 9999, "n")),
+    ),
+    IdFormat(
+        "game table",
+        ("ftg",),
+        LOG_BUTTON_TEMPLATE,
+        (log_button_id(_BIG), log_button_id(_BIG, 9999, "n")),
     ),
     IdFormat(
         "game table", ("ftg",), GAME_ACTION_TEMPLATE, (game_action_id(_BIG, _VERSION, "a" * 40),)

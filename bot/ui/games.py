@@ -230,6 +230,36 @@ def texts_embed(info: GameInfo, view: dict[str, Any], page: int) -> tuple[discor
     return safe_embed(embed), page, len(pages)
 
 
+LOG_PAGE_CHARS = 3800  # one page of a game's history, in the description (4096 at most)
+
+
+def log_pages(lines: list[str]) -> list[list[str]]:
+    """Numbered history lines split into pages of whole lines that fit one description."""
+    pages: list[list[str]] = [[]]
+    size = 0
+    for number, line in enumerate(lines, start=1):
+        entry = f"{number}. {line}"
+        if pages[-1] and size + len(entry) + 1 > LOG_PAGE_CHARS:
+            pages.append([])
+            size = 0
+        pages[-1].append(entry)
+        size += len(entry) + 1
+    return pages
+
+
+def log_embed(info: GameInfo, lines: list[str], page: int) -> tuple[discord.Embed, int, int]:
+    """One page of a game's whole public history: (embed, page shown, page count)."""
+    pages = log_pages(lines)
+    page = min(max(page, 0), len(pages) - 1)
+    embed = discord.Embed(
+        title=clip(f"{info.engine_name}: game #{info.id}, the whole log", 256),
+        description="\n".join(pages[page]) or "Nothing has happened yet.",
+        colour=COLOUR,
+    )
+    embed.set_footer(text=f"page {page + 1} of {len(pages)} · {len(lines)} events · {info.status}")
+    return safe_embed(embed), page, len(pages)
+
+
 def rules_embed(engine: GameEngine[Any, Any], options: list[OptionHelp]) -> discord.Embed:
     """How to play one game at the table and every lobby option with its default."""
     display = get_display(engine.key)
@@ -282,6 +312,8 @@ def history_embed(games: list[GameInfo], total: int) -> discord.Embed:
         description="\n".join(lines) or "No games yet: start one with `/game new`.",
         colour=COLOUR,
     )
+    footer = "/game history game:<number> shows one game's whole log"
     if total > len(games):
-        embed.set_footer(text=f"the latest {len(games)} of {total}")
+        footer = f"the latest {len(games)} of {total} · {footer}"
+    embed.set_footer(text=footer)
     return safe_embed(embed)

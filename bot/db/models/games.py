@@ -10,6 +10,7 @@ from sqlmodel import Field, SQLModel
 from bot.db.models.columns import BIG_ID, id_field, snowflake, timestamp
 
 GAME_STATUSES = ("lobby", "running", "finished", "abandoned")
+EVENT_TEXT_LIMIT = 400  # one logged public event (longer ones are cut with an ellipsis)
 
 
 class GameRow(SQLModel, table=True):
@@ -65,4 +66,22 @@ class GameActionLog(SQLModel, table=True):
     user_id: int | None = snowflake(nullable=True)
     action_id: str = Field(sa_column=Column(String(64), nullable=False))
     label: str = Field(sa_column=Column(String(100), nullable=False))
+    created_at: datetime = timestamp()
+
+
+class GameEventLog(SQLModel, table=True):
+    """One public event of a game (what the board's "Latest" showed), in order: the whole
+    history behind **Game log** and `/game history game:<number>`. Private events never go
+    here."""
+
+    __tablename__ = "game_events"
+
+    id: int | None = id_field()
+    game_id: int = Field(
+        sa_column=Column(
+            BIG_ID, ForeignKey("games.id", ondelete="CASCADE"), nullable=False, index=True
+        )
+    )
+    version: int = Field(sa_column=Column(Integer, nullable=False))
+    text: str = Field(sa_column=Column(String(EVENT_TEXT_LIMIT), nullable=False))
     created_at: datetime = timestamp()

@@ -324,7 +324,21 @@ class Context:
             t = self.s.tableaux[job.tableau]
             return bool(t.deck or t.discard)
         amount = effect.amount.maximum if isinstance(effect, AddTokens) and effect.amount else 0
-        return bool(self.candidates(effect, job, amount))
+        return bool(self.target_groups(effect, job, amount))
+
+    def target_groups(self, effect: Effect, job: Job, amount: int = 0) -> list[list[str]]:
+        """The options of an effect: target uids, plus a direction for a one-space move."""
+        groups = self.candidates(effect, job, amount)
+        if isinstance(effect, MoveCard) and effect.to == "step":
+            groups = [g + [d] for g in groups for d in ("-1", "+1") if self._can_step(g, d)]
+        return groups
+
+    def _can_step(self, group: list[str], direction: str) -> bool:
+        found = self.find(group[0])
+        if found is None:
+            return False
+        row, position, _ = found
+        return 0 <= position + int(direction) < len(self.s.rows[row])
 
     # -- the Showdown card -----------------------------------------------------------------
     def showdown(self) -> ShowdownCard:

@@ -739,11 +739,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         effect = job.effects[0]
         if isinstance(effect, AddTokens | RemoveCard | MoveCard):
             amount = self._amount(ctx, job, effect, roll=False)
-            groups = ctx.candidates(effect, job, amount)
-            if isinstance(effect, MoveCard) and effect.to == "step":
-                groups = [
-                    g + [d] for g in groups for d in ("-1", "+1") if self._can_step(ctx, g, d)
-                ]
+            groups = ctx.target_groups(effect, job, amount)
             if len(groups) > 1:
                 ctx.s.decision = Decision(
                     kind="choose",
@@ -754,8 +750,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 return
             job.effects.pop(0)
             if not groups:
-                if job.source_book is None and effect.target.pick != "same":
-                    ctx.say(f"{job.source}: no legal target.")  # a Book card's trigger: quiet
+                self._say_missed(ctx, job, effect)
                 return
             self._apply_effect(ctx, job, effect, groups[0])
             return
@@ -763,13 +758,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self._apply_effect(ctx, job, effect, [])
 
     @staticmethod
-    def _can_step(ctx: Context, group: list[str], direction: str) -> bool:
-        found = ctx.find(group[0])
-        if found is None:
-            return False
-        row, position, _ = found
-        target = position + int(direction)
-        return 0 <= target < len(ctx.s.rows[row])
+    def _say_missed(ctx: Context, job: Job, effect: AddTokens | RemoveCard | MoveCard) -> None:
+        """A played card, Talent or Stunt whose main effect finds no target says so; riders
+        after a hit, "that card" effects and Book card triggers stay quiet (nothing to tell)."""
+        if job.source_book is not None or job.targets or effect.target.pick == "same":
+            return
+        where = "" if job.unlimited or not effect.target.within_range else f" in Range {job.reach}"
+        ctx.say(f"{job.source}: no card it may target{where}; it has no effect.")
 
     @staticmethod
     def _group_label(ctx: Context, group: list[str]) -> str:

@@ -1,7 +1,8 @@
-"""The Dresden card game through the fake Discord: every text a player needs reaches them."""
+"""The Dresden card game through the fake Discord: texts, logs, a proposed Showdown."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from bot.games.base import get_engine
@@ -9,7 +10,7 @@ from bot.games.dfccg.cards import ActionCard, BookCard
 from bot.games.dfccg.packs import card_index, load_library
 from bot.games.dfccg.texts import action_text, book_text
 from bot.testing.harness import Table, message_text
-from tests.e2e.test_game_table import _lobby, _row, fast_board
+from tests.e2e.test_game_table import _all_labels, _lobby, _row, _step, fast_board
 
 __all__ = ["fast_board"]  # the module's autouse fixture: the board is edited at once
 
@@ -117,3 +118,25 @@ async def test_two_players_read_every_card_text_on_the_board_and_in_their_hands(
     assert all(t in public for t in every_special)
     hidden = {CARDS[r.card_id].name for t in state.tableaux for r in t.hand}
     assert not [n for n in hidden if f"**{n}**" in public], "a hand card shown to a stranger"
+
+
+async def test_the_whole_log_is_paged_from_the_board_and_from_history(table: Table) -> None:
+    game_id, board_id = await _lobby(table, [table.player2])
+    rng = random.Random(5)
+    for _ in range(12):
+        await _step(table, game_id, board_id, rng)
+    board = table.message(board_id)
+    assert "Game log" in _all_labels(board)
+    log = await table.click(board, "Game log", user=table.player3)  # anyone may read it
+    assert log.ephemeral and "the whole log" in log.text and "1. The game begins" in log.text
+    whole = await _all_pages(table, log, table.player3)
+    cog = table.bot.get_cog("GameTable")  # type: ignore[union-attr]
+    latest = (await cog.games.get(game_id)).public_log  # type: ignore[union-attr]
+    assert all(line in whole for line in latest)  # the board's latest lines are in the log
+    assert "no legal target" not in whole
+    same = await table.slash("game history", user=table.player, game=game_id)
+    assert same.ephemeral and "1. The game begins" in same.text
+    missing = await table.slash("game history", user=table.player, game=game_id + 999)
+    assert missing.ephemeral and f"no game #{game_id + 999} on this server" in missing.text
+    listing = await table.slash("game history", user=table.player)
+    assert f"#{game_id}" in listing.text and "game:<number>" in listing.text
