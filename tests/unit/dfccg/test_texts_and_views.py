@@ -6,10 +6,11 @@ import random
 
 from PIL import Image
 
-from bot.games.dfccg import DISPLAY, ENGINE
+from bot.games.dfccg import DISPLAY, ENGINE, DfOptions, DfState
 from bot.games.dfccg.cards import ActionCard, BookCard
 from bot.games.dfccg.packs import card_index, load_library
 from bot.games.dfccg.picture import render_board
+from bot.games.dfccg.state import BookSlot, CardRef, Tableau
 from bot.games.dfccg.texts import action_text, book_text
 from bot.games.display import FIELD_LIMIT, fields_size
 from tests.unit.dfccg.test_example_of_play import example_board
@@ -116,3 +117,47 @@ def test_the_picture_shows_card_texts_and_the_result() -> None:
     view["result"] = "The players win: 3 Case(s) solved against 2 Foe(s) left."
     assert render_board(_long_texts(view)).startswith(b"\x89PNG")
     assert render_board({}).startswith(b"\x89PNG")
+
+
+def _harry_alone(top: list[str], bottom: list[str], **options: object) -> DfState:
+    def slots(ids: list[str], start: int) -> list[BookSlot]:
+        return [
+            BookSlot(uid=f"b{start + i}", card_id="storm-front." + c) for i, c in enumerate(ids)
+        ]
+
+    return DfState(
+        options=DfOptions.model_validate(options),
+        seats=["h"],
+        tableaux=[
+            Tableau(
+                seat="h",
+                characters=["harry"],
+                hand=[
+                    CardRef(uid="c1", card_id="harry.its-not-my-fault"),
+                    CardRef(uid="c2", card_id="harry.shield-bracelet"),
+                ],
+            )
+        ],
+        rows=[slots(top, 0), slots(bottom, 6)],
+        book_name="Storm Front",
+        showdown_id="storm-front.showdown",
+        available=6,
+        spent=7,
+        phase="play",
+    )
+
+
+def test_a_talent_that_could_move_nothing_is_not_offered() -> None:
+    state = _harry_alone(["three-eye-drug-war"], ["victor-sells"])
+    assert ENGINE.public_view(state)["players"][0]["talents"][0]["note"].startswith("would do")
+    after, _ = ENGINE.apply(state, "h", "d:c2", random.Random(1))
+    assert after.decision is None  # no "Use a Talent?" for a move with nowhere to go
+
+
+def test_a_missed_main_effect_says_where_it_looked_once() -> None:
+    state = _harry_alone(
+        ["victor-sells", "three-eye-drug-war"], ["madison-murders"], allow_play_without_target=True
+    )
+    _, events = ENGINE.apply(state, "h", "p:c1", random.Random(1))
+    missed = [e.text for e in events if "no card it may target" in e.text]
+    assert missed == ["It's Not My Fault: no card it may target in Range 1; it has no effect."]
