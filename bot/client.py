@@ -66,6 +66,9 @@ class FateTableBot(commands.AutoShardedBot):
         self.version = __version__
         self.extensions_to_load: tuple[str, ...] = EXTENSIONS
         self._health: Any = None
+        # The live web view (bot/web), when WEB_PORT is set: links come from `self.web`.
+        self.web: Any = None
+        self.web_server: Any = None
 
     async def setup_hook(self) -> None:
         from cogs.common.errors import install_error_handler
@@ -84,7 +87,38 @@ class FateTableBot(commands.AutoShardedBot):
             from bot.health import start_health_server
 
             self._health = await start_health_server(self, self.settings.health_port)
+        if self.settings.web_port is not None:
+            await self._start_web(self.settings.web_port)
         self.started_at = time.monotonic()
+
+    async def _start_web(self, port: int) -> None:
+        from bot.services.web import WebService
+        from bot.web.server import WebServer, WebView
+
+        def channel_name(channel_id: int) -> str | None:
+            channel = self.get_channel(channel_id)
+            return getattr(channel, "name", None)
+
+        self.web = WebService(
+            self.db, secret=self.settings.web_secret, link_days=self.settings.web_link_days
+        )
+        view = WebView(
+            self.web,
+            self.db.changes,
+            recheck_seconds=self.settings.web_recheck_seconds,
+            channel_name=channel_name,
+        )
+        self.web_server = WebServer(view)
+        await self.web_server.start(port, self.settings.web_host)
+        log.info("web view on port %s", self.web_server.port)
+
+    def web_url(self, token: str) -> str:
+        """The address of a page, as people open it (WEB_BASE_URL, else this machine)."""
+        base = self.settings.web_base_url.rstrip("/")
+        if not base:
+            port = self.web_server.port if self.web_server else self.settings.web_port
+            base = f"http://localhost:{port}"
+        return f"{base}/t/{token}"
 
     async def sync_commands(self) -> None:
         guild_id = self.settings.dev_guild_id
@@ -100,6 +134,9 @@ class FateTableBot(commands.AutoShardedBot):
     async def close(self) -> None:
         if self._health is not None:
             await self._health.cleanup()
+        if self.web_server is not None:
+            await self.web_server.stop()
+            self.web_server = None
         await super().close()
         await self.db.dispose()
 

@@ -27,10 +27,20 @@ class Settings(BaseSettings):
     game_idle_check_seconds: float = Field(default=60.0, gt=0)
     # /healthz and /readyz on this port (off when unset); see docs/deployment.md.
     health_port: int | None = None
+    # The live web view (docs/web.md): off unless WEB_PORT is set.
+    web_port: int | None = Field(default=None, ge=0, le=65535)  # 0: any free port
+    web_host: str = "0.0.0.0"
+    # The address people open, as a reverse proxy serves it (default http://localhost:WEB_PORT).
+    web_base_url: str = ""
+    # Signs the links; empty: one is generated and kept in the database.
+    web_secret: str = ""
+    web_link_days: int = Field(default=30, ge=1, le=365)
+    # Open pages also look again this often, for changes made by another process.
+    web_recheck_seconds: float = Field(default=5.0, gt=0, le=3600)
     game_idle_warn_minutes: int = Field(default=60, ge=1)
     game_idle_timeout_minutes: int = Field(default=240, ge=1)
 
-    @field_validator("dev_guild_id", "shard_count", "health_port", mode="before")
+    @field_validator("dev_guild_id", "shard_count", "health_port", "web_port", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if value in ("", None) else value

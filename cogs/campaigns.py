@@ -13,6 +13,7 @@ from bot.services.campaigns import CampaignSettings
 from bot.services.characters import get_service, settings_with
 from bot.ui.sheet import campaign_list_embed, settings_embed
 from cogs.common.permissions import require_gm
+from cogs.common.web import link_text, web_service
 
 Choice = app_commands.Choice
 STYLES = [
@@ -140,6 +141,33 @@ class Campaigns(commands.Cog):
         )
         await interaction.response.send_message(
             f"Settings saved.{note}" if changing else None, embed=embed, ephemeral=True
+        )
+
+    @campaign.command(
+        name="web", description="GM: a private link to a live web page of this campaign's table."
+    )
+    @app_commands.describe(
+        revoke="First end every web link made for this campaign so far (yours and the players')."
+    )
+    async def web(self, interaction: discord.Interaction, revoke: bool = False) -> None:
+        await require_gm(self.bot, interaction, "open the GM's web page")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        link = await web_service(self.bot).campaign_link(
+            interaction.guild_id, interaction.channel_id, revoke=revoke
+        )
+        ended = (
+            "Every earlier link to this campaign (yours and the players') stopped working. "
+            if revoke
+            else ""
+        )
+        what = (
+            f"{ended}The GM's live page of **{link.title}**: every sheet, the scenes and what "
+            "is hidden from the players. Keep it to yourself; anyone with the link sees it."
+        )
+        await interaction.response.send_message(
+            link_text(self.bot, link, what)
+            + " `/campaign web revoke:True` ends every link made so far.",
+            ephemeral=True,
         )
 
 

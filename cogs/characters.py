@@ -53,6 +53,7 @@ from cogs.common.character_lookup import (
     service_of,
 )
 from cogs.common.modals import register_modals
+from cogs.common.web import link_text, web_service
 
 # ----------------------------------------------------------------------------- autocomplete
 
@@ -252,6 +253,32 @@ class Characters(commands.Cog):
             owner = member.display_name if member else None
         await interaction.response.send_message(
             embed=sheet_embed(record.sheet, full=full, owner=owner), ephemeral=not share
+        )
+
+    @character.command(
+        name="web", description="A private link to a live web page of your character's sheet."
+    )
+    @app_commands.describe(
+        character="Which of your characters (default: the one you play here).",
+        revoke="First end every web link made for this character so far.",
+    )
+    @app_commands.autocomplete(character=character_autocomplete)
+    async def web(
+        self, interaction: discord.Interaction, character: str | None = None, revoke: bool = False
+    ) -> None:
+        actor = await self._actor(interaction)
+        link = await web_service(self.bot).character_link(
+            actor.guild_id, actor.channel_id, actor.user_id, character, revoke=revoke
+        )
+        ended = "Every earlier link to this character stopped working. " if revoke else ""
+        what = (
+            f"{ended}A live page of **{link.title}**: your sheet and the scene as the table "
+            "sees it. Anyone with the link can read it."
+        )
+        await interaction.response.send_message(
+            link_text(self.bot, link, what)
+            + " `/character web revoke:True` ends the links made so far.",
+            ephemeral=True,
         )
 
     @character.command(name="list", description="The characters of this campaign.")

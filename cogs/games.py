@@ -618,7 +618,15 @@ class GameTable(commands.Cog):
         info = await self.games.status(interaction.channel_id)
         if info is None:
             raise RuleError("There is no game in this channel; start one with `/game new`.")
-        await interaction.response.send_message(embed=status_embed(info), ephemeral=True)
+        content = None
+        web = getattr(self.bot, "web", None)
+        if web is not None:
+            link = await web.game_link(info)
+            content = (
+                f"Spectators can follow the board live at <{self.bot.web_url(link.token)}> "
+                "(public state only, never a hand): share it with anyone."
+            )
+        await interaction.response.send_message(content, embed=status_embed(info), ephemeral=True)
 
     @game.command(name="move", description="Make a move by name instead of a button.")
     @app_commands.describe(

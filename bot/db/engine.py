@@ -25,7 +25,9 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlmodel.orm.session import Session as SQLModelSession
 
+from bot.db.changes import ChangeHub, track_changes
 from bot.errors import TableBusy
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -148,6 +150,13 @@ def _pragmas(read_only: bool) -> list[str]:
     ]
 
 
+class TrackedSession(SQLModelSession):
+    """The sessions of every Database: they tell its `ChangeHub` what they committed."""
+
+
+track_changes(TrackedSession, lambda session: session.info.get("hub"))
+
+
 def _sqlite_path(url: str) -> str | None:
     """The database file, or None for an in-memory database (one connection, so no inline
     readers; tools such as the offline command tree use one)."""
@@ -162,6 +171,8 @@ class Database:
         self.url = url
         self.kind = "sqlite" if url.startswith("sqlite") else url.split("+")[0].split(":")[0]
         self.unit_timeout = unit_timeout
+        # Who listens for committed changes (the live web view); see bot/db/changes.py.
+        self.changes = ChangeHub()
         self._writer_turn: asyncio.Lock | None = None
         path = _sqlite_path(url) if self.kind == "sqlite" else None
         self._inline = path is not None
@@ -188,7 +199,11 @@ class Database:
             # SQLite has one writer; writers queue here, in order, never in SQLite's busy handler.
             self._writer_turn = asyncio.Lock()
         self._sessions = async_sessionmaker(
-            self.engine, class_=AsyncSession, expire_on_commit=False
+            self.engine,
+            class_=AsyncSession,
+            expire_on_commit=False,
+            sync_session_class=TrackedSession,
+            info={"hub": self.changes},
         )
         self._read_sessions = async_sessionmaker(
             self._read_engine, class_=AsyncSession, expire_on_commit=False
@@ -207,11 +222,15 @@ class Database:
         try:
             async with deadline:
                 if self._writer_turn is None:
-                    async with self._sessions() as session, session.begin():
-                        yield session
+                    async with self._sessions() as session:
+                        async with session.begin():
+                            yield session
+                        self.changes.after_commit(session.sync_session)
                     return
-                async with self._writer_turn, self._sessions() as session, session.begin():
-                    yield session
+                async with self._writer_turn, self._sessions() as session:
+                    async with session.begin():
+                        yield session
+                    self.changes.after_commit(session.sync_session)
         except TimeoutError:
             if deadline.expired():
                 raise TableBusy() from None
