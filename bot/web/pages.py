@@ -49,11 +49,8 @@ def version_of(body: str) -> str:
 
 def document(title: str, body: str, *, events: str | None, kind: str) -> str:
     """A whole page; `events` is the (relative) address of its event stream."""
-    live = (
-        '<span id="live" class="live" role="status">connecting…</span>'
-        if events
-        else '<span class="live lost">not live</span>'
-    )
+    live = '<span id="live" class="live" role="status">connecting…</span>' if events else ""
+    footer = "Fate Table · this page follows the table as it changes" if events else "Fate Table"
     stream = f' data-events="{esc(events)}"' if events else ""
     script = '<script src="../static/web.js" defer></script>' if events else ""
     return (
@@ -67,7 +64,7 @@ def document(title: str, body: str, *, events: str | None, kind: str) -> str:
         f'<body class="{esc(kind)}"{stream} data-version="{version_of(body)}">'
         f"<header><h1>{esc(title)}</h1>{live}</header>"
         f'<main id="page">{body}</main>'
-        "<footer>Fate Table · this page follows the table as it changes</footer>"
+        f"<footer>{footer}</footer>"
         "</body></html>"
     )
 
@@ -151,6 +148,10 @@ def _track(track: Track) -> str:
     return f'<li class="{"" if marked else "free"}">{label} ({state}){text}</li>'
 
 
+def _tracks(tracks: list[Track]) -> str:
+    return f'<ul class="tracks">{"".join(_track(t) for t in tracks)}</ul>' if tracks else ""
+
+
 def sheet(character: Character, *, npc: bool = False) -> str:
     aspects = [
         f'<span class="kind">{esc(a.kind.value)}</span> <span class="aspect">{esc(a.text)}</span>'
@@ -166,7 +167,6 @@ def sheet(character: Character, *, npc: bool = False) -> str:
         if r > 0
     ]
     stunts = [f"<b>{esc(s.name)}</b>: {esc(s.text)}" for s in character.stunts]
-    tracks = [_track(t) for t in character.tracks]
     kind = f" ({esc(character.npc_kind.value)} NPC)" if npc and character.npc_kind else ""
     points = (
         ""
@@ -183,7 +183,7 @@ def sheet(character: Character, *, npc: bool = False) -> str:
         _list(aspects, "aspects"),
         f"<h4>Skills</h4>{_list(skills)}" if skills else "",
         f"<h4>Stunts</h4>{_list(stunts)}" if stunts else "",
-        f"<h4>Stress and consequences</h4>{_list(tracks, 'tracks')}" if tracks else "",
+        f"<h4>Stress and consequences</h4>{_tracks(character.tracks)}" if character.tracks else "",
         "</article>",
     ]
     return "".join(parts)
@@ -194,19 +194,20 @@ def _where(channel_id: int, channel_name: ChannelName) -> str:
     return f"#{esc(name)}" if name else "a channel"
 
 
-def scene(view: SceneView, channel_name: ChannelName, *, for_gm: bool) -> str:
+def scene(view: SceneView, channel_name: ChannelName) -> str:
     title = esc(view.title) if view.title else "Scene"
     aspects = _list([_aspect(a) for a in view.aspects], "aspects") or "<p>No aspects yet.</p>"
-    zones = _list(
-        [f"<b>{esc(name)}</b>: {esc(', '.join(people)) or '·'}" for name, people in view.zones]
+    zones = " · ".join(
+        f"<b>{esc(name)}</b>" + (f" ({esc(', '.join(people))})" if people else "")
+        for name, people in view.zones
     )
     pool = f'<p class="points">GM pool: <b class="fp">{view.gm_pool}</b></p>'
     people = f"<p>In the scene: {esc(', '.join(view.people))}</p>" if view.people else ""
     return (
         f'<article class="card scene"><h3>{title} '
         f'<span class="where">{_where(view.channel_id, channel_name)}</span></h3>'
-        f"{pool if for_gm else ''}{people}<h4>Aspects</h4>{aspects}"
-        f"{'<h4>Zones</h4>' + zones if zones else ''}</article>"
+        f"{pool}{people}<h4>Aspects</h4>{aspects}"
+        f"{'<h4>Zones</h4><p>' + zones + '</p>' if zones else ''}</article>"
     )
 
 
@@ -233,16 +234,17 @@ def table_body(view: TableView, channel_name: ChannelName) -> str:
         parts.append('<section class="mine"><h2>Your character</h2><div class="cards">')
         parts += [sheet(c) for c in view.characters]
         parts.append("</div></section>")
+    parts.append('<div class="top">')
     if view.encounters:
-        parts.append('<section><h2>Now</h2><div class="cards">')
+        parts.append('<section><h2>Now</h2><div class="stack">')
         parts += [encounter(e, channel_name) for e in view.encounters]
         parts.append("</div></section>")
-    parts.append('<section><h2>Scenes</h2><div class="cards">')
+    parts.append('<section><h2>Scenes</h2><div class="stack">')
     if view.scenes:
-        parts += [scene(s, channel_name, for_gm=view.for_gm) for s in view.scenes]
+        parts += [scene(s, channel_name) for s in view.scenes]
     else:
         parts.append('<p class="empty">No scene is running.</p>')
-    parts.append("</div></section>")
+    parts.append("</div></section></div>")
     if view.game_aspects:
         items = _list([_aspect(a) for a in view.game_aspects], "aspects")
         parts.append(f"<section><h2>Game aspects</h2>{items}</section>")
