@@ -269,7 +269,9 @@ class HandButton(
         )
 
 
-class _PagedButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ABSTRACT_TEMPLATE):
+class _PagedButton(
+    GameScoped, discord.ui.DynamicItem[discord.ui.Button[Any]], template=ABSTRACT_TEMPLATE
+):
     """A button that opens a private paged reply (no page) or turns its pages (a page)."""
 
     label = "?"

@@ -248,6 +248,14 @@ FORGERIES: dict[str, list[Forgery]] = {
         Forgery(lambda r, m: ids.hand_button_id(m or r.game)),
         Forgery(lambda r, m: ids.hand_button_id(m or r.game, 0, "r")),
     ],
+    ids.TEXTS_BUTTON_TEMPLATE: [
+        Forgery(lambda r, m: ids.texts_button_id(m or r.game)),
+        Forgery(lambda r, m: ids.texts_button_id(m or r.game, 1, "n")),
+    ],
+    ids.LOG_BUTTON_TEMPLATE: [
+        Forgery(lambda r, m: ids.log_button_id(m or r.game)),
+        Forgery(lambda r, m: ids.log_button_id(m or r.game, 1, "n")),
+    ],
     ids.GAME_ACTION_TEMPLATE: [
         Forgery(lambda r, m: ids.game_action_id(m or r.game, r.game_version, "start"))
     ],
