@@ -89,6 +89,13 @@ def _select_value(item: discord.ui.Select[Any]) -> str:
     return item.values[0]
 
 
+def _private_copy(message: discord.Message | None, view: RollView) -> bool:
+    """Whether a hidden roll may be drawn on this message: an ephemeral one or its GM copy."""
+    if message is None:
+        return False
+    return message.flags.ephemeral or message.id == view.gm_message_id
+
+
 def roll_view_items(view: RollView) -> discord.ui.View | None:
     """The roll message's components, or None when the roll is closed."""
     buttons = roll_buttons(view)
@@ -614,12 +621,24 @@ class Rolls(commands.Cog):
                 text, view=picker_items(spec, ScaleSelect), ephemeral=True
             )
 
-    async def _update_clicked(self, interaction: discord.Interaction, view: RollView) -> None:
-        """Redraw the message that was clicked in place, then its other copies."""
-        items = roll_view_items(view)
-        await interaction.response.edit_message(embed=roll_embed(view), view=items)
-        clicked = interaction.message.id if interaction.message is not None else None
-        await self._redraw(view, skip=clicked)
+    async def _update_clicked(
+        self, interaction: discord.Interaction, view: RollView, content: str | None = None
+    ) -> None:
+        """Redraw the message that was clicked in place, then its other copies. A hidden roll
+        is drawn only on a private copy (the roller's ephemeral one or the GM channel's): from
+        any other message the clicker gets it privately and the message stays as it was."""
+        parts: dict[str, Any] = {"embed": roll_embed(view), "view": roll_view_items(view)}
+        if content is not None:
+            parts["content"] = content
+        clicked = interaction.message
+        if view.hidden and not _private_copy(clicked, view):
+            if parts["view"] is None:
+                del parts["view"]
+            await interaction.response.send_message(ephemeral=True, **parts)
+            clicked = None
+        else:
+            await interaction.response.edit_message(**parts)
+        await self._redraw(view, skip=clicked.id if clicked is not None else None)
 
     async def on_stunt(self, interaction: discord.Interaction, roll_id: int, index: int) -> None:
         is_gm = await member_is_gm(self.bot, interaction)
@@ -673,13 +692,10 @@ class Rolls(commands.Cog):
         last = view.roll.invokes[-1]
         done = f"Invoked *{clip(last.aspect_name, 100)}* on roll #{view.id}."
         if view.hidden:  # the roller's only copy is ephemeral: show the new state here
-            items = roll_view_items(view)
-            await interaction.response.edit_message(
-                content=done, embed=roll_embed(view), view=items
-            )
+            await self._update_clicked(interaction, view, done)
         else:
             await interaction.response.edit_message(content=done, view=None)
-        await self._redraw(view)
+            await self._redraw(view)
         await self._redraw_all(change.others)
 
     async def on_defend(
@@ -697,12 +713,8 @@ class Rolls(commands.Cog):
         )
         view = change.view
         if view.hidden:  # only the defender (and the GM channel) see it
-            items = roll_view_items(view)
-            await interaction.response.edit_message(
-                content=f"You defend in secret against roll #{roll_id}:",
-                embed=roll_embed(view),
-                view=items,
-            )
+            done = f"You defend in secret against roll #{roll_id}:"
+            await self._update_clicked(interaction, view, done)
             await self._post_gm_copy(view)
             await self._redraw_all(change.others)
             return

@@ -60,6 +60,9 @@ from bot.services.scenes import (
 DESCRIPTION_MAX = 200
 RESULT_MAX = 300
 HIDDEN_NAME = "a hidden aspect"
+HIDDEN_ROLL = (
+    "That is a hidden roll: only its roller and the GM act on it. Make your own with `/roll`."
+)
 LOG_LIMIT = 10
 PICKER_LIMIT = 25  # Discord's cap on select options
 PENDING_LIMIT = 25
@@ -248,6 +251,8 @@ class RollService:
             return Role.GM, mine
         if mine is not None and mine.id == row.character_id:
             return Role.ROLLER, mine  # the GM rolled for this player's character
+        if row.hidden:
+            raise RollNotAllowed(HIDDEN_ROLL)
         if mine is not None:
             return Role.ALLY, mine
         raise RollNotAllowed(
@@ -317,6 +322,8 @@ class RollService:
         opposed in secret (the defence is hidden too)."""
         async with self.db.session() as session:
             acting = await self._row(session, roll_id)
+            if acting.hidden:
+                await self._role(session, acting, user_id, is_gm)  # the roller and the GM only
             request = RollRequest(
                 guild_id=guild_id,
                 channel_id=acting.channel_id,

@@ -377,3 +377,51 @@ async def test_ids_past_a_bigint_are_refused_with_a_sentence(world: tuple[Table,
         ids.stunt_writer_id("rule", 2**63, 1), {"name": "x"}, user=table.gm, channel=table.channel
     )
     assert too_big.ephemeral and "incident" not in too_big.text, too_big.text
+
+
+# ------------------------------------------------------------------ hidden rolls (defect 2)
+async def _hidden_roll(table: Table) -> tuple[int, str]:
+    await make_characters(table)
+    secret = await table.slash(
+        "roll", user=table.player, skill="Athletics", hidden=True, description="Sneak past"
+    )
+    assert secret.ephemeral
+    rows = (await rows_of_rolls(table))[-1]
+    return rows.id, rows.roll_json
+
+
+async def rows_of_rolls(table: Table) -> list[RollRow]:
+    assert table.bot is not None
+    db: Any = table.bot.db  # type: ignore[attr-defined]
+    async with db.read() as s:
+        return list((await s.exec(select(RollRow).order_by(col(RollRow.id)))).all())
+
+
+async def test_another_player_cannot_act_on_a_hidden_roll(table: Table) -> None:
+    roll_id, stored = await _hidden_roll(table)
+    for act, values in (("tw", None), ("inv", None), ("close", None), ("def", None)):
+        reply = await table.forge(
+            ids.roll_button_id(roll_id, act),
+            user=table.player2,
+            channel=table.channel,
+            values=values,
+        )
+        assert reply.ephemeral and "only its roller and the GM" in reply.text, (act, reply.text)
+    defend = await table.forge(
+        ids.defend_select_id(roll_id), user=table.player2, channel=table.channel, values=["Shoot"]
+    )
+    assert defend.ephemeral and "only its roller and the GM" in defend.text, defend.text
+    assert [r.roll_json for r in await rows_of_rolls(table)] == [stored]
+    public = "\n".join(str(m) for m in table.channel_messages())
+    assert "Sneak past" not in public and "Athletics" not in public
+
+
+async def test_a_hidden_roll_is_never_drawn_on_a_public_message(table: Table) -> None:
+    roll_id, _ = await _hidden_roll(table)
+    # the roller's own click, sent from a public message (a modified client can)
+    reply = await table.forge(
+        ids.roll_button_id(roll_id, "close"), user=table.player, channel=table.channel
+    )
+    assert reply.ephemeral and "Sneak past" in reply.text
+    public = "\n".join(str(m) for m in table.channel_messages())
+    assert "Sneak past" not in public and "Athletics" not in public
