@@ -80,8 +80,8 @@ class LedgerPageButton(
         cog = interaction.client.get_cog("Economy")  # type: ignore[attr-defined]
         assert isinstance(cog, Economy)
         who = None if self.who == "a" else "GM" if self.who == "g" else f"#{self.who}"
-        page = await cog.economy.log_page(self.campaign_id, self.page, who)
         is_gm = await member_is_gm(cog.bot, interaction)
+        page = await cog.economy.log_page(self.campaign_id, self.page, who, for_gm=is_gm)
         await interaction.response.edit_message(
             embed=ledger_embed(page, for_gm=is_gm), view=ledger_view(page)
         )
@@ -217,11 +217,16 @@ class Economy(commands.Cog):
         page: app_commands.Range[int, 1, 1000] = 1,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
+        is_gm = await member_is_gm(self.bot, interaction)
         result = await self.economy.log(
-            interaction.guild_id, interaction.channel_id, page=page - 1, character=character
+            interaction.guild_id,
+            interaction.channel_id,
+            page=page - 1,
+            character=character,
+            for_gm=is_gm,
         )
         view = ledger_view(result)
-        embed = ledger_embed(result, for_gm=await member_is_gm(self.bot, interaction))
+        embed = ledger_embed(result, for_gm=is_gm)
         if view is None:
             await interaction.response.send_message(embed=embed, ephemeral=True)
         else:

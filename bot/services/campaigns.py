@@ -173,11 +173,16 @@ async def find_character_in(session: AsyncSession, campaign_id: int, name: str) 
         )
     ).first()
     if row is None:
-        raise RuleError(
-            f"No character called '{wanted[:80]}' in this campaign. "
-            "Pick one from the suggestions, or see `/character list`."
-        )
+        raise unknown_character(wanted)
     return CharacterRecord.of(row)
+
+
+def unknown_character(name: str) -> RuleError:
+    """The one sentence for a name that finds no character (or none the asker may see)."""
+    return RuleError(
+        f"No character called '{name.strip()[:80]}' in this campaign. "
+        "Pick one from the suggestions, or see `/character list`."
+    )
 
 
 async def active_character_in(

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import func, or_
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -37,6 +37,7 @@ from bot.services.campaigns import (
     require_active_in,
     resolve_campaign_in,
     save_character_in,
+    unknown_character,
 )
 from bot.services.scenes import (
     carry_gm_points_in,
@@ -169,37 +170,59 @@ class EconomyService:
 
     # ----- the ledger
     async def log(
-        self, guild_id: int, channel_id: int, *, page: int = 0, character: str | None = None
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        page: int = 0,
+        character: str | None = None,
+        for_gm: bool = False,
     ) -> LedgerPage:
+        """A page of the campaign's ledger; NPCs' lines only `for_gm`."""
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            return await self.log_of(session, campaign.id, page=page, character=character)
+            return await self.log_of(
+                session, campaign.id, page=page, character=character, for_gm=for_gm
+            )
 
-    async def log_page(self, campaign_id: int, page: int, who: str | None) -> LedgerPage:
+    async def log_page(
+        self, campaign_id: int, page: int, who: str | None, *, for_gm: bool = False
+    ) -> LedgerPage:
         """Another page of a ledger already shown; `who` is None, "GM" or "#<character id>"."""
-        async with self.db.session() as session:
-            return await self.log_of(session, campaign_id, page=page, character=who)
+        async with self.db.read() as session:
+            return await self.log_of(session, campaign_id, page=page, character=who, for_gm=for_gm)
 
     async def log_of(
-        self, session: AsyncSession, campaign_id: int, *, page: int, character: str | None
+        self,
+        session: AsyncSession,
+        campaign_id: int,
+        *,
+        page: int,
+        character: str | None,
+        for_gm: bool = False,
     ) -> LedgerPage:
-        query = select(FatePointEntry).where(FatePointEntry.campaign_id == campaign_id)
-        counter = (
-            select(func.count())
-            .select_from(FatePointEntry)
-            .where(FatePointEntry.campaign_id == campaign_id)
-        )
+        """One page of movements, filtered to one character (or the GM pool) when asked.
+        A player sees no NPC's line, and naming an NPC gets the unknown-name sentence."""
+        where: list[Any] = [FatePointEntry.campaign_id == campaign_id]
+        if not for_gm:
+            npcs = select(CharacterRow.id).where(
+                CharacterRow.campaign_id == campaign_id, col(CharacterRow.is_npc)
+            )
+            entry = col(FatePointEntry.character_id)
+            where.append(or_(entry.is_(None), entry.not_in(npcs)))
         label = None
         if character:
             if character.strip().casefold() in GM_NAMES:
-                query = query.where(col(FatePointEntry.character_id).is_(None))
-                counter = counter.where(col(FatePointEntry.character_id).is_(None))
+                where.append(col(FatePointEntry.character_id).is_(None))
                 label = "GM"
             else:
                 record = await find_character_in(session, campaign_id, character)
-                query = query.where(FatePointEntry.character_id == record.id)
-                counter = counter.where(FatePointEntry.character_id == record.id)
+                if record.is_npc and not for_gm:
+                    raise unknown_character(character)
+                where.append(FatePointEntry.character_id == record.id)
                 label = f"#{record.id}"
+        query = select(FatePointEntry).where(*where)
+        counter = select(func.count()).select_from(FatePointEntry).where(*where)
         total = (await session.exec(counter)).one()
         pages = max(1, -(-int(total) // LOG_PAGE_SIZE))
         page = min(max(0, page), pages - 1)

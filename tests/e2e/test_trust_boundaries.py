@@ -425,3 +425,23 @@ async def test_a_hidden_roll_is_never_drawn_on_a_public_message(table: Table) ->
     assert reply.ephemeral and "Sneak past" in reply.text
     public = "\n".join(str(m) for m in table.channel_messages())
     assert "Sneak past" not in public and "Athletics" not in public
+
+
+# ------------------------------------------------------------------ NPCs in the ledger (defect 3)
+async def test_npc_lines_of_the_ledger_are_for_the_gm_only(table: Table) -> None:
+    await make_characters(table)
+    given = await table.slash(
+        "fp give", user=table.gm, character="Ghoul", amount=2, note="the cult pays it off"
+    )
+    assert "Ghoul" in given.text, given.text
+    await table.slash("fp give", user=table.gm, character="Charles", note="a good idea")
+    player = await table.slash("fp log", user=table.player)
+    assert "Charles" in player.text
+    assert "Ghoul" not in player.text and "cult" not in player.text, player.text
+    gm = await table.slash("fp log", user=table.gm)
+    assert "Ghoul" in gm.text and "cult" in gm.text
+    npc = await table.slash("fp log", user=table.player, character="Ghoul")
+    nobody = await table.slash("fp log", user=table.player, character="Ghost")
+    assert npc.ephemeral and npc.text.replace("Ghoul", "Ghost") == nobody.text, npc.text
+    gm_npc = await table.slash("fp log", user=table.gm, character="Ghoul")
+    assert "cult" in gm_npc.text
