@@ -12,13 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, or_
+from sqlalchemy import func, or_, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models.campaigns import CharacterRow, FatePointEntry
 from bot.db.models.scenes import RecoveryRow, SceneRow
+from bot.db.repos.versioned import StaleError, mark_saved
 from bot.errors import RuleError
 from bot.fate import recovery
 from bot.fate.aspects import Event, OutcomeKind, classify
@@ -152,6 +153,21 @@ def _line(entry: FatePointEntry) -> LedgerLine:
     )
 
 
+async def _mark_undone_in(session: AsyncSession, entry: FatePointEntry, undone: bool) -> None:
+    """Flip an entry's undone mark with `UPDATE ... WHERE undone = <the other value>`: of two
+    undos at once only one claims the entry, under any isolation level (PostgreSQL's row lock
+    makes the other wait and then match nothing); that one retries on the next entry."""
+    claimed = await session.exec(  # type: ignore[call-overload]
+        update(FatePointEntry)
+        .where(col(FatePointEntry.id) == entry.id, col(FatePointEntry.undone).is_(not undone))
+        .values(undone=undone)
+        .execution_options(synchronize_session=False)
+    )
+    if claimed.rowcount != 1:
+        raise StaleError("Someone undid that movement at the same moment; look at `/fp log`.")
+    mark_saved(entry, undone=undone)
+
+
 async def _pcs_in(session: AsyncSession, campaign_id: int) -> list[CharacterRecord]:
     rows = await session.exec(
         select(CharacterRow)
@@ -251,12 +267,12 @@ class EconomyService:
                 .limit(UNDO_LOOKBACK)
             )
             for entry in rows.all():
+                await _mark_undone_in(session, entry, True)
                 inverse = await self._reverse(session, campaign, entry, actor_id)
                 if inverse is None:
+                    await _mark_undone_in(session, entry, False)
                     continue
-                entry.undone = True
                 inverse.undoes_id = entry.id
-                session.add(entry)
                 session.add(inverse)
                 await session.flush()
                 return _line(entry), _line(inverse)

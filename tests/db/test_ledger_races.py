@@ -1,0 +1,50 @@
+"""Two GMs press /fp undo at the same moment: each ledger entry is reversed at most once, on
+SQLite (through the bot's own engine, whose writers queue) and on PostgreSQL (where the two
+units of work really overlap and only the conditional UPDATE settles it)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.db.engine import Database
+from bot.errors import RuleError
+from bot.fate.sheet import new_character
+from bot.services.campaigns import (
+    get_character_in,
+    insert_character_in,
+    move_fate_points_in,
+    resolve_campaign_in,
+)
+from bot.services.economy import EconomyService
+
+GUILD, CHANNEL, GM, ALICE = 10**18 + 31, 10**18 + 32, 10**18 + 33, 10**18 + 34
+PRESSES = 8
+STAGGER = 0.0007  # seconds between presses: one lands inside another's transaction
+
+
+async def undo_after(economy: EconomyService, delay: float) -> object:
+    await asyncio.sleep(delay)
+    return await economy.undo(GUILD, CHANNEL, actor_id=GM)
+
+
+async def test_two_undos_at_once_reverse_one_entry_once(db: Database) -> None:
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        harry = await insert_character_in(s, campaign, ALICE, new_character("Harry"))
+        start = harry.sheet.fate_points
+        await move_fate_points_in(s, harry, 2, reason="gm_edit", actor_id=GM, channel_id=CHANNEL)
+    economy = EconomyService(db)
+    for round_ in range(1, 6):  # a race is a matter of luck: give it a few chances
+        outcomes = await asyncio.gather(
+            *(undo_after(economy, i * STAGGER) for i in range(PRESSES)), return_exceptions=True
+        )
+        done = [o for o in outcomes if not isinstance(o, BaseException)]
+        refused = [o for o in outcomes if isinstance(o, RuleError)]
+        assert len(done) == 1 and len(refused) == PRESSES - 1, outcomes
+        page = await economy.log(GUILD, CHANNEL, for_gm=True)
+        undos = [line for line in page.lines if line.reason == "undo"]
+        assert len(undos) == round_, [(line.id, line.reason, line.delta) for line in page.lines]
+        async with db.session() as s:
+            record = await get_character_in(s, harry.id)
+            assert record.sheet.fate_points == start
+            await move_fate_points_in(s, record, 2, reason="gm_edit", actor_id=GM)  # the next
