@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -143,10 +145,35 @@ async def resolve_campaign_in(
         )
     ).first()
     if found is None:
-        found = Campaign(guild_id=guild_id, name=DEFAULT_CAMPAIGN_NAME, is_default=True)
-        session.add(found)
-        await session.flush()
+        found = await _create_default_in(session, guild_id)
     return CampaignInfo.of(found)
+
+
+async def _create_default_in(session: AsyncSession, guild_id: int) -> Campaign:
+    """Insert the server's default campaign, or fetch the one a concurrent first command just
+    made (INSERT ... ON CONFLICT DO NOTHING, then read): a new server's first burst of
+    commands creates it once and every command gets it."""
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+    await session.exec(  # type: ignore[call-overload]
+        insert(Campaign)
+        .values(
+            guild_id=guild_id,
+            name=DEFAULT_CAMPAIGN_NAME,
+            is_default=True,
+            settings_json="{}",
+            created_at=utcnow(),
+            version=1,
+        )
+        .on_conflict_do_nothing(index_elements=["guild_id", "name"])
+    )
+    return (
+        await session.exec(
+            select(Campaign)
+            .where(Campaign.guild_id == guild_id, Campaign.name == DEFAULT_CAMPAIGN_NAME)
+            .execution_options(populate_existing=True)
+        )
+    ).one()
 
 
 async def get_character_in(session: AsyncSession, character_id: int) -> CharacterRecord:

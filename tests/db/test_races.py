@@ -1,12 +1,16 @@
-"""Two GMs press /fp undo at the same moment: each ledger entry is reversed at most once, on
-SQLite (through the bot's own engine, whose writers queue) and on PostgreSQL (where the two
-units of work really overlap and only the conditional UPDATE settles it)."""
+"""Races on one database, on SQLite (through the bot's own engine, whose writers queue) and on
+PostgreSQL (where units of work really overlap): two GMs press /fp undo at the same moment (each
+ledger entry is reversed at most once), and a new server's first burst of commands creates its
+default campaign once."""
 
 from __future__ import annotations
 
 import asyncio
 
+from sqlmodel import select
+
 from bot.db.engine import Database
+from bot.db.models.campaigns import Campaign
 from bot.errors import RuleError
 from bot.fate.sheet import new_character
 from bot.services.campaigns import (
@@ -48,3 +52,17 @@ async def test_two_undos_at_once_reverse_one_entry_once(db: Database) -> None:
             record = await get_character_in(s, harry.id)
             assert record.sheet.fate_points == start
             await move_fate_points_in(s, record, 2, reason="gm_edit", actor_id=GM)  # the next
+
+
+async def test_a_first_burst_creates_the_default_campaign_once(db: Database) -> None:
+    guild = GUILD + 1000
+
+    async def one_command(channel: int) -> int:
+        async with db.session() as s:
+            return (await resolve_campaign_in(s, guild, channel)).id
+
+    found = await asyncio.gather(*(one_command(CHANNEL + i) for i in range(20)))
+    assert len(set(found)) == 1, found
+    async with db.read() as s:
+        rows = (await s.exec(select(Campaign).where(Campaign.guild_id == guild))).all()
+    assert [(r.id, r.is_default) for r in rows] == [(found[0], True)]
