@@ -26,6 +26,7 @@ from bot.fate.stress import StressStyle
 FORMAT = "fate-table/character"
 VERSION = 1
 MAX_IMPORT_BYTES = 256 * 1024
+MAX_NUMBER_DIGITS = 19  # a BIGINT id at most; a sheet's own numbers are far smaller
 
 Upgrader = Callable[[dict[str, Any]], dict[str, Any]]
 # version n -> the function that turns a version-n document into version n + 1
@@ -86,6 +87,17 @@ def export_character(character: Character) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False)
 
 
+def _bounded_int(digits: str) -> int:
+    """A JSON integer, refused past MAX_NUMBER_DIGITS digits (Python would spend time on a huge
+    one, and past 4300 digits refuses to read it at all)."""
+    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise ImportFormatError(
+            f"The file holds a number {len(digits.lstrip('-'))} digits long; no character file "
+            "needs one. Attach the exported .json file unchanged."
+        )
+    return int(digits)
+
+
 def _decode(data: bytes | str) -> Any:
     if isinstance(data, str):
         raw = data.encode("utf-8")
@@ -103,7 +115,7 @@ def _decode(data: bytes | str) -> Any:
             "The file is not UTF-8 text; attach the .json file exported by Fate Table or Fari."
         ) from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_bounded_int)
     except json.JSONDecodeError as error:
         raise ImportFormatError(
             f"The file is not valid JSON (line {error.lineno}, column {error.colno}). "

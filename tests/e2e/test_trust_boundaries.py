@@ -445,3 +445,18 @@ async def test_npc_lines_of_the_ledger_are_for_the_gm_only(table: Table) -> None
     assert npc.ephemeral and npc.text.replace("Ghoul", "Ghost") == nobody.text, npc.text
     gm_npc = await table.slash("fp log", user=table.gm, character="Ghoul")
     assert "cult" in gm_npc.text
+
+
+# ------------------------------------------------------------------ hostile files (defect 9)
+async def test_an_import_with_a_five_thousand_digit_number_gets_a_sentence(table: Table) -> None:
+    huge = "9" * 5000
+    upload = table.fake.add_attachment(
+        "huge.json",
+        (
+            '{"format": "fate-table/character", "version": 1, "character": {"name": "X", '
+            f'"fate_points": {huge}}}}}'
+        ).encode(),
+    )
+    reply = await table.slash("character import", user=table.player, file=upload)
+    assert reply.ephemeral and "incident" not in reply.text, reply.text
+    assert "5000 digits" in reply.text

@@ -59,3 +59,20 @@ def test_bad_files_fail_with_one_line(
 def test_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["convert-character", "/no/such/file.json"]) == 1
     assert "Cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["version", "fate_points"])
+def test_a_five_thousand_digit_number_is_one_line(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = "9" * 5000
+    body = '{"name": "X", "fate_points": ' + huge + "}" if where == "fate_points" else "{}"
+    version = huge if where == "version" else "1"
+    path = tmp_path / "huge.json"
+    path.write_text(
+        '{"format": "fate-table/character", "version": ' + version + ', "character": ' + body + "}"
+    )
+    assert main(["convert-character", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1, err
+    assert "5000 digits" in err and "Traceback" not in err
