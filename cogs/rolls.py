@@ -322,6 +322,16 @@ class Rolls(commands.Cog):
         self._skills[key] = (time.monotonic(), skills)
         return skills
 
+    async def _is_dice(self, interaction: discord.Interaction, text: str) -> bool:
+        """Whether /roll's `skill` is dice; a skill of the roller's named like dice stays a skill."""
+        if not looks_like_dice_expression(text):
+            return False
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        skills = await self._skills_for(
+            interaction.guild_id, interaction.channel_id, interaction.user.id
+        )
+        return looks_like_dice_expression(text, [name for name, _ in skills])
+
     # ----------------------------------------------------------------- drawing
     async def _redraw(self, view: RollView, *, skip: int | None = None) -> None:
         """Edit every copy of a roll's message (public and GM channel) except `skip`."""
@@ -407,7 +417,7 @@ class Rolls(commands.Cog):
                 interaction, skill, expression, modifier, difficulty, description, hidden
             )
             return
-        if expression is None and skill is not None and looks_like_dice_expression(skill):
+        if expression is None and skill is not None and await self._is_dice(interaction, skill):
             expression, skill = skill, None
         if expression is not None:
             if aspect is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -91,9 +92,19 @@ class DiceExpressionResult(BaseModel):
         return f"{text} = {self.total}"
 
 
-def looks_like_dice_expression(text: str) -> bool:
-    """True when the text contains a dice term like "2d6" (so /roll can route it here)."""
-    return re.search(r"\d*[dD](\d+|[fF])", text) is not None
+_ANY_TERM = r"(?:\d*[dD](?:\d+|[fF])|\d+)"
+_WHOLE = re.compile(rf"[+-]?{_ANY_TERM}(?:[+-]{_ANY_TERM})*")
+
+
+def looks_like_dice_expression(text: str, skill_names: Iterable[str] = ()) -> bool:
+    """True when the whole text reads as dice terms with at least one die ("2d6+1", "4dF"),
+    so /roll routes it here; "Wildfire" (which holds "dF") does not. A name in `skill_names`
+    (the roller's skills) is a skill whatever it looks like: skill names win."""
+    compact = re.sub(r"\s*([+-])\s*", r"\1", text.strip())
+    if _WHOLE.fullmatch(compact) is None or not re.search(r"[dD]", compact):
+        return False
+    wanted = " ".join(text.split()).casefold()
+    return all(" ".join(name.split()).casefold() != wanted for name in skill_names)
 
 
 def parse_dice_expression(text: str) -> DiceExpression:

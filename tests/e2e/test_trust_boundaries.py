@@ -460,3 +460,28 @@ async def test_an_import_with_a_five_thousand_digit_number_gets_a_sentence(table
     reply = await table.slash("character import", user=table.player, file=upload)
     assert reply.ephemeral and "incident" not in reply.text, reply.text
     assert "5000 digits" in reply.text
+
+
+# ------------------------------------------------------------------ skills named like dice (10)
+async def test_a_skill_named_like_dice_is_rolled_as_the_skill(table: Table) -> None:
+    from bot.fate.sheet import new_character
+    from bot.fate.skills import SkillList
+    from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
+
+    names = ["Wildfire", "D8", "Athletics", "Lore"]
+    changed = await table.slash("campaign settings", user=table.admin, skills=", ".join(names))
+    assert "Wildfire" in changed.text, changed.text
+    assert table.bot is not None
+    sheet = new_character(
+        "Ember", skills={"Wildfire": 3, "D8": 1}, skill_list=SkillList.from_names(names)
+    )
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        record = await insert_character_in(s, campaign, table.player, sheet)
+        await set_active_in(s, table.guild_id, table.player, record.id, None)
+    fire = await table.slash("roll", user=table.player, skill="Wildfire")
+    assert "Wildfire (+3)" in fire.text, fire.text
+    d8 = await table.slash("roll", user=table.player, skill="D8")
+    assert "D8 (+1)" in d8.text, d8.text
+    dice = await table.slash("roll", user=table.player, skill="2d6+1")
+    assert "2d6" in dice.text and "Ember rolls" not in dice.text, dice.text

@@ -135,3 +135,12 @@ def test_arbitrary_text_never_crashes(text: str) -> None:
         parse_dice_expression(text)
     except DiceExpressionError:
         pass
+
+
+def test_dice_expressions_are_matched_whole_and_skill_names_win() -> None:
+    assert not looks_like_dice_expression("Wildfire")  # it holds "dF", but is a word
+    assert not looks_like_dice_expression("Ride 2d6")
+    assert looks_like_dice_expression(" 2d6 + 1 ")
+    assert looks_like_dice_expression("d8")
+    assert not looks_like_dice_expression("d8", ["Lore", "D8"])  # a skill called D8
+    assert not looks_like_dice_expression("+2")  # a plain bonus, no die
