@@ -172,7 +172,7 @@ def _line(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[2])
-    known = sorted(SCENARIOS) + ["startup"]
+    known = sorted(SCENARIOS) + ["startup", "web-follow"]
     parser.add_argument("scenarios", nargs="*", help=f"default: all of {known}")
     parser.add_argument("-n", type=int, default=2000, help="interactions per scenario")
     parser.add_argument("-c", "--concurrency", type=int, default=50)
@@ -197,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
 
         workdir = Path(tempfile.mkdtemp(prefix="fatetable-bench-"))
         print(json.dumps(asyncio.run(startup_line(workdir))), flush=True)
+    if "web-follow" in names:  # the web page's update latency against the board edit
+        from bench.web import web_follow_line
+
+        print(json.dumps(asyncio.run(web_follow_line(50 if args.quick else 200))), flush=True)
     if args.postgres:
         from bench.processes import scale_out_lines
 

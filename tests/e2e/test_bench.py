@@ -33,3 +33,11 @@ async def test_a_wrong_reply_is_a_failure_and_is_reported(table) -> None:  # typ
     assert result["failures"] == 5
     [(text, count)] = result["wrong_replies"].items()
     assert count == 5 and "character" in text.lower()
+
+
+async def test_the_web_view_latency_line() -> None:
+    from bench.web import web_follow_line
+
+    line = await web_follow_line(6)
+    assert line["scenario"] == "web-follow" and line["failures"] == 0, line
+    assert line["p50_ratio"] > 0 and line["page_p50_ms"] < 1000, line
