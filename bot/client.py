@@ -110,6 +110,7 @@ class FateTableBot(commands.AutoShardedBot):
         )
         self.web_server = WebServer(view)
         await self.web_server.start(port, self.settings.web_host)
+        await self.db.listen_for_changes()  # PostgreSQL: what the other processes commit
         log.info("web view on port %s", self.web_server.port)
 
     def web_url(self, token: str) -> str:

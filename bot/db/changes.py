@@ -9,18 +9,26 @@ whose guild the hub has already seen). A transaction that wrote but names no gui
 (a bulk UPDATE of rows never loaded) is reported as "anything may have changed". Listeners only
 recheck what they show, so reporting too much costs a read, never a wrong page.
 
-Other processes (several shards on PostgreSQL) do not reach this hub; the web view rechecks on
-a timer for them (`WEB_RECHECK_SECONDS`).
+On PostgreSQL the same news goes to the other processes of a deployment: a writing transaction
+ends with `pg_notify` (delivered only if it commits) and each process that serves the web view
+LISTENs (`ChangeListener`) and publishes what others wrote to its own hub. Should that connection
+drop, the web view's periodic recheck (`WEB_RECHECK_SECONDS`) still catches every change.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.orm import ORMExecuteState, Session
 
+log = logging.getLogger(__name__)
+
+NOTIFY_CHANNEL = "fatetable_changes"
+MAX_PAYLOAD = 7000  # PostgreSQL's limit is 8000 bytes; more guilds than fit: "anything"
 _GUILDS = "fatetable_changed_guilds"
 _WROTE = "fatetable_wrote"
 CAMPAIGN_CACHE_MAX = 10_000
@@ -107,6 +115,14 @@ class ChangeHub:
             if guild is not None:
                 found.add(guild)
 
+    def pending(self, session: Session) -> tuple[bool, set[int]]:
+        """What a session about to commit has written so far: (wrote, guilds)."""
+        self.collect(
+            session,
+            [*session.identity_map.values(), *session.new, *session.dirty, *session.deleted],
+        )
+        return bool(session.info.get(_WROTE)), set(session.info.get(_GUILDS, set()))
+
     def after_commit(self, session: Session) -> None:
         """Publish what a committed session touched (nothing when it only read)."""
         if not session.info.pop(_WROTE, False):
@@ -142,3 +158,75 @@ def track_changes(session_class: type[Session], hub_of: Any) -> None:
     def _statement(state: ORMExecuteState) -> None:
         if state.is_update or state.is_delete or state.is_insert:
             state.session.info[_WROTE] = True
+
+
+def notify_payload(origin: str, guilds: set[int]) -> str:
+    """`<origin>:<guild>,<guild>...`, or `<origin>:*` for "anything may have changed"."""
+    listed = ",".join(str(g) for g in sorted(guilds))
+    return f"{origin}:{listed if guilds and len(listed) < MAX_PAYLOAD else '*'}"
+
+
+def parse_payload(payload: str) -> tuple[str, set[int] | None]:
+    origin, _, listed = payload.partition(":")
+    if listed == "*" or not listed:
+        return origin, None
+    try:
+        return origin, {int(g) for g in listed.split(",")}
+    except ValueError:
+        return origin, None
+
+
+class ChangeListener:
+    """LISTEN on PostgreSQL for what the other processes committed; reconnects on its own."""
+
+    def __init__(self, dsn: str, origin: str, hub: ChangeHub) -> None:
+        self.dsn = dsn
+        self.origin = origin
+        self.hub = hub
+        self.heard = 0
+        self.connected = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(),
+                name="web-change-listener",  # not "fatetable-": never "busy" for the harness
+            )
+
+    def _heard(self, _connection: Any, _pid: int, _channel: str, payload: str) -> None:
+        origin, guilds = parse_payload(payload)
+        if origin != self.origin:
+            self.heard += 1
+            self.hub.publish(guilds)
+
+    async def _run(self) -> None:
+        import asyncpg  # type: ignore[import-untyped]
+
+        while True:
+            connection = None
+            try:
+                connection = await asyncpg.connect(self.dsn, timeout=10)
+                lost = asyncio.Event()
+                connection.add_termination_listener(lambda _c, lost=lost: lost.set())
+                await connection.add_listener(NOTIFY_CHANNEL, self._heard)
+                self.connected.set()
+                self.hub.publish(None)  # whatever happened while we were not listening
+                await lost.wait()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - retry whatever went wrong
+                log.warning("change listener: %s; retrying", type(error).__name__)
+            finally:
+                self.connected.clear()
+                if connection is not None:
+                    with contextlib.suppress(Exception):
+                        await connection.close(timeout=2)
+            await asyncio.sleep(1.0)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None

@@ -15,6 +15,7 @@ Reads use their own connections, read-only, and never wait for the writer (WAL).
 from __future__ import annotations
 
 import asyncio
+import secrets
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,7 +28,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.orm.session import Session as SQLModelSession
 
-from bot.db.changes import ChangeHub, track_changes
+from bot.db.changes import (
+    NOTIFY_CHANNEL,
+    ChangeHub,
+    ChangeListener,
+    notify_payload,
+    track_changes,
+)
 from bot.errors import TableBusy
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -173,6 +180,10 @@ class Database:
         self.unit_timeout = unit_timeout
         # Who listens for committed changes (the live web view); see bot/db/changes.py.
         self.changes = ChangeHub()
+        # PostgreSQL: a writing unit of work tells the other processes too (pg_notify).
+        self.origin = secrets.token_hex(6)
+        self.notify_others = self.kind == "postgresql"
+        self._listener: ChangeListener | None = None
         self._writer_turn: asyncio.Lock | None = None
         path = _sqlite_path(url) if self.kind == "sqlite" else None
         self._inline = path is not None
@@ -225,6 +236,8 @@ class Database:
                     async with self._sessions() as session:
                         async with session.begin():
                             yield session
+                            if self.notify_others:
+                                await self._notify_in(session)
                         self.changes.after_commit(session.sync_session)
                     return
                 async with self._writer_turn, self._sessions() as session:
@@ -235,6 +248,29 @@ class Database:
             if deadline.expired():
                 raise TableBusy() from None
             raise
+
+    async def _notify_in(self, session: AsyncSession) -> None:
+        """Queue a NOTIFY of what this transaction wrote (PostgreSQL sends it on commit)."""
+        await session.flush()
+        wrote, guilds = self.changes.pending(session.sync_session)
+        if wrote:
+            await session.exec(  # type: ignore[call-overload]
+                text("SELECT pg_notify(:channel, :payload)").bindparams(
+                    channel=NOTIFY_CHANNEL, payload=notify_payload(self.origin, guilds)
+                )
+            )
+
+    async def listen_for_changes(self) -> ChangeListener | None:
+        """On PostgreSQL, start hearing what other processes commit (for the web view)."""
+        if self.kind != "postgresql":
+            return None
+        if self._listener is None:
+            dsn = make_url(self.url).set(drivername="postgresql")
+            self._listener = ChangeListener(
+                dsn.render_as_string(hide_password=False), self.origin, self.changes
+            )
+            self._listener.start()
+        return self._listener
 
     @asynccontextmanager
     async def read(
@@ -269,6 +305,9 @@ class Database:
                 await engine.dispose()
 
     async def dispose(self) -> None:
+        if self._listener is not None:
+            await self._listener.stop()
+            self._listener = None
         await self.engine.dispose()
         if self._read_engine is not self.engine:
             await self._read_engine.dispose()

@@ -5,9 +5,9 @@
     GET /t/<token>/board.png  a game's public board picture
     GET /static/web.css|js    the page's style and its few lines of script
 
-An event stream listens on the process's change hub (`Database.changes`) for its server and
-re-renders its page after each committed change there (and every `recheck` seconds, for changes
-made by other processes); it sends the body only when it differs from the last one sent. Every
+An event stream listens on the process's change hub (`Database.changes`, which also hears other
+processes on PostgreSQL) for its server and re-renders its page after each committed change
+there (and every `recheck` seconds, as a safety net); it sends the body only when it differs from the last one sent. Every
 render opens the token again, so a revoked link stops within one change or recheck, and its
 page turns into the refusal page.
 """
@@ -37,6 +37,7 @@ COALESCE_SECONDS = 0.03  # a burst of commits becomes one render
 KEEPALIVE_SECONDS = 20.0
 PICTURE_CACHE = 64
 MAX_STREAMS = 500  # open event streams per process
+MAX_STREAMS_PER_SERVER = 60  # ... and per Discord server, so one server cannot take them all
 HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; "
@@ -86,6 +87,7 @@ class WebView:
         self.channel_name = channel_name
         self._pictures: OrderedDict[tuple[int, int], bytes | None] = OrderedDict()
         self._streams: set[asyncio.Task[Any]] = set()
+        self._per_guild: dict[int, int] = {}
         self._static = {
             name: resources.files("bot.web").joinpath("static", name).read_bytes()
             for name in STATIC
@@ -179,7 +181,9 @@ class WebView:
             page = await self.render(token)
         except LinkRefused:
             return _html(pages.refusal(), 403)
-        if len(self._streams) >= MAX_STREAMS:
+        guild = page.scope.guild_id
+        busy = self._per_guild.get(guild, 0) >= MAX_STREAMS_PER_SERVER
+        if busy or len(self._streams) >= MAX_STREAMS:
             return web.Response(
                 status=503, text="too many open pages", headers={"Retry-After": "5"}
             )
@@ -194,12 +198,16 @@ class WebView:
         task = asyncio.current_task()
         assert task is not None
         self._streams.add(task)
+        self._per_guild[guild] = self._per_guild.get(guild, 0) + 1
         try:
             await self._stream(request, response, token, page)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
             self._streams.discard(task)
+            self._per_guild[guild] -= 1
+            if not self._per_guild[guild]:
+                del self._per_guild[guild]
         return response
 
     @property
@@ -256,7 +264,10 @@ class WebServer:
         self.port: int | None = None
 
     async def start(self, port: int, host: str = "0.0.0.0") -> None:
-        self.runner = web.AppRunner(self.view.app(), access_log=None, shutdown_timeout=1.0)
+        # handler_cancellation: a page closed by its reader ends its event stream at once
+        self.runner = web.AppRunner(
+            self.view.app(), access_log=None, shutdown_timeout=1.0, handler_cancellation=True
+        )
         await self.runner.setup()
         site = web.TCPSite(self.runner, host, port)
         await site.start()

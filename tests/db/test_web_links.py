@@ -3,6 +3,8 @@ expiry, revocation; and the change hub that wakes open pages after a commit."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.db.engine import Database
@@ -140,3 +142,27 @@ async def test_the_hub_hears_committed_writes_of_a_server_only(db: Database) -> 
                 raise RuntimeError("rolled back")
         assert not await mine.wait(0.01)  # a rollback tells nobody
     assert hub.listeners == 0
+
+
+async def test_other_processes_hear_of_a_commit_on_postgresql(db: Database) -> None:
+    if db.kind != "postgresql":
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL's; SQLite runs one process")
+    await _character(db, GUILD, CHANNEL, PLAYER_ID, "Molly")
+    other = Database(db.url, unit_timeout=db.unit_timeout)  # another process's database object
+    try:
+        listener = await other.listen_for_changes()
+        assert listener is not None
+        await asyncio.wait_for(listener.connected.wait(), 10)
+        with other.changes.subscribe(GUILD) as heard, db.changes.subscribe(GUILD) as mine:
+            await heard.wait(0.2)  # the catch-up notice sent on connecting
+            await _character(db, GUILD, CHANNEL, PLAYER_ID, "Dana")
+            assert await heard.wait(2.0)
+            assert await mine.wait(0.5)
+            assert listener.heard >= 1
+            heard_before = listener.heard
+            async with db.session() as session:  # a read in a writing unit: no notice
+                await session.get(Campaign, 1)
+            await asyncio.sleep(0.2)
+            assert listener.heard == heard_before
+    finally:
+        await other.dispose()

@@ -203,3 +203,82 @@ async def test_game_page_shows_the_board_and_no_hand(web_table: Table) -> None:
     state = get_engine("dfccg").load_state((await _row(table, game_id)).state or "")
     for secret in _hidden_names(state):
         assert secret not in page, secret
+
+
+async def test_encounters_on_both_pages_and_npcs_never_named_to_players(web_table: Table) -> None:
+    table = web_table
+    await a_table_in_play(table)
+    fight = await table.slash(
+        "conflict start",
+        user=table.gm,
+        kind="physical",
+        participants="Molly, Dana, Ghoul",
+        first="Ghoul",
+    )
+    assert not fight.ephemeral, fight.text
+    race = await table.slash(
+        "contest start",
+        user=table.gm,
+        channel=table.other_channel,
+        side_a="Molly",
+        side_b="Ghoul",
+        intent_b="Catch them",
+    )
+    assert not race.ephemeral, race.text
+    library = table.fake.add_channel(table.guild_id, "library")
+    puzzle = await table.slash(
+        "challenge start",
+        user=table.gm,
+        channel=library,
+        tasks="Lore:3:read the runes, Athletics:Fair",
+        title="Escape the library",
+    )
+    assert not puzzle.ephemeral, puzzle.text
+    _, gm_page = await fetch(link_of(await table.slash("campaign web", user=table.gm)))
+    for expected in (
+        "Conflict #",
+        "Ghoul acts",
+        "Contest #",
+        "0 of 3 victories",
+        "Escape the library",
+        "read the runes",
+        "#side-table",
+    ):
+        assert expected in gm_page, expected
+    _, page = await fetch(link_of(await table.slash("character web", user=table.player)))
+    assert "Conflict #" in page and "Contest #" in page and "Escape the library" in page
+    assert "the opposition acts" in page and "the opposition" in page
+    assert "Ghoul" not in page and "Catch them" not in page and "Cultists" not in page
+
+
+async def test_links_keep_working_after_a_restart(web_table: Table) -> None:
+    table = web_table
+    await a_table_in_play(table)
+    token = link_of(await table.slash("campaign web", user=table.gm)).split("/t/")[1]
+    await table.restart()
+    bot: Any = table.bot  # the restarted bot listens on a new free port; the token is the key
+    status, page = await fetch(f"http://localhost:{bot.web_server.port}/t/{token}")
+    assert status == 200 and "Cultists Wait Upstairs" in page
+
+
+async def test_open_pages_per_server_are_limited(
+    web_table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.web import server
+
+    table = web_table
+    await a_table_in_play(table)
+    monkeypatch.setattr(server, "MAX_STREAMS_PER_SERVER", 1)
+    url = link_of(await table.slash("campaign web", user=table.gm)) + "/events"
+    async with aiohttp.ClientSession() as client, client.get(url) as first:
+        await next_page(first, 5)
+        async with client.get(url) as second:
+            assert second.status == 503
+    statuses = []
+    for _ in range(20):  # the first page closed: its place is free again at once
+        async with aiohttp.ClientSession() as client, client.get(url) as again:
+            statuses.append(again.status)
+        if statuses[-1] == 200:
+            break
+        await asyncio.sleep(0.1)
+    assert statuses[-1] == 200 and len(statuses) <= 2, statuses
