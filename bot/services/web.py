@@ -8,7 +8,7 @@ gets `LinkRefused`.
 
 What each page may show is decided here, not in the page: `table_view` gives the GM
 everything; `player_view` gives a player their own sheet and the public part of the scenes and
-encounters of their campaign, with no hidden aspect and no NPC named.
+encounters of the channels where their character is, with no hidden aspect and no NPC named.
 """
 
 from __future__ import annotations
@@ -318,14 +318,31 @@ class WebService:
         names = _Names(records, for_gm)
         pcs = [r.sheet for r in records if not r.is_npc]
         own = [r.sheet for r in records if r.id == scope.target_id]
+        parsed = [(row, _parse(row)) for row in encounters]
+        running = [(row, state) for row, state in parsed if state is not None]
+        shown_scenes = [(row.channel_id, scene_of(row)) for row in scenes]
+        if not for_gm:
+            # A player sees the channels where their character is: its scenes and encounters.
+            holder = f"char:{scope.target_id}"
+            where = {
+                c for c, scene in shown_scenes if any(p.id == holder for p in scene.participants)
+            }
+            where |= {
+                row.channel_id
+                for row, state in running
+                if any(m.character_id == scope.target_id for m in state.members.values())
+            }
+            where.discard(info.settings.gm_channel_id or 0)
+            shown_scenes = [(c, scene) for c, scene in shown_scenes if c in where]
+            running = [(row, state) for row, state in running if row.channel_id in where]
         return TableView(
             campaign=info.name,
             for_gm=for_gm,
             characters=pcs[:MAX_ON_PAGE] if for_gm else own,
             npcs=[r.sheet for r in records if r.is_npc][:MAX_ON_PAGE] if for_gm else [],
-            scenes=[_scene_view(scene_of(s), s.channel_id, names) for s in scenes],
+            scenes=[_scene_view(scene, channel, names) for channel, scene in shown_scenes],
             game_aspects=_aspects(play.game_aspects, names),
-            encounters=[v for v in (_encounter_view(e, names) for e in encounters) if v],
+            encounters=[_encounter_view(row, state, names) for row, state in running],
         )
 
 
@@ -393,18 +410,26 @@ def _scene_view(scene: Scene, channel_id: int, names: _Names) -> SceneView:
     )
 
 
-def _encounter_view(row: EncounterRow, names: _Names) -> EncounterView | None:
-    assert row.id is not None
+def _parse(row: EncounterRow) -> EncounterState | None:
+    kinds: dict[str, type[EncounterState]] = {
+        "conflict": ConflictState,
+        "contest": ContestState,
+        "challenge": ChallengeState,
+    }
+    model = kinds.get(row.kind)
     try:
-        if row.kind == "conflict":
-            return _conflict_view(row, ConflictState.model_validate_json(row.state_json), names)
-        if row.kind == "contest":
-            return _contest_view(row, ContestState.model_validate_json(row.state_json), names)
-        if row.kind == "challenge":
-            return _challenge_view(row, ChallengeState.model_validate_json(row.state_json), names)
+        return model.model_validate_json(row.state_json) if model else None
     except ValueError:
         return None  # a state written by a newer version of the bot: skip rather than fail
-    return None
+
+
+def _encounter_view(row: EncounterRow, state: EncounterState, names: _Names) -> EncounterView:
+    if isinstance(state, ConflictState):
+        return _conflict_view(row, state, names)
+    if isinstance(state, ContestState):
+        return _contest_view(row, state, names)
+    assert isinstance(state, ChallengeState)
+    return _challenge_view(row, state, names)
 
 
 def _log(state: EncounterState, names: _Names) -> list[str]:

@@ -234,6 +234,9 @@ async def test_encounters_on_both_pages_and_npcs_never_named_to_players(web_tabl
         title="Escape the library",
     )
     assert not puzzle.ephemeral, puzzle.text
+    await table.slash(
+        "scene start", user=table.gm, channel=library, aspects="Dusty Shelves", characters="Dana"
+    )
     _, gm_page = await fetch(link_of(await table.slash("campaign web", user=table.gm)))
     for expected in (
         "Conflict #",
@@ -242,11 +245,16 @@ async def test_encounters_on_both_pages_and_npcs_never_named_to_players(web_tabl
         "0 of 3 victories",
         "Escape the library",
         "read the runes",
+        "Dusty Shelves",
         "#side-table",
     ):
         assert expected in gm_page, expected
     _, page = await fetch(link_of(await table.slash("character web", user=table.player)))
-    assert "Conflict #" in page and "Contest #" in page and "Escape the library" in page
+    assert "Conflict #" in page and "Contest #" in page
+    # A player's page shows only the channels where their character is.
+    assert "Escape the library" not in page and "Dusty Shelves" not in page
+    _, danas = await fetch(link_of(await table.slash("character web", user=table.player2)))
+    assert "Dusty Shelves" in danas and "Escape the library" in danas
     assert "the opposition acts" in page and "the opposition" in page
     assert "Ghoul" not in page and "Catch them" not in page and "Cultists" not in page
 
