@@ -10,8 +10,8 @@ from discord.ext import commands
 
 from bot.fate.stress import StressStyle
 from bot.services.campaigns import CampaignSettings
-from bot.services.characters import get_service, settings_with
-from bot.ui.sheet import campaign_list_embed, settings_embed
+from bot.services.characters import Actor, get_service, settings_with
+from bot.ui.sheet import campaign_list_embed, overview_embeds, settings_embed
 from cogs.common.permissions import require_gm
 from cogs.common.web import link_text, web_service
 
@@ -96,6 +96,25 @@ class Campaigns(commands.Cog):
             for c in campaigns
         ]
         await interaction.response.send_message(embed=campaign_list_embed(entries), ephemeral=True)
+
+    @campaign.command(
+        name="overview",
+        description="GM: every player character at once (aspects, stress, consequences, FP).",
+    )
+    async def overview(self, interaction: discord.Interaction) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        await require_gm(self.bot, interaction, "see every sheet at once")
+        actor = Actor(interaction.guild_id, interaction.channel_id, interaction.user.id, True)
+        campaign, records, pool = await get_service(self.bot).overview(actor)
+        guild = interaction.guild
+        pcs = []
+        for record in records:
+            member = guild.get_member(record.owner_id) if guild is not None else None
+            pcs.append((record.sheet, member.display_name if member else None))
+        first, *rest = overview_embeds(campaign.name, pcs, pool)
+        await interaction.response.send_message(embed=first, ephemeral=True)
+        for embed in rest:
+            await interaction.followup.send(embed=embed, ephemeral=True)
 
     @campaign.command(
         name="settings", description="Show or (GM) change this channel's campaign settings."

@@ -25,6 +25,7 @@ from bot.db.engine import Database
 from bot.db.models.campaigns import ActiveCharacter, Campaign, CharacterRow
 from bot.db.models.columns import utcnow
 from bot.db.models.drafts import CharacterDraftRow, CustomMantleEntry, MilestoneLog
+from bot.db.models.scenes import SceneRow
 from bot.db.repos.versioned import update_versioned_in
 from bot.dfc.creation import CreationDraft
 from bot.dfc.mantles import (
@@ -87,7 +88,7 @@ from bot.services.campaigns import (
     save_character_in,
     set_active_in,
 )
-from bot.services.scenes import load_recovery_in, read_play_in, save_recovery_in
+from bot.services.scenes import load_recovery_in, read_play_in, save_recovery_in, scene_of
 
 CACHE_SECONDS = 30.0
 MAX_CUSTOM_ENTRIES_PER_MANTLE = 20
@@ -490,6 +491,26 @@ class CharacterService:
             active = {int(a) for a in active_rows.all()}
         visible = [n for n in names if actor.is_gm or not n.is_npc or n.owner_id == actor.user_id]
         return campaign, visible, active
+
+    async def overview(
+        self, actor: Actor
+    ) -> tuple[CampaignInfo, list[CharacterRecord], int | None]:
+        """The GM's view of the table: every player character of this channel's campaign, and
+        the GM pool of the channel's running scene (None without one)."""
+        if not actor.is_gm:
+            raise NotYours("Only the GM sees every sheet at once; `/character sheet` shows yours.")
+        async with self.db.session() as session:  # resolving may create the default campaign
+            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
+            rows = await session.exec(
+                select(CharacterRow)
+                .where(CharacterRow.campaign_id == campaign.id)
+                .order_by(CharacterRow.name)
+            )
+            records = [r for r in map(CharacterRecord.of, rows.all()) if not r.is_npc]
+            scene = await session.get(SceneRow, actor.channel_id)
+        running = scene is not None and scene.active and scene.campaign_id == campaign.id
+        pool = scene_of(scene).gm_pool if running and scene is not None else None
+        return campaign, records, pool
 
     async def export(self, actor: Actor, name: str | None) -> tuple[CharacterRecord, str]:
         async with self.db.session() as session:

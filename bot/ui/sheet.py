@@ -421,3 +421,53 @@ def draft_embed(
         )
     embed.set_footer(text="Saved as you go: run /character create again to come back here.")
     return safe_embed(embed)
+
+
+OVERVIEW_TEXT_BUDGET = 5500  # per embed (one message each) of Discord's 6,000
+
+
+def _plural(count: int, one: str, many: str | None = None) -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def overview_field(character: Character, owner: str | None) -> tuple[str, str]:
+    """One player character at a glance: fate points, aspects with their free invokes, stress,
+    and the consequences and conditions that are marked."""
+    who = f" ({owner})" if owner else ""
+    name = clip(
+        f"{character.name}{who}: {_plural(character.fate_points, 'fate point')}, "
+        f"refresh {character.refresh}",
+        256,
+    )
+    lines = aspect_lines(character)
+    for track in character.tracks:
+        if track.kind is TrackKind.STRESS:
+            lines.append(track_line(track))
+        elif track.aspect or track.marked_count:
+            lines.append(track_line(track))
+    return name, _lines(lines)
+
+
+def overview_embeds(
+    campaign: str, pcs: Sequence[tuple[Character, str | None]], gm_pool: int | None
+) -> list[discord.Embed]:
+    """Every PC of a campaign for the GM, in as many embeds (one per message) as it takes."""
+    pool = (
+        f"GM pool in this scene: {_plural(gm_pool, 'fate point')}."
+        if gm_pool is not None
+        else "No scene is running in this channel (`/scene start` sets the GM pool)."
+    )
+    title = f"Overview of {campaign}"
+    if not pcs:
+        empty = f"{pool}\nNo player characters yet: players make one with `/character create`."
+        return [safe_embed(discord.Embed(title=clip(title, 256), description=empty, colour=COLOUR))]
+    embeds = [discord.Embed(title=clip(title, 256), description=pool, colour=COLOUR)]
+    used = len(title) + len(pool)
+    for character, owner in pcs:
+        name, value = overview_field(character, owner)
+        if used + len(name) + len(value) > OVERVIEW_TEXT_BUDGET or len(embeds[-1].fields) >= 25:
+            embeds.append(discord.Embed(title=clip(f"{title} (continued)", 256), colour=COLOUR))
+            used = len(title) + 12
+        embeds[-1].add_field(name=name, value=value, inline=False)
+        used += len(name) + len(value)
+    return [safe_embed(e) for e in embeds]
