@@ -125,6 +125,7 @@ class Campaigns(commands.Cog):
         default_skills="Go back to Fate Condensed's 19 skills.",
         gm_channel="Where hidden information for the GM goes.",
         no_gm_channel="Stop using a GM channel.",
+        turn_ping="Whether the line naming who acts next in a conflict pings that player.",
     )
     @app_commands.choices(stress=STYLES)
     async def settings(
@@ -135,10 +136,13 @@ class Campaigns(commands.Cog):
         default_skills: bool = False,
         gm_channel: discord.TextChannel | None = None,
         no_gm_channel: bool = False,
+        turn_ping: bool | None = None,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         info = await self.bot.campaigns.current(interaction.guild_id, interaction.channel_id)
-        changing = stress or skills or default_skills or gm_channel or no_gm_channel
+        changing = (
+            stress or skills or default_skills or gm_channel or no_gm_channel
+        ) or turn_ping is not None
         note = ""
         if changing:
             await require_gm(self.bot, interaction, "change campaign settings")
@@ -149,6 +153,7 @@ class Campaigns(commands.Cog):
                 default_skills=default_skills,
                 gm_channel=gm_channel.id if gm_channel else None,
                 no_gm_channel=no_gm_channel,
+                turn_ping=turn_ping,
             )
             info, updated = await get_service(self.bot).change_settings(info, new)
             if updated:
@@ -156,7 +161,12 @@ class Campaigns(commands.Cog):
                 note = f" {sheets} the new stress boxes."
         s = info.settings
         embed = settings_embed(
-            info.name, s.stress_style.value, s.skill_list().names, bool(s.skills), s.gm_channel_id
+            info.name,
+            s.stress_style.value,
+            s.skill_list().names,
+            bool(s.skills),
+            s.gm_channel_id,
+            s.turn_ping,
         )
         await interaction.response.send_message(
             f"Settings saved.{note}" if changing else None, embed=embed, ephemeral=True

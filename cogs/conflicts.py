@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import RuleError
-from bot.fate.conflict import ConflictKind
+from bot.fate.conflict import ConflictKind, Phase
 from bot.fate.rolls import ScaleLevel
 from bot.services.conflict_state import IMPEDED, ConflictSnapshot
 from bot.services.conflicts import ConflictService
@@ -26,6 +26,8 @@ from cogs.common.trackers import (
     SKILL_FIELD,
     Click,
     FormModal,
+    NextUp,
+    Snapshot,
     TrackerButton,
     TrackerCog,
     TrackerSelect,
@@ -54,6 +56,18 @@ class Conflicts(TrackerCog):
     def __init__(self, bot: FateTableBot) -> None:
         super().__init__(bot)
         self.conflicts = self.service = ConflictService(bot.db, bot.dice)
+
+    def next_up(self, snapshot: Snapshot) -> NextUp | None:
+        if not isinstance(snapshot, ConflictSnapshot):
+            return None
+        state = snapshot.state
+        conflict = state.conflict
+        if conflict.phase is not Phase.ACTING or conflict.current is None:
+            return None
+        member = state.members.get(conflict.current)
+        player = member.owner_id if member is not None and not member.is_npc else None
+        key = (conflict.exchange, conflict.current)
+        return NextUp(key, state.name(conflict.current), player)
 
     # ------------------------------------------------------------------ buttons
     async def on_button(
@@ -387,11 +401,7 @@ class Conflicts(TrackerCog):
         old = snap.tracker_message_id
         await self.publish(interaction, snap)
         if old is not None and old != snap.tracker_message_id:
-            channel = self.bot.get_partial_messageable(snap.channel_id)
-            try:
-                await channel.get_partial_message(old).unpin(reason="a newer tracker is pinned")
-            except discord.HTTPException:
-                log.info("could not unpin the old tracker %s", old)
+            await self.retire(snap.channel_id, old)
 
     @conflict.command(name="end", description="End the conflict here and pay concessions (GM).")
     async def conflict_end(self, interaction: discord.Interaction) -> None:

@@ -47,6 +47,7 @@ class CampaignSettings(BaseModel):
     stress_style: StressStyle = StressStyle.CONDENSED
     skills: list[str] | None = Field(default=None, max_length=50)  # None = Fate Condensed's 19
     gm_channel_id: int | None = None
+    turn_ping: bool = True  # the "acts next" line pings that one player
 
     def skill_list(self) -> SkillList:
         return SkillList.from_names(self.skills) if self.skills else default_skills()

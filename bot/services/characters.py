@@ -313,6 +313,7 @@ def settings_with(
     default_skills: bool = False,
     gm_channel: int | None = None,
     no_gm_channel: bool = False,
+    turn_ping: bool | None = None,
 ) -> CampaignSettings:
     """New campaign settings from the options given (the rest kept); validates the skill list."""
     if skills and default_skills:
@@ -332,6 +333,8 @@ def settings_with(
         values["gm_channel_id"] = None
     elif gm_channel is not None:
         values["gm_channel_id"] = gm_channel
+    if turn_ping is not None:
+        values["turn_ping"] = turn_ping
     return CampaignSettings.model_validate(values)
 
 

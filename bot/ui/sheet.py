@@ -316,13 +316,20 @@ def campaign_list_embed(
 
 
 def settings_embed(
-    name: str, style: str, skills: Sequence[str], custom_skills: bool, gm_channel: int | None
+    name: str,
+    style: str,
+    skills: Sequence[str],
+    custom_skills: bool,
+    gm_channel: int | None,
+    turn_ping: bool = True,
 ) -> discord.Embed:
     embed = discord.Embed(title=clip(f"Settings — {name}", 256), colour=COLOUR)
     embed.add_field(name="Stress style", value=style, inline=True)
     embed.add_field(
         name="GM channel", value=f"<#{gm_channel}>" if gm_channel else "none", inline=True
     )
+    ping = "pings that player" if turn_ping else "names them without a ping"
+    embed.add_field(name="Whose turn line", value=ping, inline=True)
     label = "Skill list (custom)" if custom_skills else "Skill list (Fate Condensed)"
     embed.add_field(name=label, value=_lines([", ".join(skills)]), inline=False)
     return safe_embed(embed)

@@ -312,6 +312,15 @@ def handler_for(table: Mapping[TrackerAction, H], code: str, what: str) -> H:
     return handler
 
 
+@dataclass(frozen=True)
+class NextUp:
+    """Who acts next on a tracker: `key` changes exactly when the turn does."""
+
+    key: tuple[Any, ...]
+    name: str
+    user_id: int | None  # the player to ping; None for an NPC (the GM plays it)
+
+
 class TrackerCog(commands.Cog):
     """A cog that plays one kind of encounter on a pinned tracker. Subclasses set `service` and
     answer the tracker's clicks in `on_button` and `on_select`."""
@@ -324,6 +333,38 @@ class TrackerCog(commands.Cog):
         self._pending: dict[int, Snapshot] = {}
         self._shown: dict[int, int] = {}
         self._trackers: Coalescer[int] = Coalescer("tracker", self._draw, lambda: 0.0)
+        self._turns: dict[int, tuple[int, tuple[Any, ...]]] = {}  # id -> (version, NextUp.key)
+
+    def next_up(self, snapshot: Snapshot) -> NextUp | None:
+        """Who acts next, for encounters with a turn order (None: no line to post)."""
+        return None
+
+    async def announce_turn(self, snapshot: Snapshot) -> None:
+        """One short public line when the turn passes to someone new; it pings that one
+        player unless the campaign turned it off, and nothing else it posts ever pings."""
+        up = self.next_up(snapshot)
+        seen = self._turns.get(snapshot.id)
+        if up is None or (seen is not None and (seen[0] >= snapshot.version or seen[1] == up.key)):
+            return
+        self._turns[snapshot.id] = (snapshot.version, up.key)
+        channel = self.bot.get_channel(snapshot.channel_id)
+        guild_id = getattr(getattr(channel, "guild", None), "id", None)
+        ping = False
+        if up.user_id is not None and guild_id is not None:
+            campaign = await self.bot.campaigns.current(guild_id, snapshot.channel_id)
+            ping = campaign.settings.turn_ping
+        text = f"**{clip(up.name, 100)}** acts next." + (f" <@{up.user_id}>" if ping else "")
+        mentions = (
+            discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(up.user_id)])
+            if ping and up.user_id is not None
+            else discord.AllowedMentions.none()
+        )
+        try:
+            await self.bot.get_partial_messageable(snapshot.channel_id).send(
+                text, allowed_mentions=mentions
+            )
+        except discord.HTTPException:
+            log.info("could not post whose turn it is in %s", snapshot.channel_id)
 
     async def _is_gm(self, interaction: discord.Interaction) -> bool:
         return await member_is_gm(self.bot, interaction)
@@ -342,6 +383,7 @@ class TrackerCog(commands.Cog):
         await self.service.set_tracker(snapshot.id, message.id)
         snapshot.tracker_message_id = message.id
         self._shown[message.id] = snapshot.version
+        await self.announce_turn(snapshot)
         try:
             await message.pin(reason=f"Fate Table {kind} tracker")
         except discord.HTTPException:
@@ -350,6 +392,15 @@ class TrackerCog(commands.Cog):
                 "it works unpinned too.",
                 ephemeral=True,
             )
+
+    async def retire(self, channel_id: int, message_id: int) -> None:
+        """An old copy of a tracker: its buttons stop and it points at the new one."""
+        message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
+        try:
+            await message.edit(content="This tracker moved: use the newest one below.", view=None)
+            await message.unpin(reason="a newer tracker is pinned")
+        except discord.HTTPException:
+            log.info("could not retire the old tracker %s", message_id)
 
     async def refresh(self, snapshot: Snapshot) -> None:
         """Edit the tracker message in place, coalescing bursts: while one edit is in flight,
@@ -361,6 +412,7 @@ class TrackerCog(commands.Cog):
         if waiting is None or waiting.version < snapshot.version:
             self._pending[key] = snapshot
         self._trackers.poke(key)
+        await self.announce_turn(snapshot)
 
     async def _draw(self, key: int) -> None:
         snapshot = self._pending.pop(key, None)
@@ -395,6 +447,7 @@ class TrackerCog(commands.Cog):
                 self._shown[key] = snapshot.version
             if text:
                 await interaction.followup.send(clip(text, 2000), ephemeral=True)
+            await self.announce_turn(snapshot)
             return
         if (
             message is not None

@@ -319,9 +319,16 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
         entries = (await s.exec(select(FatePointEntry))).all()
     reasons = [(e.who, e.delta, e.reason) for e in entries]
     assert ("Molly", -1, "invoke") in reasons and ("Molly", 1, "concession") in reasons
-    # Nothing the conflict posted publicly pings anyone.
+    # Nothing the conflict posted publicly pings anyone, except that each "acts next" line
+    # pings the one player whose turn it is.
     for message in table.channel_messages():
-        assert (message.get("allowed_mentions") or {"parse": []}) == {"parse": []}
+        mentions = message.get("allowed_mentions") or {"parse": []}
+        if mentions.get("users"):
+            [user] = mentions["users"]
+            assert message["content"].endswith(f"acts next. <@{user}>"), message["content"]
+            assert mentions == {"parse": [], "users": [user]}
+        else:
+            assert mentions == {"parse": []}
 
 
 async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> None:
@@ -394,6 +401,8 @@ async def test_tracker_repost_and_gm_end(table: Table) -> None:
     assert again.message is not None and not again.ephemeral
     second_id = int(again.message["id"])
     assert table.fake.pins[table.channel] == [second_id] and first_id != second_id
+    old_copy = table.message(first_id)
+    assert not old_copy.get("components") and "This tracker moved" in old_copy["content"]
     await table.slash("conflict next", user=alice, who="Ghoul")
     assert "Ghoul (NPC) - acting now" in message_text(table.message(second_id))
     refused = await table.slash("conflict end", user=alice)
@@ -895,3 +904,40 @@ async def test_a_boost_passes_to_an_ally_on_the_same_side(table: Table) -> None:
     assert boost.free_invokes == [str(made["molly"].id)]
     again = await table.click(run.tracker, "Pass a boost", user=alice)  # Charles has none now
     assert again.ephemeral and "holds a boost" in again.text
+
+
+async def test_one_line_names_who_acts_next_and_pings_only_that_player(table: Table) -> None:
+    await make_characters(table)
+    started = await table.slash(
+        "conflict start",
+        user=table.gm,
+        kind="physical",
+        participants="Charles, Molly, Ghoul",
+        first="Charles",
+    )
+    assert "Charles" in started.text
+    await table.settle()
+
+    def turn_lines() -> list[dict[str, Any]]:
+        return [m for m in table.channel_messages() if "acts next." in (m.get("content") or "")]
+
+    [first] = turn_lines()
+    assert first["content"] == f"**Charles** acts next. <@{table.player}>"
+    assert first["allowed_mentions"] == {"parse": [], "users": [table.player]}
+    await table.slash("conflict next", user=table.player, who="Ghoul")
+    await table.settle()
+    ghoul = turn_lines()[-1]
+    assert ghoul["content"] == "**Ghoul** acts next." and ghoul["allowed_mentions"] == {"parse": []}
+    # the tracker re-drawn with no turn change posts no second line
+    await table.slash("conflict tracker", user=table.gm)
+    await table.settle()
+    assert len(turn_lines()) == 2
+    # the GM turns the ping off: the next line names Molly without pinging her
+    quiet = await table.slash("campaign settings", user=table.gm, turn_ping=False)
+    assert "names them without a ping" in quiet.text
+    refused = await table.slash("campaign settings", user=table.player, turn_ping=True)
+    assert refused.ephemeral and "Only the GM" in refused.text
+    await table.slash("conflict next", user=table.gm, who="Molly")
+    await table.settle()
+    molly = turn_lines()[-1]
+    assert molly["content"] == "**Molly** acts next." and molly["allowed_mentions"] == {"parse": []}
