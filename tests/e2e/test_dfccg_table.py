@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import re
 from typing import Any
 
+import pytest
+
+import bot.services.games as games_service
 from bot.games.base import get_engine
 from bot.games.dfccg.cards import ActionCard, BookCard
 from bot.games.dfccg.packs import card_index, load_library
@@ -140,3 +145,75 @@ async def test_the_whole_log_is_paged_from_the_board_and_from_history(table: Tab
     assert missing.ephemeral and f"no game #{game_id + 999} on this server" in missing.text
     listing = await table.slash("game history", user=table.player)
     assert f"#{game_id}" in listing.text and "game:<number>" in listing.text
+
+
+class _BlankDice(random.Random):
+    """Every Fate die comes up blank (shuffles and picks stay random)."""
+
+    def choice(self, seq):  # type: ignore[no-untyped-def, override]
+        return 0 if tuple(seq) == (-1, 0, 1) else super().choice(seq)
+
+
+async def _play_until(table: Table, game_id: int, board_id: int, ready: Any, limit: int) -> Any:
+    """AI-chosen moves through the buttons until ``ready(state)``; at most ``limit`` moves."""
+    engine = get_engine("dfccg")
+    rng = random.Random(11)
+    for _ in range(limit):
+        state = engine.load_state((await _row(table, game_id)).state or "")
+        if ready(state) or engine.is_over(state):
+            return state
+        await _step(table, game_id, board_id, rng)
+    raise AssertionError(f"not ready after {limit} moves")
+
+
+def _showdown_ready(state: Any) -> bool:
+    """A plain turn, an Obstacle turning dice, and a Foe or Case owed a Showdown roll."""
+    cards = [CARDS[s.card_id] for row in state.rows for s in row]
+    owed = [s for row in state.rows for s in row if s.tokens]
+    drug_war = any(c.id == "storm-front.three-eye-drug-war" for c in cards)
+    return state.phase == "play" and state.decision is None and drug_war and bool(owed)
+
+
+async def test_the_waiting_player_proposes_the_showdown_and_it_honours_an_obstacle(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def scenario() -> None:
+        game_id, board_id = await _lobby(table, [table.player2])
+        state = await _play_until(table, game_id, board_id, _showdown_ready, 40)
+        assert _showdown_ready(state), "the game ended before a Showdown could be proposed"
+        active = int(state.tableaux[state.active].seat)
+        waiting = table.player2 if active == table.player else table.player
+        board = table.message(board_id)
+        hand = await table.click(board, "My hand", user=waiting)
+        assert "Propose the Showdown (the table confirms)" in hand.labels()
+        proposed = await table.click(
+            hand, "Propose the Showdown (the table confirms)", user=waiting
+        )
+        assert "Already done" not in proposed.text and "not your turn" not in proposed.text
+        await table.settle()
+        row = await _row(table, game_id)
+        assert get_engine("dfccg").load_state(row.state or "").phase == "play"  # not yet
+        assert "proposes the Showdown" in message_text(table.message(board_id))
+        monkeypatch.setattr(games_service, "_rng", lambda row, step: _BlankDice(step))
+        other = await table.click(table.message(board_id), "My hand", user=active)
+        assert "Agree: start the Showdown" in other.labels()
+        await table.click(other, "Agree: start the Showdown", user=active)
+        final = await _play_until(table, game_id, board_id, lambda s: False, 40)
+        assert get_engine("dfccg").is_over(final)
+        await table.settle()
+        log = await _all_pages(
+            table, await table.slash("game history", user=active, game=game_id), active
+        )
+        assert "The table agrees: the Showdown begins." in log
+        rolls = [line for line in log.splitlines() if "Showdown on " in line]
+        assert rolls and all("counted as minus by Three Eye Drug War" in r for r in rolls)
+        for roll in rolls:  # every blank counted as a minus: base minus the number of dice
+            found = re.search(r"roll (\d+)\[(\d+)\].* = (-?\d+)\.$", roll)
+            assert found, roll
+            base, dice, total = (int(g) for g in found.groups())
+            assert total == base - dice, roll
+        board = table.message(board_id)
+        assert "Game over" in message_text(board)
+        assert any(a["filename"] == f"board-{game_id}.png" for a in board["attachments"])
+
+    await asyncio.wait_for(scenario(), timeout=240)

@@ -33,6 +33,7 @@ from bot.games.dfccg.cards import (
 from bot.games.dfccg.state import BookSlot, DfState, Job, Tableau
 
 FACE = {1: "+", 0: "blank", -1: "-"}
+FACE_WORDS = {1: "plus", 0: "blank", -1: "minus"}  # for a die a card turned into another
 TYPE_NAMES = {
     "attack": "Attack",
     "investigate": "Investigate",
@@ -115,8 +116,8 @@ class Context:
                 if self.scope_applies(effect.characters, tableau) and effect.from_face in faces:
                     count = faces.count(effect.from_face)
                     faces = [effect.to_face if f == effect.from_face else f for f in faces]
-                    noun = FACE[effect.from_face] + ("" if count == 1 else " x" + str(count))
-                    changes.append(f"{noun} counted as {FACE[effect.to_face]} by {card.name}")
+                    noun = FACE_WORDS[effect.from_face] + ("" if count == 1 else " x" + str(count))
+                    changes.append(f"{noun} counted as {FACE_WORDS[effect.to_face]} by {card.name}")
         note = f" (rolled {rolled}" + "".join(f"; {c}" for c in changes) + ")"
         return value.base + sum(faces), note
 

@@ -97,7 +97,7 @@ def test_the_showdown_honours_an_obstacles_dice_effect() -> None:
     state, events = ENGINE.apply(state, "alice", "sd3", ScriptedDice([1, 0, 0, 1]))
     rolled = next(e.text for e in events if e.text.startswith("Showdown on Victor Sells"))
     # + blank blank +: the blanks count as minus by the Three Eye Drug War: 2 + 0 = 2.
-    assert "blank x2 counted as - by Three Eye Drug War" in rolled
+    assert "blank x2 counted as minus by Three Eye Drug War" in rolled
     assert rolled.endswith("= 2.")
     assert state.phase == "over"
 
@@ -164,4 +164,4 @@ def test_the_example_of_play_names_the_dice_conversion() -> None:
     state, _ = ENGINE.apply(state, "harry", "p:c1", rng)
     state, events = ENGINE.apply(state, "michael", "d:c3", rng)
     discard = next(e.text for e in events if e.kind == "discard")
-    assert "rolled blank; blank counted as - by Three Eye Drug War" in discard
+    assert "rolled blank; blank counted as minus by Three Eye Drug War" in discard
