@@ -54,3 +54,15 @@ def validate_yaml(text: str, model: type[BaseModel], filename: str = "<pack>") -
             errors.append(f"{filename}:{_position(_node_at(root, loc))}: {path}: {err['msg']}")
         return errors
     return []
+
+
+Problem = tuple[tuple[Any, ...], str]  # where in the pack (a path of keys) and what is wrong
+
+
+def positioned(text: str, filename: str, problems: list[Problem]) -> list[str]:
+    """Checks across a valid pack's cards (``problems``) as ``file:line:col: message``, each
+    at the position of its own path in the YAML."""
+    if not problems:
+        return []
+    root = yaml.compose(text)
+    return [f"{filename}:{_position(_node_at(root, loc))}: {message}" for loc, message in problems]

@@ -28,6 +28,10 @@ ACTION_TARGET: dict[str, BookType] = {
 }
 TOKEN_OF: dict[str, Token] = {"foe": "hit", "case": "clue"}
 
+# The rulebook's bounds: 13 Fate tokens, Ranges 1 to 6, 64 Hit and 64 Clue tokens.
+FATE_TOKENS = 13
+RANGES = 6
+TOKENS = 64
 TEXT_LIMIT = 300  # a card's text, so that every text fits the board and the hand
 _META_FIELDS = ("authored", "authored_fields", "text")
 _VALUE_RE = re.compile(r"^\s*(-?\d+)\s*(?:\[\s*(\d+)\s*\])?\s*$")
@@ -224,6 +228,29 @@ class ActionCard(_Meta):
             raise ValueError(f"{self.type} card {self.id} needs a value")
         return self
 
+    @field_validator("cost", "discard")
+    @classmethod
+    def _fate_bounds(cls, value: Dice) -> Dice:
+        if not 0 <= value.base <= FATE_TOKENS:
+            raise ValueError(
+                f"{value} is outside 0 to {FATE_TOKENS} Fate (the game has {FATE_TOKENS} Fate)"
+            )
+        return value
+
+    @field_validator("range")
+    @classmethod
+    def _range_bounds(cls, value: Range) -> Range:
+        if not value.unlimited and not 1 <= value.value.base <= RANGES:
+            raise ValueError(f"Range {value} is outside 1 to {RANGES} (or inf for a whole row)")
+        return value
+
+    @field_validator("value")
+    @classmethod
+    def _value_bounds(cls, value: Dice | None) -> Dice | None:
+        if value is not None and not 1 <= value.base <= TOKENS:
+            raise ValueError(f"a value of {value} is outside 1 to {TOKENS} Hits or Clues")
+        return value
+
 
 class Talent(_Meta):
     """A character's talent as the pack describes it."""
@@ -257,7 +284,7 @@ class BookCard(_Meta):
     id: str
     name: str
     type: BookType
-    value: int | None = Field(default=None, ge=1)  # defeat / solve value (Foes, Cases)
+    value: int | None = Field(default=None, ge=1, le=TOKENS)  # defeat / solve (Foes, Cases)
     links_in: list[str] = Field(default_factory=list)
     links_out: list[str] = Field(default_factory=list)
     passive: list[Effect] = Field(default_factory=list)  # while in the rows
@@ -277,7 +304,7 @@ class ShowdownTier(BaseModel):
     """One tier of a Showdown card: what rolling into it means."""
 
     model_config = ConfigDict(extra="forbid")
-    fate: int = Field(ge=0)
+    fate: int = Field(ge=0, le=FATE_TOKENS)
     roll: Dice
 
 
@@ -343,17 +370,3 @@ class Pack(BaseModel):
     characters: list[Character] = Field(default_factory=list)
     books: list[Book] = Field(default_factory=list)
     side_jobs: SideJobs | None = None
-
-    @model_validator(mode="after")
-    def _unique_ids(self) -> Pack:
-        seen: set[str] = set()
-        ids = [c.id for ch in self.characters for c in ch.cards]
-        ids += [c.id for b in self.books for c in b.cards] + [b.showdown.id for b in self.books]
-        if self.side_jobs:
-            ids += [c.id for c in self.side_jobs.cards]
-            ids += [c.id for c in self.side_jobs.showdowns]
-        for card_id in ids:
-            if card_id in seen:
-                raise ValueError(f"card id {card_id!r} is used twice")
-            seen.add(card_id)
-        return self

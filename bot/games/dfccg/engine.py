@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from bot.errors import RuleError
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
-from bot.games.dfccg import views
+from bot.games.dfccg import packs, views
 from bot.games.dfccg.campaign import CAMPAIGN, campaign_from_history
 from bot.games.dfccg.cards import (
     ACTION_TARGET,
@@ -953,9 +954,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return simulate_options(options, players, games, seed)
 
     def validate_pack_text(self, text: str, filename: str) -> list[str] | None:
-        from bot.games.dfccg.packs import validate_pack_text
-
-        return validate_pack_text(text, filename)
+        """The pack's own errors, and the ids it shares with an installed pack."""
+        others = packs.installed_names(packs.PACK_DIR, leave_out=Path(filename))
+        return packs.validate_pack_text(text, filename, others)
 
 
 ENGINE = DfccgEngine()

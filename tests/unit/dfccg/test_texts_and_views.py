@@ -134,7 +134,7 @@ def _harry_alone(top: list[str], bottom: list[str], **options: object) -> DfStat
                 characters=["harry"],
                 hand=[
                     CardRef(uid="c1", card_id="harry.its-not-my-fault"),
-                    CardRef(uid="c2", card_id="harry.shield-bracelet"),
+                    CardRef(uid="c2", card_id="harry.wizards-staff"),
                 ],
             )
         ],
