@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -41,10 +41,15 @@ def play_games(
 
 
 def simulate_games(
-    engine: GameEngine[Any, Any], options: BaseModel, players: int, games: int, seed: int
+    engine: GameEngine[Any, Any],
+    options: BaseModel,
+    players: int,
+    games: int,
+    seed: int,
+    on_end: Callable[[Any], None] | None = None,
 ) -> dict[str, Any]:
     """Winners, mean scores and mean length of ``games`` games; the same seed, the same line
-    (except ``games_per_second``)."""
+    (except ``games_per_second``). ``on_end`` sees each final state (a game's own counts)."""
     winners: Counter[str] = Counter()
     scores: Counter[str] = Counter()
     steps = 0
@@ -52,6 +57,8 @@ def simulate_games(
     for state, length in play_games(engine, options, players, games, seed):
         result: GameResult | None = engine.result(state)
         assert result is not None
+        if on_end is not None:
+            on_end(state)
         winners[result.winner] += 1
         scores.update(result.scores)
         steps += length

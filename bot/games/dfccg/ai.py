@@ -1,29 +1,73 @@
-"""A simple heuristic AI seat for solo play and simulation."""
+"""A heuristic AI seat for solo play, AI seats and simulation.
+
+It decides from what its seat may see (its own hand, the public table) through the rules'
+queries (``Context``, read only, from ``reading``). The engine knows no AI: the package hands
+it ``choose`` (bot/games/dfccg/__init__.py), so neither module imports the other.
+
+What it weighs: a card's Hits or Clues against its cost now (never a variable cost it might not
+be able to pay: that would start the Showdown), the Fate a discard really brings (no more than
+the Spent pool holds) and which of its Talents does most, and in the Showdown how likely each
+roll is to remove its card against what the Fate would do for the others.
+"""
 
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import Protocol
 
 from bot.games.base import Action
-from bot.games.dfccg.cards import ActionCard
+from bot.games.dfccg.cards import ActionCard, AddTokens, Dice, GainFate, MoveCard, ShowdownTier
+from bot.games.dfccg.context import Context
+from bot.games.dfccg.state import DfState, Job
 
-if TYPE_CHECKING:
-    from bot.games.dfccg.engine import DfccgEngine
-    from bot.games.dfccg.state import DfState
-
-
-def _card_of(engine: DfccgEngine, state: DfState, uid: str) -> ActionCard:
-    ctx = engine._ctx(state, random.Random(0))
-    ref = next(r for t in state.tableaux for r in t.hand if r.uid == uid)
-    card = ctx.cards[ref.card_id]
-    assert isinstance(card, ActionCard)
-    return card
+FATE_WORTH = 0.6  # what one Fate is worth against one Hit or Clue, during play
+PLAY_ANYWAY_FATE = 6  # with this much Fate available, the best play is made even if it is poor
 
 
-def _target_score(engine: DfccgEngine, state: DfState, option_id: str) -> float:
+class Table(Protocol):
+    """What the AI asks of the engine."""
+
+    def reading(self, state: DfState) -> Context: ...
+
+    def legal_actions(self, state: DfState, seat: str) -> list[Action]: ...
+
+
+def choose(table: Table, state: DfState, seat: str, rng: random.Random) -> Action:
+    """The action an AI seat takes now, decided from what that seat may see."""
+    actions = table.legal_actions(state, seat)
+    if not actions:
+        raise ValueError("no legal action for this seat")
+    ctx = table.reading(state)
+    if state.decision is not None:
+        return _decide(ctx, state, actions)
+    return _turn(ctx, state, actions, rng)
+
+
+# -- decisions ---------------------------------------------------------------------------------
+def _decide(ctx: Context, state: DfState, actions: list[Action]) -> Action:
+    decision = state.decision
+    assert decision is not None
+    by_id = {a.id: a for a in actions}
+    if decision.kind == "showdown":
+        return by_id[_showdown_tier(ctx, state, actions)]
+    if decision.kind == "showdown_pick":
+        return max(actions, key=lambda a: _removal_chance(ctx, a.id[3:], 0))
+    if decision.kind == "named_type":
+        return by_id.get("none", actions[0])
+    if decision.kind == "redraw":
+        return by_id.get("keep", actions[0])
+    if decision.kind == "talent":
+        return max(actions, key=lambda a: _talent_worth(ctx, state, a.id))
+    if decision.kind == "choose":
+        return max(actions, key=lambda a: _target_score(ctx, a.id))
+    if decision.kind == "showdown_vote":
+        return by_id.get("yes", actions[0])
+    return actions[0]
+
+
+def _target_score(ctx: Context, option_id: str) -> float:
     """Prefer targets close to removal, and more targets at once."""
-    ctx = engine._ctx(state, random.Random(0))
     score = 0.0
     for uid in option_id.split("+"):
         found = ctx.find(uid)
@@ -31,76 +75,149 @@ def _target_score(engine: DfccgEngine, state: DfState, option_id: str) -> float:
             continue
         slot = found[2]
         card = ctx.book(slot)
-        if card.value:
-            score += 1 + slot.tokens / card.value
-        else:
-            score += 1
+        score += 1 + (slot.tokens / card.value if card.value else 0)
     return score
 
 
-def choose(engine: DfccgEngine, state: DfState, seat: str, rng: random.Random) -> Action:
-    """The action an AI seat takes now, decided from what that seat may see."""
-    actions = engine.legal_actions(state, seat)
-    if not actions:
-        raise ValueError("no legal action for this seat")
-    decision = state.decision
-    if decision is not None:
-        if decision.kind == "showdown":
-            # Spread the Fate over the remaining rolls: the best tier within a fair share.
-            share = state.available / max(1, len(state.showdown_queue))
-            ctx = engine._ctx(state, random.Random(0))
-            slot = ctx.find(state.showdown_pick or state.showdown_queue[0])
-            showdown = ctx.cards[state.showdown_id]
-            tiers = showdown.foe if slot and ctx.book(slot[2]).type == "foe" else showdown.case
-            rolls = [a for a in actions if a.id != "pick"]
-            fitting = [a for a in rolls if tiers[int(a.id[2:])].fate <= max(share, 0)]
-            return (fitting or rolls[:1])[-1]
-        if decision.kind == "named_type":
-            return next(a for a in actions if a.id == "none")
-        if decision.kind == "redraw":
-            return next(a for a in actions if a.id == "keep")
-        if decision.kind == "talent":
-            return next((a for a in actions if a.id != "skip"), actions[0])
-        if decision.kind == "choose":
-            return max(actions, key=lambda a: _target_score(engine, state, a.id))
-        return actions[0]
+def _talent_worth(ctx: Context, state: DfState, option: str) -> float:
+    """A Talent's use after a discard: a token or Fate now beats a move; skipping is last."""
+    if option == "skip":
+        return -1.0
+    talent = ctx.cards_char(option[2:]).talent
+    if talent.mode == "ready":
+        return 0.7
+    effect = talent.effects[0]
+    if isinstance(effect, GainFate):
+        job = Job(source=talent.name, tableau=state.active, effects=[effect])
+        return min(ctx.fate_amount(effect, job, roll=False), state.spent) * FATE_WORTH
+    if isinstance(effect, AddTokens):
+        return 1.0
+    if isinstance(effect, MoveCard):
+        return 0.6
+    return 0.3
+
+
+# -- a turn ------------------------------------------------------------------------------------
+def _card(ctx: Context, state: DfState, action: Action) -> ActionCard:
+    uid = action.id.split(":")[1]
+    ref = next(r for r in state.tableaux[state.active].hand if r.uid == uid)
+    card = ctx.cards[ref.card_id]
+    assert isinstance(card, ActionCard)
+    return card
+
+
+def _play_worth(ctx: Context, state: DfState, action: Action) -> float:
+    card = _card(ctx, state, action)
+    value = card.value.maximum if card.value else 2.5
+    if card.range.unlimited:
+        value *= 2
+    penalty = 0.5 if action.id.count(":") == 2 else 0.0  # keeps a readied Talent for later
+    return value - FATE_WORTH * ctx.cost(state.active, card).base - penalty
+
+
+def _sure_cost(ctx: Context, state: DfState, action: Action) -> bool:
+    """The card's highest possible cost is affordable (a roll above it ends the game)."""
+    return ctx.cost(state.active, _card(ctx, state, action)).maximum <= state.available
+
+
+def _discard_worth(ctx: Context, state: DfState, action: Action, talent: float) -> float:
+    card = _card(ctx, state, action)
+    fate = min(card.discard.base + card.discard.dice / 2, state.spent)
+    lost = (card.value or Dice(base=0)).maximum * 0.5
+    return fate - lost + talent
+
+
+def _best_talent(ctx: Context, state: DfState) -> float:
+    """What the best Talent would bring after a discard now (0 when none would work)."""
+    tableau = state.tableaux[state.active]
+    worths = [0.0]
+    for key in tableau.characters:
+        talent = ctx.cards_char(key).talent
+        if talent.mode == "ready":
+            worths.append(0.0 if key in tableau.talents_ready else 0.7)
+            continue
+        job = Job(source=talent.name, tableau=state.active, character=key, effects=talent.effects)
+        if talent.effects and ctx.effect_possible(job, talent.effects[0]):
+            worths.append(_talent_worth(ctx, state, f"t:{key}"))
+    return max(worths)
+
+
+def _turn(ctx: Context, state: DfState, actions: list[Action], rng: random.Random) -> Action:
     by_kind: dict[str, list[Action]] = {}
     for action in actions:
         by_kind.setdefault(action.kind, []).append(action)
-    plays = by_kind.get("play", [])
+    plays = [a for a in by_kind.get("play", []) if _sure_cost(ctx, state, a)]
     if plays:
-
-        def worth(action: Action) -> float:
-            card = _card_of(engine, state, action.id.split(":")[1])
-            value = card.value.maximum if card.value else 2.5
-            if card.range.unlimited:
-                value *= 2
-            penalty = 0.5 if action.id.count(":") == 2 else 0.0  # keep a readied Talent
-            return value - 0.6 * card.cost.base - penalty
-
-        best = max(plays, key=worth)
-        if worth(best) > -1.5 or state.available >= 6:
+        best = max(plays, key=lambda a: _play_worth(ctx, state, a))
+        rich = state.available >= PLAY_ANYWAY_FATE or state.spent == 0
+        if _play_worth(ctx, state, best) > -1.5 or rich:
             return best
     if "stunt" in by_kind:
         return by_kind["stunt"][0]
     discards = by_kind.get("discard", [])
     if discards:
+        talent = _best_talent(ctx, state)
         return max(
             discards,
-            key=lambda a: (
-                _card_of(engine, state, a.id[2:]).discard.maximum
-                - (_card_of(engine, state, a.id[2:]).value or _zero()).maximum * 0.5
-                + rng.random() * 0.1
-            ),
+            key=lambda a: _discard_worth(ctx, state, a, talent) + rng.random() * 0.1,
         )
-    if all(not t.hand for t in state.tableaux):
-        return next(a for a in actions if a.kind == "showdown")
+    if all(not t.hand for t in state.tableaux) and "showdown" in by_kind:
+        return by_kind["showdown"][0]
     if "pass" in by_kind:
         return by_kind["pass"][0]
     return next(a for a in actions if a.kind in ("end", "showdown"))
 
 
-def _zero():  # type: ignore[no-untyped-def]
-    from bot.games.dfccg.cards import Dice
+# -- the Showdown ------------------------------------------------------------------------------
+@lru_cache(maxsize=64)
+def _dice_at_least(dice: int, need: int) -> float:
+    """The chance that ``dice`` Fate dice sum to at least ``need``."""
+    counts = {0: 1}
+    for _ in range(dice):
+        nxt: dict[int, int] = {}
+        for total, ways in counts.items():
+            for face in (-1, 0, 1):
+                nxt[total + face] = nxt.get(total + face, 0) + ways
+        counts = nxt
+    return sum(w for t, w in counts.items() if t >= need) / 3**dice
 
-    return Dice(base=0)
+
+def _chance(tier: ShowdownTier, need: int) -> float:
+    return _dice_at_least(tier.roll.dice, need - tier.roll.base)
+
+
+def _removal_chance(ctx: Context, uid: str, tier_index: int) -> float:
+    found = ctx.find(uid)
+    if found is None:
+        return 0.0
+    slot = found[2]
+    need = (ctx.book(slot).value or 0) - slot.tokens
+    tiers = ctx.tiers(slot)
+    return _chance(tiers[min(tier_index, len(tiers) - 1)], need)
+
+
+def _fate_use_elsewhere(ctx: Context, state: DfState, picked: str) -> float:
+    """The best gain in removal chance per Fate on another card still owed a roll."""
+    best = 0.0
+    for uid in state.showdown_queue:
+        if uid == picked or ctx.find(uid) is None:
+            continue
+        base = _removal_chance(ctx, uid, 0)
+        for index, tier in enumerate(ctx.tiers(ctx.located(uid)[2])):
+            if 0 < tier.fate <= state.available:
+                best = max(best, (_removal_chance(ctx, uid, index) - base) / tier.fate)
+    return best
+
+
+def _showdown_tier(ctx: Context, state: DfState, actions: list[Action]) -> str:
+    """The tier whose removal chance, less what its Fate would do elsewhere, is best."""
+    picked = state.showdown_pick or state.showdown_queue[0]
+    tiers = ctx.tiers(ctx.located(picked)[2])
+    elsewhere = _fate_use_elsewhere(ctx, state, picked)
+    options = [a.id for a in actions if a.id.startswith("sd")]
+
+    def gain(option: str) -> float:
+        index = int(option[2:])
+        return _removal_chance(ctx, picked, index) - elsewhere * tiers[index].fate
+
+    return max(options, key=lambda o: (gain(o), -int(o[2:])))

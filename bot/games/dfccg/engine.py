@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from bot.games.dfccg.cards import (
 )
 from bot.games.dfccg.context import FACE, TYPE_NAMES, Context
 from bot.games.dfccg.packs import Library, card_index, load_library
+from bot.games.dfccg.simulate import simulate_options
 from bot.games.dfccg.state import (
     FATE_SUPPLY,
     HAND_SIZE,
@@ -57,6 +59,9 @@ def side_jobs_counts(first: int, second: int) -> tuple[int, int, int, int]:
     return SIDE_JOBS_TABLE[(high, low)]
 
 
+AiPolicy = Callable[["DfccgEngine", DfState, str, random.Random], Action]
+
+
 class DfRuleError(RuleError):
     """A move the Dresden Files card game rules do not allow."""
 
@@ -71,8 +76,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     options_model = DfOptions
     state_model = DfState
 
-    def __init__(self, library: Library | None = None) -> None:
+    def __init__(self, library: Library | None = None, ai: AiPolicy | None = None) -> None:
         self._library = library
+        self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
 
     @property
     def library(self) -> Library:
@@ -941,17 +947,19 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         view["actions"] = [a.model_dump() for a in self.legal_actions(state, seat)]
         return view
 
-    # -- AI -----------------------------------------------------------------------------------
+    # -- AI and tools -------------------------------------------------------------------------
+    def reading(self, state: DfState) -> Context:
+        """The rules' questions about ``state`` (costs, targets, restrictions) for the views and
+        the AI; the caller only reads it."""
+        return self._ctx(state, random.Random(0))
+
     def choose_action(self, state: DfState, seat: str, rng: random.Random) -> Action:
-        from bot.games.dfccg.ai import choose
+        if self.ai is None:
+            raise DfRuleError("This table has no AI player; every seat needs a person.")
+        return self.ai(self, state, seat, rng)
 
-        return choose(self, state, seat, rng)
-
-    # -- tools --------------------------------------------------------------------------------
     def simulate(self, options: DfOptions, players: int, games: int, seed: int) -> dict[str, Any]:
-        from bot.games.dfccg.simulate import simulate_options
-
-        return simulate_options(options, players, games, seed)
+        return simulate_options(self, options, players, games, seed)
 
     def validate_pack_text(self, text: str, filename: str) -> list[str] | None:
         """The pack's own errors, and the ids it shares with an installed pack."""
