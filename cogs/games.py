@@ -34,6 +34,7 @@ from bot.services.games import (
     options_help,
     parse_option_text,
 )
+from bot.ui import games as table_ui
 from bot.ui.common import SELECT_OPTION_LIMIT, clip
 from bot.ui.custom_ids import (
     ABSTRACT_TEMPLATE,
@@ -63,6 +64,7 @@ from bot.ui.games import (
     lobby_embed,
     log_embed,
     option_text,
+    picture_key,
     rules_embed,
     status_embed,
     texts_embed,
@@ -74,9 +76,9 @@ from cogs.common.scope import ScopedItem
 
 log = logging.getLogger(__name__)
 
-BOARD_COALESCE_SECONDS = 0.3  # a burst of moves within this window edits the board once
 LOBBY_SELECTS = 4  # option menus on the lobby message (the fifth row holds the buttons)
 MORE = "More options…"  # the fourth menu, when a game has more than four options
+PICTURE_KEYS_MAX = 2000  # games whose last picture key is remembered
 SELECT_MAX_OPTIONS = 25  # Discord's limit of options in one select menu
 LOBBY_OPS = {"join": "Join", "leave": "Leave", "ai": "Add AI seat", "unai": "Remove AI seat"}
 
@@ -436,11 +438,12 @@ def lobby_view(
 
 
 def board_view(info: GameInfo) -> discord.ui.View | None:
-    """My hand and Card texts while the game runs; the Game log once it has started."""
+    """My hand and Card texts while the game runs (or is paused); the Game log once it has
+    started."""
     if info.status == "lobby" or info.view is None:
         return None
     view = discord.ui.View(timeout=None)
-    if info.status == "running":
+    if info.status in ("running", "paused"):  # a paused game's hands may still be read
         view.add_item(HandButton(info.id))
         if has_texts(info):
             view.add_item(TextsButton(info.id))
@@ -521,9 +524,11 @@ class GameTable(commands.Cog):
         self.bot = bot
         self.games = GameService(bot.db)
         self._boards: Coalescer[int] = Coalescer(
-            "board", self.refresh_board, lambda: BOARD_COALESCE_SECONDS
+            "board", self.refresh_board, lambda: table_ui.BOARD_COALESCE_SECONDS
         )
         self._idle_task: asyncio.Task[None] | None = None
+        # game id -> the picture_key of the board picture this process last posted
+        self._picture_keys: dict[int, str] = {}
 
     async def cog_load(self) -> None:
         self._idle_task = asyncio.create_task(self._idle_loop(), name="fatetable-idle")
@@ -684,6 +689,29 @@ class GameTable(commands.Cog):
         )
         self.schedule_board(info.id)
 
+    @game.command(name="pause", description="Pause the game in this channel until /game resume.")
+    async def pause(self, interaction: discord.Interaction) -> None:
+        assert interaction.channel_id is not None
+        is_gm = await member_is_gm(self.bot, interaction)
+        info = await self.games.pause(interaction.channel_id, interaction.user.id, is_gm=is_gm)
+        await interaction.response.send_message(
+            f"Game #{info.id} ({info.engine_name}) is paused by {_name(interaction.user)}; "
+            "any of its players continues it with `/game resume`, today or another day."
+        )
+        self.schedule_board(info.id)
+
+    @game.command(name="resume", description="Continue the paused game in this channel.")
+    async def resume(self, interaction: discord.Interaction) -> None:
+        assert interaction.channel_id is not None
+        is_gm = await member_is_gm(self.bot, interaction)
+        info = await self.games.resume(interaction.channel_id, interaction.user.id, is_gm=is_gm)
+        waiting = ", ".join(info.current_names) or "nobody"
+        await interaction.response.send_message(
+            f"Game #{info.id} ({info.engine_name}) continues; waiting for {waiting}. "
+            "Press **My hand** on the board."
+        )
+        self.schedule_board(info.id)
+
     @game.command(
         name="history", description="The latest games on this server, or one game's whole log."
     )
@@ -709,7 +737,7 @@ class GameTable(commands.Cog):
         if info.status == "lobby":
             await interaction.response.edit_message(**lobby_message(info))
             return
-        files = await asyncio.to_thread(self._board_files, info)  # drawing is CPU work
+        files = await self._new_picture(info) or []
         await interaction.response.edit_message(
             embed=board_embed(info), attachments=files, view=board_view(info)
         )
@@ -811,6 +839,20 @@ class GameTable(commands.Cog):
             return []
         return [discord.File(io.BytesIO(picture), filename=board_filename(info.id))]
 
+    async def _new_picture(self, info: GameInfo) -> list[discord.File] | None:
+        """The board picture to upload, or None when the one posted still shows the table
+        (the game's display says so with the same ``picture_key``; drawing is CPU work)."""
+        key = picture_key(info)
+        if key is not None and self._picture_keys.get(info.id) == key:
+            return None
+        files = await asyncio.to_thread(self._board_files, info)
+        self._picture_keys.pop(info.id, None)
+        if key is not None:
+            self._picture_keys[info.id] = key
+            while len(self._picture_keys) > PICTURE_KEYS_MAX:
+                del self._picture_keys[next(iter(self._picture_keys))]
+        return files
+
     def schedule_board(self, game_id: int) -> None:
         """Edit the public board soon; a burst of calls produces one edit (or two)."""
         self._boards.poke(game_id)
@@ -828,7 +870,10 @@ class GameTable(commands.Cog):
         if info.view is None:  # abandoned in the lobby
             await message.edit(embed=status_embed(info), view=None)
             return
-        files = await asyncio.to_thread(self._board_files, info)
+        files = await self._new_picture(info)
+        if files is None:  # the picture posted is still current: keep it
+            await message.edit(embed=board_embed(info), view=board_view(info))
+            return
         await message.edit(embed=board_embed(info), attachments=files, view=board_view(info))
 
     # ------------------------------------------------------------------ idle games

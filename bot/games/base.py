@@ -205,6 +205,7 @@ DISPLAYS: dict[str, GameDisplay] = {}
 # Engines shipped with the bot, imported on first lookup (keeps base.py free of import cycles).
 BUILTIN_ENGINE_MODULES: dict[str, str] = {
     "dfccg": "bot.games.dfccg",
+    "dreamwars": "bot.games.dreamwars",
     "vampire-empire": "bot.games.vampire_empire",
 }
 

@@ -72,6 +72,11 @@ class GameDisplay:
         """A PNG of the public table, or None for a board without a picture."""
         return None
 
+    def picture_key(self, view: dict[str, Any]) -> str | None:
+        """A short key of what the picture shows: while it stays the same, the table keeps the
+        picture it posted instead of drawing a new one (None: draw on every board edit)."""
+        return None
+
     def hand_fields(self, private_view: dict[str, Any]) -> list[PanelField]:
         """What only the viewing seat may see (its cards, its secrets)."""
         return []

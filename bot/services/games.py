@@ -40,7 +40,8 @@ PUBLIC_LOG_KEEP = 12  # recent public events kept on the row for the board
 HISTORY_LIMIT = 10
 LOG_READ_LIMIT = 5000  # public events of one game read for its history
 SEAT_NAME_MAX = 32
-LIVE = ("lobby", "running")
+LIVE = ("lobby", "running", "paused")  # a game that holds its channel
+WATCHED = ("lobby", "running")  # live games the idle check may warn and end (not paused ones)
 AUTO = "auto"  # an action id meaning: let the AI pick my move
 
 
@@ -755,6 +756,10 @@ class GameService:
     ) -> ActOutcome:
         """The engine and the AI run outside any transaction, on the row as read; the result
         is one versioned write, so a move that landed in between wins and this one is refused."""
+        if row.status == "paused":
+            raise RuleError(
+                "This game is paused; any of its players can continue it with `/game resume`."
+            )
         if row.status != "running":
             raise AlreadyDone(
                 "Already done: this game is "
@@ -837,6 +842,37 @@ class GameService:
             await self._end(session, row, "abandoned")
             return self._info(row)
 
+    async def pause(self, channel_id: int, user_id: int, *, is_gm: bool) -> GameInfo:
+        """Pause the channel's running game (a player of it or a GM): no move is taken and the
+        idle check leaves it alone until `resume`, however long that takes."""
+        return await self._set_paused(channel_id, user_id, is_gm=is_gm, pause=True)
+
+    async def resume(self, channel_id: int, user_id: int, *, is_gm: bool) -> GameInfo:
+        """Continue the channel's paused game where it stopped (a player of it or a GM)."""
+        return await self._set_paused(channel_id, user_id, is_gm=is_gm, pause=False)
+
+    async def _set_paused(
+        self, channel_id: int, user_id: int, *, is_gm: bool, pause: bool
+    ) -> GameInfo:
+        async with self.db.session() as session:
+            row = await self._live_in_channel(session, channel_id)
+            if row is None:
+                raise RuleError("There is no game in this channel; start one with `/game new`.")
+            seated = any(s.user_id == user_id for s in _seats(row))
+            if not seated and not is_gm:
+                raise NotSeated("Only the game's players or a GM can pause or resume it.")
+            wanted, now = ("running", "paused") if pause else ("paused", "running")
+            if row.status != wanted:
+                raise RuleError(
+                    "The game is still in its lobby: start it, or end it with `/game abandon`."
+                    if row.status == "lobby"
+                    else "The game is already paused; continue it with `/game resume`."
+                    if pause
+                    else "The game is not paused; `/game pause` keeps it for another day."
+                )
+            await self._save(session, row, row.version, status=now)
+            return self._info(row)
+
     async def _end(self, session: Any, row: GameRow, status: str) -> None:
         await self._save(
             session, row, row.version, status=status, active_channel_id=None, ended_at=utcnow()
@@ -903,7 +939,7 @@ class GameService:
             due = (
                 await session.exec(
                     select(GameRow).where(
-                        col(GameRow.status).in_(LIVE),
+                        col(GameRow.status).in_(WATCHED),
                         col(GameRow.last_activity) <= warn_by,
                         or_(col(GameRow.warned_at).is_(None), col(GameRow.last_activity) <= end_by),
                     )

@@ -23,6 +23,9 @@ from bot.ui.common import (
     safe_embed,
 )
 
+# A burst of moves within this window edits the board once. Read at every edit from here, not
+# from the cog (discord.py loads an extension as a fresh module, so tests patch this one).
+BOARD_COALESCE_SECONDS = 0.3
 ACTIONS_PER_PAGE = 20  # four rows of five buttons; the fifth row holds the page buttons
 ACTION_ROWS = 4
 BUTTONS_PER_ROW = 5
@@ -142,6 +145,11 @@ def board_embed(info: GameInfo, *, with_image: bool = True) -> discord.Embed:
     elif info.status == "finished" and info.result:
         lines.append(f"**Game over.** {info.result.get('summary', '')}")
         lines += display.result_lines(info.result)
+    elif info.status == "paused":
+        lines.append(
+            "**Paused.** Nothing moves until one of the players types `/game resume`; the game "
+            "keeps for as long as it takes."
+        )
     elif info.status == "abandoned":
         lines.append("**This game was abandoned.**")
     log = info.public_log[-LOG_LINES:]
@@ -161,6 +169,13 @@ def board_embed(info: GameInfo, *, with_image: bool = True) -> discord.Embed:
 def has_picture(info: GameInfo) -> bool:
     """Whether the game draws a board picture (the default display has none)."""
     return type(get_display(info.engine)).picture is not GameDisplay.picture
+
+
+def picture_key(info: GameInfo) -> str | None:
+    """What the board picture shows, in a few characters (None: draw it on every edit)."""
+    if not info.view or not has_picture(info):
+        return None
+    return get_display(info.engine).picture_key(info.view)
 
 
 def board_picture(info: GameInfo) -> bytes | None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-import cogs.games
+import bot.ui.games
 from bot.db.models.games import GameActionLog, GameRow
 from bot.games.base import get_engine
 from bot.games.dfccg.packs import card_index, load_library
@@ -20,7 +20,7 @@ JSON = dict[str, Any]
 
 @pytest.fixture(autouse=True)
 def fast_board(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cogs.games, "BOARD_COALESCE_SECONDS", 0.01)
+    monkeypatch.setattr(bot.ui.games, "BOARD_COALESCE_SECONDS", 0.01)
 
 
 async def _row(table: Table, game_id: int) -> GameRow:
@@ -353,7 +353,7 @@ async def test_a_burst_of_moves_edits_the_board_only_once_or_twice(
 ) -> None:
     game_id, board_id = await _lobby(table, [], options="difficulty=apprentice")
     await table.settle()
-    monkeypatch.setattr(cogs.games, "BOARD_COALESCE_SECONDS", 0.3)
+    monkeypatch.setattr(bot.ui.games, "BOARD_COALESCE_SECONDS", 0.3)
     cog = table.bot.get_cog("GameTable")  # type: ignore[union-attr]
     assert cog is not None
     before = len(table.fake.requests)

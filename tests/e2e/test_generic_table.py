@@ -10,7 +10,7 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-import cogs.games
+import bot.ui.games
 from bot.__main__ import main
 from bot.games import base
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
@@ -99,7 +99,7 @@ class NimEngine(GameEngine[NimState, NimOptions]):
 
 @pytest.fixture
 def nim(monkeypatch: pytest.MonkeyPatch) -> Iterator[NimEngine]:
-    monkeypatch.setattr(cogs.games, "BOARD_COALESCE_SECONDS", 0.01)
+    monkeypatch.setattr(bot.ui.games, "BOARD_COALESCE_SECONDS", 0.01)
     engine = NimEngine()
     monkeypatch.setitem(base.ENGINES, engine.key, engine)
     yield engine

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import cogs.games
+import bot.ui.games
 from bot.db.models.games import GameRow
 from bot.games.base import get_engine
 from bot.games.vampire_empire.cards import NAMES, load_packs
@@ -23,7 +23,7 @@ CARDS = load_packs()["authored"].instances()
 
 @pytest.fixture(autouse=True)
 def fast_board(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cogs.games, "BOARD_COALESCE_SECONDS", 0.01)
+    monkeypatch.setattr(bot.ui.games, "BOARD_COALESCE_SECONDS", 0.01)
 
 
 async def _state(table: Table, game_id: int) -> tuple[GameRow, VeState]:

@@ -306,7 +306,10 @@ def _trade_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
                 "trade",
                 private=True,
             )
-        for uid in [*other.items, *other.shards]:
+        # Another player's Equipment is theirs to show: take only from a hero of the same
+        # seat (one player running several heroes); other players give on their own turn.
+        mine = other.seat == hero.seat
+        for uid in [*other.items, *other.shards] if mine else []:
             if ctx.item(uid).deck != "shards" and ctx.load(i, [uid]) > ctx.sheet(i).max_load:
                 continue
             _act(
