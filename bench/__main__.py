@@ -210,7 +210,17 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(_simulation_line(20 if args.quick else 200)), flush=True)
     if "vampire-action" in names:  # Vampire Empire's AI-only games per second
         print(json.dumps(_vampire_simulation_line(20 if args.quick else 200)), flush=True)
+    if "dreamwars-action" in names:  # Dreamwars AI-only games per second (four heroes)
+        print(json.dumps(_dreamwars_simulation_line(10 if args.quick else 100)), flush=True)
     return 0
+
+
+def _dreamwars_simulation_line(games: int) -> dict[str, Any]:
+    from bot.games.base import get_engine
+
+    engine = get_engine("dreamwars")
+    result = engine.simulate(engine.parse_options({}), 4, games, seed=1)
+    return {"scenario": "dreamwars-simulation", **result}
 
 
 def _simulation_line(games: int) -> dict[str, Any]:

@@ -153,6 +153,29 @@ async def _vampire_table_setup(table: Table, lanes: int) -> list[Lane]:
     return made
 
 
+async def _new_dreamwars_game(table: Table, lane: Lane) -> None:
+    lobby = await table.slash(
+        "game new", user=table.player, channel=lane["channel"], game="dreamwars"
+    )
+    await table.click(lobby, "Add AI seat", user=table.player)
+    started = await table.click(lobby, "Start", user=table.player)
+    if "My hand" not in started.labels():
+        raise RuntimeError(
+            f"dreamwars-action: the game in lane {lane} did not start: {started.text}"
+        )
+
+
+async def _dreamwars_table_setup(table: Table, lanes: int) -> list[Lane]:
+    """A Dreamwars game per lane: the lane's player runs one hero, an AI seat the other (its
+    moves run inside the player's), with a map picture at each hero's phase."""
+    made = []
+    for n in range(lanes):
+        lane = {"channel": table.fake.add_channel(table.guild_id, f"dreamwars-{n}")}
+        await _new_dreamwars_game(table, lane)
+        made.append(lane)
+    return made
+
+
 def _conflict_turn(table: Table, lane: Lane, i: int) -> Request:
     return ("conflict next", table.gm, {"channel": lane["channel"]})
 
@@ -224,6 +247,14 @@ SCENARIOS: dict[str, Scenario] = {
         _vampire_table_setup,
         used_up=re.compile(r"This game is finished"),
         renew=_new_vampire_game,
+    ),
+    "dreamwars-action": Scenario(
+        "dreamwars-action",
+        _card_play,
+        re.compile(r"Your hand, game #\d+"),
+        _dreamwars_table_setup,
+        used_up=re.compile(r"This game is finished"),
+        renew=_new_dreamwars_game,
     ),
     "conflict-turn": Scenario(
         "conflict-turn", _conflict_turn, re.compile(r"^Bench \w+ \d+ acts next\.$"), _conflict_setup

@@ -107,6 +107,8 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
     max_players: ClassVar[int]
     options_model: ClassVar[type[BaseModel]]
     state_model: ClassVar[type[BaseModel]]
+    # Options listed first in the lobby (its first menus), in this order; the rest follow.
+    lobby_first: ClassVar[tuple[str, ...]] = ()
 
     def default_options(self) -> OptionsT:
         return self.options_model()  # type: ignore[return-value]

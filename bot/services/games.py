@@ -180,6 +180,9 @@ def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
         if values:
             fields[name] = [*values, RESET] if spec.get("default", "") is None else values
     fields.update(extra)  # content values after the schema's own, in the engine's order
+    first = [name for name in engine.lobby_first if name in fields]
+    if first:  # the engine's main options get the lobby's own menus
+        fields = {n: fields[n] for n in first} | {n: v for n, v in fields.items() if n not in first}
     return fields
 
 

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import discord
 
+from bot.games.base import registered_engines
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, clip, safe_embed
 
 PAGE_TEXT_BUDGET = 5000  # of Discord's 6,000 characters per embed, leaving room for the rest
@@ -49,6 +50,10 @@ class CommandGroup:
 class HelpField:
     name: str
     value: str
+
+
+def _games() -> str:
+    return ", ".join(e.name for e in registered_engines())
 
 
 def _group_fields(group: CommandGroup) -> list[HelpField]:
@@ -99,8 +104,9 @@ def help_page(groups: list[CommandGroup], page: int) -> discord.Embed:
         title="Fate Table: commands",
         description=(
             "A GM companion for Fate Condensed and Dresden Files Condensed, and a game table "
-            "(`/game rules` explains how each table game is played here). Type `/` and a "
-            "command name to see its options; every option has help text."
+            f"({_games()}: `/game new` opens one, `/game rules` explains how each is played "
+            "here). Type `/` and a command name to see its options; every option has help "
+            "text."
         ),
         colour=COLOUR,
     )

@@ -277,3 +277,38 @@ async def test_pause_keeps_the_game_through_a_long_idle_spell_and_resume_continu
     running_row, _s = await _state(table, game_id)
     assert running_row.status in ("running", "finished")
     assert running_row.version > row.version + 6 and later.model_dump() != s.model_dump()
+
+
+async def test_lobby_menus_rules_and_help_explain_how_to_play(table: Table) -> None:
+    lobby = await table.slash(
+        "game new", user=table.player, game="dreamwars", options="party=3 single_scenario=true"
+    )
+    labels = " ".join(
+        (c.get("placeholder") or "") + " " + " ".join(o["label"] for o in c.get("options") or [])
+        for c in iter_components(lobby.components())
+    )
+    # The lobby's own menus: how many heroes (1-8, readable), the Great Nemesis, one scenario.
+    assert "Choose: Heroes in all" in labels and "1 hero" in labels and "8 heroes" in labels
+    assert "Choose: Great Nemesis" in labels and "Choose: One scenario only" in labels
+    assert "More options…" in labels
+    assert (
+        "Heroes in all: **3 heroes**" in lobby.text and "One scenario only: **yes**" in lobby.text
+    )
+    busy = await table.slash("game new", user=table.player2, game="dreamwars")
+    assert busy.ephemeral and "already has a game" in busy.text
+    wrong = await table.slash(
+        "game new",
+        user=table.player2,
+        channel=table.other_channel,
+        game="dreamwars",
+        options="party=9",
+    )
+    assert wrong.ephemeral and "Heroes in all" in wrong.text and "choose one of" in wrong.text
+    rules = await table.slash("game rules", user=table.player3, game="dreamwars")
+    assert rules.ephemeral and "1 to 8 players" in rules.text
+    assert "My hand" in rules.text and "Add AI seat" in rules.text.replace(
+        "AI seats", "Add AI seat"
+    )
+    assert "/game pause" in rules.text and "Heroes in all" in rules.text
+    helped = await table.slash("help", user=table.player3)
+    assert helped.ephemeral and "Dreamwars" in helped.text

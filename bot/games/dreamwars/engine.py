@@ -554,6 +554,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     max_players = 8
     options_model = DwOptions
     state_model = DwState
+    lobby_first = ("party", "great_nemesis", "single_scenario")
 
     def __init__(self, board: Board | None = None) -> None:
         self._board = board
@@ -575,9 +576,9 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     def option_values(self) -> dict[str, list[str]]:
         lib = self.board.lib
         return {
+            "party": [str(n) for n in range(1, 9)],
             "great_nemesis": list(lib.great),
             "heroes": list(lib.heroes),
-            "party": [str(n) for n in range(1, 9)],
             "scenario": list(lib.scenarios),
         }
 
@@ -598,6 +599,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     def option_value_labels(self) -> dict[str, dict[str, str]]:
         lib = self.board.lib
         return {
+            "party": {str(n): f"{n} hero{'es' if n > 1 else ''}" for n in range(1, 9)},
             "great_nemesis": {k: f"{g.name}, {g.title}" for k, g in lib.great.items()},
             "heroes": {k: f"{h.name}, {h.title}" for k, h in lib.heroes.items()},
             "scenario": {k: s.name for k, s in lib.scenarios.items()},

@@ -17,27 +17,28 @@ HISTORY_MAX = 300  # chronicle lines kept for /game history
 class DwOptions(BaseModel):
     """The options a lobby sets for a game."""
 
-    great_nemesis: str | None = Field(
-        default=None, title="Great Nemesis", description="Drawn at random when not chosen."
-    )
-    heroes: list[str] | None = Field(
-        default=None, title="Heroes", description="In seat order; dealt at random when not set."
-    )
     party: int | None = Field(
         default=None,
         ge=1,
         le=8,
         title="Heroes in all",
-        description="Shared round-robin by the seats (one player may run several); default one "
-        "each.",
+        description="How many heroes play (1-8), shared round-robin by the seats, so one player "
+        "may run several; default one per seat. Add AI seats in the lobby for AI heroes; alone "
+        "with no AI seat you run them all (solo play).",
     )
-    scenario: str | None = Field(
-        default=None, title="Start at scenario", description="Instead of the Ordeal's first."
+    great_nemesis: str | None = Field(
+        default=None, title="Great Nemesis", description="Drawn at random when not chosen."
     )
     single_scenario: bool = Field(
         default=False,
         title="One scenario only",
         description="Play one scenario as a stand-alone game, not the whole Ordeal.",
+    )
+    heroes: list[str] | None = Field(
+        default=None, title="Heroes", description="In seat order; dealt at random when not set."
+    )
+    scenario: str | None = Field(
+        default=None, title="Start at scenario", description="Instead of the Ordeal's first."
     )
     simple_events: bool = Field(
         default=False,
