@@ -121,7 +121,10 @@ def _fate(draw: ImageDraw.ImageDraw, y: int, fate: dict[str, Any]) -> None:
         draw.ellipse((px, y + 76, px + 15, y + 91), outline=(240, 200, 80), width=2)
 
 
-def _showdown(draw: ImageDraw.ImageDraw, y: int, width: int, showdown: dict[str, Any]) -> None:
+def _showdown(
+    draw: ImageDraw.ImageDraw, y: int, width: int, showdown: dict[str, Any], solved: list[str]
+) -> None:
+    """The Showdown card's table, then who is still owed a roll (or the Cases solved)."""
     sx = MARGIN + 2 * (CARD_W + GAP)
     sw = width - MARGIN - sx
     draw.rounded_rectangle((sx, y, sx + sw, y + FOOTER_H - 6), radius=8, fill=(70, 44, 96))
@@ -137,9 +140,16 @@ def _showdown(draw: ImageDraw.ImageDraw, y: int, width: int, showdown: dict[str,
         text = _fit(draw, f"{label}: " + "   ".join(parts), _font(14), sw - 2 * PAD)
         draw.text((sx + PAD, y + 30 + 22 * line_no), text, font=_font(14), fill=TEXT)
     queue = showdown.get("queue") or []
-    if queue:
-        text = _fit(draw, "Still owed a roll: " + ", ".join(queue), _font(13), sw - 2 * PAD)
-        draw.text((sx + PAD, y + 76), text, font=_font(13), fill=MUTED)
+    line = "Still owed a roll: " + ", ".join(queue) if queue else ""
+    if not line and solved:
+        line = "Solved Cases: " + ", ".join(solved)
+    if line:
+        draw.text(
+            (sx + PAD, y + 76),
+            _fit(draw, line, _font(13), sw - 2 * PAD),
+            font=_font(13),
+            fill=MUTED,
+        )
 
 
 def render_board(view: dict[str, Any]) -> bytes:
@@ -166,5 +176,5 @@ def render_board(view: dict[str, Any]) -> bytes:
                 )
         y += CARD_H + GAP
     _fate(draw, y, view.get("fate") or {})
-    _showdown(draw, y, width, view.get("showdown") or {})
+    _showdown(draw, y, width, view.get("showdown") or {}, list(view.get("solved") or []))
     return png(image)
