@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.games.dfccg.cards import ActionCard, BookCard, Dice, Restrict
+from bot.games.dfccg.cards import ActionCard, BookCard, Dice, Effect, Restrict
 from bot.games.dfccg.context import TYPE_NAMES, Context
 from bot.games.dfccg.state import BookSlot, Job, Tableau
 from bot.games.dfccg.texts import REMOVED_AS, action_text, book_text, plural
@@ -17,10 +17,14 @@ from bot.games.dfccg.texts import REMOVED_AS, action_text, book_text, plural
 _TARGETED = {"attack": "Attacked", "investigate": "Investigated"}
 
 
-def restrictions(ctx: Context, slot: BookSlot) -> list[str]:
-    """Why players cannot add tokens to (or act on) this card now, one reason per source."""
+Passives = list[tuple[BookCard, Effect]]
+
+
+def restrictions(ctx: Context, slot: BookSlot, passives: Passives | None = None) -> list[str]:
+    """Why players cannot add tokens to (or act on) this card now, one reason per source
+    (``passives``: the Book cards' lasting effects, when the caller has them already)."""
     reasons = []
-    for source, effect in ctx.passives():
+    for source, effect in ctx.passives() if passives is None else passives:
         if not isinstance(effect, Restrict) or effect.target is None:
             continue
         if not ctx.matches(effect.target, slot):
@@ -50,10 +54,13 @@ def _game_cards(ctx: Context) -> list[BookCard]:
     return [ctx.book(i) for i in dict.fromkeys(ids)]
 
 
-def links(ctx: Context, card: BookCard) -> list[dict[str, Any]]:
-    """Each link letter of the card with its partner cards and where they are."""
+def links(
+    ctx: Context, card: BookCard, cards: list[BookCard] | None = None
+) -> list[dict[str, Any]]:
+    """Each link letter of the card with its partner cards and where they are (``cards``:
+    this game's Book cards, when the caller has them already)."""
     found = []
-    cards = _game_cards(ctx)
+    cards = _game_cards(ctx) if cards is None else cards
     for direction, letters in (("in", card.links_in), ("out", card.links_out)):
         for letter in letters:
             partners = [
@@ -65,8 +72,11 @@ def links(ctx: Context, card: BookCard) -> list[dict[str, Any]]:
     return found
 
 
-def book_card_view(ctx: Context, slot: BookSlot, position: int) -> dict[str, Any]:
-    """One Book card in the rows as players see it."""
+def book_card_view(
+    ctx: Context, slot: BookSlot, position: int, shared: tuple[list[BookCard], Passives]
+) -> dict[str, Any]:
+    """One Book card in the rows as players see it (``shared``: the game's Book cards and
+    their lasting effects, read once per view)."""
     card = ctx.book(slot)
     return {
         "uid": slot.uid,
@@ -77,10 +87,10 @@ def book_card_view(ctx: Context, slot: BookSlot, position: int) -> dict[str, Any
         "tokens": slot.tokens,
         "links_in": card.links_in,
         "links_out": card.links_out,
-        "links": links(ctx, card),
+        "links": links(ctx, card, shared[0]),
         "text": book_text(card),
         "can_receive": ctx.can_receive(slot) if card.value else None,
-        "blocked": restrictions(ctx, slot),
+        "blocked": restrictions(ctx, slot, shared[1]),
     }
 
 
@@ -160,6 +170,7 @@ def public_view(ctx: Context, game: str, result: str | None) -> dict[str, Any]:
     state = ctx.s
     active = state.tableaux[state.active]
     solo = len(state.seats) == 1
+    shared = (_game_cards(ctx), list(ctx.passives()))
     return {
         "game": game,
         "book": state.book_name,
@@ -172,7 +183,7 @@ def public_view(ctx: Context, game: str, result: str | None) -> dict[str, Any]:
         "fate": {"available": state.available, "spent": state.spent},
         "supply": {"hits": state.hit_supply, "clues": state.clue_supply},
         "rows": [
-            [book_card_view(ctx, slot, position) for position, slot in enumerate(row)]
+            [book_card_view(ctx, slot, position, shared) for position, slot in enumerate(row)]
             for row in state.rows
         ],
         "solved": [ctx.book(c).name for c in state.solved],
