@@ -146,6 +146,11 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
     def new_game(self, options: OptionsT, seats: list[str], rng: random.Random) -> StateT:
         """Set up a game. Raises RuleError if the seat count does not fit."""
 
+    def opening(self, state: StateT) -> list[str]:
+        """Public lines telling how the game was set up, logged at Start (``new_game`` gives
+        no events)."""
+        return []
+
     @abstractmethod
     def legal_actions(self, state: StateT, seat: str) -> list[Action]:
         """What ``seat`` may do now: its turn's moves, or a table-wide move any seat may make."""

@@ -612,6 +612,7 @@ class GameService:
         log = [f"The game begins: {', '.join(s.name for s in seats)}."]
         if note:
             log.append(note)
+        log += engine.opening(state)
         state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
         log += [e.text for e in ai_events if e.public]
         expected = row.version

@@ -192,6 +192,8 @@ async def test_three_people_and_an_ai_hero_play_the_ordeal_to_its_end(table: Tab
     assert any(h.seat == ai_seat for h in final.heroes)
     board = message_text(table.message(board_id))
     assert "Game over" in board and "turns in all" in board, board
+    story = await table.slash("game history", user=table.player3, game=game_id)
+    assert story.ephemeral and "the whole log" in story.text and "target " in story.text
     history = await table.slash("game history", user=table.player)
     assert history.ephemeral and f"#{game_id}" in history.text
     assert f"({final.total_turns} turns, {final.deaths} deaths)" in history.text, history.text
@@ -274,6 +276,11 @@ async def test_pause_keeps_the_game_through_a_long_idle_spell_and_resume_continu
     not_paused = await table.slash("game resume", user=table.player)
     assert not_paused.ephemeral and "not paused" in not_paused.text
     later = await _play(table, game_id, users, moves=6)
+    # The story so far, from the game's whole log: the set-up and the rolls with their targets.
+    story = await table.slash("game history", user=table.player3, game=game_id)
+    assert story.ephemeral and "The Great Nemesis is" in story.text, story.text
+    assert "Scenario:" in story.text and "Event:" in story.text
+    assert not _leaks(story.text, later, None)
     running_row, _s = await _state(table, game_id)
     assert running_row.status in ("running", "finished")
     assert running_row.version > row.version + 6 and later.model_dump() != s.model_dump()

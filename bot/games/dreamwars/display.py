@@ -223,7 +223,8 @@ class DreamwarsDisplay(GameDisplay):
             "Each turn the board shows a map (heroes as numbered discs, Nemeses as diamonds, a "
             "legend on the right). The Ordeal is a chain of scenarios: win or lose one, the "
             "next begins. `/game pause` and `/game resume` keep a long game for another day; "
-            "`/game history` lists the games played here.",
+            "**Game log** on the board (or `/game history game:<number>`) tells the story so "
+            "far, every public event and roll in order.",
         ]
 
 

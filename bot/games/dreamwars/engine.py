@@ -605,6 +605,11 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             "scenario": {k: s.name for k, s in lib.scenarios.items()},
         }
 
+    def opening(self, state: DwState) -> list[str]:
+        """The set-up as the chronicle tells it: the Great Nemesis, the Ordeal, the scenario and
+        the first Event."""
+        return list(state.chronicle)
+
     # -- set-up (the rulebook's order) -------------------------------------------------------
     def new_game(self, options: DwOptions, seats: list[str], rng: random.Random) -> DwState:
         lib = self.board.lib
