@@ -92,4 +92,4 @@ async def test_a_page_on_one_process_follows_a_change_made_through_the_other(
             page = await next_page(response, 5)
             if "Sirens in the Distance" in page["html"]:
                 break
-        assert time.monotonic() - sent < 1.5
+        assert time.monotonic() - sent < 2.0  # the command itself included; recheck: 60 s
