@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ log = logging.getLogger(__name__)
 COALESCE_SECONDS = 0.03  # a burst of commits becomes one render
 KEEPALIVE_SECONDS = 20.0
 PICTURE_CACHE = 64
+RENDER_CACHE = 1000  # links whose latest render is kept for the other pages open on them
+SHARED_RENDER_SECONDS = 1.0
 MAX_STREAMS = 500  # open event streams per process
 MAX_STREAMS_PER_SERVER = 60  # ... and per Discord server, so one server cannot take them all
 HEADERS = {
@@ -86,6 +89,7 @@ class WebView:
         self.recheck_seconds = recheck_seconds
         self.channel_name = channel_name
         self._pictures: OrderedDict[tuple[int, int], bytes | None] = OrderedDict()
+        self._rendered: OrderedDict[str, tuple[int, float, asyncio.Task[Rendered]]] = OrderedDict()
         self._streams: set[asyncio.Task[Any]] = set()
         self._per_guild: dict[int, int] = {}
         self._static = {
@@ -106,9 +110,27 @@ class WebView:
 
     # ------------------------------------------------------------------ rendering
     async def render(self, token: str) -> Rendered:
-        """The page behind a token now; `LinkRefused` when the token opens nothing."""
+        """The page behind a token now; `LinkRefused` when the token opens nothing.
+
+        Pages open on the same link (a game's spectators) share one render per change: a
+        render is reused while no change was published since it began, for at most a second.
+        """
         if len(token) > MAX_TOKEN_LENGTH:
             raise LinkRefused("too long")
+        seen = self.hub.published
+        now = time.monotonic()
+        cached = self._rendered.get(token)
+        if cached is None or cached[0] != seen or now - cached[1] >= SHARED_RENDER_SECONDS:
+            task = asyncio.get_running_loop().create_task(self._render(token))
+            cached = (seen, now, task)
+            self._rendered[token] = cached
+            self._rendered.move_to_end(token)
+            while len(self._rendered) > RENDER_CACHE:
+                self._rendered.popitem(last=False)
+        # shielded: a reader who leaves must not cancel the render the others wait for
+        return await asyncio.shield(cached[2])
+
+    async def _render(self, token: str) -> Rendered:
         scope = await self.service.open(token)
         if scope.kind is LinkKind.GAME:
             info = await self.service.game_view(scope)

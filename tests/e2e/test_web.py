@@ -294,3 +294,31 @@ async def test_open_pages_per_server_are_limited(
             break
         await asyncio.sleep(0.1)
     assert statuses[-1] == 200 and len(statuses) <= 2, statuses
+
+
+async def test_pages_open_on_one_link_share_a_render_per_change(web_table: Table) -> None:
+    table = web_table
+    await a_table_in_play(table)
+    bot: Any = table.bot
+    view = bot.web_server.view
+    renders = 0
+    original = view._render
+
+    async def counted(token: str) -> Any:
+        nonlocal renders
+        renders += 1
+        return await original(token)
+
+    view._render = counted
+    url = link_of(await table.slash("campaign web", user=table.gm)) + "/events"
+    async with aiohttp.ClientSession() as client:
+        streams = [await client.get(url) for _ in range(4)]
+        for stream in streams:
+            await next_page(stream, 5)
+        before = renders
+        await table.slash("aspect add", user=table.gm, text="Sirens in the Distance")
+        for stream in streams:
+            assert "Sirens in the Distance" in (await next_page(stream, 5))["html"]
+        assert renders - before <= 2  # one per change (the command may commit twice), not per page
+        for stream in streams:
+            stream.close()
