@@ -18,6 +18,7 @@ from bot.services.characters import Actor, get_service
 from bot.services.scenes import SceneService, board_listeners, split_list
 from bot.ui.custom_ids import SCENE_BOARD_TEMPLATE, scene_board_id
 from bot.ui.scenes import board_embed, ended_text, started_text
+from cogs.common.character_lookup import character_list_autocomplete
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
@@ -201,6 +202,7 @@ class Scenes(commands.Cog):
         characters="Characters in the scene, separated by commas (they fill the GM pool).",
         carried="Extra fate points the GM carries in (0-20), e.g. from a major NPC's concession.",
     )
+    @app_commands.autocomplete(characters=character_list_autocomplete)
     async def scene_start(
         self,
         interaction: discord.Interaction,

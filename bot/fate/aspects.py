@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, field_validator
 from bot.errors import RuleError
 from bot.fate.outcomes import OutcomeKind as OutcomeKind  # re-exported for the play modules
 from bot.fate.outcomes import outcome as compare
+from bot.fate.words import plural
 
 GM = "gm"
 CHARACTER_HOLDER = "char"
@@ -173,7 +174,7 @@ def create_advantage_new(
     return aspect, [
         Event(
             kind="aspect_created",
-            text=f"{aspect.text} is created with {count} free invoke(s).",
+            text=f"{aspect.text} is created with {plural(count, 'free invoke')}.",
             who=actor,
             data={"aspect": aspect.id, "invokes": count},
         )
@@ -203,7 +204,7 @@ def create_advantage_existing(
     return updated, [
         Event(
             kind="invokes_added",
-            text=f"{aspect.text} gains {count} free invoke(s).",
+            text=f"{aspect.text} gains {plural(count, 'free invoke')}.",
             who=who,
             data={"aspect": aspect.id, "invokes": count},
         )

@@ -6,6 +6,7 @@ from pydantic import BaseModel, Field
 
 from bot.errors import RuleError
 from bot.fate.aspects import Event, OutcomeKind, classify
+from bot.fate.words import plural
 
 MAX_TASKS = 10
 MAX_TEXT = 200
@@ -77,7 +78,7 @@ def start_challenge(
     return Challenge(id=challenge_id, title=title[:MAX_TEXT], tasks=built), [
         Event(
             kind="challenge_started",
-            text=f"A challenge of {len(built)} task(s).",
+            text=f"A challenge of {plural(len(built), 'task')}.",
             data={"tasks": len(built)},
         )
     ]

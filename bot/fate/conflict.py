@@ -15,6 +15,7 @@ from bot.fate.aspects import Event, OutcomeKind, classify
 from bot.fate.economy import FatePointChange, Reason
 from bot.fate.harm import AbsorbChoice, AbsorbResult, HarmType, absorb_hit
 from bot.fate.tracks import Track
+from bot.fate.words import plural
 
 MAX_COMBATANTS = 20
 
@@ -471,7 +472,7 @@ def concede(state: Conflict, who: str) -> tuple[Conflict, list[Event]]:
     events = [
         _event(
             "conceded",
-            f"{person.name} concedes and will gain {points} fate point(s).",
+            f"{person.name} concedes and will gain {plural(points, 'fate point')}.",
             who,
             points=points,
         )
@@ -529,7 +530,7 @@ def _finish(state: Conflict, winner: str | None) -> tuple[Conflict, list[Event]]
         events.append(
             _event(
                 "payout",
-                f"+{payout.change.delta} fate point(s) ({payout.change.reason.value}).",
+                f"+{plural(payout.change.delta, 'fate point')} ({payout.change.reason.value}).",
                 payout.change.who,
                 points=payout.change.delta,
             )

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from bot.errors import RuleError
 from bot.fate.aspects import MAX_ASPECT_TEXT, Aspect, AspectKind, Event, new_aspect
 from bot.fate.tracks import Box, Track, TrackKind
+from bot.fate.words import plural
 
 MAX_SUGGESTIONS = 10
 
@@ -171,7 +172,7 @@ def absorb_hit(
         events.append(
             Event(
                 kind="stress_marked",
-                text=f"{len(choice.stress)} stress box(es) marked.",
+                text=f"{plural(len(choice.stress), 'stress box')} marked.",
                 who=defender,
                 data={"boxes": len(choice.stress)},
             )

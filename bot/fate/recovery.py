@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from bot.errors import RuleError
 from bot.fate.aspects import MAX_ASPECT_TEXT, Event, OutcomeKind, classify
 from bot.fate.tracks import Box, Recovery, Track, TrackKind
+from bot.fate.words import plural
 
 LASTING_RECOVERY_DIFFICULTY = 4  # Great (+4) overcome before a lasting condition starts healing
 SELF_TREATMENT_PENALTY = 2
@@ -378,7 +379,12 @@ def end_session(campaign: Campaign, pc_ids: list[str]) -> tuple[Campaign, list[E
     ]
     return campaign.model_copy(
         update={"in_session": False, "grants": [*campaign.grants, *grants]}
-    ), [Event(kind="minor_milestone", text=f"{len(grants)} character(s) earn a minor milestone.")]
+    ), [
+        Event(
+            kind="minor_milestone",
+            text=f"{plural(len(grants), 'character')} earn a minor milestone.",
+        )
+    ]
 
 
 def end_arc(campaign: Campaign, pc_ids: list[str]) -> tuple[Campaign, list[Event]]:
@@ -392,7 +398,7 @@ def end_arc(campaign: Campaign, pc_ids: list[str]) -> tuple[Campaign, list[Event
     ), [
         Event(
             kind="major_milestone",
-            text=f"The arc ends; {len(grants)} character(s) earn a major milestone.",
+            text=f"The arc ends; {plural(len(grants), 'character')} earn a major milestone.",
         )
     ]
 

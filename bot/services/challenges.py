@@ -20,6 +20,7 @@ from bot.fate import challenge as rules
 from bot.fate.challenge import MAX_TASKS, Challenge, ChallengeTask
 from bot.fate.ladder import describe
 from bot.fate.rolls import Action, InvokeMode, Payment, Roll, apply_invoke, make_roll
+from bot.fate.words import plural
 from bot.services import aspects_in_play
 from bot.services.campaigns import (
     find_character_in,
@@ -398,8 +399,9 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             state.rolls = {}  # rolls nobody kept are not recorded
             total = rules.summary(state.challenge)
             line = (
-                f"The GM closes the challenge: {total.successes} success(es), {total.ties} tie(s), "
-                f"{total.failures} failure(s), {total.open} not rolled."
+                f"The GM closes the challenge: {plural(total.successes, 'success')}, "
+                f"{plural(total.ties, 'tie')}, "
+                f"{plural(total.failures, 'failure')}, {total.open} not rolled."
             )
             state.add_log(line)
             return line

@@ -16,6 +16,7 @@ from bot.fate import compels
 from bot.fate.aspects import GM
 from bot.fate.compels import CompelOffer, CompelState
 from bot.fate.economy import FatePointChange
+from bot.fate.words import plural
 from bot.services.aspects_in_play import AspectInPlay, aspects_in_play
 from bot.services.campaigns import (
     CampaignInfo,
@@ -241,7 +242,9 @@ class CompelService:
                 note=note,
                 channel_id=row.channel_id,
             )
-            notes.append(f"{updated.name} now has {updated.sheet.fate_points} fate point(s).")
+            notes.append(
+                f"{updated.name} now has {plural(updated.sheet.fate_points, 'fate point')}."
+            )
         return " ".join(notes)
 
     async def _load_open(

@@ -22,6 +22,7 @@ from bot.fate.aspects import Event as RuleEvent
 from bot.fate.ladder import describe
 from bot.fate.rolls import Action, Roll, make_roll
 from bot.fate.scene import put_aspect
+from bot.fate.words import plural
 from bot.services import aspects_in_play
 from bot.services.campaigns import CampaignInfo, resolve_campaign_in
 from bot.services.conflict_base import ConflictBase
@@ -399,7 +400,7 @@ class ConflictActions(ConflictBase):
     @staticmethod
     def _invokes_line(state: ConflictState, text: str, events: list[RuleEvent]) -> str:
         event = events[0]
-        count = event.data.get("invokes", 1)
+        count = int(event.data.get("invokes") or 1)
         who = event.who or GM
         if who == GM:
             holder = "the GM"
@@ -409,7 +410,7 @@ class ConflictActions(ConflictBase):
             )
         else:
             holder = state.name(who)
-        return f"{text} gains {count} free invoke(s) for {holder}."
+        return f"{text} gains {plural(count, 'free invoke')} for {holder}."
 
     def move_choices(self, snapshot: ConflictSnapshot) -> list[Choice]:
         """The zones the actor may move to: a free move where allowed, else an impeded one

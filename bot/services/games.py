@@ -26,6 +26,7 @@ from bot.db.models.columns import utcnow
 from bot.db.models.games import EVENT_TEXT_LIMIT, GameActionLog, GameEventLog, GameRow
 from bot.db.repos.versioned import update_versioned_in
 from bot.errors import RuleError
+from bot.fate.words import plural
 from bot.games.base import (
     Action,
     GameEngine,
@@ -603,7 +604,7 @@ class GameService:
         self, session: Any, row: GameRow, engine: GameEngine[Any, Any], seats: list[Seat]
     ) -> GameInfo:
         if len(seats) < engine.min_players:
-            raise RuleError(f"This game needs at least {engine.min_players} seat(s).")
+            raise RuleError(f"This game needs at least {plural(engine.min_players, 'seat')}.")
         raw, note = engine.resolve_options(
             json.loads(row.options), await self._past_games(session, row)
         )

@@ -33,6 +33,7 @@ from bot.fate.conflict import Phase, Status
 from bot.fate.ladder import describe
 from bot.fate.scene import Scene
 from bot.fate.sheet import Character
+from bot.fate.words import plural
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
@@ -460,7 +461,7 @@ def _conflict_view(row: EncounterRow, state: ConflictState, names: _Names) -> En
         zone = f", in {combatant.zone}" if combatant.zone else ""
         rows.append((combatant.name, f"{kind}{zone}: {mark}"))
     if hidden_npcs:
-        rows.append((OPPOSITION, f"{hidden_npcs} NPC(s)"))
+        rows.append((OPPOSITION, plural(hidden_npcs, "NPC")))
     if c.phase is Phase.ENDED:
         winner = {"pcs": "The PCs", "npcs": "The NPCs"}.get(c.winner_side or "", "Nobody")
         now = f"Over: {winner} carry the day." if c.winner_side else "The conflict is over."
@@ -549,7 +550,7 @@ def _challenge_view(row: EncounterRow, state: ChallengeState, names: _Names) -> 
             who = names.member(state, task.assigned_to) if task.assigned_to else "anyone"
             status = f"open ({who})"
         rows.append((label, status))
-    now = "Stopped by the GM." if state.stopped else f"{open_tasks} task(s) still open."
+    now = "Stopped by the GM." if state.stopped else f"{plural(open_tasks, 'task')} still open."
     return EncounterView(
         kind="challenge",
         id=row.id,

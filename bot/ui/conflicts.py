@@ -18,6 +18,7 @@ from bot.fate.ladder import describe
 from bot.fate.rolls import ScaleLevel
 from bot.fate.sheet import Character
 from bot.fate.tracks import TrackKind
+from bot.fate.words import plural
 from bot.services.challenges import ChallengeSnapshot
 from bot.services.conflict_state import ConflictSnapshot, PendingKind
 from bot.services.contests import ContestSnapshot
@@ -410,8 +411,9 @@ def challenge_tracker(snapshot: ChallengeSnapshot) -> discord.Embed:
     embed.add_field(
         name="Summary",
         value=(
-            f"{total.successes} success(es) ({total.with_style} with style), {total.ties} tie(s), "
-            f"{total.failures} failure(s), {total.open} open"
+            f"{plural(total.successes, 'success')} ({total.with_style} with style), "
+            f"{plural(total.ties, 'tie')}, "
+            f"{plural(total.failures, 'failure')}, {total.open} open"
             + (" - complete: the GM reads the mix." if total.complete else "")
         ),
         inline=False,

@@ -12,6 +12,7 @@ from typing import Any
 
 import discord
 
+from bot.fate.words import plural
 from bot.games.base import Action, GameEngine, get_display
 from bot.games.display import GameDisplay, PanelField
 from bot.services.games import GameInfo, HandInfo, OptionHelp, option_token
@@ -279,7 +280,7 @@ def rules_embed(engine: GameEngine[Any, Any], options: list[OptionHelp]) -> disc
     """How to play one game at the table and every lobby option with its default."""
     display = get_display(engine.key)
     players = (
-        f"{engine.min_players} player(s)"
+        plural(engine.min_players, "player")
         if engine.min_players == engine.max_players
         else f"{engine.min_players} to {engine.max_players} players"
     )

@@ -17,6 +17,7 @@ from bot.fate.outcomes import OutcomeKind
 from bot.fate.quick_roll import QuickRoll
 from bot.fate.rolls import Action, Invoke, InvokeMode, Payment, Roll, ScaleLevel, ScaleMode, Side
 from bot.fate.rules_ref import RulesTopic
+from bot.fate.words import plural
 from bot.services.aspects_in_play import AspectInPlay
 from bot.services.rolls import PaymentOption, RollView
 from bot.ui.common import (
@@ -113,10 +114,10 @@ def _scale_line(roll: Roll) -> str | None:
             ScaleMode.BEFORE_ROLL: f"+{adjustment.levels} before the roll",
             ScaleMode.AFTER_SUCCESS: f"+{2 * adjustment.levels} on a success",
             ScaleMode.EXTRA_FREE_INVOKES: (
-                f"{adjustment.levels} extra free invoke(s) on a successful advantage"
+                f"{plural(adjustment.levels, 'extra free invoke')} on a successful advantage"
             ),
         }[adjustment.mode]
-        lines.append(f"{side} is {adjustment.levels} level(s) higher: {how}")
+        lines.append(f"{side} is {plural(adjustment.levels, 'level')} higher: {how}")
     extra = roll.extra_free_invokes()
     if extra:
         lines.append(f"extra free invokes earned: {extra}")

@@ -10,6 +10,7 @@ from bot.fate.aspects import Aspect, AspectKind
 from bot.fate.compels import CompelState
 from bot.fate.ladder import describe, signed
 from bot.fate.recovery import MilestoneKind
+from bot.fate.words import plural
 from bot.services.compels import OfferView
 from bot.services.economy import (
     LedgerLine,
@@ -119,8 +120,8 @@ def started_text(result: SceneStarted) -> str:
     scene = result.scene
     name = f" **{clip(scene.title, 60)}**" if scene.title else ""
     return (
-        f"The scene{name} starts with {len(scene.visible_aspects(False))} aspect(s), "
-        f"{len(scene.zones)} zone(s) and {len(scene.participants)} character(s). "
+        f"The scene{name} starts with {plural(len(scene.visible_aspects(False)), 'aspect')}, "
+        f"{plural(len(scene.zones), 'zone')} and {plural(len(scene.participants), 'character')}. "
         f"GM pool: {scene.gm_pool}. The board is pinned in this channel."
     )
 
@@ -131,7 +132,7 @@ def ended_text(result: SceneEnded) -> str:
         lines.append(clip("Stress cleared for: " + ", ".join(result.cleared), 600))
     kept = list(result.kept)
     if result.kept_hidden:
-        kept.append(f"{result.kept_hidden} hidden one(s)")
+        kept.append(plural(result.kept_hidden, "hidden one"))
     if kept:
         lines.append(clip("Kept as game aspects: " + ", ".join(kept), 600))
     if result.recovered:
@@ -197,7 +198,7 @@ def undo_text(original: LedgerLine, inverse: LedgerLine) -> str:
 
 def movement_text(move: Movement) -> str:
     verb = "gains" if move.delta > 0 else "loses"
-    return f"{clip(move.who, 40)} {verb} {abs(move.delta)} fate point(s): now {move.balance_after}."
+    return f"{clip(move.who, 40)} {verb} {plural(abs(move.delta), 'fate point')}: now {move.balance_after}."
 
 
 def refreshed_text(result: Refreshed) -> str:

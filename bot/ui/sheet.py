@@ -17,6 +17,7 @@ from bot.fate.ladder import describe
 from bot.fate.sheet import AspectKind, Character
 from bot.fate.stunts import Stunt
 from bot.fate.tracks import Track, TrackKind
+from bot.fate.words import plural
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, clip, safe_embed
 
 ASPECT_LABELS = {
@@ -433,16 +434,12 @@ def draft_embed(
 OVERVIEW_TEXT_BUDGET = 5500  # per embed (one message each) of Discord's 6,000
 
 
-def _plural(count: int, one: str, many: str | None = None) -> str:
-    return f"{count} {one if count == 1 else (many or one + 's')}"
-
-
 def overview_field(character: Character, owner: str | None) -> tuple[str, str]:
     """One player character at a glance: fate points, aspects with their free invokes, stress,
     and the consequences and conditions that are marked."""
     who = f" ({owner})" if owner else ""
     name = clip(
-        f"{character.name}{who}: {_plural(character.fate_points, 'fate point')}, "
+        f"{character.name}{who}: {plural(character.fate_points, 'fate point')}, "
         f"refresh {character.refresh}",
         256,
     )
@@ -460,7 +457,7 @@ def overview_embeds(
 ) -> list[discord.Embed]:
     """Every PC of a campaign for the GM, in as many embeds (one per message) as it takes."""
     pool = (
-        f"GM pool in this scene: {_plural(gm_pool, 'fate point')}."
+        f"GM pool in this scene: {plural(gm_pool, 'fate point')}."
         if gm_pool is not None
         else "No scene is running in this channel (`/scene start` sets the GM pool)."
     )

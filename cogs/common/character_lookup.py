@@ -52,3 +52,33 @@ async def character_autocomplete(
 
 
 CHARACTER_HELP = "The character (default: your active one here)."
+
+
+async def character_list_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[Choice[str]]:
+    """A comma-separated list of the campaign's characters, completing the last name typed.
+    NPCs are offered to the GM only (a player never learns an NPC's name this way)."""
+    if interaction.guild_id is None or interaction.channel_id is None:
+        return []
+    bot: Any = interaction.client
+    campaign = await bot.campaigns.current(interaction.guild_id, interaction.channel_id)
+    names = await bot.campaigns.character_names(campaign.id)
+    gm = await member_is_gm(bot, interaction)
+    head, _, tail = current.rpartition(",")
+    prefix = f"{head.strip()}, " if head.strip() else ""
+    wanted = tail.strip().casefold()
+    chosen = {n.strip().casefold() for n in head.split(",")}
+    found: list[Choice[str]] = []
+    for entry in names:
+        if entry.is_npc and not gm:
+            continue
+        if entry.name.casefold() in chosen or wanted not in entry.name.casefold():
+            continue
+        label = f"{prefix}{entry.name}"
+        if len(label) <= 100:
+            tag = " (NPC)" if entry.is_npc else ""
+            found.append(Choice(name=clip(label + tag, 100), value=label))
+        if len(found) >= CHOICES_MAX:
+            break
+    return found

@@ -43,6 +43,7 @@ from bot.ui.custom_ids import (
     tracker_select_id,
 )
 from cogs.common.bot_of import bot_of
+from cogs.common.character_lookup import character_list_autocomplete
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import SafeModal, guarded
 from cogs.common.permissions import member_is_gm
@@ -522,28 +523,10 @@ class TrackerCog(commands.Cog):
     async def _names(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        if interaction.guild_id is None or interaction.channel_id is None:
-            return []
-        campaign = await self.bot.campaigns.current(interaction.guild_id, interaction.channel_id)
-        names = await self.bot.campaigns.character_names(campaign.id)
-        head, _, tail = current.rpartition(",")
-        prefix = f"{head.strip()}, " if head.strip() else ""
-        wanted = tail.strip().casefold()
-        chosen = {n.strip().casefold() for n in head.split(",")}
-        found = []
-        for entry in names:
-            if entry.name.casefold() in chosen or wanted not in entry.name.casefold():
-                continue
-            label = f"{prefix}{entry.name}"
-            if len(label) <= 100:
-                tag = " (NPC)" if entry.is_npc else ""
-                found.append(app_commands.Choice(name=clip(label + tag, 100), value=label))
-            if len(found) >= 25:
-                break
-        return found
+        return await character_list_autocomplete(interaction, current)
 
     async def _name_list_ac(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         """Autocomplete for a comma-separated list of character names."""
-        return await self._names(interaction, current)
+        return await character_list_autocomplete(interaction, current)

@@ -213,7 +213,7 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     resolved = await run.resolve(alice)
     assert "2-shift hit" in resolved.text
     taken = await run.take_hit(alice, "Physical stress box 1, 2")
-    assert "2 stress box(es) marked" in taken.text
+    assert "2 stress boxes marked" in taken.text
     charles = await sheet(table, people["charles"])
     assert [b.marked for b in charles.track("physical").boxes] == [True, True, False]
     assert "[x][x][1]" in run.text
@@ -358,7 +358,7 @@ async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> N
     opened = await table.click(run.tracker, "Invoke", user=table.gm)
     assert opened.ephemeral  # the GM may invoke for the acting PC too (it is shown privately)
     resolved = await table.click(run.tracker, "Resolve the roll", user=alice)
-    assert "Ghoul lore is created with 2 free invoke(s)" in resolved.text
+    assert "Ghoul lore is created with 2 free invokes" in resolved.text
     assert "Ghoul lore" in run.text
     again = await table.click(run.tracker, "Overcome", user=alice)
     dice.load(0, 0, 0, 0)
@@ -555,7 +555,7 @@ async def test_challenge_of_three_tasks_with_restart(table: Table) -> None:
     cost = await table.slash("challenge cost", user=gm, task=1, cost="The runes wake the guardian")
     assert cost.ephemeral
     text = message_text(tracker())
-    assert "1 success(es)" in text and "2 tie(s)" in text and "0 failure(s)" in text
+    assert "1 success" in text and "2 ties" in text and "0 failures" in text
     assert "complete" in text and "The runes wake the guardian" in text
     assert not started.labels(tracker())
     assert people["molly"].name == "Molly"
@@ -658,7 +658,7 @@ async def test_teamwork_scale_stunts_pending_rolls_and_existing_advantage(table:
     invoked = await run.invoke(alice, "Fate point: Knight of the Sword")
     assert "the roll is now Fantastic (+6)" in invoked.text
     done = await table.click(run.tracker, "Resolve the roll", user=alice)
-    assert "Cornered is created with 2 free invoke(s)" in done.text
+    assert "Cornered is created with 2 free invokes" in done.text
     assert "Molly (PC) in Street - acted" in run.text
     assert option_labels(run.tracker, "Pick who acts next") == ["Ghoul"]
     await run.next(alice, "Ghoul")
@@ -671,7 +671,7 @@ async def test_teamwork_scale_stunts_pending_rolls_and_existing_advantage(table:
     rolled = await table.submit(form, {"skill": "Fight", "difficulty": "Fair"}, user=gm)
     assert "+1 scale = Average (+1) vs Fair (+2)" in rolled.text
     done = await table.click(run.tracker, "Resolve the roll", user=gm)
-    assert "Cornered gains 1 free invoke(s) for Charles" in done.text
+    assert "Cornered gains 1 free invoke for Charles" in done.text
     assert "free invokes: Charles, Charles, Charles" in run.text
     await run.next(gm, "Charles")
     assert "exchange 2" in run.text
@@ -826,7 +826,7 @@ async def test_advantages_on_scene_aspects_hidden_ones_and_one_that_leaves_play(
     dice.load(0, 0, 0, 0)  # Athletics 3 vs Fair (+2): a success, one more free invoke
     await table.submit(form, {"skill": "Athletics", "difficulty": "Fair"}, user=alice)
     done = await table.click(run.tracker, "Resolve the roll", user=alice)
-    assert "Thick smoke gains 1 free invoke(s) for Charles" in done.text
+    assert "Thick smoke gains 1 free invoke for Charles" in done.text
     assert table.bot is not None
     async with table.bot.db.session() as s:  # type: ignore[attr-defined]
         campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
@@ -843,7 +843,7 @@ async def test_advantages_on_scene_aspects_hidden_ones_and_one_that_leaves_play(
     dice.load(0, 0, 0, 0)  # Fight 2 vs Fair (+2): a tie, one free invoke for the GM side
     await table.submit(form, {"skill": "Fight", "difficulty": "Fair"}, user=gm)
     done = await table.click(run.tracker, "Resolve the roll", user=gm)
-    assert "A hidden aspect gains 1 free invoke(s) for the GM" in done.text
+    assert "A hidden aspect gains 1 free invoke for the GM" in done.text
     for message in table.channel_messages():
         assert "Secret tunnel" not in message_text(message)
     await run.next(gm, "Charles")
@@ -941,3 +941,20 @@ async def test_one_line_names_who_acts_next_and_pings_only_that_player(table: Ta
     await table.settle()
     molly = turn_lines()[-1]
     assert molly["content"] == "**Molly** acts next." and molly["allowed_mentions"] == {"parse": []}
+
+
+async def test_name_lists_complete_for_scenes_too_and_hide_npcs_from_players(table: Table) -> None:
+    await make_characters(table)
+    for_gm = await table.autocomplete(
+        "scene start", "characters", user=table.gm, characters="Charles, Gh"
+    )
+    assert {c["value"] for c in for_gm} == {"Charles, Ghoul", "Charles, Ghoul Two"}
+    assert any(c["name"].endswith("(NPC)") for c in for_gm)
+    for_player = await table.autocomplete(
+        "conflict start", "participants", user=table.player, participants=""
+    )
+    assert {c["value"] for c in for_player} == {"Charles", "Molly"}  # no NPC named to a player
+    started = await table.slash(
+        "scene start", user=table.gm, zones="Street", characters=for_gm[0]["value"]
+    )
+    assert not started.ephemeral and "1 zone and 2 characters" in started.text

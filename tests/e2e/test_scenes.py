@@ -413,7 +413,7 @@ async def test_gm_undoes_a_fate_point_movement_and_the_log_pages(table: Table) -
     nothing = await table.slash("fp undo", user=table.gm)
     assert nothing.ephemeral and "no fate point movement left" in nothing.text
     given = await table.slash("fp give", user=table.gm, character="Harry", amount=2, note="nice")
-    assert "Harry gains 2 fate point(s): now 5" in given.text
+    assert "Harry gains 2 fate points: now 5" in given.text
     not_gm = await table.slash("fp undo", user=table.player)
     assert not_gm.ephemeral and "Only the GM" in not_gm.text
     undone = await table.slash("fp undo", user=table.gm)
@@ -718,7 +718,7 @@ async def test_scene_end_keeps_a_hidden_aspect_without_naming_it(table: Table) -
     await table.slash("aspect add", user=table.gm, text="Secret Cult", hidden=True)
     ended = await table.slash("scene end", user=table.gm, keep="Rain, Secret Cult")
     assert not ended.ephemeral, ended.text
-    assert "Kept as game aspects: Rain, 1 hidden one(s)" in ended.text
+    assert "Kept as game aspects: Rain, 1 hidden one" in ended.text
     assert all("Secret Cult" not in message_text(m) for m in table.channel_messages())
     kept = await in_play(table)
     assert kept["Secret Cult"].hidden and "Rain" in kept
