@@ -94,11 +94,12 @@ async def test_two_shards_serve_their_guilds_share_the_database_and_act_once(clu
 
     # A game in the first guild; then a third party (another process: here, this test)
     # ends it in the database. The serving process must not act on what it remembers.
+    # (a first game in a process loads its packs: on a loaded machine that takes a while)
     lobby = await first.ask(
-        "game new", user=first.player, game="dfccg", options="difficulty=apprentice"
+        "game new", user=first.player, game="dfccg", options="difficulty=apprentice", timeout=60
     )
     assert "Start" in lobby.labels(), lobby.text
-    started = await first.click(lobby, "Start", user=first.player)
+    started = await first.click(lobby, "Start", user=first.player, timeout=60)
     assert started.answered
     moved = await first.ask("game move", user=first.player, action="auto")
     assert "Your hand" in moved.text, moved.text
