@@ -603,8 +603,7 @@ class Rolls(commands.Cog):
             )
         elif act == "tw":
             change = await self.service.teamwork(roll_id, user_id=user, is_gm=is_gm)
-            await self._update_clicked(interaction, change.view)
-            await self._redraw_all(change.others)
+            await self._update_clicked(interaction, change.view, others=change.others)
             if change.note:
                 await interaction.followup.send(change.note, ephemeral=True)
         elif act in ("adv", "advgm"):
@@ -632,7 +631,11 @@ class Rolls(commands.Cog):
             )
 
     async def _update_clicked(
-        self, interaction: discord.Interaction, view: RollView, content: str | None = None
+        self,
+        interaction: discord.Interaction,
+        view: RollView,
+        content: str | None = None,
+        others: list[RollView] | None = None,
     ) -> None:
         """Redraw the message that was clicked in place, then its other copies. A hidden roll
         is drawn only on a private copy (the roller's ephemeral one or the GM channel's): from
@@ -641,22 +644,25 @@ class Rolls(commands.Cog):
         if content is not None:
             parts["content"] = content
         clicked = interaction.message
-        if view.hidden and not _private_copy(clicked, view):
-            if parts["view"] is None:
-                del parts["view"]
-            await interaction.response.send_message(ephemeral=True, **parts)
-            clicked = None
-        else:
-            await interaction.response.edit_message(**parts)
-        await self._redraw(view, skip=clicked.id if clicked is not None else None)
+        drawn = None  # the clicked message, once this answer has redrawn it
+        try:
+            if view.hidden and not _private_copy(clicked, view):
+                if parts["view"] is None:
+                    del parts["view"]
+                await interaction.response.send_message(ephemeral=True, **parts)
+            else:
+                await interaction.response.edit_message(**parts)
+                drawn = clicked.id if clicked is not None else None
+        finally:  # the change is stored: its copies show it even when the answer failed
+            await self._redraw(view, skip=drawn)
+            await self._redraw_all(others or [])
 
     async def on_stunt(self, interaction: discord.Interaction, roll_id: int, index: int) -> None:
         is_gm = await member_is_gm(self.bot, interaction)
         change = await self.service.add_stunt(
             roll_id, user_id=interaction.user.id, is_gm=is_gm, stunt_index=index
         )
-        await self._update_clicked(interaction, change.view)
-        await self._redraw_all(change.others)
+        await self._update_clicked(interaction, change.view, others=change.others)
 
     # ----------------------------------------------------------------- pickers
     async def on_aspect_chosen(
@@ -702,11 +708,13 @@ class Rolls(commands.Cog):
         last = view.roll.invokes[-1]
         done = f"Invoked *{clip(last.aspect_name, 100)}* on roll #{view.id}."
         if view.hidden:  # the roller's only copy is ephemeral: show the new state here
-            await self._update_clicked(interaction, view, done)
-        else:
+            await self._update_clicked(interaction, view, done, change.others)
+            return
+        try:
             await interaction.response.edit_message(content=done, view=None)
+        finally:  # the fate point is spent: the roll shows it whatever became of the answer
             await self._redraw(view)
-        await self._redraw_all(change.others)
+            await self._redraw_all(change.others)
 
     async def on_defend(
         self, interaction: discord.Interaction, roll_id: int, skill: str | None
@@ -724,17 +732,20 @@ class Rolls(commands.Cog):
         view = change.view
         if view.hidden:  # only the defender (and the GM channel) see it
             done = f"You defend in secret against roll #{roll_id}:"
-            await self._update_clicked(interaction, view, done)
-            await self._post_gm_copy(view)
-            await self._redraw_all(change.others)
+            try:
+                await self._update_clicked(interaction, view, done, change.others)
+            finally:
+                await self._post_gm_copy(view)
             return
-        await interaction.response.edit_message(
-            content=f"You defend against roll #{roll_id}: see roll #{view.id}.", view=None
-        )
-        channel = self.bot.get_partial_messageable(view.channel_id)
-        message = await channel.send(**new_roll_message(view))
-        await self.service.set_messages(view.id, message_id=message.id)
-        await self._redraw_all(change.others)
+        try:
+            await interaction.response.edit_message(
+                content=f"You defend against roll #{roll_id}: see roll #{view.id}.", view=None
+            )
+        finally:  # the defence is stored: it is posted whatever became of the answer
+            channel = self.bot.get_partial_messageable(view.channel_id)
+            message = await channel.send(**new_roll_message(view))
+            await self.service.set_messages(view.id, message_id=message.id)
+            await self._redraw_all(change.others)
 
     async def on_scale_step(
         self,

@@ -485,3 +485,26 @@ async def test_a_skill_named_like_dice_is_rolled_as_the_skill(table: Table) -> N
     assert "D8 (+1)" in d8.text, d8.text
     dice = await table.slash("roll", user=table.player, skill="2d6+1")
     assert "2d6" in dice.text and "Ember rolls" not in dice.text, dice.text
+
+
+# ------------------------------------------------------------------ a failed answer (defect 5)
+@pytest.mark.parametrize(
+    ("status", "code"), [(404, 10062), (500, 0), (400, 50035)], ids=["10062", "500", "50035"]
+)
+async def test_an_invoke_whose_answer_fails_still_shows_on_the_roll(
+    table: Table, status: int, code: int
+) -> None:
+    from tests.e2e.test_rolls import harry, option_value, roll_message
+
+    await harry(table)
+    roll = await table.slash("roll", user=table.player, skill="Lore")
+    picker = await table.click(roll, "Invoke +2", user=table.player)
+    value = option_value(picker.message or {}, "Wizard Private Eye")
+    chosen = await table.select(picker, "Pick an aspect", [value], user=table.player)
+    pay = option_value(chosen.message or {}, "fate point")
+    table.fake.fail_next(
+        "POST", r"/interactions/\d+/[^/]+/callback$", status=status, code=code, message="x"
+    )
+    await table.select(chosen, "How do you pay?", [pay], user=table.player)
+    shown = "\n".join(str(v) for v in (roll_message(table, roll).get("embeds") or [{}])[0].values())
+    assert "Wizard Private Eye" in shown and "(fate point)" in shown, shown
