@@ -31,7 +31,7 @@ class GuildSettingsService:
         cached = self._cache.get(guild_id)
         if cached and time.monotonic() - cached[0] < CACHE_SECONDS:
             return cached[1]
-        async with self.db.session() as session:
+        async with self.db.read() as session:  # every GM check reads it: never behind a writer
             row = await session.get(GuildSettings, guild_id)
             config = GuildConfig(guild_id, row.gm_role_id if row else None)
         self._cache[guild_id] = (time.monotonic(), config)

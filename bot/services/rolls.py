@@ -555,7 +555,7 @@ class RollService:
             )
 
     async def get(self, roll_id: int) -> RollView:
-        async with self.db.session() as session:
+        async with self.db.read() as session:
             return await self._view(session, await self._row(session, roll_id))
 
     # ----------------------------------------------------------------- invokes
@@ -909,7 +909,7 @@ class RollService:
 
     # ----------------------------------------------------------------- reading
     async def log(self, channel_id: int, *, is_gm: bool, limit: int = LOG_LIMIT) -> list[RollView]:
-        async with self.db.session() as session:
+        async with self.db.read() as session:
             query = select(RollRow).where(RollRow.channel_id == channel_id)
             if not is_gm:
                 query = query.where(col(RollRow.hidden).is_(False))
@@ -917,7 +917,7 @@ class RollService:
             return [RollView.of(r) for r in rows.all()]
 
     async def pending(self, channel_id: int, *, is_gm: bool) -> list[RollView]:
-        async with self.db.session() as session:
+        async with self.db.read() as session:
             query = select(RollRow).where(
                 RollRow.channel_id == channel_id, col(RollRow.closed).is_(False)
             )

@@ -508,3 +508,57 @@ async def test_an_invoke_whose_answer_fails_still_shows_on_the_roll(
     await table.select(chosen, "How do you pay?", [pay], user=table.player)
     shown = "\n".join(str(v) for v in (roll_message(table, roll).get("embeds") or [{}])[0].values())
     assert "Wizard Private Eye" in shown and "(fate point)" in shown, shown
+
+
+# ------------------------------------------------------------------ a held lock (defect 6)
+@pytest.fixture
+async def short_deadline_table(database_url: str) -> AsyncIterator[Table]:
+    """The bot with its production-like short unit deadline (the suite's default is long)."""
+    from bot.client import create_bot
+
+    settings = make_settings(database_url, db_unit_timeout_seconds=0.5)
+
+    async def factory():  # type: ignore[no-untyped-def]
+        return await create_bot(settings, guild_ready_timeout=0.05)
+
+    t = await Table.open(factory)
+    try:
+        yield t
+    finally:
+        await t.close()
+
+
+async def test_a_held_write_lock_gives_a_sentence_in_time_and_reads_go_on(
+    short_deadline_table: Table,
+) -> None:
+    import asyncio
+    import time
+
+    table = short_deadline_table
+    from tests.e2e.test_rolls import harry
+
+    await harry(table)
+    assert not (await table.slash("roll", user=table.player, skill="Lore")).ephemeral
+    assert table.bot is not None
+    db: Any = table.bot.db  # type: ignore[attr-defined]
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def hold_the_writer() -> None:  # e.g. a long import, or a stuck unit
+        async with db.session(timeout=None):
+            holding.set()
+            await release.wait()
+
+    holder = asyncio.create_task(hold_the_writer())
+    await holding.wait()
+    try:
+        log = await table.slash("roll-log", user=table.player, channel=table.channel)
+        assert "Lore" in log.text and "busy" not in log.text, log.text
+        started = time.monotonic()
+        busy = await table.slash("roll", user=table.player2, skill="4", channel=table.other_channel)
+        assert time.monotonic() - started < 3.0
+        assert busy.ephemeral and "busy" in busy.text and "incident" not in busy.text, busy.text
+    finally:
+        release.set()
+        await holder
+    again = await table.slash("roll", user=table.player, skill="Lore")
+    assert not again.ephemeral, again.text
