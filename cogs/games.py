@@ -70,7 +70,7 @@ from bot.ui.games import (
     texts_embed,
 )
 from cogs.common.coalesce import Coalescer
-from cogs.common.errors import guarded
+from cogs.common.errors import guarded, send_ephemeral
 from cogs.common.permissions import member_is_gm
 from cogs.common.scope import ScopedItem
 
@@ -94,14 +94,32 @@ def _name(user: discord.abc.User | discord.Member) -> str:
 
 
 # ---------------------------------------------------------------------- components
+OLD_BOARD = (
+    "This is an old copy of the game's board; its buttons no longer work. Use the newest "
+    "board in the channel (`/game status` posts it again if it is gone)."
+)
+
+
 class GameScoped(ScopedItem):
-    """A game component: its custom id names the game, which must be in the clicked channel."""
+    """A game component: its custom id names the game, which must be in the clicked channel;
+    on a public message it must be the game's current board (a reposted board replaces it)."""
 
     scope_kind = "game"
     game_id: int
 
     def scope_key(self) -> int:
         return self.game_id
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        if not await super().interaction_check(interaction):
+            return False
+        message = interaction.message
+        if message is None or message.flags.ephemeral:
+            return True  # a hand or a private menu
+        if await _cog(interaction).games.board_message_of(self.game_id) == message.id:
+            return True
+        await send_ephemeral(interaction, OLD_BOARD)
+        return False
 
 
 class LobbyButton(
@@ -634,6 +652,7 @@ class GameTable(commands.Cog):
                 "(public state only, never a hand): share it with anyone."
             )
         await interaction.response.send_message(content, embed=status_embed(info), ephemeral=True)
+        await self._ensure_board(info)
 
     @game.command(name="move", description="Make a move by name instead of a button.")
     @app_commands.describe(
@@ -857,6 +876,21 @@ class GameTable(commands.Cog):
         """Edit the public board soon; a burst of calls produces one edit (or two)."""
         self._boards.poke(game_id)
 
+    async def _board_parts(self, info: GameInfo, *, new: bool = False) -> dict[str, Any]:
+        """What the board message shows now (lobby, board, or the end of an empty lobby); the
+        picture only when it changed, or always for a `new` message."""
+        if info.status == "lobby":
+            return lobby_message(info)
+        if info.view is None:  # abandoned in the lobby
+            return {"embed": status_embed(info), "view": None}
+        parts: dict[str, Any] = {"embed": board_embed(info), "view": board_view(info)}
+        if new:
+            self._picture_keys.pop(info.id, None)
+        files = await self._new_picture(info)
+        if files is not None:  # None: the picture posted is still current, keep it
+            parts["files"] = files
+        return parts
+
     async def refresh_board(self, game_id: int) -> None:
         info = await self.games.get(game_id)
         if info.board_message_id is None:
@@ -864,17 +898,33 @@ class GameTable(commands.Cog):
         message = self.bot.get_partial_messageable(info.channel_id).get_partial_message(
             info.board_message_id
         )
-        if info.status == "lobby":
-            await message.edit(**lobby_message(info))
+        parts = await self._board_parts(info)
+        if "files" in parts:
+            parts["attachments"] = parts.pop("files")
+        try:
+            await message.edit(**parts)
+        except discord.NotFound:  # deleted: a live game gets a new board
+            if info.status in ("lobby", "running"):
+                await self._post_board(info)
+
+    async def _post_board(self, info: GameInfo) -> None:
+        """Post the board again as a new message; it becomes the game's board."""
+        channel = self.bot.get_partial_messageable(info.channel_id)
+        message = await channel.send(**await self._board_parts(info, new=True))
+        await self.games.set_board_message(info.id, message.id)
+
+    async def _ensure_board(self, info: GameInfo) -> None:
+        """Repost the board of a live game whose board message is gone."""
+        if info.status not in ("lobby", "running"):
             return
-        if info.view is None:  # abandoned in the lobby
-            await message.edit(embed=status_embed(info), view=None)
-            return
-        files = await self._new_picture(info)
-        if files is None:  # the picture posted is still current: keep it
-            await message.edit(embed=board_embed(info), view=board_view(info))
-            return
-        await message.edit(embed=board_embed(info), attachments=files, view=board_view(info))
+        if info.board_message_id is not None:
+            channel = self.bot.get_partial_messageable(info.channel_id)
+            try:
+                await channel.fetch_message(info.board_message_id)
+                return
+            except discord.NotFound:
+                pass
+        await self._post_board(info)
 
     # ------------------------------------------------------------------ idle games
     async def _idle_loop(self) -> None:

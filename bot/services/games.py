@@ -501,6 +501,14 @@ class GameService:
         )
         return result.first()  # type: ignore[no-any-return]
 
+    async def board_message_of(self, game_id: int) -> int | None:
+        """The id of the game's public board message (None before it is posted)."""
+        async with self.db.read() as session:
+            found = await session.exec(
+                select(GameRow.board_message_id).where(col(GameRow.id) == game_id)
+            )
+            return found.first()  # type: ignore[no-any-return]
+
     async def set_board_message(self, game_id: int, message_id: int) -> None:
         async with self.db.session() as session:
             await session.exec(

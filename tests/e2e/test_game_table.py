@@ -460,3 +460,27 @@ async def test_move_autocomplete_answers_from_memory_until_the_game_changes(
         c["value"].startswith(f"{newer}:") or c["value"] == "auto" for c in again
     )  # the cache followed the move: no stale version is offered
     assert len(opened) == after_move
+
+
+async def test_a_deleted_board_comes_back_and_the_old_one_stops(table: Table) -> None:
+    game_id, board_id = await _lobby(table, [table.player2])
+    old = json.loads(json.dumps(table.message(board_id)))  # the board as a client still shows it
+    del table.fake.messages[board_id]  # someone deleted the board: "My hand" is out of reach
+    status = await table.slash("game status", user=table.player)
+    assert status.ephemeral
+    boards = [
+        m
+        for m in table.channel_messages()
+        if any(
+            (c.get("custom_id") or "").startswith(f"ftg:h:{game_id}")
+            for c in iter_components(m.get("components") or [])
+        )
+    ]
+    assert len(boards) == 1 and int(boards[0]["id"]) != board_id, boards
+    assert (await _row(table, game_id)).board_message_id == int(boards[0]["id"])
+    hand = await table.click(boards[0], "My hand", user=table.player2)
+    assert hand.ephemeral and "incident" not in hand.text
+    old["id"] = str(board_id)
+    table.fake.messages[board_id] = old  # a copy of the old board that still shows its buttons
+    stale = await table.click(old, "My hand", user=table.player2)
+    assert stale.ephemeral and "newest board" in stale.text, stale.text
