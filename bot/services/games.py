@@ -343,10 +343,28 @@ class GameService:
         while len(self._live) > LIVE_CACHE_MAX:
             del self._live[next(iter(self._live))]
 
+    async def _checked_live(self, channel_id: int) -> _Live | None:
+        """The remembered live game of the channel, forgotten when the stored row moved on."""
+        live = self._live.get(channel_id)
+        if live is None:
+            return None
+        async with self.db.read() as session:
+            stored = (
+                await session.exec(select(GameRow.version).where(col(GameRow.id) == live.game_id))
+            ).first()
+            if stored == live.version:
+                return live
+            self._live.pop(channel_id, None)  # read afresh below (or gone: finished, deleted)
+            row = await self._live_in_channel(session, channel_id)
+        if row is not None:
+            self._remember(row)
+        return self._live.get(channel_id)
+
     async def move_choices(self, channel_id: int, user_id: int) -> tuple[int, list[Action]] | None:
         """(version, legal actions) of the user's seat in the channel's running game, from
-        memory; the database is read only when this process has not seen the game yet."""
-        live = self._live.get(channel_id)
+        memory once the stored version is checked (another process may have moved since); the
+        whole row is read only when this process has not seen the game or its newest version."""
+        live = await self._checked_live(channel_id)
         if live is None:
             seen_empty = self._no_game.get(channel_id)
             if seen_empty is not None and self.clock() - seen_empty < NO_GAME_TTL:

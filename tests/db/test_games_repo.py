@@ -243,3 +243,19 @@ async def test_a_move_returns_the_movers_hand_as_saved(db: Database) -> None:
     assert outcome.hand.game.version == read_back.game.version == info.version + 1
     assert outcome.hand.private_view == read_back.private_view
     assert [a.id for a in outcome.hand.actions] == [a.id for a in read_back.actions]
+
+
+async def test_move_choices_follow_a_move_made_by_another_process(db: Database) -> None:
+    here, there = GameService(db), GameService(db)  # two bot processes on one database
+    game_id = await _running(here)
+    info = await here.get(game_id)
+    user = HOST if info.current_names[0] == "host" else GUEST
+    seen = await here.move_choices(CHANNEL, user)
+    assert seen is not None and seen[0] == info.version
+    action = seen[1][0]
+    await there.act(game_id, user, info.version, action.id)
+    now = await here.move_choices(CHANNEL, user)
+    stored = (await there.get(game_id)).version
+    assert now is None or now[0] == stored, (now, stored)  # never the stale version
+    if now is not None:
+        assert {a.id for a in now[1]} == {a.id for a in (await there.hand(game_id, user)).actions}
