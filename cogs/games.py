@@ -45,6 +45,7 @@ from bot.ui.custom_ids import (
     LOG_BUTTON_TEMPLATE,
     MORE_OPTIONS_TEMPLATE,
     TEXTS_BUTTON_TEMPLATE,
+    VERSION,
     game_action_id,
     hand_button_id,
     lobby_button_id,
@@ -663,7 +664,7 @@ class GameTable(commands.Cog):
         version_text, _, action_id = action.strip().partition(":")
         if action.strip().lower() == "auto":
             version, action_id = None, "auto"
-        elif version_text.isdigit() and action_id:
+        elif re.fullmatch(VERSION, version_text) and action_id:
             version = int(version_text)
         else:
             raise RuleError("Pick your move from the suggestions of `/game move`, or type auto.")

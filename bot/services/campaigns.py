@@ -26,7 +26,7 @@ from bot.db.models.campaigns import (
     CharacterRow,
     FatePointEntry,
 )
-from bot.db.models.columns import utcnow
+from bot.db.models.columns import BIGINT_MAX, utcnow
 from bot.db.repos.versioned import StaleError, update_versioned_in
 from bot.errors import RuleError
 from bot.fate.sheet import Character
@@ -185,11 +185,21 @@ async def get_character_in(session: AsyncSession, character_id: int) -> Characte
     return CharacterRecord.of(row)
 
 
+def character_ref(text: str) -> int | None:
+    """The id in a "#<id>" reference (what autocomplete fills in), if it can be a row id."""
+    digits = text.strip().removeprefix("#")
+    if not text.strip().startswith("#") or not digits.isdigit() or len(digits) > 19:
+        return None
+    number = int(digits)
+    return number if number <= BIGINT_MAX else None
+
+
 async def find_character_in(session: AsyncSession, campaign_id: int, name: str) -> CharacterRecord:
     """A character of the campaign by name (case-insensitive), or by "#id" from autocomplete."""
     wanted = name.strip()
-    if wanted.startswith("#") and wanted[1:].isdigit():
-        record = await get_character_in(session, int(wanted[1:]))
+    ref = character_ref(wanted)
+    if ref is not None:
+        record = await get_character_in(session, ref)
         if record.campaign_id == campaign_id:
             return record
     row = (

@@ -79,6 +79,7 @@ from bot.services.campaigns import (
     CharacterRecord,
     StaleError,
     active_character_in,
+    character_ref,
     find_character_in,
     get_character_in,
     insert_character_in,
@@ -1052,8 +1053,9 @@ class CharacterService:
         if name and name.strip():
             wanted = name.strip()
             names = await self.campaigns.character_names(campaign.id)
-            if wanted.startswith("#") and wanted[1:].isdigit():
-                found = [n for n in names if n.id == int(wanted[1:])]
+            ref = character_ref(wanted)
+            if ref is not None:
+                found = [n for n in names if n.id == ref]
             else:
                 found = [n for n in names if n.name.casefold() == wanted.casefold()]
             # An NPC's sheet (aspects, stunts, tracks) is only suggested to the GM.

@@ -8,6 +8,9 @@ from typing import Any
 from sqlalchemy import BigInteger, Column, DateTime, Integer
 from sqlmodel import Field
 
+BIGINT_MAX = 2**63 - 1  # the largest id (or snowflake) a BIGINT column holds
+INT_MAX = 2**31 - 1  # the largest INTEGER (versions)
+
 # BIGINT on PostgreSQL, but INTEGER on SQLite so that the key stays a rowid alias (autoincrement).
 BIG_ID = BigInteger().with_variant(Integer, "sqlite")
 
