@@ -48,6 +48,7 @@ from bot.ui.rolls import (
     quick_roll_embed,
     roll_buttons,
     roll_embed,
+    roll_title,
     rules_embed,
     scale_picker,
     stunt_select,
@@ -566,6 +567,39 @@ class Rolls(commands.Cog):
         views = await self.service.log(interaction.channel_id, is_gm=is_gm)
         await interaction.response.send_message(embed=log_embed(views), ephemeral=True)
 
+    @app_commands.command(
+        name="roll-void", description="Take back a mistaken roll: what was paid on it comes back."
+    )
+    @app_commands.guild_only()
+    @app_commands.describe(roll="The roll to void: its number in /roll-log.")
+    async def roll_void(self, interaction: discord.Interaction, roll: int) -> None:
+        assert interaction.channel_id is not None
+        is_gm = await member_is_gm(self.bot, interaction)
+        change = await self.service.void(
+            roll, user_id=interaction.user.id, is_gm=is_gm, channel_id=interaction.channel_id
+        )
+        await interaction.response.send_message(
+            f"Roll #{change.view.id} is void. {change.note}", ephemeral=change.view.hidden
+        )
+        await self._redraw(change.view)
+
+    @roll_void.autocomplete("roll")
+    async def void_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[int]]:
+        if interaction.channel_id is None:
+            return []
+        is_gm = await member_is_gm(self.bot, interaction)
+        views = await self.service.log(interaction.channel_id, is_gm=is_gm)
+        needle = current.strip().casefold()
+        choices = []
+        for view in views:
+            label = f"#{view.id} {roll_title(view.roll)} → {view.roll.effort():+d}"
+            if view.roll.voided or (needle and needle not in label.casefold()):
+                continue
+            choices.append(app_commands.Choice(name=clip(label, 100), value=view.id))
+        return choices[:25]
+
     @app_commands.command(name="rules", description="A short rules reference topic.")
     @anywhere
     @app_commands.describe(topic="The topic: the ladder, actions, invoking, scale, teamwork ...")
@@ -616,6 +650,9 @@ class Rolls(commands.Cog):
             await self._update_clicked(interaction, change.view)
         elif act == "close":
             change = await self.service.close(roll_id, user_id=user, is_gm=is_gm)
+            await self._update_clicked(interaction, change.view)
+        elif act == "void":
+            change = await self.service.void(roll_id, user_id=user, is_gm=is_gm)
             await self._update_clicked(interaction, change.view)
         elif act == "def":
             view, skills = await self.service.defend_skills(roll_id, user_id=user, is_gm=is_gm)

@@ -259,6 +259,13 @@ def spend_free_invoke(aspect: Aspect, holder: str) -> tuple[Aspect | None, list[
     return aspect.model_copy(update={"free_invokes": holders}), events
 
 
+def return_free_invoke(aspect: Aspect, holder: str) -> Aspect:
+    """Give back a free invoke that was spent on a roll taken back as a mistake."""
+    if aspect.kind is AspectKind.BOOST:
+        raise AspectError(f"The boost {aspect.text} is gone once used; it cannot come back.")
+    return _with_invokes(aspect, [*aspect.free_invokes, holder])
+
+
 def check_paid_invoke(aspect: Aspect) -> None:
     """Boosts can only be invoked with their free invoke, never with a fate point."""
     if aspect.kind is AspectKind.BOOST:

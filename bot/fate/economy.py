@@ -31,6 +31,7 @@ class Reason(StrEnum):
     SCENE_POOL = "scene_pool"  # the GM pool set at scene start
     GM_EDIT = "gm_edit"
     UNDO = "undo"
+    VOID = "void"  # a roll taken back: what was paid on it returns
 
 
 class FatePointChange(BaseModel):

@@ -148,6 +148,8 @@ class Roll(BaseModel):
     hidden: bool = False
     closed: bool = False
     advantage: AdvantageTarget | None = None  # a create-an-advantage roll's target
+    voided: bool = False  # taken back as a mistake: it counts for nothing
+    void_note: str = ""  # what voiding it gave back
 
     # --- derived numbers -------------------------------------------------------------------
     @property
@@ -281,6 +283,21 @@ class RollClosed:
     pass
 
 
+@dataclass(frozen=True)
+class FreeInvokeToReturn:
+    """The service must give `holder_id` back the free invoke a voided roll used on `aspect_key`."""
+
+    holder_id: int
+    aspect_key: str
+    aspect_name: str
+    is_boost: bool  # a used boost is gone: it cannot come back
+
+
+@dataclass(frozen=True)
+class RollVoided:
+    pass
+
+
 RollEvent = (
     Rolled
     | FatePointToSpend
@@ -292,6 +309,8 @@ RollEvent = (
     | ScaleApplied
     | ModifierAdded
     | RollClosed
+    | FreeInvokeToReturn
+    | RollVoided
 )
 
 
@@ -440,6 +459,30 @@ def close_roll(roll: Roll) -> tuple[Roll, list[RollEvent]]:
     if roll.closed:
         return roll, []
     return roll.model_copy(update={"closed": True}), [RollClosed()]
+
+
+def void_roll(roll: Roll) -> tuple[Roll, list[RollEvent]]:
+    """Take a mistaken roll back: it closes, counts for nothing, and every free invoke spent on
+    it is owed back to its holder (the fate points come back through the ledger)."""
+    if roll.voided:
+        raise RollError("This roll is already void; nothing more comes back.")
+    if roll.advantage is not None and roll.advantage.resolved:
+        raise RollError(
+            "This roll's advantage is already on the scene, so it cannot be voided; remove the "
+            "aspect with `/aspect remove` if it was a mistake."
+        )
+    events: list[RollEvent] = [
+        FreeInvokeToReturn(
+            holder_id=i.payer_id,
+            aspect_key=i.aspect_key,
+            aspect_name=i.aspect_name,
+            is_boost=i.is_boost,
+        )
+        for i in roll.invokes
+        if i.payment is Payment.FREE_INVOKE
+    ]
+    events.append(RollVoided())
+    return roll.model_copy(update={"voided": True, "closed": True}), events
 
 
 # --- active opposition -------------------------------------------------------------------

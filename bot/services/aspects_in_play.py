@@ -45,6 +45,12 @@ class AspectSource(Protocol):
         """Use one free invoke of `holder` on `key` (a used boost disappears), or raise RuleError."""
         ...
 
+    async def return_free_invoke(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+    ) -> None:
+        """Give `holder` back one free invoke on `key` (a voided roll's), or raise RuleError."""
+        ...
+
 
 SOURCES: dict[str, AspectSource] = {}
 
@@ -82,3 +88,13 @@ async def spend_free_invoke(
     if source is None:
         raise RuleError("That aspect is no longer in play; pick another one.")
     await source.spend_free_invoke(session, campaign, channel_id, key, holder)
+
+
+async def return_free_invoke(
+    session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+) -> None:
+    """Give `holder` back a free invoke on the aspect with this key, or raise RuleError."""
+    source = SOURCES.get(key.split(":", 1)[0])
+    if source is None:
+        raise RuleError("That aspect is no longer in play.")
+    await source.return_free_invoke(session, campaign, channel_id, key, holder)

@@ -15,6 +15,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from bot.db.models.campaigns import CharacterRow
 from bot.errors import RuleError
 from bot.fate.aspects import CHARACTER_HOLDER, character_holder
+from bot.fate.sheet import Aspect as SheetAspect
 from bot.fate.tracks import TrackKind
 from bot.services.aspects_in_play import AspectInPlay, register_source
 from bot.services.campaigns import (
@@ -108,6 +109,28 @@ class CharacterAspectSource:
     async def spend_free_invoke(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
     ) -> None:
+        record, aspect = await self._own_aspect(session, campaign, key, holder)
+        if aspect.free_invokes < 1:
+            raise RuleError(
+                f"There is no free invoke left on '{aspect.text}'; pay with a fate point instead."
+            )
+        await save_character_in(
+            session, record, record.sheet.set_free_invokes(aspect.text, aspect.free_invokes - 1)
+        )
+
+    async def return_free_invoke(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+    ) -> None:
+        record, aspect = await self._own_aspect(session, campaign, key, holder)
+        await save_character_in(
+            session, record, record.sheet.set_free_invokes(aspect.text, aspect.free_invokes + 1)
+        )
+
+    @staticmethod
+    async def _own_aspect(
+        session: AsyncSession, campaign: CampaignInfo, key: str, holder: str
+    ) -> tuple[CharacterRecord, SheetAspect]:
+        """The sheet aspect of this key, when `holder` is its own character (the only holder)."""
         parsed = parse_key(key)
         if parsed is None:
             raise RuleError("That aspect is no longer in play; pick another one.")
@@ -117,13 +140,11 @@ class CharacterAspectSource:
         if parsed.part != ASPECT or parsed.index >= len(record.sheet.aspects):
             raise RuleError(f"Nobody holds a free invoke on that aspect of {record.name}.")
         aspect = record.sheet.aspects[parsed.index]
-        if holder != character_holder(record.id) or aspect.free_invokes < 1:
+        if holder != character_holder(record.id):
             raise RuleError(
                 f"There is no free invoke left on '{aspect.text}'; pay with a fate point instead."
             )
-        await save_character_in(
-            session, record, record.sheet.set_free_invokes(aspect.text, aspect.free_invokes - 1)
-        )
+        return record, aspect
 
 
 SOURCE = CharacterAspectSource()

@@ -10,11 +10,13 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.models.conflicts import EncounterRow
 from bot.db.models.scenes import SceneRow
 from bot.db.repos.encounters import active_encounter_in, save_encounter_in
 from bot.errors import RuleError
 from bot.fate.aspects import GM, Aspect, AspectKind
 from bot.fate.aspects import Event as RuleEvent
+from bot.fate.aspects import return_free_invoke as give_back_invoke
 from bot.fate.aspects import spend_free_invoke as spend_own_invoke
 from bot.fate.conflict import Conflict, Phase
 from bot.fate.rolls import Roll
@@ -224,13 +226,7 @@ class ConflictAspectSource:
     async def spend_free_invoke(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
     ) -> None:
-        row = await active_encounter_in(session, channel_id, "conflict")
-        if row is None or row.campaign_id != campaign.id:
-            raise RuleError("That aspect is no longer in play; pick another one.")
-        state = ConflictState.model_validate_json(row.state_json)
-        aspect = next((a for a in state.aspects if a.id == key), None)
-        if aspect is None:
-            raise RuleError("That aspect is no longer in play; pick another one.")
+        row, state, aspect = await self._aspect(session, campaign, channel_id, key)
         who = next((h for h in aspect.free_invokes if self._holder(state, h) == holder), None)
         if who is None:
             raise RuleError(
@@ -240,6 +236,31 @@ class ConflictAspectSource:
         state.aspects = without_spent(state.aspects, key, spent)
         state.add_log(f"{state.name(who)} uses a free invoke on {aspect.text}.")
         await save_encounter_in(session, row, state.model_dump_json(), active=row.active)
+
+    async def return_free_invoke(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+    ) -> None:
+        row, state, aspect = await self._aspect(session, campaign, channel_id, key)
+        who = next((m for m in state.members if self._holder(state, m) == holder), None)
+        if who is None:
+            raise RuleError(f"Nobody in this conflict holds invokes for {holder}.")
+        back = give_back_invoke(aspect, who)
+        state.aspects = without_spent(state.aspects, key, back)
+        state.add_log(f"{state.name(who)} gets back a free invoke on {aspect.text}.")
+        await save_encounter_in(session, row, state.model_dump_json(), active=row.active)
+
+    @staticmethod
+    async def _aspect(
+        session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str
+    ) -> tuple[EncounterRow, ConflictState, Aspect]:
+        row = await active_encounter_in(session, channel_id, "conflict")
+        if row is None or row.campaign_id != campaign.id:
+            raise RuleError("That aspect is no longer in play; pick another one.")
+        state = ConflictState.model_validate_json(row.state_json)
+        aspect = next((a for a in state.aspects if a.id == key), None)
+        if aspect is None:
+            raise RuleError("That aspect is no longer in play; pick another one.")
+        return row, state, aspect
 
 
 aspects_in_play.register_source(ConflictAspectSource())

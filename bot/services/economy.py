@@ -177,6 +177,104 @@ async def _pcs_in(session: AsyncSession, campaign_id: int) -> list[CharacterReco
     return [CharacterRecord.of(row) for row in rows.all()]
 
 
+async def undo_entry_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    entry: FatePointEntry,
+    actor_id: int,
+    *,
+    reason: str = "undo",
+    note: str = "",
+) -> FatePointEntry | None:
+    """Reverse one ledger entry, once: claim it (a second undo at the same moment gets
+    StaleError), write the inverse movement and link it. None when nothing is left to change
+    (the scene whose GM pool it moved has ended, or its character is deleted)."""
+    await _mark_undone_in(session, entry, True)
+    inverse = await _reverse_in(
+        session, campaign, entry, actor_id, note or f"undo #{entry.id} ({entry.reason})", reason
+    )
+    if inverse is None:
+        await _mark_undone_in(session, entry, False)
+        return None
+    inverse.undoes_id = entry.id
+    session.add(inverse)
+    await session.flush()
+    return inverse
+
+
+async def _reverse_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    entry: FatePointEntry,
+    actor_id: int,
+    note: str,
+    reason: str,
+) -> FatePointEntry | None:
+    if entry.character_id is not None:
+        record = await get_character_in(session, entry.character_id)
+        check_undo(record.sheet.fate_points, entry.delta, f"#{entry.id} would leave {record.name}")
+        _, inverse = await move_fate_points_in(
+            session,
+            record,
+            -entry.delta,
+            reason=reason,
+            actor_id=actor_id,
+            note=note,
+            channel_id=entry.channel_id,
+        )
+        return inverse
+    if entry.who != "GM":
+        return None  # a deleted character's movement: nothing left to change
+    if entry.reason in CARRIED_REASONS:
+        return await _reverse_carried_in(session, campaign, entry, actor_id, note, reason)
+    if entry.channel_id is None:
+        return None
+    scene = await session.get(SceneRow, entry.channel_id)
+    if scene is None or not scene.active or scene.campaign_id != campaign.id:
+        return None  # that scene's pool is gone with the scene
+    _, inverse = await change_gm_pool_in(
+        session,
+        campaign,
+        entry.channel_id,
+        -entry.delta,
+        reason=reason,
+        actor_id=actor_id,
+        note=note,
+    )
+    return inverse
+
+
+async def _reverse_carried_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    entry: FatePointEntry,
+    actor_id: int,
+    note: str,
+    reason: str,
+) -> FatePointEntry:
+    """NPC payouts wait for the GM pool of the NPC's next scene; take them back. The entry's
+    note ends with the NPC's name (`conflict #3: Alice`)."""
+    _, play = await load_play_in(session, campaign.id)
+    name = entry.note.rpartition(": ")[2]
+    names = await character_names_in(session, campaign.id)
+    npc = next((c for c in names if c.is_npc and c.name == name), None)
+    if npc is None or play.carried_by([npc.id]) - entry.delta < 0:
+        raise RuleError(
+            f"Undoing #{entry.id} is not possible: those GM points already went into a scene."
+        )
+    carried = await carry_gm_points_in(session, campaign.id, -entry.delta, npc.id)
+    return await log_gm_points_in(
+        session,
+        campaign.id,
+        -entry.delta,
+        carried,
+        reason=reason,
+        actor_id=actor_id,
+        note=note,
+        channel_id=entry.channel_id,
+    )
+
+
 class EconomyService:
     """The fate point economy: give, spend, refresh, the ledger, recovery."""
 
@@ -261,91 +359,17 @@ class EconomyService:
                 .where(
                     FatePointEntry.campaign_id == campaign.id,
                     col(FatePointEntry.undone).is_(False),
-                    FatePointEntry.reason != "undo",
+                    col(FatePointEntry.reason).not_in(("undo", "void")),
                 )
                 .order_by(col(FatePointEntry.id).desc())
                 .limit(UNDO_LOOKBACK)
             )
             for entry in rows.all():
-                await _mark_undone_in(session, entry, True)
-                inverse = await self._reverse(session, campaign, entry, actor_id)
+                inverse = await undo_entry_in(session, campaign, entry, actor_id)
                 if inverse is None:
-                    await _mark_undone_in(session, entry, False)
                     continue
-                inverse.undoes_id = entry.id
-                session.add(inverse)
-                await session.flush()
                 return _line(entry), _line(inverse)
         raise RuleError("There is no fate point movement left to undo.")
-
-    async def _reverse(
-        self, session: AsyncSession, campaign: CampaignInfo, entry: FatePointEntry, actor_id: int
-    ) -> FatePointEntry | None:
-        note = f"undo #{entry.id} ({entry.reason})"
-        if entry.character_id is not None:
-            record = await get_character_in(session, entry.character_id)
-            check_undo(
-                record.sheet.fate_points, entry.delta, f"#{entry.id} would leave {record.name}"
-            )
-            _, inverse = await move_fate_points_in(
-                session,
-                record,
-                -entry.delta,
-                reason="undo",
-                actor_id=actor_id,
-                note=note,
-                channel_id=entry.channel_id,
-            )
-            return inverse
-        if entry.who != "GM":
-            return None  # a deleted character's movement: nothing left to change
-        if entry.reason in CARRIED_REASONS:
-            return await self._reverse_carried(session, campaign, entry, actor_id, note)
-        if entry.channel_id is None:
-            return None
-        scene = await session.get(SceneRow, entry.channel_id)
-        if scene is None or not scene.active or scene.campaign_id != campaign.id:
-            return None  # that scene's pool is gone with the scene
-        _, inverse = await change_gm_pool_in(
-            session,
-            campaign,
-            entry.channel_id,
-            -entry.delta,
-            reason="undo",
-            actor_id=actor_id,
-            note=note,
-        )
-        return inverse
-
-    async def _reverse_carried(
-        self,
-        session: AsyncSession,
-        campaign: CampaignInfo,
-        entry: FatePointEntry,
-        actor_id: int,
-        note: str,
-    ) -> FatePointEntry:
-        """NPC payouts wait for the GM pool of the NPC's next scene; take them back. The entry's
-        note ends with the NPC's name (`conflict #3: Alice`)."""
-        _, play = await load_play_in(session, campaign.id)
-        name = entry.note.rpartition(": ")[2]
-        names = await character_names_in(session, campaign.id)
-        npc = next((c for c in names if c.is_npc and c.name == name), None)
-        if npc is None or play.carried_by([npc.id]) - entry.delta < 0:
-            raise RuleError(
-                f"Undoing #{entry.id} is not possible: those GM points already went into a scene."
-            )
-        carried = await carry_gm_points_in(session, campaign.id, -entry.delta, npc.id)
-        return await log_gm_points_in(
-            session,
-            campaign.id,
-            -entry.delta,
-            carried,
-            reason="undo",
-            actor_id=actor_id,
-            note=note,
-            channel_id=entry.channel_id,
-        )
 
     @retry_stale
     async def edit(

@@ -18,6 +18,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
 from bot.db.models.rolls import RollRow
+from bot.db.repos.rolls import invoke_entries_in, invoke_note
 from bot.errors import RuleError
 from bot.fate import rolls as rules
 from bot.fate.aspects import GM, character_holder, holder_character_id
@@ -37,7 +38,12 @@ from bot.fate.rolls import (
     ScaleMode,
 )
 from bot.fate.sheet import ASPECT_MAX
-from bot.services.aspects_in_play import AspectInPlay, aspects_in_play, spend_free_invoke
+from bot.services.aspects_in_play import (
+    AspectInPlay,
+    aspects_in_play,
+    return_free_invoke,
+    spend_free_invoke,
+)
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
@@ -48,6 +54,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
 )
 from bot.services.character_aspects import parse_key
+from bot.services.economy import undo_entry_in
 from bot.services.scenes import (
     advantage_target_in,
     apply_advantage_in,
@@ -719,7 +726,7 @@ class RollService:
     ) -> None:
         for event in events:
             if isinstance(event, FatePointToSpend):
-                note = f"invoke '{aspect.name}' on roll #{row.id}"
+                note = invoke_note(aspect.name, row.id or 0)
                 if event.payer_id == GM_PAYER:
                     await self._spend_gm_point(session, campaign, row, actor_id, note)
                 else:
@@ -786,6 +793,70 @@ class RollService:
             if not row.closed:
                 row = await self._save(session, row, roll)
             return RollChange(await self._view(session, row))
+
+    async def void(
+        self, roll_id: int, *, user_id: int, is_gm: bool, channel_id: int | None = None
+    ) -> RollChange:
+        """Take a mistaken roll back, once: the GM any time, its roller while it is open. The
+        fate points paid on it come back through the ledger, its free invokes to their holders
+        (a used boost, or an aspect gone from play, stays gone: the note says so)."""
+        async with self.db.session() as session:
+            row = await self._row(session, roll_id)
+            if channel_id is not None and row.channel_id != channel_id:
+                raise RuleError(f"There is no roll #{roll_id} here; pick one from the suggestions.")
+            roll, events = rules.void_roll(Roll.model_validate_json(row.roll_json))
+            role, _ = await self._role(session, row, user_id, is_gm)
+            if not is_gm and (role is not Role.ROLLER or row.closed):
+                raise RollNotAllowed(
+                    "Only the GM can void this roll (its roller can, until it is closed)."
+                )
+            row = await self._save(session, row, roll)  # a second click finds a newer version
+            campaign = await self._campaign(session, row)
+            back = await self._refund_points(session, campaign, row, user_id)
+            back += await self._refund_invokes(session, campaign, row, events)
+            note = "Void: " + ("; ".join(back) if back else "nothing was spent on it") + "."
+            roll = roll.model_copy(update={"void_note": note[:RESULT_MAX]})
+            row = await self._save(session, row, roll)
+            return RollChange(await self._view(session, row), [], note)
+
+    async def _refund_points(
+        self, session: AsyncSession, campaign: CampaignInfo, row: RollRow, actor_id: int
+    ) -> list[str]:
+        """Reverse the ledger entries of the fate points paid on this roll."""
+        assert row.id is not None
+        back = []
+        for entry in await invoke_entries_in(session, campaign.id, row.id):
+            inverse = await undo_entry_in(
+                session, campaign, entry, actor_id, reason="void", note=f"void roll #{row.id}"
+            )
+            who = "the GM pool" if entry.character_id is None else entry.who
+            if inverse is None:
+                back.append(f"the point of {who} stays spent (its scene has ended)")
+            else:
+                back.append(f"1 fate point back to {who} (ledger #{inverse.id})")
+        return back
+
+    async def _refund_invokes(
+        self, session: AsyncSession, campaign: CampaignInfo, row: RollRow, events: list[RollEvent]
+    ) -> list[str]:
+        """Give the free invokes spent on this roll back to their holders, where still possible."""
+        back = []
+        for event in events:
+            if not isinstance(event, rules.FreeInvokeToReturn):
+                continue
+            holder = GM_HOLDER if event.holder_id == GM_PAYER else character_holder(event.holder_id)
+            if event.is_boost:
+                back.append(f"the boost *{event.aspect_name}* is gone once used")
+                continue
+            try:
+                await return_free_invoke(
+                    session, campaign, row.channel_id, event.aspect_key, holder
+                )
+            except RuleError:
+                back.append(f"the free invoke on *{event.aspect_name}* cannot come back")
+                continue
+            back.append(f"a free invoke on *{event.aspect_name}* back")
+        return back
 
     @retry_stale
     async def resolve_advantage(

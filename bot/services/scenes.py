@@ -43,6 +43,7 @@ from bot.fate.aspects import (
     holder_character_id,
     new_aspect,
     pass_free_invoke,
+    return_free_invoke,
     reveal,
     spend_free_invoke,
 )
@@ -503,6 +504,13 @@ class SceneAspectSource:
     ) -> None:
         await spend_free_invoke_in(session, campaign, channel_id, key, holder)
 
+    async def return_free_invoke(
+        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
+    ) -> None:
+        await _change_invokes_in(
+            session, campaign, channel_id, key, lambda a: return_free_invoke(a, holder)
+        )
+
 
 def _in_play(ref: AspectRef, channel_id: int, owner: str) -> AspectInPlay:
     return AspectInPlay(
@@ -519,6 +527,25 @@ async def spend_free_invoke_in(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, ref: str, holder: str
 ) -> list[Event]:
     """Use one free invoke of `holder` on a scene or game aspect (a used boost disappears)."""
+    events: list[Event] = []
+
+    def spend(aspect: Aspect) -> Aspect | None:
+        spent, found = spend_free_invoke(aspect, holder)
+        events.extend(found)
+        return spent
+
+    await _change_invokes_in(session, campaign, channel_id, ref, spend)
+    return events
+
+
+async def _change_invokes_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    ref: str,
+    change: Callable[[Aspect], Aspect | None],
+) -> None:
+    """Apply `change` to a scene or game aspect's free invokes and save where it lives."""
     row = await session.get(SceneRow, channel_id)
     active = row is not None and row.active and row.campaign_id == campaign.id
     scene = scene_of(row) if row is not None and active else None
@@ -526,7 +553,7 @@ async def spend_free_invoke_in(
     found = find_ref(scene, play, ref, channel_id)
     if found is None:
         raise RuleError("That aspect is no longer in play; pick another one.")
-    spent, events = spend_free_invoke(found.aspect, holder)
+    spent = change(found.aspect)
     if found.game:
         play_row, play = await load_play_in(session, campaign.id)
         assert spent is not None  # game aspects are never boosts
@@ -537,7 +564,6 @@ async def spend_free_invoke_in(
         assert scene is not None and row is not None
         scene, _ = put_aspect(scene, spent, old_id=found.aspect.id)
         await save_scene_in(session, row, scene)
-    return events
 
 
 register_source(SceneAspectSource())

@@ -221,7 +221,11 @@ def roll_embed(view: RollView) -> discord.Embed:
             "to create one or add invokes to one in play.",
             inline=False,
         )
-    status = "closed" if view.closed else "open for invokes"
+    if roll.voided:
+        embed.title = clip(f"VOID · {embed.title}", 256)
+        embed.colour = discord.Colour.dark_grey()
+        embed.add_field(name="Void", value=clip(roll.void_note or "Void.", 1024), inline=False)
+    status = "void" if roll.voided else "closed" if view.closed else "open for invokes"
     hidden = " · hidden roll" if view.hidden else ""
     embed.set_footer(text=f"Roll #{view.id} · {status}{hidden}")
     return safe_embed(embed)
@@ -254,7 +258,10 @@ def advantage_buttons(view: RollView) -> list[ButtonSpec]:
 
 
 def roll_buttons(view: RollView) -> list[ButtonSpec]:
-    """The buttons of an open roll; a closed roll keeps only an unresolved advantage's."""
+    """The buttons of an open roll; a closed roll keeps only an unresolved advantage's; a void
+    roll has none."""
+    if view.roll.voided:
+        return []
     if view.closed:
         return advantage_buttons(view)
     primary, secondary, danger = (
@@ -270,6 +277,7 @@ def roll_buttons(view: RollView) -> list[ButtonSpec]:
         ButtonSpec("Close", roll_button_id(view.id, "close"), secondary),
         ButtonSpec("Hostile invoke (GM)", roll_button_id(view.id, "hos"), danger, row=1),
         ButtonSpec("Scale (GM)", roll_button_id(view.id, "scale"), danger, row=1),
+        ButtonSpec("Void roll", roll_button_id(view.id, "void"), secondary, row=1),
         *advantage_buttons(view),
     ]
 
@@ -405,6 +413,8 @@ def log_line(view: RollView) -> str:
             line += f"; +{len(roll.invokes) - 5} more"
     if view.hidden:
         line += " *(hidden)*"
+    if roll.voided:
+        line = f"~~{line}~~ **void**"
     return line
 
 

@@ -157,6 +157,7 @@ REASONS = {
     "scene_pool": "GM pool at scene start",
     "gm_edit": "GM edit",
     "undo": "undo",
+    "void": "roll voided",
 }
 
 

@@ -697,3 +697,59 @@ async def test_a_roll_that_cannot_get_the_table_in_time_says_busy_and_stores_not
     db.unit_timeout = patient
     rolled = await table.slash("roll", user=table.player, skill="+1")
     assert "Roll #1" in rolled.text  # the refused roll never got a row
+
+
+async def test_void_a_roll_gives_back_what_was_spent_exactly_once(table: Table) -> None:
+    harry_id = await harry(table, free_invokes=1)
+    await make_character(table, table.player2, "Molly", {"Lore": 2})
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    await invoke(table, reply, "Trouble Magnet", "fate point", user=table.player)
+    await invoke(table, reply, "Wizard Private Eye", "Free invoke", user=table.player)
+    spent = (await character(table, harry_id)).sheet
+    assert spent.fate_points == 2 and spent.find_aspect("Wizard Private Eye").free_invokes == 0
+
+    ally = await table.click(reply, "Void roll", user=table.player2)
+    assert ally.ephemeral and "Only the GM can void" in ally.text
+    snapshot = dict(roll_message(table, reply))
+    first, second = await asyncio.gather(
+        table.click(snapshot, "Void roll", user=table.player),
+        table.click(snapshot, "Void roll", user=table.player),
+    )
+    back = (await character(table, harry_id)).sheet
+    assert back.fate_points == 3 and back.find_aspect("Wizard Private Eye").free_invokes == 1
+    assert sum(r.ephemeral for r in (first, second)) == 1  # the other click gets a sentence
+    refused = first if first.ephemeral else second
+    assert "already void" in refused.text or "changed" in refused.text, refused.text
+    shown = roll_message(table, reply)
+    assert "VOID" in message_text(shown) and "1 fate point back to Harry" in message_text(shown)
+    assert "free invoke on *Wizard Private Eye* back" in message_text(shown)
+    assert not shown.get("components")  # its buttons stop
+
+    log = await table.slash("roll-log", user=table.player)
+    assert "void" in log.text
+    ledger = await table.slash("fp log", user=table.player)
+    assert "roll voided" in ledger.text and "void roll #" in ledger.text
+    undo = await table.slash("fp undo", user=table.gm)
+    assert "roll voided" not in undo.text  # the refund is not taken back by undo
+    assert (await character(table, harry_id)).sheet.fate_points >= 2
+
+
+async def test_the_gm_voids_a_closed_roll_and_the_roller_cannot(table: Table) -> None:
+    harry_id = await harry(table)
+    first = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    await invoke(table, first, "Trouble Magnet", "fate point", user=table.player)
+    await table.slash("roll", user=table.player, skill="Will")  # closes the first
+    roll_id = int(message_text(roll_message(table, first)).split("Roll #")[1].split(" ")[0])
+    late = await table.slash("roll-void", user=table.player, roll=roll_id)
+    assert late.ephemeral and "until it is closed" in late.text
+    choices = await table.autocomplete("roll-void", "roll", user=table.gm, roll="")
+    assert roll_id in [c["value"] for c in choices]
+    done = await table.slash("roll-void", user=table.gm, roll=roll_id)
+    assert not done.ephemeral and f"Roll #{roll_id} is void" in done.text
+    assert "1 fate point back to Harry" in done.text
+    assert (await character(table, harry_id)).sheet.fate_points == 3
+    assert "VOID" in message_text(roll_message(table, first))
+    again = await table.slash("roll-void", user=table.gm, roll=roll_id)
+    assert again.ephemeral and "already void" in again.text
+    elsewhere = await table.slash("roll-void", user=table.gm, roll=roll_id + 999)
+    assert elsewhere.ephemeral and "roll" in elsewhere.text

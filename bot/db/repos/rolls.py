@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.models.campaigns import FatePointEntry
 from bot.db.models.rolls import RollRow
 from bot.fate.rolls import Payment, Roll
 
@@ -28,7 +29,10 @@ async def owed_fate_points_in(
     )
     owed: dict[int, int] = {}
     for row in rows.all():
-        for invoke in Roll.model_validate_json(row.roll_json).invokes:
+        roll = Roll.model_validate_json(row.roll_json)
+        if roll.voided:
+            continue  # a roll taken back owes nothing
+        for invoke in roll.invokes:
             if (
                 invoke.hostile
                 and invoke.payment is Payment.FATE_POINT
@@ -36,3 +40,24 @@ async def owed_fate_points_in(
             ):
                 owed[invoke.aspect_owner_id] = owed.get(invoke.aspect_owner_id, 0) + 1
     return owed
+
+
+def invoke_note(aspect_name: str, roll_id: int) -> str:
+    """The ledger note of a fate point paid for an invoke on a roll (void finds it by it)."""
+    return f"invoke '{aspect_name}' on roll #{roll_id}"
+
+
+async def invoke_entries_in(
+    session: AsyncSession, campaign_id: int, roll_id: int
+) -> list[FatePointEntry]:
+    """The ledger entries of fate points paid for invokes on this roll, not undone yet."""
+    rows = await session.exec(
+        select(FatePointEntry).where(
+            FatePointEntry.campaign_id == campaign_id,
+            FatePointEntry.reason == "invoke",
+            FatePointEntry.delta < 0,
+            col(FatePointEntry.undone).is_(False),
+            col(FatePointEntry.note).endswith(f" on roll #{roll_id}"),
+        )
+    )
+    return list(rows.all())

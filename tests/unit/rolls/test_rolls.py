@@ -421,3 +421,19 @@ def test_seed_example_ethans_molotov() -> None:
     result = ethan.result()
     assert result is not None and result.kind.value == "success" and result.shifts == 1
     assert ethan.extra_free_invokes() == 0  # no scale in play
+
+
+def test_void_returns_free_invokes_once_and_refuses_a_resolved_advantage() -> None:
+    from bot.fate.rolls import AdvantageTarget, FreeInvokeToReturn, void_roll
+
+    roll, _ = invoke(fixed_roll([1, 1, 0, 0]))
+    roll, _ = invoke(roll, aspect_key="a2", aspect_name="Quick", payment=Payment.FREE_INVOKE)
+    voided, events = void_roll(roll)
+    assert voided.voided and voided.closed
+    returns = [e for e in events if isinstance(e, FreeInvokeToReturn)]
+    assert [(e.aspect_key, e.holder_id) for e in returns] == [("a2", 100)]  # fate points: ledger
+    with pytest.raises(RollError, match="already void"):
+        void_roll(voided)
+    applied = AdvantageTarget(text="Cornered", resolved=True)
+    with pytest.raises(RollError, match="already on the scene"):
+        void_roll(fixed_roll([0, 0, 0, 0], advantage=applied))
