@@ -101,6 +101,7 @@ class Conflicts(TrackerCog):
             A.CREATE_ADVANTAGE: self._advantage_menu,
             A.OVERCOME: self._overcome_form,
             A.PASS_BOOST: self._boost_menu,
+            A.UNDO_ABSORB: self._direct(svc.undo_absorb),
         }
 
     def _direct(

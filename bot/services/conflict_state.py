@@ -21,6 +21,7 @@ from bot.fate.aspects import spend_free_invoke as spend_own_invoke
 from bot.fate.conflict import Conflict, Phase
 from bot.fate.rolls import Roll
 from bot.fate.sheet import Character
+from bot.fate.tracks import Track
 from bot.services import aspects_in_play
 from bot.services.campaigns import CampaignInfo
 from bot.services.encounters import HIDDEN_NAME, EncounterState, Member, without_spent
@@ -57,6 +58,21 @@ class PendingAction(BaseModel):
 ROLL_SLOTS = ("attack", "defence", "action")
 
 
+class AbsorbUndo(BaseModel):
+    """What the last absorb changed, kept so that it can be put back while nothing else has
+    happened in the conflict since (`version` is the conflict's version right after it)."""
+
+    version: int
+    defender: str
+    character_id: int
+    tracks: list[Track]  # the defender's tracks before the hit
+    conflict: Conflict
+    aspects: list[Aspect]
+    next_aspect: int
+    attack_roll: Roll | None = None
+    defence_roll: Roll | None = None
+
+
 class ConflictState(EncounterState):
     """A conflict's stored state: the rules state, who plays whom, rolls waiting, the log."""
 
@@ -70,6 +86,37 @@ class ConflictState(EncounterState):
     next_aspect: int = 1
     action: PendingAction | None = None  # a rolled action waiting to be resolved
     scale: dict[str, int] = Field(default_factory=dict)  # side -> ScaleLevel set by the GM
+    last_absorb: AbsorbUndo | None = None
+
+    def remember_absorb(
+        self, version: int, defender: str, character_id: int, tracks: list[Track]
+    ) -> None:
+        """Keep what an absorb is about to change (call it before the absorb)."""
+        self.last_absorb = AbsorbUndo(
+            version=version,
+            defender=defender,
+            character_id=character_id,
+            tracks=tracks,
+            conflict=self.conflict,
+            aspects=self.aspects,
+            next_aspect=self.next_aspect,
+            attack_roll=self.attack_roll,
+            defence_roll=self.defence_roll,
+        )
+
+    def undoable_absorb(self, version: int) -> AbsorbUndo | None:
+        """The last absorb, while the conflict is still at the version it left."""
+        undo = self.last_absorb
+        return undo if undo is not None and undo.version == version else None
+
+    def restore_absorb(self, undo: AbsorbUndo) -> None:
+        """Put the conflict back as it was before the absorb: the hit waits again."""
+        self.conflict = undo.conflict
+        self.aspects = undo.aspects
+        self.next_aspect = undo.next_aspect
+        self.attack_roll = undo.attack_roll
+        self.defence_roll = undo.defence_roll
+        self.last_absorb = None
 
     def open_rolls(self) -> list[tuple[str, str]]:
         """(slot, roller) of the rolls that still take invokes, stunts and teamwork."""

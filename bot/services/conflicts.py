@@ -367,6 +367,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
                 raise RuleError("That choice is gone; press Take the hit again.")
             option = name_slots(options[index], record.sheet.tracks, texts)
             attacker = pending.attacker
+            state.remember_absorb(row.version + 1, pending.defender, record.id, record.sheet.tracks)
             state.conflict, events, result = rules.absorb(
                 state.conflict, record.sheet.tracks, option
             )
@@ -387,6 +388,38 @@ class ConflictService(ConflictActions, ConflictInvokes):
                 lines.append(f"{state.name(attacker)} decides how {member.name} is taken out.")
             state.add_log(*lines)
             return " ".join(lines)
+
+        return await self._act_with_campaign(conflict_id, version, step)
+
+    async def undo_absorb(
+        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
+    ) -> ConflictSnapshot:
+        """Put back the last absorb (boxes, consequences, the hit waiting again): the target
+        of the hit or the GM, while nobody has acted in the conflict since."""
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            undo = state.undoable_absorb(row.version)
+            if undo is None:
+                raise RuleError(
+                    "There is no absorb to undo: only the last one can be, before anyone acts "
+                    "again in the conflict. The GM can still fix a sheet with `/character edit box` "
+                    "or `/character edit consequence`."
+                )
+            member = self._require_control(state, undo.defender, user_id, is_gm, "undo it")
+            record = await self._sheet_in(session, member)
+            if record.sheet.tracks != undo.tracks:
+                tracks = {"tracks": undo.tracks}
+                await save_character_in(session, record, record.sheet.model_copy(update=tracks))
+            state.restore_absorb(undo)
+            shifts = state.conflict.pending.shifts if state.conflict.pending else 0
+            line = (
+                f"{member.name}'s absorb is undone: the hit of {shifts} shift{'s' if shifts != 1 else ''} "
+                "waits to be absorbed again."
+            )
+            state.add_log(line)
+            return line
 
         return await self._act_with_campaign(conflict_id, version, step)
 

@@ -59,6 +59,7 @@ class TrackerAction(StrEnum):
     CLAIM = "claim"
     KEEP = "keep"
     PASS_BOOST = "pass"
+    UNDO_ABSORB = "unabs"
 
 
 @dataclass(frozen=True)
@@ -203,11 +204,14 @@ def _now_line(snapshot: ConflictSnapshot) -> str:
 def conflict_controls(snapshot: ConflictSnapshot) -> Controls:
     """The tracker's buttons for the conflict's phase, and Pass a boost while one is held."""
     controls = _phase_controls(snapshot)
-    held = any(a.kind is AspectKind.BOOST and a.free_invokes for a in snapshot.state.aspects)
-    if snapshot.conflict.phase is Phase.ENDED or not held:
+    if snapshot.conflict.phase is Phase.ENDED:
         return controls
-    passing = ButtonSpec(TrackerAction.PASS_BOOST, "Pass a boost")
-    return replace(controls, buttons=(*controls.buttons, passing))
+    extra: list[ButtonSpec] = []
+    if any(a.kind is AspectKind.BOOST and a.free_invokes for a in snapshot.state.aspects):
+        extra.append(ButtonSpec(TrackerAction.PASS_BOOST, "Pass a boost"))
+    if snapshot.state.undoable_absorb(snapshot.version) is not None:
+        extra.append(ButtonSpec(TrackerAction.UNDO_ABSORB, "Undo the absorb"))
+    return replace(controls, buttons=(*controls.buttons, *extra))
 
 
 def _phase_controls(snapshot: ConflictSnapshot) -> Controls:

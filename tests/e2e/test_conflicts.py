@@ -958,3 +958,50 @@ async def test_name_lists_complete_for_scenes_too_and_hide_npcs_from_players(tab
         "scene start", user=table.gm, zones="Street", characters=for_gm[0]["value"]
     )
     assert not started.ephemeral and "1 zone and 2 characters" in started.text
+
+
+async def test_the_target_undoes_the_last_absorb_and_takes_the_hit_again(table: Table) -> None:
+    people = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice, bob = table.gm, table.player, table.player2
+    started = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="physical",
+        participants="Charles, Molly, Ghoul",
+        first="Ghoul",
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    dice.load(0, 0, 1, 1)
+    await run.attack(gm, "Charles", "Fight")
+    dice.load(0, 0, 0, -1)
+    await run.defend(alice, "Athletics")
+    await run.resolve(alice)
+    await run.take_hit(alice, "Physical stress box 1, 2")
+    assert [b.marked for b in (await sheet(table, people["charles"])).track("physical").boxes] == [
+        True,
+        True,
+        False,
+    ]
+    assert "Undo the absorb" in started.labels(run.tracker)
+    before = json.loads(json.dumps(run.tracker))
+
+    other = await table.click(run.tracker, "Undo the absorb", user=bob)
+    assert other.ephemeral and "Only Charles's player or the GM" in other.text
+    undone = await table.click(run.tracker, "Undo the absorb", user=alice)
+    assert "absorb is undone: the hit of 2 shifts waits" in undone.text + run.text
+    charles = await sheet(table, people["charles"])
+    assert not any(b.marked for b in charles.track("physical").boxes)
+    assert started.labels(run.tracker)[0] == "Take the hit"
+    assert "Undo the absorb" not in started.labels(run.tracker)
+    again = await table.click(before, "Undo the absorb", user=alice)  # a double click
+    assert again.ephemeral and "out of date" in again.text
+
+    opened = await table.click(run.tracker, "Take the hit", user=alice)
+    modal = await choose(table, opened, "How do you take it?", "Mild", user=alice)
+    await table.submit(modal, {"c0": "Bruised ribs"}, user=alice)
+    assert (await sheet(table, people["charles"])).track("mild").aspect == "Bruised ribs"
+    await run.next(gm, "Molly")  # someone acts: the absorb can no longer be undone
+    assert "Undo the absorb" not in started.labels(run.tracker)
