@@ -25,6 +25,7 @@ from bot.fate.harm import AbsorbChoice, suggest_absorb_options
 from bot.fate.ladder import describe
 from bot.fate.rolls import Action, make_roll
 from bot.fate.tracks import Track
+from bot.fate.words import plural
 from bot.services.campaigns import (
     CampaignInfo,
     find_character_in,
@@ -415,7 +416,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
             state.restore_absorb(undo)
             shifts = state.conflict.pending.shifts if state.conflict.pending else 0
             line = (
-                f"{member.name}'s absorb is undone: the hit of {shifts} shift{'s' if shifts != 1 else ''} "
+                f"{member.name}'s absorb is undone: the hit of {plural(shifts, 'shift')} "
                 "waits to be absorbed again."
             )
             state.add_log(line)
