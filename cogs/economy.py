@@ -15,8 +15,10 @@ from bot.services.economy import EconomyService, LedgerPage
 from bot.ui.custom_ids import (
     COMPEL_BUTTON_TEMPLATE,
     LEDGER_PAGE_TEMPLATE,
+    UNDO_CONFIRM_TEMPLATE,
     compel_button_id,
     ledger_page_id,
+    undo_confirm_id,
 )
 from bot.ui.scenes import (
     ledger_embed,
@@ -26,6 +28,8 @@ from bot.ui.scenes import (
     offers_list_text,
     refreshed_text,
     treatment_embed,
+    undo_choice_label,
+    undo_preview_text,
     undo_text,
 )
 from cogs.common.errors import guarded
@@ -105,6 +109,51 @@ def ledger_view(page: LedgerPage) -> discord.ui.View | None:
         )
     )
     return view
+
+
+class UndoConfirmButton(
+    ScopedItem,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=UNDO_CONFIRM_TEMPLATE,
+):
+    """Confirm undo under the preview of /fp undo: reverses that one entry, once."""
+
+    scope_kind = "campaign"
+
+    def __init__(self, campaign_id: int, entry_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Confirm undo",
+                style=discord.ButtonStyle.danger,
+                custom_id=undo_confirm_id(campaign_id, entry_id),
+            )
+        )
+        self.campaign_id = campaign_id
+        self.entry_id = entry_id
+
+    def scope_key(self) -> int:
+        return self.campaign_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> UndoConfirmButton:
+        return cls(int(match["campaign"]), int(match["entry"]))
+
+    @guarded
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog = interaction.client.get_cog("Economy")  # type: ignore[attr-defined]
+        assert isinstance(cog, Economy)
+        await require_gm(cog.bot, interaction, "undo fate point movements")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        original, inverse = await cog.economy.undo(
+            interaction.guild_id,
+            interaction.channel_id,
+            actor_id=interaction.user.id,
+            entry_id=self.entry_id,
+        )
+        await interaction.response.edit_message(content=f"Undone `#{original.id}`.", view=None)
+        await interaction.followup.send(undo_text(original, inverse))
 
 
 class CompelButton(
@@ -232,14 +281,40 @@ class Economy(commands.Cog):
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
-    @fp.command(name="undo", description="GM: reverse the last fate point movement.")
-    async def fp_undo(self, interaction: discord.Interaction) -> None:
+    @fp.command(name="undo", description="GM: reverse a fate point movement, after a preview.")
+    @app_commands.describe(entry="The ledger entry to reverse: its number in /fp log (the newest).")
+    async def fp_undo(
+        self, interaction: discord.Interaction, entry: app_commands.Range[int, 1] | None = None
+    ) -> None:
         await require_gm(self.bot, interaction, "undo fate point movements")
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        original, inverse = await self.economy.undo(
-            interaction.guild_id, interaction.channel_id, actor_id=interaction.user.id
+        preview = await self.economy.undo_preview(
+            interaction.guild_id,
+            interaction.channel_id,
+            actor_id=interaction.user.id,
+            entry_id=entry,
         )
-        await interaction.response.send_message(undo_text(original, inverse))
+        view = discord.ui.View(timeout=None)
+        view.add_item(UndoConfirmButton(preview.campaign_id, preview.entry.id))
+        await interaction.response.send_message(
+            undo_preview_text(preview), view=view, ephemeral=True
+        )
+
+    @fp_undo.autocomplete("entry")
+    async def undo_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[int]]:
+        if interaction.guild_id is None or interaction.channel_id is None:
+            return []
+        if not await member_is_gm(self.bot, interaction):
+            return []
+        lines = await self.economy.undo_choices(interaction.guild_id, interaction.channel_id)
+        needle = current.strip().casefold().lstrip("#")
+        return [
+            app_commands.Choice(name=undo_choice_label(line), value=line.id)
+            for line in lines
+            if not needle or needle in undo_choice_label(line).casefold()
+        ][:25]
 
     @fp.command(name="give", description="GM: give fate points to a character or the GM pool.")
     @app_commands.describe(
@@ -408,5 +483,5 @@ class Economy(commands.Cog):
 
 
 async def setup(bot: Any) -> None:
-    bot.add_dynamic_items(LedgerPageButton, CompelButton)
+    bot.add_dynamic_items(LedgerPageButton, UndoConfirmButton, CompelButton)
     await bot.add_cog(Economy(bot))

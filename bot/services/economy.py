@@ -54,7 +54,6 @@ from bot.services.scenes import (
 
 LOG_PAGE_SIZE = 10
 MAX_EDIT = 10
-UNDO_LOOKBACK = 50
 GM_NAMES = ("gm", "the gm", "gm pool")
 # GM ledger entries that are carried to the next scene rather than paid into the current pool
 CARRIED_REASONS = ("concession", "hostile_invoke_payout")
@@ -175,6 +174,59 @@ async def _pcs_in(session: AsyncSession, campaign_id: int) -> list[CharacterReco
         .order_by(CharacterRow.name)
     )
     return [CharacterRecord.of(row) for row in rows.all()]
+
+
+UNDO_REASONS = ("undo", "void")  # entries that are reversals themselves
+
+
+@dataclass(frozen=True)
+class UndoPreview:
+    """What `/fp undo` would do: the entry and the reversal it would write."""
+
+    entry: LedgerLine
+    inverse: LedgerLine
+    campaign_id: int
+
+
+class _RolledBack(Exception):  # noqa: N818 - carries a preview out of a rolled-back transaction
+    def __init__(self, preview: UndoPreview) -> None:
+        super().__init__("preview")
+        self.preview = preview
+
+
+def _undoable(campaign_id: int) -> Any:
+    """Entries of the campaign an undo may still reverse."""
+    return select(FatePointEntry).where(
+        FatePointEntry.campaign_id == campaign_id,
+        col(FatePointEntry.undone).is_(False),
+        col(FatePointEntry.reason).not_in(UNDO_REASONS),
+    )
+
+
+async def _entry_to_undo_in(
+    session: AsyncSession, campaign_id: int, entry_id: int | None
+) -> FatePointEntry:
+    """The entry to reverse (the newest one when none is named), or a sentence saying why not."""
+    if entry_id is None:
+        rows = await session.exec(_undoable(campaign_id).order_by(col(FatePointEntry.id).desc()))
+        newest = rows.first()
+        if newest is None:
+            raise RuleError("There is no fate point movement left to undo.")
+        return newest
+    entry = await session.get(FatePointEntry, entry_id)
+    if entry is None or entry.campaign_id != campaign_id:
+        raise RuleError(
+            f"There is no entry #{entry_id} in this campaign's ledger; pick one from the "
+            "suggestions or look at `/fp log`."
+        )
+    if entry.undone:
+        raise RuleError(f"Entry #{entry.id} is already undone (struck through in `/fp log`).")
+    if entry.reason in UNDO_REASONS:
+        raise RuleError(
+            f"Entry #{entry.id} is itself a reversal ({entry.reason}) and cannot be undone; "
+            "give or take the points with `/fp give` or `/fp take` instead."
+        )
+    return entry
 
 
 async def undo_entry_in(
@@ -347,29 +399,62 @@ class EconomyService:
         )
         return LedgerPage([_line(r) for r in rows.all()], page, pages, campaign_id, label)
 
-    @retry_stale
-    async def undo(
-        self, guild_id: int, channel_id: int, *, actor_id: int
-    ) -> tuple[LedgerLine, LedgerLine]:
-        """Reverse the newest movement of the campaign that is not an undo and not undone yet."""
-        async with self.db.session() as session:
+    async def undo_choices(self, guild_id: int, channel_id: int) -> list[LedgerLine]:
+        """The newest movements an undo may still reverse, for autocomplete."""
+        async with self.db.read() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             rows = await session.exec(
-                select(FatePointEntry)
-                .where(
-                    FatePointEntry.campaign_id == campaign.id,
-                    col(FatePointEntry.undone).is_(False),
-                    col(FatePointEntry.reason).not_in(("undo", "void")),
-                )
-                .order_by(col(FatePointEntry.id).desc())
-                .limit(UNDO_LOOKBACK)
+                _undoable(campaign.id).order_by(col(FatePointEntry.id).desc()).limit(25)
             )
-            for entry in rows.all():
-                inverse = await undo_entry_in(session, campaign, entry, actor_id)
-                if inverse is None:
-                    continue
-                return _line(entry), _line(inverse)
-        raise RuleError("There is no fate point movement left to undo.")
+            return [_line(r) for r in rows.all()]
+
+    async def undo_preview(
+        self, guild_id: int, channel_id: int, *, actor_id: int, entry_id: int | None
+    ) -> UndoPreview:
+        """What undoing the entry would do: the undo itself, in a transaction rolled back."""
+        try:
+            async with self.db.session() as session:
+                campaign, entry, inverse = await self._undo_in(
+                    session, guild_id, channel_id, actor_id, entry_id
+                )
+                raise _RolledBack(UndoPreview(_line(entry), _line(inverse), campaign.id))
+        except _RolledBack as done:
+            return done.preview
+
+    @retry_stale
+    async def undo(
+        self, guild_id: int, channel_id: int, *, actor_id: int, entry_id: int | None = None
+    ) -> tuple[LedgerLine, LedgerLine]:
+        """Reverse one movement (by default the newest one not undone yet), once: a second
+        undo of the same entry gets a sentence, never a second reversal."""
+        async with self.db.session() as session:
+            _, entry, inverse = await self._undo_in(
+                session, guild_id, channel_id, actor_id, entry_id
+            )
+            return _line(entry), _line(inverse)
+
+    async def _undo_in(
+        self,
+        session: AsyncSession,
+        guild_id: int,
+        channel_id: int,
+        actor_id: int,
+        entry_id: int | None,
+    ) -> tuple[CampaignInfo, FatePointEntry, FatePointEntry]:
+        campaign = await resolve_campaign_in(session, guild_id, channel_id)
+        entry = await _entry_to_undo_in(session, campaign.id, entry_id)
+        inverse = await undo_entry_in(session, campaign, entry, actor_id)
+        if inverse is None:
+            why = (
+                "its character was deleted"
+                if entry.character_id is None and entry.who != "GM"
+                else "the scene whose GM pool it moved has ended"
+            )
+            raise RuleError(
+                f"Entry #{entry.id} ({entry.reason}, {entry.delta:+d} for {entry.who}) cannot be "
+                f"undone: {why}. Pick another with `entry:`, or set the balance with `/fp give`."
+            )
+        return campaign, entry, inverse
 
     @retry_stale
     async def edit(

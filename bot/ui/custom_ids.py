@@ -209,6 +209,7 @@ XCARD_TEMPLATE = rf"xcard:(?P<channel>{ID})"
 LEDGER_PAGE_TEMPLATE = (
     rf"fplog:(?P<campaign>{ID}):(?P<page>\d{{1,6}}):(?P<who>a|g|{ID}):(?P<dir>[pn])"
 )
+UNDO_CONFIRM_TEMPLATE = rf"fpundo:(?P<campaign>{ID}):(?P<entry>{ID})"
 COMPEL_BUTTON_TEMPLATE = rf"compel:(?P<id>{ID}):(?P<act>[arw])"
 HELP_PAGE_TEMPLATE = r"help:(?P<page>\d{1,4}):(?P<dir>[pn])"
 
@@ -223,6 +224,10 @@ def xcard_id(channel_id: int) -> str:
 
 def ledger_page_id(campaign_id: int, page: int, who: str, direction: str) -> str:
     return f"fplog:{campaign_id}:{page}:{who}:{direction}"
+
+
+def undo_confirm_id(campaign_id: int, entry_id: int) -> str:
+    return f"fpundo:{campaign_id}:{entry_id}"
 
 
 def compel_button_id(offer_id: int, act: str) -> str:
@@ -317,6 +322,7 @@ FORMATS: tuple[IdFormat, ...] = (
         LEDGER_PAGE_TEMPLATE,
         (ledger_page_id(_BIG, 999999, str(_BIG), "n"),),
     ),
+    IdFormat("fate point undo", ("fpundo",), UNDO_CONFIRM_TEMPLATE, (undo_confirm_id(_BIG, _BIG),)),
     IdFormat("compels", ("compel",), COMPEL_BUTTON_TEMPLATE, (compel_button_id(_BIG, "w"),)),
     IdFormat("help", ("help",), HELP_PAGE_TEMPLATE, (help_page_id(9999, "n"),)),
 )

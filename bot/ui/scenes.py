@@ -19,6 +19,7 @@ from bot.services.economy import (
     Movement,
     Refreshed,
     Treatment,
+    UndoPreview,
 )
 from bot.services.scenes import BoardData, SceneEnded, SceneStarted
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, clip, safe_embed
@@ -184,7 +185,7 @@ def ledger_embed(page: LedgerPage, *, for_gm: bool = False) -> discord.Embed:
     )
     embed.set_footer(
         text=f"Page {page.page + 1} of {page.pages} · newest first · struck = undone · "
-        "the GM reverses the last movement with /fp undo"
+        "the GM reverses one with /fp undo entry:<number>"
     )
     return safe_embed(embed)
 
@@ -195,6 +196,27 @@ def undo_text(original: LedgerLine, inverse: LedgerLine) -> str:
         f"Undone `#{original.id}` ({reason}, {original.delta:+d} for {clip(original.who, 40)}): "
         f"{clip(inverse.who, 40)} now has {inverse.balance_after}."
     )
+
+
+def undo_preview_text(preview: UndoPreview) -> str:
+    """What the Confirm button of /fp undo will reverse (the GM's notes are the GM's to read)."""
+    entry, inverse = preview.entry, preview.inverse
+    reason = REASONS.get(entry.reason, entry.reason)
+    note = f" — {clip(entry.note, 80)}" if entry.note else ""
+    before = inverse.balance_after - inverse.delta
+    who = "the GM pool" if inverse.who == "GM" else clip(inverse.who, 40)
+    return (
+        f"Undo `#{entry.id}` ({reason}, {entry.delta:+d} for {clip(entry.who, 40)}{note})?\n"
+        f"This moves {inverse.delta:+d} for {who}: {before} → {inverse.balance_after}. "
+        "Press **Confirm undo**, or dismiss this message to keep it."
+    )
+
+
+def undo_choice_label(line: LedgerLine) -> str:
+    """One autocomplete suggestion of /fp undo."""
+    reason = REASONS.get(line.reason, line.reason)
+    note = f" — {line.note}" if line.note else ""
+    return clip(f"#{line.id} {line.who} {line.delta:+d} ({reason}){note}", 100)
 
 
 def movement_text(move: Movement) -> str:

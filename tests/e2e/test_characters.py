@@ -777,7 +777,9 @@ async def test_setting_fate_points_is_the_gms_and_goes_through_the_ledger(table:
     assert done.ephemeral and "5 fate points" in done.text
     log = await table.slash("fp log", user=table.gm, character="Ruth Kane")
     assert "set with /character edit fate-points" in log.text
-    undone = await table.slash("fp undo", user=table.gm)
+    preview = await table.slash("fp undo", user=table.gm)
+    assert preview.ephemeral and "3 → 5" not in preview.text and "5 → 3" in preview.text
+    undone = await table.click(preview, "Confirm undo", user=table.gm)
     assert "Undone" in undone.text and "now has 3" in undone.text
 
 

@@ -416,9 +416,15 @@ async def test_gm_undoes_a_fate_point_movement_and_the_log_pages(table: Table) -
     assert "Harry gains 2 fate points: now 5" in given.text
     not_gm = await table.slash("fp undo", user=table.player)
     assert not_gm.ephemeral and "Only the GM" in not_gm.text
-    undone = await table.slash("fp undo", user=table.gm)
+    preview = await table.slash("fp undo", user=table.gm)
+    assert preview.ephemeral and "Undo `#" in preview.text and "5 → 3" in preview.text
+    assert (await sheet_of(table, harry)).fate_points == 5  # nothing changes before Confirm
+    snapshot = dict(preview.message or {})
+    undone = await table.click(preview, "Confirm undo", user=table.gm)
     assert "Undone" in undone.text and "now has 3" in undone.text
     assert (await sheet_of(table, harry)).fate_points == 3
+    twice = await table.click(snapshot, "Confirm undo", user=table.gm)  # a double click
+    assert twice.ephemeral and "already undone" in twice.text
     log = await table.slash("fp log", user=table.player)
     assert log.ephemeral and "~~" in log.text and "undo" in log.text
     assert "no fate point movement left" in (await table.slash("fp undo", user=table.gm)).text
@@ -438,11 +444,46 @@ async def test_gm_undoes_a_fate_point_movement_and_the_log_pages(table: Table) -
     await start_scene(table, characters="Harry")
     pool = await table.slash("fp give", user=table.gm, character="GM", amount=2)
     assert "GM pool gains 2" in pool.text and "now 3" in pool.text
-    await table.slash("fp undo", user=table.gm)
+    await table.click(await table.slash("fp undo", user=table.gm), "Confirm undo", user=table.gm)
     assert "GM pool: **1**" in message_text(board(table))
     await table.slash("fp give", user=table.gm, character="GM", note="for the Hidden Sniper")
     assert "Hidden Sniper" not in (await table.slash("fp log", user=table.player)).text
     assert "Hidden Sniper" in (await table.slash("fp log", user=table.gm)).text
+
+
+async def test_fp_undo_names_the_entry_previews_and_never_skips_one(table: Table) -> None:
+    harry = await make_character(table, table.player, "Harry")
+    await start_scene(table, characters="Harry")
+    await table.slash("fp give", user=table.gm, character="GM", amount=2)
+    await table.slash("scene end", user=table.gm)
+    # the newest movement moved a GM pool whose scene is over: said so, not skipped silently
+    stuck = await table.slash("fp undo", user=table.gm)
+    assert stuck.ephemeral and "cannot be undone: the scene whose GM pool it moved has ended" in (
+        stuck.text
+    )
+    assert "Entry #" in stuck.text and "entry:" in stuck.text
+    await table.slash("fp give", user=table.gm, character="Harry", amount=1, note="good idea")
+    choices = await table.autocomplete("fp undo", "entry", user=table.gm, entry="")
+    labels = [c["name"] for c in choices]
+    assert labels[0].startswith("#") and "Harry +1 (GM edit) — good idea" in labels[0]
+    assert not await table.autocomplete("fp undo", "entry", user=table.player, entry="")
+    gm_entry = next(c["value"] for c in choices if "GM +2" in c["name"])
+    refused = await table.slash("fp undo", user=table.gm, entry=gm_entry)
+    assert refused.ephemeral and f"Entry #{gm_entry}" in refused.text and "ended" in refused.text
+
+    older = choices[-1]["value"]  # an older entry by number, not the newest
+    harry_entry = next(c["value"] for c in choices if "Harry +1" in c["name"])
+    preview = await table.slash("fp undo", user=table.gm, entry=harry_entry)
+    assert f"Undo `#{harry_entry}`" in preview.text and "4 → 3" in preview.text
+    assert (await sheet_of(table, harry)).fate_points == 4
+    done = await table.click(preview, "Confirm undo", user=table.gm)
+    assert not done.followups[-1].get("flags") and "now has 3" in done.text
+    assert (await sheet_of(table, harry)).fate_points == 3
+    reversal = await table.slash("fp undo", user=table.gm, entry=harry_entry + 1)
+    assert reversal.ephemeral and "itself a reversal" in reversal.text
+    missing = await table.slash("fp undo", user=table.gm, entry=999999)
+    assert missing.ephemeral and "no entry #999999" in missing.text
+    assert older in [c["value"] for c in choices]
 
 
 # ---------------------------------------------------------------------------- recovery, safety

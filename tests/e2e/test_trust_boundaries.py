@@ -265,6 +265,7 @@ FORGERIES: dict[str, list[Forgery]] = {
         Forgery(lambda r, m, w=who: ids.ledger_page_id(m or r.campaign, 0, w, "n"))
         for who in ("a", "g")
     ],
+    ids.UNDO_CONFIRM_TEMPLATE: [Forgery(lambda r, m: ids.undo_confirm_id(m or r.campaign, 1))],
     ids.COMPEL_BUTTON_TEMPLATE: [
         Forgery(lambda r, m, a=act: ids.compel_button_id(m or r.compel, a)) for act in "arw"
     ],
