@@ -508,7 +508,8 @@ def _contest_view(row: EncounterRow, state: ContestState, names: _Names) -> Enco
         players = [m for m in side.members if not names.is_hidden_member(state, m)]
         shown[side.key] = side.name if players or names.for_gm else OPPOSITION
         who = ", ".join(names.member(state, m) for m in players)
-        tally = f"{side.victories} of {contest.victories_needed} victories"
+        needed = contest.victories_needed
+        tally = f"{side.victories} of {needed} {'victory' if needed == 1 else 'victories'}"
         rows.append((shown[side.key], tally + (f" ({who})" if who else "")))
     if contest.winner:
         now = f"Over: {shown.get(contest.winner, 'a side')} won."

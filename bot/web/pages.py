@@ -172,7 +172,8 @@ def sheet(character: Character, *, npc: bool = False) -> str:
         ""
         if npc
         else (
-            f'<p class="points"><b class="fp">{character.fate_points}</b> fate points · '
+            f'<p class="points"><b class="fp">{character.fate_points}</b> '
+            f"fate point{'' if character.fate_points == 1 else 's'} · "
             f"refresh {character.refresh}</p>"
         )
     )
