@@ -6,6 +6,7 @@ Labels that name an Equipment card are marked private: only the hero's player se
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import TYPE_CHECKING
 
 from bot.games.base import LABEL_MAX, Action
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from bot.games.dreamwars.engine import DreamwarsEngine
 
 FIST = "fist"
+MAX_TARGET_CHOICES = 12  # choices of further targets offered for one Attack
 ACTIVE_KINDS = frozenset(
     {"heal", "draw", "wound_nemesis", "extra_move", "hide", "stun_nemesis", "banish_nemesis"}
 )
@@ -98,9 +100,10 @@ def _steps(ctx: _Ctx, i: int) -> list[str]:
     hero = ctx.s.heroes[i]
     board = ctx.board
     here = hero.node
+    aquatic = here in board.rivers and ctx.has(i, "aquatic")
     found = []
     for nxt in board.adjacent.get(here, ()):
-        if here in board.rivers and nxt in board.rivers:
+        if here in board.rivers and nxt in board.rivers and not aquatic:
             continue  # never along a river, unless Aquatic
         found.append(nxt)
     return found
@@ -144,26 +147,48 @@ def _attacks(ctx: _Ctx, i: int, actions: list[Action]) -> None:
             actions, f"hit:{target.uid}:{FIST}", f"Attack the {name} (Melee, bare hands)", "attack"
         )
         for weapon in _weapons(ctx, i, ranged=False):
-            _act(
-                actions,
-                f"hit:{target.uid}:{weapon}",
-                f"Attack the {name} with {ctx.item(weapon).name}",
-                "attack",
-                private=True,
-            )
+            _weapon_attacks(ctx, i, actions, "hit", target, weapon, f"Attack the {name}")
     for weapon in _weapons(ctx, i, ranged=True):
         card = ctx.item(weapon)
         for target in ctx.targets_in_reach(i, card.range):
             if target.node == hero.node:
                 continue  # never a Ranged Attack on your own space
-            _act(
-                actions,
-                f"shoot:{target.uid}:{weapon}",
-                f"Shoot the {ctx.marker(target).name} at "
-                f"{ctx.board.nodes[target.node].name} with {card.name}",
-                "attack",
-                private=True,
-            )
+            where = ctx.board.nodes[target.node].name
+            label = f"Shoot the {ctx.marker(target).name} at {where}"
+            _weapon_attacks(ctx, i, actions, "shoot", target, weapon, label)
+
+
+def _weapon_attacks(
+    ctx: _Ctx,
+    i: int,
+    actions: list[Action],
+    verb: str,
+    target: NemesisState,
+    weapon: str,
+    label: str,
+) -> None:
+    """One Attack with a weapon; a weapon that hits several Nemeses and has more eligible
+    further targets than it needs gets one action per choice of them (the player chooses)."""
+    card = ctx.item(weapon)
+    more = card.targets - 1
+    eligible = _eligible_targets(ctx, i, target, card.range) if more > 0 else []
+    if len(eligible) <= more:
+        _act(actions, f"{verb}:{target.uid}:{weapon}", f"{label} with {card.name}", "attack", True)
+        return
+    here = ctx.s.heroes[i].node
+
+    def named(n: NemesisState) -> str:
+        where = "" if n.node == here else f" ({ctx.board.nodes[n.node].name})"
+        return ctx.marker(n).name + where
+
+    for chosen in list(combinations(eligible, more))[:MAX_TARGET_CHOICES]:
+        _act(
+            actions,
+            f"{verb}:{target.uid}:{weapon}:{'+'.join(n.uid for n in chosen)}",
+            f"{card.name}: " + " + ".join(named(n) for n in (target, *chosen)),
+            "attack",
+            True,
+        )
 
 
 def _location_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
@@ -379,8 +404,9 @@ def perform(engine: DreamwarsEngine, ctx: _Ctx, action: Action) -> None:
         hero.moving = False
         _end_phase(ctx, i)
     elif verb in ("hit", "shoot"):
-        target_uid, _, weapon = rest.partition(":")
-        _attack(ctx, i, _foe(ctx, target_uid), None if weapon == FIST else weapon)
+        target_uid, weapon, *chosen = rest.split(":")
+        picked = [_foe(ctx, uid) for uid in chosen[0].split("+")] if chosen else None
+        _attack(ctx, i, _foe(ctx, target_uid), None if weapon == FIST else weapon, picked)
     elif verb == "sing":
         _intone(ctx, i, rest)
     elif verb == "use":
@@ -487,7 +513,7 @@ def _step(ctx: _Ctx, i: int, nxt: str) -> None:
             hero.steps = 0
             ctx.say(f"{name} cannot move any further this turn.")
             return
-    if nxt in board.rivers and not ctx.has(i, "safe_ford"):
+    if nxt in board.rivers and not (ctx.has(i, "safe_ford") or ctx.has(i, "aquatic")):
         roll = ctx.roll(i, 3)
         ctx.say(f"{name} tests Fate 3 to cross the river ({roll.shown()}).", "fate")
         if not roll.success:
@@ -562,7 +588,15 @@ def _malfunction(ctx: _Ctx, i: int, uid: str, roll: dice.Roll) -> bool:
     return broken
 
 
-def _attack(ctx: _Ctx, i: int, target: NemesisState, weapon: str | None) -> None:
+def _attack(
+    ctx: _Ctx,
+    i: int,
+    target: NemesisState,
+    weapon: str | None,
+    chosen: list[NemesisState] | None = None,
+) -> None:
+    """One Attack (an Action): ``chosen`` are the further targets the player picked for a
+    weapon that hits several Nemeses (None: the only eligible ones)."""
     hero = ctx.s.heroes[i]
     hero.actions -= 1
     stat = _attack_stat(ctx, weapon)
@@ -570,7 +604,9 @@ def _attack(ctx: _Ctx, i: int, target: NemesisState, weapon: str | None) -> None
     card = ctx.item(weapon) if weapon else None
     targets = [target]
     if card is not None and card.targets > 1:
-        targets += _more_targets(ctx, i, target, card.range, card.targets - 1)
+        if chosen is None:
+            chosen = _eligible_targets(ctx, i, target, card.range)[: card.targets - 1]
+        targets += chosen
     roll = ctx.roll(i, value - _armour(ctx, targets[0], stat))
     damage = card.damage if card else 1
     for n, foe in enumerate(targets):
@@ -598,11 +634,9 @@ def _armour(ctx: _Ctx, foe: NemesisState, stat: str) -> int:
     return 1 if stat == "melee" and "heavy_armour" in ctx.marker(foe).abilities else 0
 
 
-def _more_targets(
-    ctx: _Ctx, i: int, first: NemesisState, reach: int, count: int
-) -> list[NemesisState]:
-    """The weapon's further targets: on the first target's space (and, for a ranged weapon,
-    on an adjacent space within range); the most wounded first."""
+def _eligible_targets(ctx: _Ctx, i: int, first: NemesisState, reach: int) -> list[NemesisState]:
+    """Who a weapon's further targets may be: on the first target's space (and, for a ranged
+    weapon, on an adjacent space within range); the most wounded first."""
     hero_node = ctx.s.heroes[i].node
     board = ctx.board
     found = []
@@ -615,8 +649,8 @@ def _more_targets(
             and 0 < board.distance(hero_node, other.node) <= reach
         ):
             found.append(other)
-    found.sort(key=lambda n: ctx.marker(n).life - n.wounds)
-    return found[:count]
+    found.sort(key=lambda n: (ctx.marker(n).life - n.wounds, n.uid))
+    return found
 
 
 def _intone(ctx: _Ctx, i: int, uid: str) -> None:
@@ -798,14 +832,18 @@ def _end_phase(ctx: _Ctx, i: int) -> None:
     if info.kind != "location" or hero.dead:
         return
     options: dict[str, str] = {}
-    healing = "healing" in info.icons and hero.wounds and not ctx.table_has("no_heal")
+    hurt = hero.wounds or any(
+        st.key in hero.statuses and st.cure != "never" for st in ctx.statuses()
+    )
+    healing = "healing" in info.icons and hurt and not ctx.table_has("no_heal")
     if hero.door is None:
         options["adventure"] = "Draw an Adventure card"
         trade = "common_trade" in info.icons or "tech_trade" in info.icons
         if trade and hero.shards and not ctx.table_has("no_trade"):
             options["trade"] = "Trade: discard a Dream Shard, draw 3 Items, keep 1"
     if healing:
-        options["heal1"] = "Heal: regain 1 Life Point"
+        cures = " (and be cured)" if hero.statuses else ""
+        options["heal1"] = f"Heal: regain 1 Life Point{cures}"
         if hero.shards:
             options["healall"] = "Heal: discard a Dream Shard, regain all Life Points"
     if not options:
@@ -863,10 +901,10 @@ def _answer(engine: DreamwarsEngine, ctx: _Ctx, choice: str) -> None:
             ctx.say(f"{ctx.name(i)} trades a Dream Shard for 1 of 3 {deck} Items.", "trade")
             _keep_decision(ctx, drawn, 1, deck)
         elif choice == "heal1":
-            ctx.heal(i, 1, "a Healing location")
+            ctx.heal(i, 1, "a Healing location", location=True)
         elif choice == "healall":
             ctx.drop_item(i, hero.shards[0])
-            ctx.heal(i, 0, "a Healing location and a Dream Shard")
+            ctx.heal(i, 0, "a Healing location and a Dream Shard", location=True)
         return
     if decision.kind == "keep":
         uid = choice.removeprefix("keep:")

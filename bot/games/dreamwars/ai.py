@@ -199,6 +199,7 @@ def _fight(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None
     def score(action_id: str) -> float:
         verb, _, rest = action_id.partition(":")
         target_uid, _, weapon = rest.partition(":")
+        weapon = weapon.partition(":")[0]  # after it: the further targets chosen
         foe = next((n for n in (*ctx.s.nemeses, *ctx.s.towers) if n.uid == target_uid), None)
         if foe is None:
             return -1.0

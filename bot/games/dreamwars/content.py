@@ -65,6 +65,8 @@ EFFECT_KINDS: dict[str, tuple[str, ...]] = {
     "no_trade": (),  # passive: Trading locations do not trade
     "no_heal": (),  # passive: Healing locations do not heal
     "safe_ford": (),  # passive: rivers are crossed without the Fate test
+    "aquatic": (),  # passive: the hero moves on and along river spaces with no Fate test
+    "afflict": ("status",),  # the scenario's alteration status ``status`` on the target hero(es)
     "watch": ("amount",),  # move the Watch marker (negative: back)
     "supply": ("amount",),  # Supply tokens for the hero (scenario objectives)
     "ally": (),  # take the card as an Ally/Mercenary
@@ -88,6 +90,7 @@ class Effect(Strict):
     amount: int = 0
     deck: Deck | None = None
     location: str | None = None
+    status: str | None = None  # an alteration status of the scenario (``afflict``)
     range: int = Field(default=0, ge=0, le=6)
     count: int = Field(default=1, ge=1, le=6)
     target: EffectTarget = "self"
@@ -363,6 +366,30 @@ class Objective(Strict):
     location: str | None = None
 
 
+class Status(Strict):
+    """An alteration status a scenario's rules bring (poison, disease, madness ...)."""
+
+    key: str = Field(pattern=r"^[a-z0-9_]{1,24}$")
+    name: str
+    text: str
+    effects: list[Effect] = Field(default_factory=list)  # passive while afflicted
+    damage: int = Field(default=0, ge=0, le=3)  # Life Points lost at the end of every turn
+    lasts: int | None = Field(default=None, ge=1, le=20)  # turns; None: until cured
+    cure: Literal["heal", "healing_location", "never"] = "heal"  # what ends it early
+    caught_from: list[str] = Field(default_factory=list)  # a failed Defence test against these
+    caught_in: Where | None = None  # ending a turn on such a space
+
+    @model_validator(mode="after")
+    def _passive(self) -> Status:
+        for effect in self.effects:
+            if effect.kind not in ("modify", "reroll_success", "no_heal"):
+                raise ValueError(
+                    f"a status's effects last while it does: use modify, reroll_success or "
+                    f"no_heal, not {effect.kind!r}"
+                )
+        return self
+
+
 class Scenario(Strict):
     """One scenario of an Ordeal: its set-up and objective."""
 
@@ -382,6 +409,7 @@ class Scenario(Strict):
     siege: list[str] = Field(default_factory=list)  # siege towers' starting nodes
     siege_target: str | None = None  # where siege towers march
     nemesis_target: str | None = None  # Primary Target of the Nemeses (None = the heroes)
+    statuses: list[Status] = Field(default_factory=list)  # the scenario's alteration statuses
     victory: list[Objective]  # all must hold
     defeat: list[Objective]  # any one ends the scenario in defeat
     on_victory: str  # the next scenario's key, or "won"

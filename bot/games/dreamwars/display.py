@@ -17,8 +17,11 @@ def _hero_state(hero: dict[str, Any]) -> str:
     if hero.get("dead"):
         return "dead"
     if hero.get("door") is not None:
-        return f"At Death's Door ({hero['door']} turn(s) left)"
-    return f"{hero['life']}/{hero['max_life']} LP"
+        shown = f"At Death's Door ({hero['door']} turn(s) left)"
+    else:
+        shown = f"{hero['life']}/{hero['max_life']} LP"
+    statuses = hero.get("statuses") or []
+    return shown + (", " + ", ".join(statuses) if statuses else "")
 
 
 def _carried(hero: dict[str, Any]) -> str:

@@ -17,7 +17,15 @@ from bot.errors import RuleError
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
 from bot.games.dreamwars import dice
 from bot.games.dreamwars.board import Board, default_board
-from bot.games.dreamwars.content import AdventureCard, Effect, EventCard, Hero, Item, Marker
+from bot.games.dreamwars.content import (
+    AdventureCard,
+    Effect,
+    EventCard,
+    Hero,
+    Item,
+    Marker,
+    Status,
+)
 from bot.games.dreamwars.state import (
     HISTORY_MAX,
     DwOptions,
@@ -39,6 +47,7 @@ PASSIVE = frozenset(
         "reroll_failed",
         "reroll_success",
         "safe_ford",
+        "aquatic",
         "no_trade",
         "no_heal",
         "nemesis_limit",
@@ -121,6 +130,36 @@ class _Ctx:
     def scenario(self) -> Any:
         return self.lib.scenarios[self.s.scenario]
 
+    def statuses(self) -> list[Status]:
+        """The alteration statuses of the scenario being played."""
+        return list(self.scenario().statuses)
+
+    def afflict(self, i: int, key: str, why: str) -> None:
+        """Hero ``i`` catches the scenario's status ``key`` (once; a second time renews it)."""
+        hero = self.s.heroes[i]
+        status = next((st for st in self.statuses() if st.key == key), None)
+        if status is None or hero.dead:
+            return
+        fresh = key not in hero.statuses
+        hero.statuses[key] = status.lasts or 0
+        if fresh:
+            self.say(
+                f"{self.name(i)} is struck by {status.name} ({why}): {status.text}",
+                "status",
+                chronicle=True,
+            )
+
+    def cure(self, i: int, how: str) -> None:
+        """End the statuses that ``how`` ("heal" or "healing_location") cures."""
+        hero = self.s.heroes[i]
+        if not hero.statuses:
+            return
+        cures = {"heal"} if how == "heal" else {"heal", "healing_location"}
+        for status in self.statuses():
+            if status.key in hero.statuses and status.cure in cures:
+                del hero.statuses[status.key]
+                self.say(f"{self.name(i)} is cured of {status.name}.", "status", chronicle=True)
+
     def life(self, i: int) -> int:
         return self.sheet(i).life - self.s.heroes[i].wounds
 
@@ -184,18 +223,23 @@ class _Ctx:
         return s.limit_turn == s.turn or len(s.nemeses) >= self.nemesis_limit()
 
     def _where(self, effect: Effect, node: str) -> bool:
-        if effect.where == "any":
+        return self.at(effect.where, node)
+
+    def at(self, where: str, node: str) -> bool:
+        """Whether ``node`` is of the kind ``where`` (any, city, outland, water, location or a
+        space type)."""
+        if where == "any":
             return True
         info = self.board.nodes[node]
-        if effect.where == "city":
+        if where == "city":
             return info.region != "outland"
-        if effect.where == "outland":
+        if where == "outland":
             return info.region == "outland"
-        if effect.where == "water":
+        if where == "water":
             return self.board.watery(node)
-        if effect.where == "location":
+        if where == "location":
             return info.kind == "location"
-        return info.type == effect.where
+        return info.type == where
 
     def hero_effects(self, i: int, weapon: str | None = None) -> list[Effect]:
         """Passive effects on a hero now: carried tools, worn armour and shield, Allies,
@@ -228,6 +272,10 @@ class _Ctx:
             kind, _, key = buff.partition(":")
             if kind == "item":
                 found += [e for e in self.lib.items[key].effects if e.kind in PASSIVE]
+        if hero.statuses:
+            for status in self.statuses():
+                if status.key in hero.statuses:
+                    found += status.effects
         if weapon is not None and weapon in hero.items:
             found += self.item(weapon).effects
             for addon, target in hero.mounted.items():
@@ -357,9 +405,14 @@ class _Ctx:
                 chronicle=True,
             )
 
-    def heal(self, i: int, amount: int, why: str) -> None:
+    def heal(self, i: int, amount: int, why: str, location: bool = False) -> None:
+        """Regain Life Points (``amount`` 0: all); any healing cures the statuses healing
+        ends, healing at a Healing location (``location``) also those only it ends."""
         hero = self.s.heroes[i]
-        if hero.dead or hero.wounds == 0:
+        if hero.dead:
+            return
+        self.cure(i, "healing_location" if location else "heal")
+        if hero.wounds == 0:
             return
         healed = hero.wounds if amount <= 0 else min(amount, hero.wounds)
         hero.wounds -= healed
@@ -532,6 +585,9 @@ class _Ctx:
                 self.s.watch = max(1, self.s.watch + effect.amount)
             elif kind == "supply":
                 hero.supply += max(1, effect.amount)
+            elif kind == "afflict" and effect.status:
+                for j in self._effect_heroes(i, effect):
+                    self.afflict(j, effect.status, source)
 
     def _effect_heroes(self, i: int, effect: Effect) -> list[int]:
         if effect.target == "self":
@@ -1005,9 +1061,40 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         )
         if not roll.success:
             ctx.hurt(j, 2 if "brutal" in marker.abilities else 1, f"the {marker.name}")
+            for status in ctx.statuses():
+                if marker.key in status.caught_from:
+                    ctx.afflict(j, status.key, f"wounded by the {marker.name}")
+
+    def _alterations(self, ctx: _Ctx) -> None:
+        """End of turn: each status's damage and its turns run down; then heroes on the
+        spaces where a status is caught catch it."""
+        s = ctx.s
+        statuses = ctx.statuses()
+        if not statuses:
+            return
+        for j, hero in enumerate(s.heroes):
+            if hero.dead:
+                continue
+            for status in statuses:
+                left = hero.statuses.get(status.key)
+                if left is None:
+                    continue
+                if status.damage:
+                    ctx.hurt(j, status.damage, status.name)
+                if left == 1:
+                    del hero.statuses[status.key]
+                    ctx.say(f"{ctx.name(j)} is free of {status.name}.", "status", chronicle=True)
+                elif left > 1:
+                    hero.statuses[status.key] = left - 1
+            for status in statuses:
+                if status.caught_in and ctx.at(status.caught_in, hero.node):
+                    ctx.afflict(
+                        j, status.key, f"the turn ends at {ctx.board.nodes[hero.node].name}"
+                    )
 
     def _end_turn(self, ctx: _Ctx) -> None:
         s = ctx.s
+        self._alterations(ctx)
         for j, hero in enumerate(s.heroes):
             if hero.dead:
                 continue

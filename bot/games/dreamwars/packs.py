@@ -53,6 +53,7 @@ class Library:
     adventures: dict[str, AdventureCard] = field(default_factory=dict)
     ordeals: dict[str, Ordeal] = field(default_factory=dict)
     scenarios: dict[str, Scenario] = field(default_factory=dict)
+    statuses: set[str] = field(default_factory=set)  # every scenario's alteration statuses
 
     def add(self, pack: BaseModel) -> None:
         if isinstance(pack, MapPack):
@@ -79,6 +80,7 @@ class Library:
             for ordeal in pack.ordeals:
                 self.ordeals[ordeal.key] = ordeal
                 self.scenarios.update({s.key: s for s in ordeal.scenarios})
+                self.statuses.update(st.key for s in ordeal.scenarios for st in s.statuses)
 
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -143,6 +145,10 @@ def _cross_check(pack: BaseModel, lib: Library) -> list[tuple[tuple[Any, ...], s
     def effects(effects: list[Any], loc: tuple[Any, ...]) -> None:
         for i, effect in enumerate(effects):
             node(effect.location, (*loc, i, "location"))
+            if effect.status is not None and lib.ordeals and effect.status not in lib.statuses:
+                problems.append(
+                    ((*loc, i, "status"), f"unknown status {effect.status!r} (no scenario has it)")
+                )
 
     if isinstance(pack, MapPack):
         seen: set[str] = set()
@@ -211,6 +217,9 @@ def _cross_check(pack: BaseModel, lib: Library) -> list[tuple[tuple[Any, ...], s
                         marker(key, (*at, "deploy", location, k))
                 for k, key in enumerate(sc.horde_extra):
                     marker(key, (*at, "horde_extra", k))
+                for k, status in enumerate(sc.statuses):
+                    for m, key in enumerate(status.caught_from):
+                        marker(key, (*at, "statuses", k, "caught_from", m))
                 for side in ("victory", "defeat"):
                     for k, goal in enumerate(getattr(sc, side)):
                         node(goal.location, (*at, side, k, "location"))

@@ -281,6 +281,7 @@ def _legend(
             )
         )
         extra = " +Dreamstone" if hero.get("dreamstone") else ""
+        extra += "".join(f" +{name}" for name in hero.get("statuses") or [])
         extra += f" +{hero['supply']} supply" if hero.get("supply") else ""
         draw.text((x0 + 22, y + 1), f"{hero['name']}: {state}{extra}", fill=INK, font=small)
         y += 19

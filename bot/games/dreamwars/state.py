@@ -105,6 +105,9 @@ class HeroState(BaseModel):
     door: int | None = None  # turns left At Death's Door
     dead: bool = False
     hidden: bool = False
+    statuses: dict[str, int] = Field(
+        default_factory=dict
+    )  # alteration -> turns left (0: until cured)
     supply: int = 0
     dreamstone: bool = False
 
@@ -227,7 +230,7 @@ _HERO_LISTS = (
     "spent_prestige",
     "unlocked",
 )
-_HERO_DICTS = ("ally_uses", "mounted", "deeds")
+_HERO_DICTS = ("ally_uses", "mounted", "deeds", "statuses")
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

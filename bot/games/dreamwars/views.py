@@ -48,6 +48,12 @@ def public_view(engine: DreamwarsEngine, state: DwState) -> dict[str, Any]:
                 "supply": hero.supply,
                 "dreamstone": hero.dreamstone,
                 "lose_turns": hero.lose_turns,
+                "statuses": [
+                    f"{st.name}"
+                    + (f" ({hero.statuses[st.key]} turns)" if hero.statuses[st.key] else "")
+                    for st in ctx.statuses()
+                    if st.key in hero.statuses
+                ],
             }
         )
     nemeses = [

@@ -127,3 +127,28 @@ def test_the_engine_checks_its_own_packs_only_and_simulates_for_the_cli() -> Non
     line = ENGINE.simulate(DwOptions(single_scenario=True), 1, 2, 3)
     assert line["games"] == 2 and line["options"] == {"single_scenario": True}
     assert {"win_rate", "scenario_outcomes", "mean_turns", "deaths"} <= set(line)
+
+
+def test_a_status_caught_from_an_unknown_marker_or_with_an_active_effect_is_reported(
+    tmp_path: Path,
+) -> None:
+    text = (DATA_DIR / "ordeals.yaml").read_text(encoding="utf-8")
+    bad = text.replace("caught_from: [hireling]", "caught_from: [hirelign]")
+    errors = validate_file(_siblings(tmp_path, "ordeals.yaml", bad))
+    line = next(n for n, row in enumerate(bad.splitlines(), 1) if "hirelign" in row)
+    assert any(f":{line}:" in e and "unknown Nemesis marker 'hirelign'" in e for e in errors)
+    active = text.replace("damage: 1\n", "damage: 1\n            effects: [{kind: heal}]\n", 1)
+    errors = validate_file(_siblings(tmp_path, "ordeals.yaml", active))
+    assert any("a status's effects last while it does" in e for e in errors), errors
+    assert all(POSITION.match(e) for e in errors)
+
+
+def test_an_afflict_effect_needs_a_status_some_scenario_has(tmp_path: Path) -> None:
+    text = (DATA_DIR / "equipment.yaml").read_text(encoding="utf-8")
+    bad = text.replace("{kind: heal, amount: 2}]}", "{kind: afflict, status: plague}]}", 1)
+    errors = validate_file(_siblings(tmp_path, "equipment.yaml", bad))
+    line = next(n for n, row in enumerate(bad.splitlines(), 1) if "plague" in row)
+    assert any(f":{line}:" in e and "unknown status 'plague'" in e for e in errors), errors
+    missing = text.replace("{kind: heal, amount: 2}]}", "{kind: afflict}]}", 1)
+    errors = validate_file(_siblings(tmp_path, "equipment.yaml", missing))
+    assert any("needs the field 'status'" in e for e in errors), errors
