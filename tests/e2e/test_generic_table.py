@@ -177,3 +177,28 @@ def test_the_cli_simulates_any_registered_game(
     assert json.loads(capsys.readouterr().out)["mean_actions"] == 3  # 3+3+3
     with pytest.raises(SystemExit):
         main(["simulate", "nim", "--pile", "4"])
+
+
+async def test_any_game_pauses_and_resumes_with_its_hand_kept(table: Table, nim: NimEngine) -> None:
+    """Pause and resume belong to the table: the test's own game keeps its board and hands."""
+    lobby = await table.slash("game new", user=table.player, game="nim")
+    await table.click(lobby, "Join", user=table.player2)
+    await table.click(lobby, "Start", user=table.player)
+    assert lobby.message is not None
+    board_id = int(lobby.message["id"])
+    early = await table.slash("game resume", user=table.player)
+    assert early.ephemeral and "not paused" in early.text
+    paused = await table.slash("game pause", user=table.player2)
+    assert not paused.ephemeral and "is paused" in paused.text
+    await table.settle()
+    assert "Paused." in message_text(table.message(board_id))
+    hand = await table.click(table.message(board_id), "My hand", user=table.player)
+    assert hand.ephemeral and "This game is paused" in hand.text
+    refused = await table.slash("game move", user=table.player, action="auto")
+    assert refused.ephemeral and "/game resume" in refused.text
+    resumed = await table.slash("game resume", user=table.player)
+    assert not resumed.ephemeral and "continues" in resumed.text
+    moved = await table.slash("game move", user=table.player, action="auto")
+    assert moved.ephemeral and "waiting for bob" in moved.text
+    await table.settle()
+    assert "stone(s) taken" in message_text(table.message(board_id))

@@ -11,6 +11,26 @@ from typing import Any
 from bot.games.display import GameDisplay, PanelField
 
 PHASES = {"heroes": "Heroes phase", "over": "game over"}
+FIELD_CHARS = 1000  # a little under Discord's 1024 per field value
+COMPACT_HEROES = 3  # a hand with this many heroes or more shows each in one short field
+
+
+def _chunked(name: str, lines: list[str], empty: str) -> list[PanelField]:
+    """Lines as one field, or several ("name (2)") when they do not fit one."""
+    if not lines:
+        return [PanelField(name, empty)]
+    fields: list[list[str]] = [[]]
+    size = 0
+    for line in lines:
+        if fields[-1] and size + len(line) + 1 > FIELD_CHARS:
+            fields.append([])
+            size = 0
+        fields[-1].append(line)
+        size += len(line) + 1
+    return [
+        PanelField(name if n == 0 else f"{name} ({n + 1})", "\n".join(chunk))
+        for n, chunk in enumerate(fields)
+    ]
 
 
 def _hero_state(hero: dict[str, Any]) -> str:
@@ -113,7 +133,7 @@ class DreamwarsDisplay(GameDisplay):
                 f"{hero['index'] + 1}. **{hero['name']}**{first} [{who}] at {hero['place']}: "
                 f"{_hero_state(hero)}; {_carried(hero)}"
             )
-        fields.append(PanelField("Heroes (number = token on the map)", "\n".join(lines)))
+        fields += _chunked("Heroes (number = token on the map)", lines, "none")
         foes = []
         for foe in view.get("nemeses") or []:
             stunned = ", stunned" if foe.get("stunned") else ""
@@ -121,11 +141,10 @@ class DreamwarsDisplay(GameDisplay):
                 f"{foe['name']} at {foe['place']}: {foe['life']} LP, Defence "
                 f"{foe['defence']}{stunned}"
             )
-        fields.append(
-            PanelField(
-                f"Nemeses ({len(foes)}, {view.get('horde', 0)} left in the Horde)",
-                "\n".join(foes) or "none on the map",
-            )
+        fields += _chunked(
+            f"Nemeses ({len(foes)}, {view.get('horde', 0)} left in the Horde)",
+            foes,
+            "none on the map",
         )
         events = view.get("events") or []
         stars = view.get("stars") or []
@@ -172,7 +191,21 @@ class DreamwarsDisplay(GameDisplay):
         decision = private_view.get("decision")
         if decision and decision.get("options"):
             fields.append(PanelField("Your choice", decision["prompt"]))
-        for hero in private_view.get("mine") or []:
+        mine = private_view.get("mine") or []
+        if len(mine) >= COMPACT_HEROES:  # several heroes: one short field each, all of them
+            for hero in mine:
+                cards = [*hero.get("items", []), *hero.get("cantici", []), *hero.get("shards", [])]
+                carried = ", ".join(f"{c['name']} ({c['type']})" for c in cards) or "nothing"
+                allies = ", ".join(a["name"] for a in hero.get("allies") or [])
+                fields.append(
+                    PanelField(
+                        f"{hero['name']} (your hero)",
+                        f"{_sheet_line(hero)}\nCarries: {carried}"
+                        + (f"\nAllies: {allies}" if allies else ""),
+                    )
+                )
+            return fields
+        for hero in mine:
             fields.append(
                 PanelField(f"{hero['name']}, {hero['title']} (your hero)", _sheet_line(hero))
             )
