@@ -11,6 +11,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.games.drawing import fit
 from bot.games.dreamwars.packs import Library, load_library
 
 MAP_W, MAP_H = 1000, 670
@@ -39,6 +40,7 @@ HERO_COLOURS = [
     (230, 110, 170),
 ]
 NEMESIS = (90, 10, 30)
+HURT = (160, 30, 30)
 ICON_MARKS = {
     "healing": ("+", (200, 40, 40)),
     "arcane": ("*", (60, 70, 200)),
@@ -281,10 +283,15 @@ def _legend(
             )
         )
         extra = " +Dreamstone" if hero.get("dreamstone") else ""
-        extra += "".join(f" +{name}" for name in hero.get("statuses") or [])
         extra += f" +{hero['supply']} supply" if hero.get("supply") else ""
-        draw.text((x0 + 22, y + 1), f"{hero['name']}: {state}{extra}", fill=INK, font=small)
+        width = LEGEND_W - 30
+        text = fit(draw, f"{hero['name']}: {state}{extra}", small, width)
+        draw.text((x0 + 22, y + 1), text, fill=INK, font=small)
         y += 19
+        statuses = ", ".join(hero.get("statuses") or [])
+        if statuses:  # an alteration status on a line of its own, in red
+            draw.text((x0 + 22, y - 2), fit(draw, statuses, small, width), fill=HURT, font=small)
+            y += 15
     y += 6
     line("Nemeses on the map", big, step=20)
     counted: dict[str, int] = defaultdict(int)
