@@ -72,29 +72,6 @@ def _roll(table: Table, lane: Lane, i: int) -> Request:
     return ("roll", lane["player"], {"skill": "Lore", "difficulty": "Fair"})
 
 
-async def _new_card_game(table: Table, lane: Lane) -> None:
-    lobby = await table.slash(
-        "game new",
-        user=table.player,
-        channel=lane["channel"],
-        game="dfccg",
-        options="difficulty=apprentice",
-    )
-    started = await table.click(lobby, "Start", user=table.player)
-    if not started.answered:
-        raise RuntimeError(f"card-play: the game in lane {lane} did not start: {started.text}")
-
-
-async def _card_table_setup(table: Table, lanes: int) -> list[Lane]:
-    """A solo Dresden card game per lane, each in a channel of its own."""
-    made = []
-    for n in range(lanes):
-        lane = {"channel": table.fake.add_channel(table.guild_id, f"cards-{n}")}
-        await _new_card_game(table, lane)
-        made.append(lane)
-    return made
-
-
 def _card_play(table: Table, lane: Lane, i: int) -> Request:
     return ("game move", table.player, {"action": "auto", "channel": lane["channel"]})
 
@@ -126,53 +103,6 @@ async def _conflict_setup(table: Table, lanes: int) -> list[Lane]:
         if "Bench Ghoul" not in started.text:
             raise RuntimeError(f"conflict-turn: the conflict did not start: {started.text}")
         made.append({"channel": channel})
-    return made
-
-
-async def _new_vampire_game(table: Table, lane: Lane) -> None:
-    lobby = await table.slash(
-        "game new",
-        user=table.player,
-        channel=lane["channel"],
-        game="vampire-empire",
-        options="host_side=humans",
-    )
-    await table.click(lobby, "Add AI seat", user=table.player)
-    started = await table.click(lobby, "Start", user=table.player)
-    if "My hand" not in started.labels():
-        raise RuntimeError(f"vampire-action: the game in lane {lane} did not start: {started.text}")
-
-
-async def _vampire_table_setup(table: Table, lanes: int) -> list[Lane]:
-    """A Vampire Empire game per lane (a person as the humans, the AI as the vampires)."""
-    made = []
-    for n in range(lanes):
-        lane = {"channel": table.fake.add_channel(table.guild_id, f"vampires-{n}")}
-        await _new_vampire_game(table, lane)
-        made.append(lane)
-    return made
-
-
-async def _new_dreamwars_game(table: Table, lane: Lane) -> None:
-    lobby = await table.slash(
-        "game new", user=table.player, channel=lane["channel"], game="dreamwars"
-    )
-    await table.click(lobby, "Add AI seat", user=table.player)
-    started = await table.click(lobby, "Start", user=table.player)
-    if "My hand" not in started.labels():
-        raise RuntimeError(
-            f"dreamwars-action: the game in lane {lane} did not start: {started.text}"
-        )
-
-
-async def _dreamwars_table_setup(table: Table, lanes: int) -> list[Lane]:
-    """A Dreamwars game per lane: the lane's player runs one hero, an AI seat the other (its
-    moves run inside the player's), with a map picture at each hero's phase."""
-    made = []
-    for n in range(lanes):
-        lane = {"channel": table.fake.add_channel(table.guild_id, f"dreamwars-{n}")}
-        await _new_dreamwars_game(table, lane)
-        made.append(lane)
     return made
 
 
@@ -223,6 +153,39 @@ def _scene_move(table: Table, lane: Lane, i: int) -> Request:
     return ("scene move", lane["player"], {"zone": zone, "channel": lane["channel"]})
 
 
+def _table_game(name: str, game: str, options: str = "", ai_seat: bool = False) -> Scenario:
+    """A table game per lane, each in a channel of its own, the lane's player moving with
+    `/game move action:auto` (AI seats' moves run inside the player's); a lane whose game ended
+    starts a new one."""
+
+    async def new_game(table: Table, lane: Lane) -> None:
+        lobby = await table.slash(
+            "game new", user=table.player, channel=lane["channel"], game=game, options=options
+        )
+        if ai_seat:
+            await table.click(lobby, "Add AI seat", user=table.player)
+        started = await table.click(lobby, "Start", user=table.player)
+        if "My hand" not in started.labels():
+            raise RuntimeError(f"{name}: the game in lane {lane} did not start: {started.text}")
+
+    async def setup(table: Table, lanes: int) -> list[Lane]:
+        made = []
+        for n in range(lanes):
+            lane = {"channel": table.fake.add_channel(table.guild_id, f"{game}-{n}")}
+            await new_game(table, lane)
+            made.append(lane)
+        return made
+
+    return Scenario(
+        name,
+        _card_play,
+        re.compile(r"Your hand, game #\d+"),
+        setup,
+        used_up=re.compile(r"This game is finished"),
+        renew=new_game,
+    )
+
+
 SCENARIOS: dict[str, Scenario] = {
     "about": Scenario("about", _about, re.compile(r"Version")),
     "sheet-view": Scenario(
@@ -232,30 +195,11 @@ SCENARIOS: dict[str, Scenario] = {
         "sheet-update", _sheet_update, re.compile(r"\d fate points \(in the fate"), _sheet_setup
     ),
     "roll": Scenario("roll", _roll, re.compile(r"rolls Lore.*Outcome", re.S), _roll_setup),
-    "card-play": Scenario(
-        "card-play",
-        _card_play,
-        re.compile(r"Your hand, game #\d+"),
-        _card_table_setup,
-        used_up=re.compile(r"This game is finished"),
-        renew=_new_card_game,
-    ),
-    "vampire-action": Scenario(
-        "vampire-action",
-        _card_play,
-        re.compile(r"Your hand, game #\d+"),
-        _vampire_table_setup,
-        used_up=re.compile(r"This game is finished"),
-        renew=_new_vampire_game,
-    ),
-    "dreamwars-action": Scenario(
-        "dreamwars-action",
-        _card_play,
-        re.compile(r"Your hand, game #\d+"),
-        _dreamwars_table_setup,
-        used_up=re.compile(r"This game is finished"),
-        renew=_new_dreamwars_game,
-    ),
+    "card-play": _table_game("card-play", "dfccg", "difficulty=apprentice"),
+    # a person as the humans, the AI as the vampires
+    "vampire-action": _table_game("vampire-action", "vampire-empire", "host_side=humans", True),
+    # the lane's player runs one hero, an AI seat the other; a map picture at each hero's phase
+    "dreamwars-action": _table_game("dreamwars-action", "dreamwars", ai_seat=True),
     "conflict-turn": Scenario(
         "conflict-turn", _conflict_turn, re.compile(r"^Bench \w+ \d+ acts next\.$"), _conflict_setup
     ),
