@@ -6,17 +6,31 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
-
-from bot.games.base import GameEngine, GameResult
 
 MAX_STEPS = 20000  # a game longer than this is a bug in the engine
 
 
+class Playable(Protocol):
+    """What simulation needs of an engine (bot.games.base.GameEngine has it all; this module
+    does not import base, which calls it back for its default ``simulate``)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    def new_game(self, options: Any, seats: list[str], rng: random.Random) -> Any: ...
+    def is_over(self, state: Any) -> bool: ...
+    def current_seats(self, state: Any) -> list[str]: ...
+    def choose_action(self, state: Any, seat: str, rng: random.Random) -> Any: ...
+    def apply(self, state: Any, seat: str, action: Any, rng: random.Random) -> tuple[Any, Any]: ...
+    def result(self, state: Any) -> Any: ...
+
+
 def play_one(
-    engine: GameEngine[Any, Any], options: BaseModel, players: int, rng: random.Random
+    engine: Playable, options: BaseModel, players: int, rng: random.Random
 ) -> tuple[Any, int]:
     """One AI-only game from one RNG: the final state and the number of actions."""
     seats = [f"ai{i}" for i in range(players)]
@@ -31,7 +45,7 @@ def play_one(
 
 
 def play_games(
-    engine: GameEngine[Any, Any], options: BaseModel, players: int, games: int, seed: int
+    engine: Playable, options: BaseModel, players: int, games: int, seed: int
 ) -> Iterator[tuple[Any, int]]:
     """``games`` AI-only games, each from its own RNG drawn from ``seed``: (final state,
     actions) of each, the same for the same seed."""
@@ -41,7 +55,7 @@ def play_games(
 
 
 def simulate_games(
-    engine: GameEngine[Any, Any],
+    engine: Playable,
     options: BaseModel,
     players: int,
     games: int,
@@ -55,7 +69,7 @@ def simulate_games(
     steps = 0
     started = time.perf_counter()
     for state, length in play_games(engine, options, players, games, seed):
-        result: GameResult | None = engine.result(state)
+        result = engine.result(state)
         assert result is not None
         if on_end is not None:
             on_end(state)

@@ -1007,7 +1007,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def simulate(self, options: VeOptions, players: int, games: int, seed: int) -> dict[str, Any]:
         from bot.games.vampire_empire.simulate import simulate
 
-        return simulate(options, games, seed)
+        return simulate(self, options, games, seed)
 
 
 def _effect(card: CardDef) -> str | None:

@@ -7,27 +7,28 @@ from collections import Counter
 from typing import Any
 
 from bot.games import simulate as table_simulate
-from bot.games.vampire_empire.engine import ENGINE
 from bot.games.vampire_empire.state import VeOptions
 
 ENDINGS = ("all_humans_dead", "all_vampires_dead", "castle_taken", "out_of_cards", "turn_limit")
 
 
-def simulate(options: VeOptions, games: int, seed: int) -> dict[str, Any]:
+def simulate(
+    engine: table_simulate.Playable, options: VeOptions, games: int, seed: int
+) -> dict[str, Any]:
     """Win rate of each side, how the games ended and their mean length; the same seed gives
     the same line (except ``games_per_second``)."""
     winners: Counter[str] = Counter()
     endings: Counter[str] = Counter()
     turns = actions = 0
     started = time.perf_counter()
-    for state, length in table_simulate.play_games(ENGINE, options, 2, games, seed):
+    for state, length in table_simulate.play_games(engine, options, 2, games, seed):
         winners[state.winner or "?"] += 1
         endings[state.ending or "?"] += 1
         turns += state.turn
         actions += length
     elapsed = time.perf_counter() - started
     return {
-        "game": ENGINE.key,
+        "game": engine.key,
         "games": games,
         "seed": seed,
         "win_rate": {
