@@ -268,6 +268,96 @@ def scene_of(row: SceneRow) -> Scene:
     return Scene.model_validate_json(row.scene_json)
 
 
+async def _participants_in(
+    session: AsyncSession, campaign: CampaignInfo, names: list[str]
+) -> tuple[list[SceneParticipant], list[int]]:
+    """The characters named for a new scene, and which of them are NPCs (their carried
+    points join the GM pool)."""
+    people: list[SceneParticipant] = []
+    npc_ids: list[int] = []
+    for name in names:
+        record = await find_character_in(session, campaign.id, name)
+        people.append(
+            SceneParticipant(id=holder_of(record), name=record.name, is_pc=not record.is_npc)
+        )
+        if record.is_npc:
+            npc_ids.append(record.id)
+    return people, npc_ids
+
+
+async def _store_started_in(
+    session: AsyncSession,
+    row: SceneRow | None,
+    guild_id: int,
+    campaign: CampaignInfo,
+    scene: Scene,
+) -> SceneRow:
+    """Write a new scene into the channel's row (made on the channel's first scene)."""
+    if row is None:
+        row = SceneRow(
+            channel_id=scene.channel_id,
+            guild_id=guild_id,
+            campaign_id=campaign.id,
+            scene_json=scene.model_dump_json(),
+        )
+        session.add(row)
+        try:
+            await session.flush()
+        except IntegrityError:
+            # another start for this channel won the race; the retry reports it
+            raise StaleError("A scene was started here at the same moment.") from None
+        notify_after_commit(session, scene.channel_id)
+        return row
+    row.campaign_id = campaign.id
+    row.board_message_id = None
+    row.created_at = utcnow()  # the scene's start: hostile invokes are owed from it
+    session.add(row)
+    await session.flush()
+    await save_scene_in(session, row, scene, active=True)
+    return row
+
+
+async def _keep_game_aspects_in(
+    session: AsyncSession, play_row: CampaignPlayRow, play: CampaignPlay, kept: list[Aspect]
+) -> None:
+    """Scene aspects kept as the campaign's game aspects (one of the same words is kept once)."""
+    game_aspects = list(play.game_aspects)
+    number = play.next_game_number
+    for aspect in kept:
+        if _match(game_aspects, aspect.text) is None:
+            game_aspects.append(aspect.model_copy(update={"id": f"g{number}"}))
+            number += 1
+    await save_play_in(
+        session,
+        play_row,
+        play.model_copy(update={"game_aspects": game_aspects, "next_game_number": number}),
+    )
+
+
+async def _clear_stress_in(session: AsyncSession, people: list[str]) -> tuple[list[str], list[str]]:
+    """At a scene's end: everyone who took part clears stress, and recoveries move on a
+    scene. Returns the names cleared and the recovery lines."""
+    cleared: list[str] = []
+    recovered: list[str] = []
+    for person in people:
+        character_id = holder_character_id(person)
+        if character_id is None:
+            continue
+        try:
+            record = await get_character_in(session, character_id)
+        except RuleError:
+            continue  # deleted mid-scene
+        recovery_row, state = await load_recovery_in(session, record.id)
+        tracks, state, events = recovery.after_scene(record.sheet.clear_stress().tracks, state)
+        sheet = record.sheet.model_copy(update={"tracks": tracks})
+        if sheet != record.sheet:
+            await save_character_in(session, record, sheet)
+        await save_recovery_in(session, recovery_row, state)
+        cleared.append(record.name)
+        recovered.extend(f"{record.name}: {e.text}" for e in events)
+    return cleared, recovered
+
+
 async def save_scene_in(
     session: AsyncSession, row: SceneRow, scene: Scene, *, active: bool | None = None
 ) -> None:
@@ -743,17 +833,7 @@ class SceneService:
             row = await session.get(SceneRow, channel_id)
             if row is not None and row.active:
                 raise RuleError("A scene is already running here. End it with `/scene end` first.")
-            people: list[SceneParticipant] = []
-            npc_ids: list[int] = []
-            for name in characters or []:
-                record = await find_character_in(session, campaign.id, name)
-                people.append(
-                    SceneParticipant(
-                        id=holder_of(record), name=record.name, is_pc=not record.is_npc
-                    )
-                )
-                if record.is_npc:
-                    npc_ids.append(record.id)
+            people, npc_ids = await _participants_in(session, campaign, characters or [])
             play_row, play = await load_play_in(session, campaign.id)
             brought = play.carried_by(npc_ids)
             scene, events = start_scene(
@@ -770,27 +850,7 @@ class SceneService:
                     play_row,
                     play.without_carried_of(npc_ids).model_copy(update={"carried_gm_points": 0}),
                 )
-            if row is None:
-                row = SceneRow(
-                    channel_id=channel_id,
-                    guild_id=guild_id,
-                    campaign_id=campaign.id,
-                    scene_json=scene.model_dump_json(),
-                )
-                session.add(row)
-                try:
-                    await session.flush()
-                except IntegrityError:
-                    # another start for this channel won the race; the retry reports it
-                    raise StaleError("A scene was started here at the same moment.") from None
-                notify_after_commit(session, channel_id)
-            else:
-                row.campaign_id = campaign.id
-                row.board_message_id = None
-                row.created_at = utcnow()  # the scene's start: hostile invokes are owed from it
-                session.add(row)
-                await session.flush()
-                await save_scene_in(session, row, scene, active=True)
+            row = await _store_started_in(session, row, guild_id, campaign, scene)
             if scene.gm_pool:
                 await log_gm_points_in(
                     session,
@@ -832,40 +892,9 @@ class SceneService:
                 raise RuleError(
                     f"A campaign keeps at most {MAX_GAME_ASPECTS} game aspects; keep fewer."
                 )
-            game_aspects = list(play.game_aspects)
-            number = play.next_game_number
-            for aspect in outcome.game_aspects:
-                if _match(game_aspects, aspect.text) is None:
-                    game_aspects.append(aspect.model_copy(update={"id": f"g{number}"}))
-                    number += 1
             if outcome.game_aspects:
-                await save_play_in(
-                    session,
-                    play_row,
-                    play.model_copy(
-                        update={"game_aspects": game_aspects, "next_game_number": number}
-                    ),
-                )
-            cleared: list[str] = []
-            recovered: list[str] = []
-            for person in outcome.clear_stress_of:
-                character_id = holder_character_id(person)
-                if character_id is None:
-                    continue
-                try:
-                    record = await get_character_in(session, character_id)
-                except RuleError:
-                    continue  # deleted mid-scene
-                recovery_row, state = await load_recovery_in(session, record.id)
-                tracks, state, events = recovery.after_scene(
-                    record.sheet.clear_stress().tracks, state
-                )
-                sheet = record.sheet.model_copy(update={"tracks": tracks})
-                if sheet != record.sheet:
-                    await save_character_in(session, record, sheet)
-                await save_recovery_in(session, recovery_row, state)
-                cleared.append(record.name)
-                recovered.extend(f"{record.name}: {e.text}" for e in events)
+                await _keep_game_aspects_in(session, play_row, play, outcome.game_aspects)
+            cleared, recovered = await _clear_stress_in(session, outcome.clear_stress_of)
             await save_scene_in(session, row, ended, active=False)
             return SceneEnded(
                 kept=[a.text for a in outcome.game_aspects if not a.hidden],
