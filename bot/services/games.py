@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from sqlalchemy import func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
@@ -303,6 +304,31 @@ def _rng(row: GameRow, step: int) -> random.Random:
 
 def _seats(row: GameRow) -> list[Seat]:
     return [Seat(**s) for s in json.loads(row.seats)]
+
+
+def _acting_seat(row: GameRow, user_id: int, version: int | None) -> tuple[list[Seat], Seat, int]:
+    """The seats and the clicking player's seat of a running game whose version the click
+    saw (None: the current one); a sentence for anything else."""
+    if row.status == "paused":
+        raise RuleError(
+            "This game is paused; any of its players can continue it with `/game resume`."
+        )
+    if row.status != "running":
+        raise AlreadyDone(
+            "Already done: this game is "
+            + ("over" if row.status != "lobby" else "still in its lobby")
+            + "."
+        )
+    seats = _seats(row)
+    seat = next((s for s in seats if s.user_id == user_id), None)
+    if seat is None:
+        raise NotSeated("You are not playing in this game; only its players can act.")
+    if version is not None and row.version != version:
+        raise AlreadyDone(
+            "Already done: that choice was made or the table has moved on. "
+            "Press **My hand** for what you can do now."
+        )
+    return seats, seat, row.version if version is None else version
 
 
 # Idle games settled per write transaction: a backlog (after a long outage) never makes one
@@ -787,27 +813,7 @@ class GameService:
     ) -> ActOutcome:
         """The engine and the AI run outside any transaction, on the row as read; the result
         is one versioned write, so a move that landed in between wins and this one is refused."""
-        if row.status == "paused":
-            raise RuleError(
-                "This game is paused; any of its players can continue it with `/game resume`."
-            )
-        if row.status != "running":
-            raise AlreadyDone(
-                "Already done: this game is "
-                + ("over" if row.status != "lobby" else "still in its lobby")
-                + "."
-            )
-        seats = _seats(row)
-        seat = next((s for s in seats if s.user_id == user_id), None)
-        if seat is None:
-            raise NotSeated("You are not playing in this game; only its players can act.")
-        if version is None:
-            version = row.version
-        if row.version != version:
-            raise AlreadyDone(
-                "Already done: that choice was made or the table has moved on. "
-                "Press **My hand** for what you can do now."
-            )
+        seats, seat, version = _acting_seat(row, user_id, version)
         engine = get_engine(row.engine)
         state = engine.load_state(row.state or "{}")
         current = engine.current_seats(state)
@@ -979,43 +985,54 @@ class GameService:
         for first in range(0, len(due), IDLE_BATCH):
             async with self.db.session() as session:
                 for row in due[first : first + IDLE_BATCH]:
-                    last = row.last_activity
-                    if last.tzinfo is None:  # SQLite returns naive datetimes
-                        last = last.replace(tzinfo=now.tzinfo)
-                    idle = now - last
-                    minutes = int(idle.total_seconds() // 60)
-                    # Conditional writes: a move made meanwhile, or another process checking the
-                    # same game, wins, and then this one announces nothing.
-                    if idle >= timedelta(minutes=timeout_minutes):
-                        ended = await session.exec(
-                            update(GameRow)
-                            .where(col(GameRow.id) == row.id, col(GameRow.version) == row.version)
-                            .values(
-                                status="abandoned",
-                                active_channel_id=None,
-                                ended_at=now,
-                                version=row.version + 1,
-                            )
-                        )
-                        if ended.rowcount != 1:
-                            continue
-                        row.status = "abandoned"
-                        row.version += 1
-                        notices.append(
-                            IdleNotice(self._info(row, with_view=False), "abandon", minutes)
-                        )
-                    elif idle >= timedelta(minutes=warn_minutes) and row.warned_at is None:
-                        warned = await session.exec(
-                            update(GameRow)
-                            .where(
-                                col(GameRow.id) == row.id,
-                                col(GameRow.version) == row.version,
-                                col(GameRow.warned_at).is_(None),
-                            )
-                            .values(warned_at=now)
-                        )
-                        if warned.rowcount == 1:
-                            notices.append(
-                                IdleNotice(self._info(row, with_view=False), "warn", minutes)
-                            )
+                    notice = await self._idle_step_in(
+                        session, row, now, warn_minutes, timeout_minutes
+                    )
+                    if notice is not None:
+                        notices.append(notice)
         return notices
+
+    async def _idle_step_in(
+        self,
+        session: AsyncSession,
+        row: GameRow,
+        now: datetime,
+        warn_minutes: int,
+        timeout_minutes: int,
+    ) -> IdleNotice | None:
+        """Warn or abandon one idle game. Conditional writes: a move made meanwhile, or
+        another process checking the same game, wins, and then this one announces nothing."""
+        last = row.last_activity
+        if last.tzinfo is None:  # SQLite returns naive datetimes
+            last = last.replace(tzinfo=now.tzinfo)
+        idle = now - last
+        minutes = int(idle.total_seconds() // 60)
+        if idle >= timedelta(minutes=timeout_minutes):
+            ended = await session.exec(
+                update(GameRow)
+                .where(col(GameRow.id) == row.id, col(GameRow.version) == row.version)
+                .values(
+                    status="abandoned",
+                    active_channel_id=None,
+                    ended_at=now,
+                    version=row.version + 1,
+                )
+            )
+            if ended.rowcount != 1:
+                return None
+            row.status = "abandoned"
+            row.version += 1
+            return IdleNotice(self._info(row, with_view=False), "abandon", minutes)
+        if idle >= timedelta(minutes=warn_minutes) and row.warned_at is None:
+            warned = await session.exec(
+                update(GameRow)
+                .where(
+                    col(GameRow.id) == row.id,
+                    col(GameRow.version) == row.version,
+                    col(GameRow.warned_at).is_(None),
+                )
+                .values(warned_at=now)
+            )
+            if warned.rowcount == 1:
+                return IdleNotice(self._info(row, with_view=False), "warn", minutes)
+        return None
