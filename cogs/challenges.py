@@ -43,48 +43,48 @@ class Challenges(TrackerCog):
 
     async def _claim_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
         tasks = self.challenges.open_tasks(snap)
-        if not tasks:
-            raise RuleError("Every task is taken; the GM can reassign with `/challenge assign`.")
-        await self.ask(
-            click.interaction,
-            "Claim a task for your active character.",
-            click.menu(A.CLAIM, "Which task?", tasks),
+        await self.offer(
+            click,
+            tasks,
+            none="Every task is taken; the GM can reassign with `/challenge assign`.",
+            question="Claim a task for your active character.",
+            action=A.CLAIM,
+            placeholder="Which task?",
         )
 
     async def _roll_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
         tasks = self.challenges.rollable_tasks(snap, click.user_id, click.is_gm)
-        if not tasks:
-            raise RuleError(
-                "You have no task to roll: claim one first (or the GM assigns one to you)."
-            )
-        await self.ask(
-            click.interaction,
-            "Roll a task: the skill and difficulty come from the task.",
-            click.menu(A.ROLL, "Which task?", tasks),
+        await self.offer(
+            click,
+            tasks,
+            none="You have no task to roll: claim one first (or the GM assigns one to you).",
+            question="Roll a task: the skill and difficulty come from the task.",
+            action=A.ROLL,
+            placeholder="Which task?",
         )
 
     async def _invoke_menu(self, click: Click, _snap: ChallengeSnapshot) -> None:
         choices = await self.challenges.invoke_choices(click.ident, click.user_id, click.is_gm)
-        if not choices:
-            raise RuleError("There is no aspect you can invoke on that roll right now.")
-        await self.ask(
-            click.interaction,
-            "Invoke for +2 on a task roll before it is kept.",
-            click.menu(A.INVOKE, "Pick an aspect", choices),
+        await self.offer(
+            click,
+            choices,
+            none="There is no aspect you can invoke on that roll right now.",
+            question="Invoke for +2 on a task roll before it is kept.",
+            action=A.INVOKE,
+            placeholder="Pick an aspect",
         )
 
     async def _keep_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
-        waiting = self.challenges.waiting_rolls(snap, click.user_id, click.is_gm)
-        if not waiting:
-            raise RuleError("You have no task roll waiting; roll a task first.")
-        if len(waiting) == 1:
-            kept = await self.challenges.keep(
-                click.ident, click.version, click.user_id, click.is_gm, waiting[0].value
-            )
-            await self.answer(click.interaction, kept, kept.message)
-            return
-        await self.ask(
-            click.interaction, "Which roll is final?", click.menu(A.KEEP, "Which roll?", waiting)
+        await self.offer(
+            click,
+            self.challenges.waiting_rolls(snap, click.user_id, click.is_gm),
+            none="You have no task roll waiting; roll a task first.",
+            question="Which roll is final?",
+            action=A.KEEP,
+            placeholder="Which roll?",
+            only=lambda value: self.challenges.keep(
+                click.ident, click.version, click.user_id, click.is_gm, value
+            ),
         )
 
     async def on_select(

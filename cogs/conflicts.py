@@ -117,65 +117,62 @@ class Conflicts(TrackerCog):
 
     async def _stunt_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
         choices = await self.conflicts.stunt_choices(click.ident, click.user_id, click.is_gm)
-        if not choices:
-            raise RuleError(
-                "No stunt of yours fits this roll (its skill and action must match the "
-                "stunt's, and each stunt counts once)."
-            )
-        await self.ask(
-            click.interaction,
-            "Add a stunt's bonus to the roll in progress.",
-            click.menu(A.STUNT, "Which stunt?", choices),
+        await self.offer(
+            click,
+            choices,
+            none="No stunt of yours fits this roll (its skill and action must match the "
+            "stunt's, and each stunt counts once).",
+            question="Add a stunt's bonus to the roll in progress.",
+            action=A.STUNT,
+            placeholder="Which stunt?",
         )
 
     async def _helper_menu(self, click: Click, snap: ConflictSnapshot) -> None:
-        choices = self.conflicts.helper_choices(snap, click.user_id, click.is_gm)
-        if not choices:
-            raise RuleError(
-                "None of your characters can help: a helper is on the roller's side, has "
-                "Average (+1) or better in the skill and has not acted this exchange (the "
-                "defender's side helps once the defence is rolled)."
-            )
-        if len(choices) == 1:
-            helped = await self.conflicts.teamwork(
-                click.ident, click.version, click.user_id, click.is_gm, choices[0].value
-            )
-            await self.answer(click.interaction, helped, helped.message)
-            return
-        await self.ask(
-            click.interaction,
-            "Who helps? Helping uses that character's action for this exchange.",
-            click.menu(A.TEAMWORK, "Who helps?", choices),
+        await self.offer(
+            click,
+            self.conflicts.helper_choices(snap, click.user_id, click.is_gm),
+            none="None of your characters can help: a helper is on the roller's side, has "
+            "Average (+1) or better in the skill and has not acted this exchange (the "
+            "defender's side helps once the defence is rolled).",
+            question="Who helps? Helping uses that character's action for this exchange.",
+            action=A.TEAMWORK,
+            placeholder="Who helps?",
+            only=lambda value: self.conflicts.teamwork(
+                click.ident, click.version, click.user_id, click.is_gm, value
+            ),
         )
 
     async def _concede_menu(self, click: Click, snap: ConflictSnapshot) -> None:
         choices = self.conflicts.concede_choices(snap, click.user_id, click.is_gm)
-        if not choices:
-            raise RuleError("None of your characters is still in this conflict.")
-        await self.ask(
-            click.interaction,
-            "Who concedes? They leave the conflict and are paid when it ends.",
-            click.menu(A.CONCEDE, "Who concedes?", choices),
+        await self.offer(
+            click,
+            choices,
+            none="None of your characters is still in this conflict.",
+            question="Who concedes? They leave the conflict and are paid when it ends.",
+            action=A.CONCEDE,
+            placeholder="Who concedes?",
         )
 
     async def _boost_menu(self, click: Click, snap: ConflictSnapshot) -> None:
         choices = self.conflicts.boost_passes(snap, click.user_id, click.is_gm)
-        if not choices:
-            raise RuleError("None of your characters holds a boost an ally could take.")
-        await self.ask(
-            click.interaction,
-            "Pass a boost to an ally on your side (there should be a reason in the story).",
-            click.menu(A.PASS_BOOST, "Which boost, to whom?", choices),
+        await self.offer(
+            click,
+            choices,
+            none="None of your characters holds a boost an ally could take.",
+            question="Pass a boost to an ally on your side (there should be a reason in the story).",
+            action=A.PASS_BOOST,
+            placeholder="Which boost, to whom?",
         )
 
     async def _invoke_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
         name, choices = await self.conflicts.invoke_choices(click.ident, click.user_id, click.is_gm)
-        if not choices:
-            raise RuleError(f"{name} has no aspect to invoke right now.")
-        await self.ask(
-            click.interaction,
-            f"Invoke for {name}: +2 on the roll in progress.",
-            click.menu(A.INVOKE, "Pick an aspect", choices),
+        await self.offer(
+            click,
+            choices,
+            none=f"{name} has no aspect to invoke right now.",
+            question=f"Invoke for {name}: +2 on the roll in progress.",
+            action=A.INVOKE,
+            placeholder="Pick an aspect",
         )
 
     async def _absorb_menu(self, click: Click, _snap: ConflictSnapshot) -> None:

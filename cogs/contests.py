@@ -97,12 +97,13 @@ class Contests(TrackerCog):
 
     async def _invoke_menu(self, click: Click, _snap: ContestSnapshot) -> None:
         name, choices = await self.contests.invoke_choices(click.ident, click.user_id, click.is_gm)
-        if not choices:
-            raise RuleError(f"{name} has no aspect to invoke right now.")
-        await self.ask(
-            click.interaction,
-            f"Invoke for {name}: +2 on the side's roll.",
-            click.menu(A.INVOKE, "Pick an aspect", choices),
+        await self.offer(
+            click,
+            choices,
+            none=f"{name} has no aspect to invoke right now.",
+            question=f"Invoke for {name}: +2 on the side's roll.",
+            action=A.INVOKE,
+            placeholder="Pick an aspect",
         )
 
     def _members(self, click: Click, snap: ContestSnapshot, *, rolling: bool) -> list[Choice]:
@@ -112,17 +113,16 @@ class Contests(TrackerCog):
         return members
 
     async def _helper_menu(self, click: Click, snap: ContestSnapshot) -> None:
-        members = self._members(click, snap, rolling=False)
-        if len(members) == 1:
-            result = await self.contests.teamwork(
-                click.ident, click.version, click.user_id, click.is_gm, members[0].value
-            )
-            await self.answer(click.interaction, result, result.message)
-            return
-        await self.ask(
-            click.interaction,
-            "Who gives teamwork (+1 to their side's roll)?",
-            click.menu(A.TEAMWORK, "Who helps?", members),
+        await self.offer(
+            click,
+            self._members(click, snap, rolling=False),
+            none="None of your characters is on a side that can act now.",
+            question="Who gives teamwork (+1 to their side's roll)?",
+            action=A.TEAMWORK,
+            placeholder="Who helps?",
+            only=lambda value: self.contests.teamwork(
+                click.ident, click.version, click.user_id, click.is_gm, value
+            ),
         )
 
     async def _advantage_menu(self, click: Click, snap: ContestSnapshot) -> None:

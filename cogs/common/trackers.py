@@ -460,6 +460,27 @@ class TrackerCog(commands.Cog):
             await interaction.response.send_message(clip(text or "Done.", 2000), ephemeral=True)
         await self.refresh(snapshot)
 
+    async def offer(
+        self,
+        click: Click,
+        choices: Sequence[Choice],
+        *,
+        none: str,
+        question: str,
+        action: TrackerAction,
+        placeholder: str,
+        only: Callable[[str], Awaitable[Snapshot]] | None = None,
+    ) -> None:
+        """Ask which of ``choices`` (the sentence ``none`` when there is none); with a single
+        one and an ``only`` step, take it at once rather than offer a menu of one."""
+        if not choices:
+            raise RuleError(none)
+        if only is not None and len(choices) == 1:
+            result = await only(choices[0].value)
+            await self.answer(click.interaction, result, result.message)
+            return
+        await self.ask(click.interaction, question, click.menu(action, placeholder, list(choices)))
+
     async def ask(
         self,
         interaction: discord.Interaction,
