@@ -150,6 +150,8 @@ class FakeDiscord:
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.reject_token = False
+        self.one_socket_per_event = False
+        self._turns = itertools.count()
         self.bot_user = self._user_payload(self.BOT_USER_ID, "Fate Table", bot=True)
         self.users[self.BOT_USER_ID] = self.bot_user
 
@@ -516,11 +518,18 @@ class FakeDiscord:
         await ws.send_json({"op": 0, "t": event, "s": next(self._seq), "d": data})
 
     async def dispatch(self, event: str, data: JSON, guild_id: int | None = None) -> None:
-        """Send a gateway event to the shard that owns the guild (shard 0 for DMs)."""
-        for ws, shard_id, count in list(self._sockets):
-            owner = self._shard_of(guild_id, count) if guild_id else 0
-            if owner == shard_id and not ws.closed:
-                await self._send(ws, event, data)
+        """Send a gateway event to the shard that owns the guild (shard 0 for DMs); with
+        `one_socket_per_event`, to one of the sockets serving that shard, in turn (two
+        processes on one shard: each event reaches one of them, so two clicks race)."""
+        owners = [
+            ws
+            for ws, shard_id, count in list(self._sockets)
+            if (self._shard_of(guild_id, count) if guild_id else 0) == shard_id and not ws.closed
+        ]
+        if self.one_socket_per_event and owners:
+            owners = [owners[next(self._turns) % len(owners)]]
+        for ws in owners:
+            await self._send(ws, event, data)
 
     @property
     def connected(self) -> int:

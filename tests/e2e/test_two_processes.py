@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import update
@@ -138,3 +139,121 @@ async def _wait_for(condition, timeout: float = 15.0) -> None:  # type: ignore[n
         if loop.time() > deadline:
             raise AssertionError("timed out waiting")
         await asyncio.sleep(0.05)
+
+
+# ------------------------------------------------------------------ two processes, one shard
+@pytest.fixture
+async def twins() -> AsyncIterator[tuple[FakeDiscord, Table, Database]]:
+    """Two processes serving the same shard (as during a rolling deploy): each interaction
+    reaches one of them, in turn, so the two clicks of a double click race across processes."""
+    assert PG_URL
+    url = worker_pg_url(PG_URL)
+    await ensure_pg_database(url)
+    db = Database(url, unit_timeout=TEST_UNIT_TIMEOUT)
+    await _reset_postgres(db)
+    fake = FakeDiscord()
+    await fake.start()
+    table = Table(fake, _never)
+    common = {
+        "DATABASE_URL": url,
+        "SHARD_COUNT": "1",
+        "SHARD_IDS": "0",
+        "DB_UNIT_TIMEOUT_SECONDS": str(TEST_UNIT_TIMEOUT),
+    }
+    bots: list[BotProcess] = []
+    try:
+        for sync in ("true", "false"):
+            bots.append(await BotProcess.start(fake.port, {**common, "SYNC_COMMANDS": sync}))
+        fake.one_socket_per_event = True
+        yield fake, table, db
+    finally:
+        for bot in bots:
+            await bot.stop()
+        await fake.stop()
+        await db.dispose()
+
+
+async def _harry(table: Table, db: Database) -> int:
+    from bot.fate.sheet import AspectKind, new_character
+    from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
+
+    sheet = new_character("Harry", skills={"Lore": 4}).set_aspect(
+        AspectKind.HIGH_CONCEPT, "Wizard Private Eye"
+    )
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        record = await insert_character_in(s, campaign, table.player, sheet)
+        await set_active_in(s, table.guild_id, table.player, record.id, None)
+    return record.id
+
+
+async def _fate_points(db: Database, character_id: int) -> int:
+    from bot.services.campaigns import get_character_in
+
+    async with db.read() as s:
+        return (await get_character_in(s, character_id)).sheet.fate_points
+
+
+def _no_incident(*replies: Any) -> None:
+    for reply in replies:
+        assert "incident `" not in reply.text, reply.text
+
+
+async def test_double_clicks_across_two_processes_apply_once(twins) -> None:  # type: ignore[no-untyped-def]
+    from bot.db.models.campaigns import FatePointEntry
+    from bot.db.models.games import GameActionLog
+    from tests.e2e.test_rolls import option_value
+
+    fake, table, db = twins
+    harry = await _harry(table, db)
+    start = await _fate_points(db, harry)
+    gm = table.admin  # an administrator is a GM
+
+    # the same ledger entry undone twice at once
+    given = await table.ask("fp give", user=gm, character="Harry")
+    assert "Harry" in given.text, given.text
+    undos = await asyncio.gather(*(table.ask("fp undo", user=gm) for _ in range(2)))
+    _no_incident(*undos)
+    async with db.read() as s:
+        entries = (await s.exec(select(FatePointEntry))).all()
+    assert sum(e.reason == "undo" for e in entries) == 1, [(e.id, e.reason) for e in entries]
+    assert await _fate_points(db, harry) == start
+
+    # the same invoke paid twice at once
+    roll = await table.ask("roll", user=table.player, skill="Lore")
+    picker = await table.click(roll, "Invoke +2", user=table.player)
+    value = option_value(picker.message or {}, "Wizard Private Eye")
+    chosen = await table.select(picker, "Pick an aspect", [value], user=table.player)
+    pay = option_value(chosen.message or {}, "fate point")
+    paid = await asyncio.gather(
+        *(table.select(chosen, "How do you pay?", [pay], user=table.player) for _ in range(2))
+    )
+    _no_incident(*paid)
+    assert await _fate_points(db, harry) == start - 1
+    async with db.read() as s:
+        stored = (await s.exec(select(RollRow))).one()
+    assert stored.roll_json.count('"aspect_name"') == 1, stored.roll_json
+
+    # the same compel accepted twice at once
+    offer = await table.ask(
+        "compel offer", user=gm, target="Harry", aspect="Wizard Private Eye", complication="x"
+    )
+    accepted = await asyncio.gather(
+        *(table.click(offer, "Accept", user=table.player) for _ in range(2))
+    )
+    _no_incident(*accepted)
+    assert await _fate_points(db, harry) == start
+
+    # the same game move clicked twice at once
+    lobby = await table.ask(
+        "game new", user=table.player, game="dfccg", options="difficulty=apprentice"
+    )
+    await table.click(lobby, "Start", user=table.player)
+    hand = await table.click(table.message(lobby.message["id"]), "My hand", user=table.player)
+    label = next(
+        b["label"] for b in hand.buttons() if (b.get("custom_id") or "").startswith("ftg:a:")
+    )
+    moves = await asyncio.gather(*(table.click(hand, label, user=table.player) for _ in range(2)))
+    _no_incident(*moves)
+    async with db.read() as s:
+        assert len((await s.exec(select(GameActionLog))).all()) == 1
