@@ -345,6 +345,7 @@ class LogButton(_PagedButton, template=LOG_BUTTON_TEMPLATE):
 
     label = "Game log"
     build_id = staticmethod(log_button_id)
+    scope_kind = "game_log"  # its pages follow /game history into any channel of the server
 
     async def show(
         self, cog: GameTable, interaction: discord.Interaction, page: int, *, edit: bool

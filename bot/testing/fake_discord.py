@@ -652,10 +652,10 @@ class FakeDiscord:
         self.sent.append(message)
         return message
 
-    def post_as_bot(self, channel_id: int, components: list[JSON]) -> JSON:
+    def post_as_bot(self, channel_id: int, components: list[JSON], *, flags: int = 0) -> JSON:
         """A message of the bot carrying `components`, as if it had posted them (tests forge
         clicks on it: Discord delivers any custom id a modified client sends)."""
-        return self._new_message(channel_id, {"components": components}, [])
+        return self._new_message(channel_id, {"components": components, "flags": flags}, [])
 
     @staticmethod
     def _components_as_sent(components: list[JSON]) -> list[JSON]:

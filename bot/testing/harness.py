@@ -463,16 +463,19 @@ class Table:
         user: int,
         channel: int,
         values: list[str] | None = None,
+        ephemeral: bool = False,
         timeout: float = 10.0,
     ) -> Reply:
         """A click with any custom id, as a modified client can send: a button (or, with
-        `values`, a select) on a message of the bot in `channel`."""
+        `values`, a select) on a message of the bot in `channel` (an ephemeral one: a reply
+        only the clicker sees)."""
         if values is None:
             component: JSON = {"type": 2, "style": 2, "label": "forged", "custom_id": custom_id}
         else:
             options = [{"label": v, "value": v} for v in values] or [{"label": "-", "value": "-"}]
             component = {"type": 3, "custom_id": custom_id, "options": options}
-        message = self.fake.post_as_bot(channel, [{"type": 1, "components": [component]}])
+        rows = [{"type": 1, "components": [component]}]
+        message = self.fake.post_as_bot(channel, rows, flags=EPHEMERAL if ephemeral else 0)
         data: JSON = {"custom_id": custom_id, "component_type": component["type"]}
         if values is not None:
             data["values"] = values

@@ -484,3 +484,23 @@ async def test_a_deleted_board_comes_back_and_the_old_one_stops(table: Table) ->
     table.fake.messages[board_id] = old  # a copy of the old board that still shows its buttons
     stale = await table.click(old, "My hand", user=table.player2)
     assert stale.ephemeral and "newest board" in stale.text, stale.text
+
+
+async def test_a_games_history_pages_from_another_channel_of_the_server(table: Table) -> None:
+    from bot.ui.custom_ids import log_button_id
+
+    game_id, _ = await _lobby(table, [table.player2])
+    shown = await table.slash(
+        "game history", user=table.player, channel=table.other_channel, game=game_id
+    )
+    assert shown.ephemeral and "incident" not in shown.text, shown.text
+    # its page buttons sit on that reply, in the other channel
+    page = await table.forge(
+        log_button_id(game_id, 0, "p"),
+        user=table.player,
+        channel=table.other_channel,
+        ephemeral=True,
+    )
+    assert (page.message or {}).get("flags", 0) & 64, "the page is edited in the private reply"
+    assert "no longer exists" not in page.text, page.text
+    assert "the whole log" in page.text and "the whole log" in shown.text

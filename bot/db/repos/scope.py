@@ -76,6 +76,10 @@ REACH: dict[str, Reach] = {
         via_campaign=False,
         channels=("channel_id",),
     ),
+    # a game's history is shown wherever /game history is asked on its server
+    "game_log": Reach(
+        GameRow, "That game no longer exists; start one with `/game new`.", via_campaign=False
+    ),
     "campaign": Reach(Campaign, "That campaign no longer exists.", via_campaign=False),
     "character": Reach(CharacterRow, "That character no longer exists."),
     "draft": Reach(
