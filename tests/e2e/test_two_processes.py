@@ -246,14 +246,18 @@ async def test_double_clicks_across_two_processes_apply_once(twins) -> None:  # 
 
     # the same game move clicked twice at once
     lobby = await table.ask(
-        "game new", user=table.player, game="dfccg", options="difficulty=apprentice"
+        "game new", user=table.player, game="dfccg", options="difficulty=apprentice", timeout=60
     )
-    await table.click(lobby, "Start", user=table.player)
-    hand = await table.click(table.message(lobby.message["id"]), "My hand", user=table.player)
+    await table.click(lobby, "Start", user=table.player, timeout=60)
+    hand = await table.click(
+        table.message(lobby.message["id"]), "My hand", user=table.player, timeout=60
+    )
     label = next(
         b["label"] for b in hand.buttons() if (b.get("custom_id") or "").startswith("ftg:a:")
     )
-    moves = await asyncio.gather(*(table.click(hand, label, user=table.player) for _ in range(2)))
+    moves = await asyncio.gather(
+        *(table.click(hand, label, user=table.player, timeout=60) for _ in range(2))
+    )
     _no_incident(*moves)
     async with db.read() as s:
         assert len((await s.exec(select(GameActionLog))).all()) == 1
