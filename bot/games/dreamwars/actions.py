@@ -80,7 +80,7 @@ def legal_actions(engine: DreamwarsEngine, ctx: _Ctx) -> list[Action]:
         _equipment_actions(ctx, i, actions)
     _trade_actions(ctx, i, actions)
     for uid in hero.shards:
-        _act(actions, f"use:{uid}", f"Use {ctx.item(uid).name}", "shard", private=True)
+        _targeted(ctx, i, actions, f"use:{uid}", f"Use {ctx.item(uid).name}", "shard", uid)
     if not at_door:
         _prestige_actions(ctx, i, actions)
     _act(actions, "end", "End your Heroes phase", "end")
@@ -252,18 +252,13 @@ def _equipment_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     sheet = ctx.sheet(i)
     if hero.actions >= 1 and sheet.arcane > 0:
         for uid in hero.cantici:
-            _act(
-                actions,
-                f"sing:{uid}",
-                f"Intone {ctx.item(uid).name} (Arcane test)",
-                "cantico",
-                private=True,
-            )
+            label = f"Intone {ctx.item(uid).name} (Arcane test)"
+            _targeted(ctx, i, actions, f"sing:{uid}", label, "cantico", uid)
     for uid in hero.items:
         card = ctx.item(uid)
         usable = _tech_ok(ctx, i, uid)
         if "consumable" in card.traits and usable:
-            _act(actions, f"use:{uid}", f"Use {card.name}", "item", private=True)
+            _targeted(ctx, i, actions, f"use:{uid}", f"Use {card.name}", "item", uid)
         if not hero.acted and usable and card.type in ("armour", "shield"):
             worn = hero.armour if card.type == "armour" else hero.shield
             if worn != uid:
@@ -295,6 +290,35 @@ def _equipment_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
             f"ally:{uid}" not in hero.used_prestige
         ):
             _act(actions, f"ally:{uid}", f"Call on {ally.name}", "ally")
+
+
+TARGETING = ("wound_nemesis", "stun_nemesis", "banish_nemesis")
+
+
+def effect_targets(ctx: _Ctx, i: int, effect: Effect) -> list[NemesisState]:
+    """Who an effect on Nemeses may reach: the most wounded first, then the nearest."""
+    if effect.kind == "wound_nemesis":
+        return ctx.targets_in_reach(i, effect.range)
+    found = ctx.targets_in_reach(i, effect.range, towers=False)
+    if effect.kind == "banish_nemesis":
+        found = [n for n in found if "behemoth" not in ctx.marker(n).abilities]
+    return found
+
+
+def _targeted(
+    ctx: _Ctx, i: int, actions: list[Action], id_: str, label: str, kind: str, uid: str
+) -> None:
+    """A card that acts on some of the Nemeses within reach: when more could be reached than
+    it takes, one action per choice of them (the player chooses); else one action."""
+    aimed = [e for e in ctx.item(uid).effects if e.kind in TARGETING]
+    eligible = effect_targets(ctx, i, aimed[0]) if len(aimed) == 1 else []
+    count = aimed[0].count if len(aimed) == 1 else 0
+    if len(eligible) <= count:
+        _act(actions, id_, label, kind, private=True)
+        return
+    for chosen in list(combinations(eligible, count))[:MAX_TARGET_CHOICES]:
+        names = " + ".join(ctx.marker(n).name for n in chosen)
+        _act(actions, f"{id_}:{'+'.join(n.uid for n in chosen)}", f"{label}: {names}", kind, True)
 
 
 def _fits(ctx: _Ctx, addon: str, other: str) -> bool:
@@ -408,9 +432,11 @@ def perform(engine: DreamwarsEngine, ctx: _Ctx, action: Action) -> None:
         picked = [_foe(ctx, uid) for uid in chosen[0].split("+")] if chosen else None
         _attack(ctx, i, _foe(ctx, target_uid), None if weapon == FIST else weapon, picked)
     elif verb == "sing":
-        _intone(ctx, i, rest)
+        uid, _, aim = rest.partition(":")
+        _intone(ctx, i, uid, _aimed(ctx, aim))
     elif verb == "use":
-        _use(ctx, i, rest)
+        uid, _, aim = rest.partition(":")
+        _use(ctx, i, uid, _aimed(ctx, aim))
     elif verb == "wear":
         card = ctx.item(rest)
         if card.type == "armour":
@@ -653,7 +679,12 @@ def _eligible_targets(ctx: _Ctx, i: int, first: NemesisState, reach: int) -> lis
     return found
 
 
-def _intone(ctx: _Ctx, i: int, uid: str) -> None:
+def _aimed(ctx: _Ctx, aim: str) -> list[NemesisState] | None:
+    """The Nemeses a player chose for a card (None: the card chooses)."""
+    return [_foe(ctx, uid) for uid in aim.split("+")] if aim else None
+
+
+def _intone(ctx: _Ctx, i: int, uid: str, chosen: list[NemesisState] | None = None) -> None:
     hero = ctx.s.heroes[i]
     hero.actions -= 1
     card = ctx.item(uid)
@@ -664,10 +695,10 @@ def _intone(ctx: _Ctx, i: int, uid: str) -> None:
     ctx.whisper(i, f"You intoned {card.name}.")
     if roll.success:
         ctx.deed(i, "cantici")
-        ctx.apply_effects(i, card.effects, "a Cantico", f"item:{card.key}")
+        ctx.apply_effects(i, card.effects, "a Cantico", f"item:{card.key}", chosen)
 
 
-def _use(ctx: _Ctx, i: int, uid: str) -> None:
+def _use(ctx: _Ctx, i: int, uid: str, chosen: list[NemesisState] | None = None) -> None:
     card = ctx.item(uid)
     if card.deck == "tech":
         _tech_use(ctx, i, uid)
@@ -676,7 +707,7 @@ def _use(ctx: _Ctx, i: int, uid: str) -> None:
     ctx.say(f"{ctx.name(i)} uses {kind}.", "use")
     if card.deck == "shards":
         ctx.deed(i, "shards")
-    ctx.apply_effects(i, card.effects, kind, f"item:{card.key}")
+    ctx.apply_effects(i, card.effects, kind, f"item:{card.key}", chosen)
 
 
 def _call_ally(ctx: _Ctx, i: int, uid: str) -> None:

@@ -176,7 +176,8 @@ def _survive(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | No
     if ctx.life(i) > 2 and hero.door is None:
         return None
     for key in by_id:
-        if key.startswith("use:") and any(e.kind == "heal" for e in ctx.item(key[4:]).effects):
+        used = key[4:].partition(":")[0]
+        if key.startswith("use:") and any(e.kind == "heal" for e in ctx.item(used).effects):
             return key
     if hero.door is not None:
         return _toward(ctx, i, goal, by_id) if not hero.moved else None
@@ -220,7 +221,7 @@ def _fight(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None
 
     best = max(attacks, key=score, default=None)
     for spell in spells:
-        card = ctx.item(spell[5:])
+        card = ctx.item(spell[5:].partition(":")[0])
         useful = any(
             (
                 e.kind in ("wound_nemesis", "banish_nemesis", "stun_nemesis")

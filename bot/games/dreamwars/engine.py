@@ -521,9 +521,23 @@ class _Ctx:
         return sorted(found, key=order)
 
     # -- effects -----------------------------------------------------------------------------
-    def apply_effects(self, i: int, effects: Iterable[Effect], source: str, buff: str) -> None:
-        """Resolve effects for hero ``i``; passive ones last this turn (``buff``)."""
+    def apply_effects(
+        self,
+        i: int,
+        effects: Iterable[Effect],
+        source: str,
+        buff: str,
+        chosen: list[NemesisState] | None = None,
+    ) -> None:
+        """Resolve effects for hero ``i``; passive ones last this turn (``buff``). ``chosen``:
+        the Nemeses the player picked for the effect on Nemeses (None: most wounded first)."""
         hero = self.s.heroes[i]
+
+        def aimed(found: list[NemesisState], count: int) -> list[NemesisState]:
+            if chosen is None:
+                return found[:count]
+            return [n for n in chosen if any(n is f for f in found)][:count]
+
         for effect in effects:
             kind = effect.kind
             if kind in PASSIVE:
@@ -557,10 +571,11 @@ class _Ctx:
                 else:
                     self.summon(hero.node, effect.amount)
             elif kind == "wound_nemesis":
-                for target in self.targets_in_reach(i, effect.range)[: effect.count]:
+                for target in aimed(self.targets_in_reach(i, effect.range), effect.count):
                     self.wound(target, effect.amount, i, source)
             elif kind == "stun_nemesis":
-                for target in self.targets_in_reach(i, effect.range, towers=False)[: effect.count]:
+                stunnable = self.targets_in_reach(i, effect.range, towers=False)
+                for target in aimed(stunnable, effect.count):
                     target.stunned = True
                     self.say(
                         f"The {self.marker(target).name} can neither move nor attack this turn."
@@ -571,7 +586,7 @@ class _Ctx:
                     for n in self.targets_in_reach(i, effect.range, towers=False)
                     if "behemoth" not in self.marker(n).abilities
                 ]
-                for target in found[: effect.count]:
+                for target in aimed(found, effect.count):
                     remove(self.s.nemeses, target)
                     self.to_horde(target.key)
                     self.say(f"The {self.marker(target).name} is banished to the Horde.")

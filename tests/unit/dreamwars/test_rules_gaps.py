@@ -211,3 +211,32 @@ def test_winning_the_fever_leads_to_the_ledger_and_killing_the_master_wins() -> 
     court, events = ENGINE.apply(court, "p0", f"hit:{master}:fist", Dice(1))
     assert court.phase == "over" and court.result == "won"
     assert "The Ordeal is won" in texts(events)
+
+
+def test_a_cantico_for_two_nemeses_asks_which_two_when_three_are_in_reach() -> None:
+    """Binding Chant (two Nemeses within 2 spaces): three in reach, so one button per pair;
+    the pair chosen is stunned, the third is not."""
+    state = table("ilarier")
+    a = place(state, "soulless_servant", "h_square")
+    b = place(state, "ekathon_knight", "h_high_street")
+    c = place(state, "hireling", "library")
+    chant = give(state, 0, "binding_chant")
+    offered = [x for x in ids(state) if x.startswith(f"sing:{chant}")]
+    pairs = {frozenset(x.split(":")[2].split("+")) for x in offered}
+    assert pairs == {frozenset(p) for p in ((a, b), (a, c), (b, c))}, offered
+    assert f"sing:{chant}" not in offered and len(offered) == 3
+    pick = next(x for x in offered if set(x.split(":")[2].split("+")) == {a, c})
+    after, _ = ENGINE.apply(state, "p0", pick, Dice(1))  # Arcane 4: a 1
+    stunned = {n.uid for n in after.nemeses if n.stunned}
+    assert stunned == {a, c}
+
+
+def test_a_grenade_belt_with_only_two_in_reach_needs_no_choice() -> None:
+    state = table("brannoc")
+    a = place(state, "soulless_servant", "h_square")
+    b = place(state, "soulless_servant", "h_high_street")
+    belt = give(state, 0, "grenades")
+    assert f"use:{belt}" in ids(state)
+    assert not any(x.startswith(f"use:{belt}:") for x in ids(state))
+    after, _ = ENGINE.apply(state, "p0", f"use:{belt}", Dice(1, 1))
+    assert nemesis(after, a) is None and nemesis(after, b) is None
