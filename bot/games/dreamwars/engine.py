@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from bot.errors import RuleError
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
@@ -616,8 +617,25 @@ class _Ctx:
         ]
 
 
+@dataclass
+class Parts:
+    """The modules that make up the engine besides this one (moves, AI, views, simulation),
+    given by the package (bot/games/dreamwars/__init__.py) so that this module imports none
+    of them: they import the engine, never the other way round."""
+
+    legal_actions: Callable[[Any, _Ctx], list[Action]]
+    perform: Callable[[Any, _Ctx, Action], None]
+    over_limit_decision: Callable[[_Ctx, int], bool]
+    choose: Callable[[Any, DwState, str, random.Random], Action]
+    public_view: Callable[[Any, DwState], dict[str, Any]]
+    private_view: Callable[[Any, DwState, str], dict[str, Any]]
+    simulate: Callable[..., dict[str, Any]]
+
+
 class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     """Dreamwars as a pure GameEngine."""
+
+    parts: ClassVar[Parts]  # set once by the package
 
     key = "dreamwars"
     name = "Dreamwars"
@@ -654,9 +672,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         }
 
     def simulate(self, options: DwOptions, players: int, games: int, seed: int) -> dict[str, Any]:
-        from bot.games.dreamwars.simulate import simulate
-
-        return simulate(games, players, seed, options.model_dump(exclude_defaults=True))
+        return self.parts.simulate(games, players, seed, options.model_dump(exclude_defaults=True))
 
     def validate_pack_text(self, text: str, filename: str) -> list[str] | None:
         from pathlib import Path
@@ -1279,29 +1295,21 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         )
 
     def choose_action(self, state: DwState, seat: str, rng: random.Random) -> Action:
-        from bot.games.dreamwars.ai import choose
-
-        return choose(self, state, seat, rng)
+        return self.parts.choose(self, state, seat, rng)
 
     def public_view(self, state: DwState) -> dict[str, Any]:
-        from bot.games.dreamwars.views import public_view
-
-        return public_view(self, state)
+        return self.parts.public_view(self, state)
 
     def private_view(self, state: DwState, seat: str) -> dict[str, Any]:
-        from bot.games.dreamwars.views import private_view
-
-        return private_view(self, state, seat)
+        return self.parts.private_view(self, state, seat)
 
     def legal_actions(self, state: DwState, seat: str) -> list[Action]:
-        from bot.games.dreamwars.actions import legal_actions
-
         if state.phase == "over" or seat not in self.current_seats(state):
             return []
         last = self._last_legal
         if last is not None and last[0] is state and last[1] == seat:
             return list(last[2])
-        actions = legal_actions(self, self._ctx(state))
+        actions = self.parts.legal_actions(self, self._ctx(state))
         # The AI asks, then apply asks again for the same state: remember the last answer
         # (holding the state itself, so its identity cannot be reused).
         self._last_legal = (state, seat, actions)
@@ -1310,8 +1318,6 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     def apply(
         self, state: DwState, seat: str, action: Action | str, rng: random.Random
     ) -> tuple[DwState, list[GameEvent]]:
-        from bot.games.dreamwars.actions import perform
-
         action_id = action.id if isinstance(action, Action) else action
         if state.phase == "over":
             raise DwRuleError("This game is over; start a new one with /game new.")
@@ -1324,21 +1330,19 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                 "That choice is no longer available; look at the board and choose again."
             )
         ctx = self._ctx(state.clone(), rng)
-        perform(self, ctx, chosen)
+        self.parts.perform(self, ctx, chosen)
         self._settle(ctx)
         return ctx.s, ctx.events
 
     def _settle(self, ctx: _Ctx) -> None:
         """After a step: check objectives, ask for discards over the limits, and move on to
         the next hero (and through the Nemesis and Events phases) when this one is done."""
-        from bot.games.dreamwars.actions import over_limit_decision
-
         s = ctx.s
         for _ in range(64):
             self._check(ctx, "step")
             if s.phase == "over" or s.decision is not None:
                 return
-            if over_limit_decision(ctx, s.active):
+            if self.parts.over_limit_decision(ctx, s.active):
                 return
             if not s.ending:
                 return

@@ -8,15 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 # Pairs still waiting to be untangled; the list may only shrink.
-KNOWN: set[frozenset[str]] = {
-    frozenset({"bot.games.dreamwars.engine", other})
-    for other in (
-        "bot.games.dreamwars.ai",
-        "bot.games.dreamwars.actions",
-        "bot.games.dreamwars.simulate",
-        "bot.games.dreamwars.views",
-    )
-}
+KNOWN: set[frozenset[str]] = set()
 
 
 def _modules() -> dict[str, Path]:
