@@ -13,7 +13,7 @@ from bot.services.campaigns import CampaignSettings
 from bot.services.characters import Actor, get_service, settings_with
 from bot.ui.sheet import campaign_list_embed, overview_embeds, settings_embed
 from cogs.common.permissions import require_gm
-from cogs.common.web import link_text, web_service
+from cogs.common.web import answer_with_link, web_service
 
 Choice = app_commands.Choice
 STYLES = [
@@ -184,19 +184,15 @@ class Campaigns(commands.Cog):
         link = await web_service(self.bot).campaign_link(
             interaction.guild_id, interaction.channel_id, revoke=revoke
         )
-        ended = (
-            "Every earlier link to this campaign (yours and the players') stopped working. "
+        await answer_with_link(
+            interaction,
+            link,
+            revoked="Every earlier link to this campaign (yours and the players') stopped working."
             if revoke
-            else ""
-        )
-        what = (
-            f"{ended}The GM's live page of **{link.title}**: every sheet, the scenes and what "
-            "is hidden from the players. Keep it to yourself; anyone with the link sees it."
-        )
-        await interaction.response.send_message(
-            link_text(self.bot, link, what)
-            + " `/campaign web revoke:True` ends every link made so far.",
-            ephemeral=True,
+            else None,
+            what=f"The GM's live page of **{link.title}**: every sheet, the scenes and what is "
+            "hidden from the players. Keep it to yourself; anyone with the link sees it.",
+            command="/campaign web",
         )
 
 

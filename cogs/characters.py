@@ -53,7 +53,7 @@ from cogs.common.character_lookup import (
     service_of,
 )
 from cogs.common.modals import register_modals
-from cogs.common.web import link_text, web_service
+from cogs.common.web import answer_with_link, web_service
 
 # ----------------------------------------------------------------------------- autocomplete
 
@@ -270,15 +270,13 @@ class Characters(commands.Cog):
         link = await web_service(self.bot).character_link(
             actor.guild_id, actor.channel_id, actor.user_id, character, revoke=revoke
         )
-        ended = "Every earlier link to this character stopped working. " if revoke else ""
-        what = (
-            f"{ended}A live page of **{link.title}**: your sheet and the scene as the table "
-            "sees it. Anyone with the link can read it."
-        )
-        await interaction.response.send_message(
-            link_text(self.bot, link, what)
-            + " `/character web revoke:True` ends the links made so far.",
-            ephemeral=True,
+        await answer_with_link(
+            interaction,
+            link,
+            revoked="Every earlier link to this character stopped working." if revoke else None,
+            what=f"A live page of **{link.title}**: your sheet and the scene as the table sees "
+            "it. Anyone with the link can read it.",
+            command="/character web",
         )
 
     @character.command(name="list", description="The characters of this campaign.")

@@ -440,6 +440,17 @@ def _hand_over(state: Conflict, actor: str | None, next_actor: str) -> tuple[Con
     return state, events
 
 
+def standing(state: Conflict, combatant: Combatant) -> str:
+    """Where a combatant stands this exchange, in a word or two ("acting now", "taken out")."""
+    if combatant.status is Status.CONCEDED:
+        return "conceded"
+    if combatant.status is Status.TAKEN_OUT:
+        return "taken out"
+    if combatant.id == state.current:
+        return "acting now"
+    return "acted" if combatant.id in state.acted else "waiting"
+
+
 def eligible_next(state: Conflict) -> list[Combatant]:
     """Who may be picked to go next (for the picker's buttons)."""
     if state.phase is Phase.ENDED:

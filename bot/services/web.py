@@ -17,6 +17,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
@@ -29,7 +30,7 @@ from bot.db.models.scenes import SceneRow
 from bot.db.models.web import WebKey, WebLinkGeneration
 from bot.errors import RuleError
 from bot.fate.aspects import GM, Aspect, AspectKind, holder_character_id
-from bot.fate.conflict import Phase, Status
+from bot.fate.conflict import Phase, standing
 from bot.fate.ladder import describe
 from bot.fate.scene import Scene
 from bot.fate.sheet import Character
@@ -60,9 +61,8 @@ class LinkRefused(Exception):
     """A link that does not (or no longer) open anything."""
 
 
-@dataclass(frozen=True)
-class WebLink:
-    """A link just made: its token, what it opens and until when."""
+class WebLink(NamedTuple):
+    """A link just made: its token, what it opens (a title) and until when (Unix seconds)."""
 
     token: str
     title: str
@@ -323,16 +323,7 @@ class WebService:
         running = [(row, state) for row, state in parsed if state is not None]
         shown_scenes = [(row.channel_id, scene_of(row)) for row in scenes]
         if not for_gm:
-            # A player sees the channels where their character is: its scenes and encounters.
-            holder = f"char:{scope.target_id}"
-            where = {
-                c for c, scene in shown_scenes if any(p.id == holder for p in scene.participants)
-            }
-            where |= {
-                row.channel_id
-                for row, state in running
-                if any(m.character_id == scope.target_id for m in state.members.values())
-            }
+            where = _channels_of(scope.target_id, shown_scenes, running)
             where.discard(info.settings.gm_channel_id or 0)
             shown_scenes = [(c, scene) for c, scene in shown_scenes if c in where]
             running = [(row, state) for row, state in running if row.channel_id in where]
@@ -345,6 +336,22 @@ class WebService:
             game_aspects=_aspects(play.game_aspects, names),
             encounters=[_encounter_view(row, state, names) for row, state in running],
         )
+
+
+def _channels_of(
+    character_id: int,
+    scenes: list[tuple[int, Scene]],
+    running: list[tuple[EncounterRow, EncounterState]],
+) -> set[int]:
+    """The channels where a character is: the scenes it takes part in, the encounters it is a
+    member of (all a player's page shows of the table)."""
+    holder = f"char:{character_id}"
+    where = {c for c, scene in scenes if any(p.id == holder for p in scene.participants)}
+    return where | {
+        row.channel_id
+        for row, state in running
+        if any(m.character_id == character_id for m in state.members.values())
+    }
 
 
 class _Names:
@@ -433,13 +440,42 @@ def _encounter_view(row: EncounterRow, state: EncounterState, names: _Names) -> 
     return _challenge_view(row, state, names)
 
 
+def _state_aspects(
+    aspects: list[Aspect], names: _Names, holder: Callable[[str], str] | None = None
+) -> list[AspectView]:
+    """An encounter's own aspects (boosts, advantages); hidden ones only for the GM."""
+    return [
+        AspectView(
+            text=a.text,
+            kind=a.kind.value,
+            hidden=a.hidden,
+            invokes=tuple(holder(h) for h in a.free_invokes) if holder else (),
+        )
+        for a in aspects
+        if names.for_gm or not a.hidden
+    ]
+
+
+def _view(
+    row: EncounterRow,
+    state: EncounterState,
+    names: _Names,
+    title: str,
+    now: str,
+    rows: list[tuple[str, str]],
+    aspects: list[AspectView],
+) -> EncounterView:
+    assert row.id is not None
+    log = _log(state, names)
+    return EncounterView(row.kind, row.id, row.channel_id, title, now, rows, aspects, log)
+
+
 def _log(state: EncounterState, names: _Names) -> list[str]:
     # The tracker's log names NPCs and was written for the table; only the GM gets it.
     return state.log[-LOG_LINES:] if names.for_gm else []
 
 
 def _conflict_view(row: EncounterRow, state: ConflictState, names: _Names) -> EncounterView:
-    assert row.id is not None
     c = state.conflict
     rows = []
     hidden_npcs = 0
@@ -447,19 +483,9 @@ def _conflict_view(row: EncounterRow, state: ConflictState, names: _Names) -> En
         if names.is_hidden_member(state, combatant.id) or (combatant.is_npc and not names.for_gm):
             hidden_npcs += 1
             continue
-        if combatant.status is Status.CONCEDED:
-            mark = "conceded"
-        elif combatant.status is Status.TAKEN_OUT:
-            mark = "taken out"
-        elif combatant.id == c.current:
-            mark = "acting now"
-        elif combatant.id in c.acted:
-            mark = "acted"
-        else:
-            mark = "waiting"
         kind = "NPC" if combatant.is_npc else "PC"
         zone = f", in {combatant.zone}" if combatant.zone else ""
-        rows.append((combatant.name, f"{kind}{zone}: {mark}"))
+        rows.append((combatant.name, f"{kind}{zone}: {standing(c, combatant)}"))
     if hidden_npcs:
         rows.append((OPPOSITION, plural(hidden_npcs, "NPC")))
     if c.phase is Phase.ENDED:
@@ -477,30 +503,12 @@ def _conflict_view(row: EncounterRow, state: ConflictState, names: _Names) -> En
         now = f"{names.member(state, c.current)} acts" + (
             " (action used)." if c.action_used else "."
         )
-    aspects = [
-        AspectView(
-            text=a.text,
-            kind=a.kind.value,
-            hidden=a.hidden,
-            invokes=tuple(names.member(state, h) for h in a.free_invokes),
-        )
-        for a in state.aspects
-        if names.for_gm or not a.hidden
-    ]
-    return EncounterView(
-        kind="conflict",
-        id=row.id,
-        channel_id=row.channel_id,
-        title=f"Conflict #{row.id} ({c.kind.value}), exchange {c.exchange}",
-        now=now,
-        rows=rows,
-        aspects=aspects,
-        log=_log(state, names),
-    )
+    title = f"Conflict #{row.id} ({c.kind.value}), exchange {c.exchange}"
+    aspects = _state_aspects(state.aspects, names, lambda h: names.member(state, h))
+    return _view(row, state, names, title, now, rows, aspects)
 
 
 def _contest_view(row: EncounterRow, state: ContestState, names: _Names) -> EncounterView:
-    assert row.id is not None
     contest = state.contest
     rows = []
     shown: dict[str, str] = {}
@@ -518,25 +526,11 @@ def _contest_view(row: EncounterRow, state: ContestState, names: _Names) -> Enco
     else:
         rolled = len(contest.exchange.rolls)
         now = f"Exchange {contest.exchange.number}: {rolled} of {len(contest.sides)} sides rolled."
-    aspects = [
-        AspectView(text=a.text, kind=a.kind.value, hidden=a.hidden)
-        for a in state.aspects
-        if names.for_gm or not a.hidden
-    ]
-    return EncounterView(
-        kind="contest",
-        id=row.id,
-        channel_id=row.channel_id,
-        title=f"Contest #{row.id}",
-        now=now,
-        rows=rows,
-        aspects=aspects,
-        log=_log(state, names),
-    )
+    aspects = _state_aspects(state.aspects, names)  # their holders are sides, not people
+    return _view(row, state, names, f"Contest #{row.id}", now, rows, aspects)
 
 
 def _challenge_view(row: EncounterRow, state: ChallengeState, names: _Names) -> EncounterView:
-    assert row.id is not None
     challenge = state.challenge
     rows = []
     open_tasks = 0
@@ -552,12 +546,5 @@ def _challenge_view(row: EncounterRow, state: ChallengeState, names: _Names) -> 
             status = f"open ({who})"
         rows.append((label, status))
     now = "Stopped by the GM." if state.stopped else f"{plural(open_tasks, 'task')} still open."
-    return EncounterView(
-        kind="challenge",
-        id=row.id,
-        channel_id=row.channel_id,
-        title=f"Challenge #{row.id}" + (f": {challenge.title}" if challenge.title else ""),
-        now=now,
-        rows=rows,
-        log=_log(state, names),
-    )
+    title = f"Challenge #{row.id}" + (f": {challenge.title}" if challenge.title else "")
+    return _view(row, state, names, title, now, rows, [])

@@ -13,7 +13,7 @@ import discord
 from bot.fate.aspects import AspectKind
 from bot.fate.challenge import Challenge
 from bot.fate.challenge import summary as challenge_summary
-from bot.fate.conflict import Phase, Status, eligible_next
+from bot.fate.conflict import Phase, eligible_next, standing
 from bot.fate.ladder import describe
 from bot.fate.rolls import ScaleLevel
 from bot.fate.sheet import Character
@@ -106,16 +106,7 @@ def conflict_tracker(snapshot: ConflictSnapshot) -> discord.Embed:
     embed = discord.Embed(title=title, colour=ENDED_COLOUR if ended else COLOUR)
     embed.description = clip("\n".join(state.log) or "The conflict begins.", 2000)
     for combatant in c.combatants[:MAX_TRACKER_FIELDS]:
-        if combatant.status is Status.CONCEDED:
-            mark = "conceded"
-        elif combatant.status is Status.TAKEN_OUT:
-            mark = "taken out"
-        elif combatant.id == c.current:
-            mark = "acting now"
-        elif combatant.id in c.acted:
-            mark = "acted"
-        else:
-            mark = "waiting"
+        mark = standing(c, combatant)
         kind = "NPC" if combatant.is_npc else "PC"
         zone = f" in {combatant.zone}" if combatant.zone else ""
         embed.add_field(

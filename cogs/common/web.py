@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import discord
+
 from bot.errors import RuleError
 
 
@@ -20,6 +22,18 @@ def web_service(bot: Any) -> Any:
 
 
 def link_text(bot: Any, link: Any, what: str) -> str:
-    """One ephemeral answer: the link, what it shows, until when, and how to end it."""
+    """The link, what it shows and until when."""
     until = datetime.fromtimestamp(link.expires_at, UTC).strftime("%Y-%m-%d")
     return f"{what}\n<{bot.web_url(link.token)}>\nIt works until {until}."
+
+
+async def answer_with_link(
+    interaction: discord.Interaction, link: Any, *, revoked: str | None, what: str, command: str
+) -> None:
+    """The private answer of `/campaign web` and `/character web`: what was revoked (if
+    anything), what the page shows, the link, until when, and how to end the links."""
+    ended = f"{revoked} " if revoked else ""
+    text = link_text(interaction.client, link, ended + what)
+    await interaction.response.send_message(
+        f"{text} `{command} revoke:True` ends the links made so far.", ephemeral=True
+    )
