@@ -23,6 +23,7 @@ from bot.services.campaigns import CampaignSettings
 from bot.services.characters import (
     Actor,
     CharacterService,
+    MilestoneResult,
     build_major_milestone,
     build_minor_change,
     get_service,
@@ -586,7 +587,7 @@ class Characters(commands.Cog):
         actor = await self._actor(interaction)
         minor = build_minor_change(change, old, new, text)
         result = await self.service.milestone(actor, character, minor, None)
-        await self._milestone_reply(interaction, result.record.name, result.milestone.changes)
+        await self._milestone_reply(interaction, result)
 
     @milestone.command(
         name="major", description="Growth: a skill step and more (GM grants extras)."
@@ -651,7 +652,7 @@ class Characters(commands.Cog):
             gm_second_step=second_step,
         )
         result = await self.service.milestone(actor, character, None, choice)
-        await self._milestone_reply(interaction, result.record.name, result.milestone.changes)
+        await self._milestone_reply(interaction, result)
 
     @milestone.command(name="log", description="The milestones a character has taken.")
     @app_commands.describe(character=CHARACTER_HELP)
@@ -667,9 +668,11 @@ class Characters(commands.Cog):
         )
 
     async def _milestone_reply(
-        self, interaction: discord.Interaction, name: str, changes: list[str]
+        self, interaction: discord.Interaction, result: MilestoneResult
     ) -> None:
-        await interaction.response.send_message(milestone_text(name, changes), ephemeral=True)
+        """The table sees a PC's milestone when it is made; an NPC's stays the GM's."""
+        text = milestone_text(result.record.name, result.milestone.changes)
+        await interaction.response.send_message(text, ephemeral=result.record.is_npc)
 
     # ----- stunt writer -----
 

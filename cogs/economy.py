@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot.fate.recovery import MilestoneKind
 from bot.services.compels import CompelService
 from bot.services.economy import EconomyService, LedgerPage
+from bot.ui.common import clip
 from bot.ui.custom_ids import (
     COMPEL_BUTTON_TEMPLATE,
     LEDGER_PAGE_TEMPLATE,
@@ -433,6 +434,31 @@ class Economy(commands.Cog):
         assert interaction.guild_id is not None and interaction.channel_id is not None
         report = await self.economy.end_arc(interaction.guild_id, interaction.channel_id)
         await interaction.response.send_message(milestone_text(report))
+
+    @session.command(name="award", description="GM: give one character a milestone to spend.")
+    @app_commands.describe(
+        character="Who earns it.", kind="Minor (a sideways change) or major (growth)."
+    )
+    @app_commands.autocomplete(character=character_autocomplete)
+    async def session_award(
+        self,
+        interaction: discord.Interaction,
+        character: app_commands.Range[str, 1, 80],
+        kind: Literal["minor", "major"] = "minor",
+    ) -> None:
+        await require_gm(self.bot, interaction, "award milestones")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        record = await self.economy.award_milestone(
+            interaction.guild_id,
+            interaction.channel_id,
+            character=character,
+            kind=MilestoneKind(kind),
+        )
+        await interaction.response.send_message(
+            f"**{clip(record.name, 80)}** earns a {kind} milestone: spend it with "
+            f"`/character milestone {kind}`.",
+            ephemeral=record.is_npc,  # an NPC's growth is the GM's business
+        )
 
     @session.command(name="use-milestone", description="Mark your character's milestone as used.")
     @app_commands.describe(kind="Which milestone you used (minor or major).")

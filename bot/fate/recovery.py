@@ -403,6 +403,21 @@ def end_arc(campaign: Campaign, pc_ids: list[str]) -> tuple[Campaign, list[Event
     ]
 
 
+MAX_UNUSED_GRANTS = 20  # per character: the GM cannot pile up milestones without end
+
+
+def award_milestone(campaign: Campaign, character_id: str, kind: MilestoneKind) -> Campaign:
+    """The GM gives one character a milestone outside a session's or an arc's end."""
+    waiting = [g for g in unused_milestones(campaign) if g.character_id == character_id]
+    if len(waiting) >= MAX_UNUSED_GRANTS:
+        raise RecoveryError(
+            f"That character already has {MAX_UNUSED_GRANTS} unused milestones; let them spend "
+            "some with `/character milestone` first."
+        )
+    grant = MilestoneGrant(character_id=character_id, kind=kind, session=campaign.session_number)
+    return campaign.model_copy(update={"grants": [*campaign.grants, grant]})
+
+
 def unused_milestones(campaign: Campaign) -> list[MilestoneGrant]:
     return [g for g in campaign.grants if not g.used]
 

@@ -89,7 +89,14 @@ from bot.services.campaigns import (
     save_character_in,
     set_active_in,
 )
-from bot.services.scenes import load_recovery_in, read_play_in, save_recovery_in, scene_of
+from bot.services.scenes import (
+    load_play_in,
+    load_recovery_in,
+    read_play_in,
+    save_play_in,
+    save_recovery_in,
+    scene_of,
+)
 
 CACHE_SECONDS = 30.0
 MAX_CUSTOM_ENTRIES_PER_MANTLE = 20
@@ -373,6 +380,23 @@ def _entry_of(row: CustomMantleEntry) -> CustomEntry:
 
 
 # --------------------------------------------------------------------------- the service
+async def _spend_grant_in(
+    session: AsyncSession, campaign_id: int, record: CharacterRecord, major: bool
+) -> None:
+    """A milestone's changes need a milestone the GM awarded and the character has not used."""
+    kind = recovery.MilestoneKind.MAJOR if major else recovery.MilestoneKind.MINOR
+    row, play = await load_play_in(session, campaign_id)
+    try:
+        milestones = recovery.use_milestone(play.milestones, str(record.id), kind)
+    except recovery.RecoveryError:
+        raise RuleError(
+            f"{record.name} has no {kind.value} milestone to spend. The GM awards them: a minor "
+            "one to every PC with `/session end`, a major one with `/session arc-end`, or one "
+            "to a single character with `/session award`."
+        ) from None
+    await save_play_in(session, row, play.model_copy(update={"milestones": milestones}))
+
+
 class CharacterService:
     """Characters: guided creation, imports, edits, milestones and their caches."""
 
@@ -697,6 +721,7 @@ class CharacterService:
             campaign, record = await self._target_in(session, actor, name)
             self._check_may_edit(actor, record, "give it a milestone")
             skills = campaign.settings.skill_list()
+            await _spend_grant_in(session, campaign.id, record, major is not None)
             if major is not None:
                 updated, log = major_milestone(record.sheet, major, skills)
                 await self._follow_recovery_in(session, campaign.id, record, updated, major)

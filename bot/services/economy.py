@@ -572,6 +572,21 @@ class EconomyService:
         return recovered
 
     @retry_stale
+    async def award_milestone(
+        self, guild_id: int, channel_id: int, *, character: str, kind: MilestoneKind
+    ) -> CharacterRecord:
+        """The GM gives one character a milestone to spend with `/character milestone`."""
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            record = await find_character_in(session, campaign.id, character)
+            play_row, play = await load_play_in(session, campaign.id)
+            milestones = recovery.award_milestone(play.milestones, str(record.id), kind)
+            await save_play_in(
+                session, play_row, play.model_copy(update={"milestones": milestones})
+            )
+            return record
+
+    @retry_stale
     async def use_milestone(
         self, guild_id: int, channel_id: int, *, user_id: int, kind: MilestoneKind
     ) -> str:

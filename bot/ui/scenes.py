@@ -241,7 +241,9 @@ def milestone_text(report: MilestoneReport) -> str:
     lines = [head]
     if report.unused:
         lines.append(clip("May still use a milestone: " + ", ".join(report.unused), 900))
-        lines.append("Mark one as used with `/session use-milestone`.")
+        lines.append(
+            "Spend one with `/character milestone minor` (or `major`): the change shows here."
+        )
     if report.recovered:
         lines.append(clip("Recovered: " + "; ".join(report.recovered), 600))
     return clip("\n".join(lines), 1900)

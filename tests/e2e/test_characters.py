@@ -538,14 +538,24 @@ async def test_npcs_are_gm_only_and_private(table: Table) -> None:
 
 async def test_milestones(table: Table) -> None:
     await imported(table, table.player, "Ruth Kane")
-    minor = await table.slash(
-        "character milestone minor",
-        user=table.player,
-        change="swap_skills",
-        old="Fight",
-        new="Shoot",
-    )
-    assert minor.ephemeral and "Swapped Fight" in minor.text
+    swap = {"change": "swap_skills", "old": "Fight", "new": "Shoot"}
+    unearned = await table.slash("character milestone minor", user=table.player, **swap)
+    assert unearned.ephemeral and "Ruth Kane has no minor milestone to spend" in unearned.text
+    assert "`/session end`" in unearned.text and "`/session award`" in unearned.text
+    await table.slash("session start", user=table.gm)
+    ended = await table.slash("session end", user=table.gm)
+    assert "Ruth Kane (minor)" in ended.text and "/character milestone minor" in ended.text
+    minor = await table.slash("character milestone minor", user=table.player, **swap)
+    assert not minor.ephemeral and "Swapped Fight" in minor.text  # the table sees it
+    spent = await table.slash("character milestone minor", user=table.player, **swap)
+    assert spent.ephemeral and "no minor milestone to spend" in spent.text
+    not_gm = await table.slash("session award", user=table.player, character="Ruth Kane")
+    assert not_gm.ephemeral and "Only the GM" in not_gm.text
+    for kind in ("minor", "major", "major"):
+        awarded = await table.slash(
+            "session award", user=table.gm, character="Ruth Kane", kind=kind
+        )
+        assert not awarded.ephemeral and f"earns a {kind} milestone" in awarded.text
     hc = await table.slash(
         "character milestone minor",
         user=table.player,

@@ -48,6 +48,7 @@ async def test_recovery_begun_at_a_major_milestone_runs_its_clock(table: Table) 
         taken = await table.slash("character edit consequence", user=ruth, slot=slot, aspect=aspect)
         assert "consequence updated" in taken.text, taken.text
     await table.slash("session arc-end", user=gm)
+    await table.slash("session award", user=gm, character="Ruth Kane", kind="major")
     for slot, healing in (("moderate", "Ribs in a Brace"), ("severe", "Knee in a Cast")):
         done = await table.slash(
             "character milestone major", user=ruth, recover_slot=slot, recover_as=healing

@@ -312,3 +312,20 @@ def test_sessions_and_milestones() -> None:
     campaign, _ = end_arc(campaign, ["ruth"])
     assert campaign.arc_number == 2
     assert Campaign.model_validate_json(campaign.model_dump_json()) == campaign
+
+
+def test_the_gm_awards_a_milestone_and_it_is_spent_once() -> None:
+    from bot.fate import recovery as rec
+
+    campaign = rec.award_milestone(rec.Campaign(), "7", rec.MilestoneKind.MAJOR)
+    assert [(g.character_id, g.kind) for g in rec.unused_milestones(campaign)] == [
+        ("7", rec.MilestoneKind.MAJOR)
+    ]
+    campaign = rec.use_milestone(campaign, "7", rec.MilestoneKind.MAJOR)
+    assert not rec.unused_milestones(campaign)
+    with pytest.raises(rec.RecoveryError):
+        rec.use_milestone(campaign, "7", rec.MilestoneKind.MAJOR)
+    for _ in range(rec.MAX_UNUSED_GRANTS):
+        campaign = rec.award_milestone(campaign, "8", rec.MilestoneKind.MINOR)
+    with pytest.raises(rec.RecoveryError, match="unused milestones"):
+        rec.award_milestone(campaign, "8", rec.MilestoneKind.MINOR)
