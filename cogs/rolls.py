@@ -714,6 +714,11 @@ class Rolls(commands.Cog):
         view, aspect, options = await self.service.payment_options(
             roll_id, user_id=interaction.user.id, is_gm=is_gm, aspect_key=key, hostile=hostile
         )
+        if len(options) == 1:  # one way to pay: no menu to click through
+            await self.on_payment_chosen(
+                interaction, roll_id, view.version, mode, hostile, key, options[0].value
+            )
+            return
         text, spec = payment_picker(view, aspect, options, mode, hostile)
         await interaction.response.edit_message(
             content=text, view=picker_items(spec, PaymentSelect)
