@@ -453,6 +453,8 @@ class Rolls(commands.Cog):
         )
         await self._post(interaction, change.view)
         await self._redraw_all(change.others)
+        if change.note:  # a conflict is running: say how to act in it, to the roller only
+            await interaction.followup.send(change.note, ephemeral=True)
         return change.view
 
     async def _roll_anywhere(

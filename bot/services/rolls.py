@@ -18,6 +18,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
 from bot.db.models.rolls import RollRow
+from bot.db.repos.encounters import active_encounter_in
 from bot.db.repos.rolls import invoke_entries_in, invoke_note
 from bot.errors import RuleError
 from bot.fate import rolls as rules
@@ -71,6 +72,11 @@ HIDDEN_ROLL = (
     "That is a hidden roll: only its roller and the GM act on it. Make your own with `/roll`."
 )
 LOG_LIMIT = 10
+CONFLICT_HINT = (
+    "A conflict is running here: this roll does not count for it. Act through the conflict's "
+    "tracker instead (Attack, Defend, Overcome, Create advantage on your turn); `/conflict "
+    "tracker` posts it again."
+)
 PICKER_LIMIT = 25  # Discord's cap on select options
 PENDING_LIMIT = 25
 MODIFIER_RANGE = (-20, 20)
@@ -400,7 +406,10 @@ class RollService:
         others = list(closed)
         if opposed_row is not None:
             others.append(await self._oppose_in(session, opposed_row, row, roll))
-        return RollChange(RollView.of(row, stunt_options(roll, character_record)), others)
+        note = (
+            CONFLICT_HINT if await active_encounter_in(session, row.channel_id, "conflict") else ""
+        )
+        return RollChange(RollView.of(row, stunt_options(roll, character_record)), others, note)
 
     async def _roller_in(
         self, session: AsyncSession, campaign: CampaignInfo, request: RollRequest

@@ -1005,3 +1005,22 @@ async def test_the_target_undoes_the_last_absorb_and_takes_the_hit_again(table: 
     assert (await sheet(table, people["charles"])).track("mild").aspect == "Bruised ribs"
     await run.next(gm, "Molly")  # someone acts: the absorb can no longer be undone
     assert "Undo the absorb" not in started.labels(run.tracker)
+
+
+async def test_a_roll_during_a_conflict_says_how_to_act_through_the_tracker(table: Table) -> None:
+    await make_characters(table)
+    before = await table.slash("roll", user=table.player, skill="Fight")
+    assert not before.followups  # no conflict yet: no hint
+    started = await table.slash(
+        "conflict start",
+        user=table.gm,
+        kind="physical",
+        participants="Charles, Ghoul",
+        first="Ghoul",
+    )
+    assert not started.ephemeral, started.text
+    rolled = await table.slash("roll", user=table.player, skill="Fight")
+    assert not rolled.ephemeral and "Charles rolls Fight" in rolled.text
+    [hint] = rolled.followups
+    assert hint.get("flags", 0) & 64 and "Act through the conflict's tracker" in hint["content"]
+    assert "/conflict tracker" in hint["content"]
