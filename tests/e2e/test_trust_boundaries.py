@@ -501,12 +501,11 @@ async def test_an_invoke_whose_answer_fails_still_shows_on_the_roll(
     roll = await table.slash("roll", user=table.player, skill="Lore")
     picker = await table.click(roll, "Invoke +2", user=table.player)
     value = option_value(picker.message or {}, "Wizard Private Eye")
-    chosen = await table.select(picker, "Pick an aspect", [value], user=table.player)
-    pay = option_value(chosen.message or {}, "fate point")
     table.fake.fail_next(
         "POST", r"/interactions/\d+/[^/]+/callback$", status=status, code=code, message="x"
     )
-    await table.select(chosen, "How do you pay?", [pay], user=table.player)
+    # only a fate point can pay: picking the aspect invokes at once (no payment menu)
+    await table.select(picker, "Pick an aspect", [value], user=table.player)
     shown = "\n".join(str(v) for v in (roll_message(table, roll).get("embeds") or [{}])[0].values())
     assert "Wizard Private Eye" in shown and "(fate point)" in shown, shown
 
