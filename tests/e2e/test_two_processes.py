@@ -212,7 +212,11 @@ async def test_double_clicks_across_two_processes_apply_once(twins) -> None:  # 
     # the same ledger entry undone twice at once
     given = await table.ask("fp give", user=gm, character="Harry")
     assert "Harry" in given.text, given.text
-    undos = await asyncio.gather(*(table.ask("fp undo", user=gm) for _ in range(2)))
+    preview = await table.ask("fp undo", user=gm)  # a private preview with Confirm undo
+    assert "Confirm undo" in preview.labels(), preview.text
+    undos = await asyncio.gather(
+        *(table.click(preview, "Confirm undo", user=gm, timeout=30) for _ in range(2))
+    )
     _no_incident(*undos)
     async with db.read() as s:
         entries = (await s.exec(select(FatePointEntry))).all()
@@ -223,10 +227,9 @@ async def test_double_clicks_across_two_processes_apply_once(twins) -> None:  # 
     roll = await table.ask("roll", user=table.player, skill="Lore")
     picker = await table.click(roll, "Invoke +2", user=table.player)
     value = option_value(picker.message or {}, "Wizard Private Eye")
-    chosen = await table.select(picker, "Pick an aspect", [value], user=table.player)
-    pay = option_value(chosen.message or {}, "fate point")
+    # (only a fate point can pay, so the pick is the payment: no menu of one follows)
     paid = await asyncio.gather(
-        *(table.select(chosen, "How do you pay?", [pay], user=table.player) for _ in range(2))
+        *(table.select(picker, "Pick an aspect", [value], user=table.player) for _ in range(2))
     )
     _no_incident(*paid)
     assert await _fate_points(db, harry) == start - 1
