@@ -485,7 +485,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                             private=True,
                         )
                     )
-        if side == VAMPIRES and self._hide_payment(state, cards) is not None:
+        if side == VAMPIRES and self._can_pay(hand, cards, "h"):
             if state.city or state.options.hide_with_empty_city == "allow":
                 for character in state.castle:
                     main.append(
@@ -495,7 +495,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                             "hide",
                         )
                     )
-        if side == HUMANS and self._holy_payment(state, cards) is not None:
+        if side == HUMANS and self._can_pay(hand, cards, "w"):
             for character in range(9):
                 if character in state.dead or character in state.revealed:
                     continue
@@ -531,17 +531,6 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         return free + main
 
     @staticmethod
-    def _cheapest(
-        hand: list[int], cards: tuple[CardDef, ...], wanted: str, count: int
-    ) -> list[int] | None:
-        """The ``count`` lowest cards of a kind, single-purpose cards before dual ones."""
-        fitting = [c for c in hand if getattr(cards[c], wanted)]
-        if len(fitting) < count:
-            return None
-        fitting.sort(key=lambda c: (bool(cards[c].professions), cards[c].value, c))
-        return fitting[:count]
-
-    @staticmethod
     def _payments(
         hand: list[int], cards: tuple[CardDef, ...], wanted: str, count: int
     ) -> list[list[int]]:
@@ -557,8 +546,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         return list(ways.values())
 
     def _pay_actions(self, state: VeState, cards: tuple[CardDef, ...], side: int) -> list[Action]:
-        kind, _, _target = (state.paying or "").partition(":")
-        wanted, count = ("vampire", 3) if kind == "h" else ("holy_water", 2)
+        wanted, count = PAYMENTS[(state.paying or "w")[0]]
         actions = [
             _act(
                 "y:" + ".".join(map(str, way)),
@@ -570,11 +558,10 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         ]
         return actions + [_act("back", "Back: choose another action", "pass", private=True)]
 
-    def _hide_payment(self, state: VeState, cards: tuple[CardDef, ...]) -> list[int] | None:
-        return self._cheapest(state.hands[VAMPIRES], cards, "vampire", 3)
-
-    def _holy_payment(self, state: VeState, cards: tuple[CardDef, ...]) -> list[int] | None:
-        return self._cheapest(state.hands[HUMANS], cards, "holy_water", 2)
+    @staticmethod
+    def _can_pay(hand: list[int], cards: tuple[CardDef, ...], kind: str) -> bool:
+        wanted, count = PAYMENTS[kind]
+        return sum(1 for c in hand if getattr(cards[c], wanted)) >= count
 
     # -- apply ---------------------------------------------------------------------------------
     def apply(
@@ -682,14 +669,14 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         self._end_turn(move)
 
     def _hide(self, move: _Move, side: int, rest: str) -> None:
-        self._choose_payment(move, side, f"h:{rest}", "vampire", 3)
+        self._choose_payment(move, side, f"h:{rest}")
 
     def _holy_water(self, move: _Move, side: int, rest: str) -> None:
-        self._choose_payment(move, side, f"w:{rest}", "holy_water", 2)
+        self._choose_payment(move, side, f"w:{rest}")
 
-    def _choose_payment(self, move: _Move, side: int, paying: str, wanted: str, n: int) -> None:
+    def _choose_payment(self, move: _Move, side: int, paying: str) -> None:
         """With one way to pay, pay it at once; otherwise the player picks the cards first."""
-        ways = self._payments(move.s.hands[side], move.cards, wanted, n)
+        ways = self._payments(move.s.hands[side], move.cards, *PAYMENTS[paying[0]])
         if len(ways) == 1:
             self._paid(move, side, paying, ways[0])
             return
@@ -1008,6 +995,10 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         from bot.games.vampire_empire.simulate import simulate
 
         return simulate(self, options, games, seed)
+
+
+# What hiding ("h") and holy water ("w") cost: how many cards of which kind.
+PAYMENTS = {"h": ("vampire", 3), "w": ("holy_water", 2)}
 
 
 def _effect(card: CardDef) -> str | None:
