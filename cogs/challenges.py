@@ -11,6 +11,7 @@ from discord import app_commands
 from bot.errors import RuleError
 from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_tasks
 from bot.ui.conflicts import TrackerAction
+from cogs.common.character_lookup import character_list_autocomplete
 from cogs.common.permissions import require_gm
 from cogs.common.trackers import Click, TrackerCog, handler_for
 
@@ -156,7 +157,7 @@ class Challenges(TrackerCog):
     async def _assign_ac(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        return await self._names(interaction, current.replace(",", " "))
+        return await character_list_autocomplete(interaction, current.replace(",", " "))
 
     @challenge.command(name="cost", description="Write down the cost of a rolled task (GM).")
     @app_commands.describe(task="The task's number on the tracker.", cost="What it cost them.")

@@ -18,6 +18,7 @@ from bot.services.conflicts import ConflictService
 from bot.services.encounters import parse_names
 from bot.ui.common import clip
 from bot.ui.conflicts import TrackerAction
+from cogs.common.character_lookup import character_list_autocomplete
 from cogs.common.permissions import require_gm
 from cogs.common.trackers import (
     DIFFICULTY_FIELD,
@@ -370,7 +371,7 @@ class Conflicts(TrackerCog):
     async def _first_ac(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        return await self._names(interaction, current.replace(",", " "))
+        return await character_list_autocomplete(interaction, current.replace(",", " "))
 
     @conflict.command(name="next", description="End your turn and pick who acts next.")
     @app_commands.describe(who="Who acts next; empty = the first who has not acted this exchange.")

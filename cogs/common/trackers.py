@@ -541,11 +541,6 @@ class TrackerCog(commands.Cog):
         fields = [(f"c{i}", label, "", 80) for i, label in enumerate(needing)]
         await interaction.response.send_modal(FormModal("Name the consequence", fields, absorbed))
 
-    async def _names(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await character_list_autocomplete(interaction, current)
-
     async def _name_list_ac(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
