@@ -119,3 +119,11 @@ async def _reset_postgres(database: Database) -> None:
     async with database.engine.begin() as connection:
         await connection.execute(text("DROP SCHEMA public CASCADE"))
         await connection.execute(text("CREATE SCHEMA public"))
+
+
+@pytest.fixture
+def fast_board(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Game boards redrawn at once rather than coalesced over 0.3 s (the game e2e tests)."""
+    import bot.ui.games
+
+    monkeypatch.setattr(bot.ui.games, "BOARD_COALESCE_SECONDS", 0.01)

@@ -549,3 +549,14 @@ class Table:
 
     def message(self, message_id: int | str) -> JSON:
         return self.fake.messages[int(message_id)]
+
+
+def shown_text(reply_or_message: Reply | JSON | None) -> str:
+    """Everything a person sees of a reply or message: its text and every button label and
+    select placeholder (what leak scans read)."""
+    message = reply_or_message.message if isinstance(reply_or_message, Reply) else reply_or_message
+    labels = [
+        (c.get("label") or "") + " " + (c.get("placeholder") or "")
+        for c in iter_components((message or {}).get("components") or [])
+    ]
+    return message_text(message) + "\n" + "\n".join(labels)

@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 from PIL import Image
 
-import bot.ui.games
 from bot.db.models.games import GameRow
 from bot.games.base import get_engine
 from bot.games.dreamwars.state import DwState
-from bot.testing.harness import Reply, Table, iter_components, message_text
+from bot.testing.harness import Reply, Table, iter_components, message_text, shown_text
 
 ENGINE = get_engine("dreamwars")
 LIB = ENGINE.board.lib  # type: ignore[attr-defined]
@@ -45,9 +44,7 @@ PUBLIC = _public_words()
 SECRET_NAMES = {item.name for item in LIB.items.values() if item.name not in PUBLIC}
 
 
-@pytest.fixture(autouse=True)
-def fast_board(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bot.ui.games, "BOARD_COALESCE_SECONDS", 0.01)
+pytestmark = pytest.mark.usefixtures("fast_board")
 
 
 async def _state(table: Table, game_id: int) -> tuple[GameRow, DwState]:
@@ -56,15 +53,6 @@ async def _state(table: Table, game_id: int) -> tuple[GameRow, DwState]:
         row = await session.get(GameRow, game_id)
         assert row is not None
         return row, ENGINE.load_state(row.state or "{}")
-
-
-def _text(reply_or_message: Any) -> str:
-    message = reply_or_message.message if isinstance(reply_or_message, Reply) else reply_or_message
-    labels = [
-        (c.get("label") or "") + " " + (c.get("placeholder") or "")
-        for c in iter_components((message or {}).get("components") or [])
-    ]
-    return message_text(message) + "\n" + "\n".join(labels)
 
 
 def _held(s: DwState, seat: str | None, mine: bool) -> set[str]:
@@ -119,7 +107,7 @@ async def _open(
 
 
 def _scan_public(table: Table, s: DwState) -> None:
-    public = "\n".join(_text(m) for m in table.channel_messages())
+    public = "\n".join(shown_text(m) for m in table.channel_messages())
     assert not _leaks(public, s, None), _leaks(public, s, None)
 
 
@@ -149,7 +137,7 @@ async def _play(
         )
         assert moved.ephemeral and "Already done" not in moved.text, moved.text
         _row2, after = await _state(table, game_id)
-        leaks = _leaks(_text(moved), after, seat, before=s)
+        leaks = _leaks(shown_text(moved), after, seat, before=s)
         assert not leaks, leaks
         if step % scan_every == 0:
             await table.settle()
@@ -182,7 +170,7 @@ async def test_three_people_and_an_ai_hero_play_the_ordeal_to_its_end(table: Tab
     for user in humans:
         hand = await table.click(table.message(board_id), "My hand", user=user)
         assert hand.ephemeral and "(your hero)" in hand.text and "Melee" in hand.text
-        assert not _leaks(_text(hand), s, str(user)), _leaks(_text(hand), s, str(user))
+        assert not _leaks(shown_text(hand), s, str(user)), _leaks(shown_text(hand), s, str(user))
     # Somebody watching from the rail sees the board but has no hand.
     outsider = await table.click(table.message(board_id), "My hand", user=table.gm)
     assert outsider.ephemeral and "not playing in this game" in outsider.text

@@ -18,9 +18,7 @@ from bot.testing.harness import Reply, Table, iter_components, message_text
 JSON = dict[str, Any]
 
 
-@pytest.fixture(autouse=True)
-def fast_board(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bot.ui.games, "BOARD_COALESCE_SECONDS", 0.01)
+pytestmark = pytest.mark.usefixtures("fast_board")
 
 
 async def _row(table: Table, game_id: int) -> GameRow:
@@ -75,7 +73,7 @@ def _all_labels(message: JSON) -> list[str]:
     return found
 
 
-def _public_text(table: Table) -> str:
+def _publicshown_text(table: Table) -> str:
     parts = []
     for message in table.channel_messages():
         parts.append(message_text(message))
@@ -128,7 +126,7 @@ async def _play_out(
         if check_hidden:
             row = await _row(table, game_id)
             state = get_engine("dfccg").load_state(row.state or "")
-            text = _public_text(table)
+            text = _publicshown_text(table)
             leaked = [name for name in _hidden_names(state) if name in text]
             assert not leaked, f"hand card(s) {leaked} shown publicly at step {steps}"
     return steps

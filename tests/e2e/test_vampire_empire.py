@@ -10,20 +10,17 @@ from typing import Any
 
 import pytest
 
-import bot.ui.games
 from bot.db.models.games import GameRow
 from bot.games.base import get_engine
 from bot.games.vampire_empire.cards import NAMES, load_packs
 from bot.games.vampire_empire.state import HUMANS, VAMPIRES, VeState
-from bot.testing.harness import Reply, Table, iter_components, message_text
+from bot.testing.harness import Table, iter_components, message_text, shown_text
 
 ENGINE = get_engine("vampire-empire")
 CARDS = load_packs()["authored"].instances()
 
 
-@pytest.fixture(autouse=True)
-def fast_board(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bot.ui.games, "BOARD_COALESCE_SECONDS", 0.01)
+pytestmark = pytest.mark.usefixtures("fast_board")
 
 
 async def _state(table: Table, game_id: int) -> tuple[GameRow, VeState]:
@@ -32,15 +29,6 @@ async def _state(table: Table, game_id: int) -> tuple[GameRow, VeState]:
         row = await session.get(GameRow, game_id)
         assert row is not None
         return row, ENGINE.load_state(row.state or "")
-
-
-def _text(reply_or_message: Any) -> str:
-    message = reply_or_message.message if isinstance(reply_or_message, Reply) else reply_or_message
-    labels = [
-        (c.get("label") or "") + " " + (c.get("placeholder") or "")
-        for c in iter_components((message or {}).get("components") or [])
-    ]
-    return message_text(message) + "\n" + "\n".join(labels)
 
 
 def _leaks(text: str, s: VeState, viewer: int | None) -> list[str]:
@@ -108,9 +96,9 @@ async def _play(
         assert moved.ephemeral and "Already done" not in moved.text, moved.text
         _row2, after = await _state(table, game_id)
         side = after.seats.index(seat)
-        assert not _leaks(_text(moved), after, side), _leaks(_text(moved), after, side)
+        assert not _leaks(shown_text(moved), after, side), _leaks(shown_text(moved), after, side)
         await table.settle()
-        public = "\n".join(_text(m) for m in table.channel_messages())
+        public = "\n".join(shown_text(m) for m in table.channel_messages())
         assert not _leaks(public, after, None), _leaks(public, after, None)
     raise AssertionError("the game did not end")
 
@@ -124,7 +112,7 @@ async def test_two_people_play_a_whole_game_without_leaks(table: Table) -> None:
     assert all(NAMES[c] in vampire_hand.text for c in s.vampires)
     human_hand = await table.click(table.message(board_id), "My hand", user=table.player2)
     assert "Your two known humans (secret)" in human_hand.text
-    assert not _leaks(_text(human_hand), s, HUMANS)
+    assert not _leaks(shown_text(human_hand), s, HUMANS)
     final = await _play(table, game_id, board_id)
     board = message_text(table.message(board_id))
     assert "Game over" in board and final.winner is not None
@@ -210,5 +198,5 @@ async def test_the_board_has_a_picture_and_a_player_picks_the_cards_that_pay(tab
     assert after.phase != "pay" and not set(paid) & set(after.hands[side])
     assert set(paid) <= set(after.moats[side]) | set(after.holy_pair)
     await table.settle()
-    public = "\n".join(_text(m) for m in table.channel_messages())
+    public = "\n".join(shown_text(m) for m in table.channel_messages())
     assert not _leaks(public, after, None)
