@@ -281,7 +281,7 @@ class ConflictAspectSource:
             )
         spent, _ = spend_own_invoke(aspect, who)
         state.aspects = without_spent(state.aspects, key, spent)
-        state.add_log(f"{state.name(who)} uses a free invoke on {aspect.text}.")
+        state.add_log(f"{state.name(who)} uses a free invoke on {shown_text(aspect)}.")
         await save_encounter_in(session, row, state.model_dump_json(), active=row.active)
 
     async def return_free_invoke(
@@ -290,10 +290,10 @@ class ConflictAspectSource:
         row, state, aspect = await self._aspect(session, campaign, channel_id, key)
         who = next((m for m in state.members if self._holder(state, m) == holder), None)
         if who is None:
-            raise RuleError(f"Nobody in this conflict holds invokes for {holder}.")
+            raise RuleError("Nobody left in this conflict can get that free invoke back.")
         back = give_back_invoke(aspect, who)
         state.aspects = without_spent(state.aspects, key, back)
-        state.add_log(f"{state.name(who)} gets back a free invoke on {aspect.text}.")
+        state.add_log(f"{state.name(who)} gets back a free invoke on {shown_text(aspect)}.")
         await save_encounter_in(session, row, state.model_dump_json(), active=row.active)
 
     @staticmethod
