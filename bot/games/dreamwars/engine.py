@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from bot.errors import RuleError
+from bot.fate.words import plural
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
 from bot.games.dreamwars import dice
 from bot.games.dreamwars.board import Board, default_board
@@ -555,7 +556,9 @@ class _Ctx:
                     uid = self.draw(effect.deck or "common")
                     if uid is not None:
                         self.take_card(i, uid)
-                self.say(f"{self.name(i)} draws {max(1, effect.amount)} {effect.deck} card(s).")
+                self.say(
+                    f"{self.name(i)} draws {plural(max(1, effect.amount), f'{effect.deck} card')}."
+                )
             elif kind == "lose_turn":
                 hero.lose_turns += 1
                 self.say(f"{self.name(i)} will lose their next turn.", chronicle=True)

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from bot.errors import RuleError
+from bot.fate.words import plural
 from bot.games.base import LABEL_MAX, Action, GameEngine, GameEvent, GameResult, IllegalAction
 from bot.games.vampire_empire.cards import (
     CHARACTERS,
@@ -603,7 +604,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     # each handler edits move.s
     def _draw(self, move: _Move, side: int, _: str) -> None:
         drawn = move.draw_to(side, HAND_SIZE)
-        move.say(f"The {move.name(side)} draws {drawn} card(s).")
+        move.say(f"The {move.name(side)} draws {plural(drawn, 'card')}.")
         hand = ", ".join(move.cards[c].name for c in move.s.hands[side]) or "nothing"
         move.whisper(side, f"Your hand: {hand}.")
         move.s.phase = "act"
