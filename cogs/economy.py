@@ -154,7 +154,8 @@ class UndoConfirmButton(
             entry_id=self.entry_id,
         )
         await interaction.response.edit_message(content=f"Undone `#{original.id}`.", view=None)
-        await interaction.followup.send(undo_text(original, inverse))
+        # the channel hears of a PC's or the GM pool's reversal; an NPC's stays the GM's
+        await interaction.followup.send(undo_text(original, inverse), ephemeral=original.npc)
 
 
 class CompelButton(
@@ -362,7 +363,8 @@ class Economy(commands.Cog):
             delta=delta,
             note=note,
         )
-        await interaction.response.send_message(movement_text(move))
+        # the table sees a PC's or the GM pool's fate points move; an NPC's stay the GM's
+        await interaction.response.send_message(movement_text(move), ephemeral=move.npc)
 
     # ------------------------------------------------------------------ /compel
     compel = app_commands.Group(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import func, or_, update
@@ -71,6 +71,7 @@ class LedgerLine:
     note: str
     undone: bool
     at: str
+    npc: bool = False  # an NPC's movement: the GM's to read
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class Movement:
     delta: int
     balance_after: int
     reason: str
+    npc: bool = False  # an NPC's movement: the GM's to read
 
 
 @dataclass(frozen=True)
@@ -431,7 +433,13 @@ class EconomyService:
             _, entry, inverse = await self._undo_in(
                 session, guild_id, channel_id, actor_id, entry_id
             )
-            return _line(entry), _line(inverse)
+            holder = (
+                await session.get(CharacterRow, entry.character_id)
+                if entry.character_id is not None
+                else None
+            )
+            npc = holder is not None and holder.is_npc
+            return replace(_line(entry), npc=npc), replace(_line(inverse), npc=npc)
 
     async def _undo_in(
         self,
@@ -486,7 +494,7 @@ class EconomyService:
                 note=note,
                 channel_id=channel_id,
             )
-            return Movement(updated.name, delta, entry.balance_after, "gm_edit")
+            return Movement(updated.name, delta, entry.balance_after, "gm_edit", record.is_npc)
 
     # ----- sessions and arcs
     @retry_stale

@@ -826,3 +826,23 @@ async def test_a_player_naming_the_gms_npc_hears_the_unknown_name_answer(table: 
     assert other_pc.ephemeral and "Molly is not yours" in other_pc.text
     gm = await table.slash("scene join", user=table.gm, character="Marcone", zone="Street")
     assert not gm.ephemeral and "Marcone joins the scene in Street" in gm.text
+
+
+async def test_undoing_an_npcs_fate_point_tells_only_the_gm(table: Table) -> None:
+    made = await table.slash(
+        "character npc",
+        user=table.gm,
+        kind="major",
+        name="Lord Raith",
+        aspects="White Court Vampire | Hungry | Proud",
+        skills="Deceive +4",
+    )
+    assert made.ephemeral, made.text
+    given = await table.slash("fp give", user=table.gm, character="Lord Raith")
+    assert given.ephemeral and "Lord Raith gains 1 fate point" in given.text
+    preview = await table.slash("fp undo", user=table.gm)
+    undone = await table.click(preview, "Confirm undo", user=table.gm)
+    assert undone.followups and all(m.get("flags", 0) & 64 for m in undone.followups)
+    await table.settle()
+    public = "\n".join(message_text(m) for m in table.channel_messages())
+    assert "Lord Raith" not in public
