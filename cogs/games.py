@@ -117,7 +117,8 @@ class GameScoped(ScopedItem):
         message = interaction.message
         if message is None or message.flags.ephemeral:
             return True  # a hand or a private menu
-        if await _cog(interaction).games.board_message_of(self.game_id) == message.id:
+        board = await _cog(interaction).games.board_message_of(self.game_id)
+        if board is None or board == message.id:  # None: the lobby's id is being stored
             return True
         await send_ephemeral(interaction, OLD_BOARD)
         return False
