@@ -158,13 +158,9 @@ def sheet(character: Character, *, npc: bool = False) -> str:
         + (f' <span class="inv">{a.free_invokes} free</span>' if a.free_invokes else "")
         for a in character.aspects
     ]
-    by_rating: dict[int, list[str]] = {}
-    for skill, rating in character.skills.items():
-        by_rating.setdefault(rating, []).append(skill)
     skills = [
-        f"<b>{esc(adjective(r))} ({esc(signed(r))})</b> {esc(', '.join(sorted(names)))}"
-        for r, names in sorted(by_rating.items(), reverse=True)
-        if r > 0
+        f"<b>{esc(adjective(r))} ({esc(signed(r))})</b> {esc(', '.join(names))}"
+        for r, names in character.skill_columns()
     ]
     stunts = [f"<b>{esc(s.name)}</b>: {esc(s.text)}" for s in character.stunts]
     kind = f" ({esc(character.npc_kind.value)} NPC)" if npc and character.npc_kind else ""
