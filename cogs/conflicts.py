@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import RuleError
-from bot.fate.conflict import ConflictKind, Phase
+from bot.fate.conflict import ConflictKind
 from bot.fate.rolls import ScaleLevel
 from bot.services.conflict_state import IMPEDED, ConflictSnapshot
 from bot.services.conflicts import ConflictService
@@ -61,14 +61,12 @@ class Conflicts(TrackerCog):
     def next_up(self, snapshot: Snapshot) -> NextUp | None:
         if not isinstance(snapshot, ConflictSnapshot):
             return None
-        state = snapshot.state
-        conflict = state.conflict
-        if conflict.phase is not Phase.ACTING or conflict.current is None:
+        acting = snapshot.state.acting()
+        if acting is None:
             return None
-        member = state.members.get(conflict.current)
-        player = member.owner_id if member is not None and not member.is_npc else None
-        key = (conflict.exchange, conflict.current)
-        return NextUp(key, state.name(conflict.current), player)
+        who, player = acting
+        key = (snapshot.state.conflict.exchange, who)
+        return NextUp(key, snapshot.state.name(who), player)
 
     # ------------------------------------------------------------------ buttons
     async def on_button(

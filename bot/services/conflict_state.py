@@ -159,6 +159,18 @@ class ConflictState(EncounterState):
                 "teamwork, then press Resolve the roll."
             )
 
+    def acting(self) -> tuple[str, int | None] | None:
+        """Who takes their turn now, and the player to tell (None for an NPC); None while an
+        attack is resolved, the GM picks, or the conflict is over."""
+        conflict = self.conflict
+        if conflict.phase is not Phase.ACTING or conflict.current is None:
+            return None
+        member = self.members.get(conflict.current)
+        return (
+            conflict.current,
+            member.owner_id if member is not None and not member.is_npc else None,
+        )
+
     def name(self, combatant_id: str | None) -> str:
         if combatant_id is None:
             return "nobody"
