@@ -15,9 +15,9 @@ from bot.games.dfccg.cards import ActionCard, BookCard
 from bot.games.dfccg.packs import card_index, load_library
 from bot.games.dfccg.texts import action_text, book_text
 from bot.testing.harness import Table, message_text
-from tests.e2e.test_game_table import _all_labels, _lobby, _row, _step, fast_board
+from tests.e2e.test_game_table import _all_labels, _lobby, _row, _step
 
-__all__ = ["fast_board"]  # the module's autouse fixture: the board is edited at once
+pytestmark = pytest.mark.usefixtures("fast_board")  # the board is edited at once
 
 JSON = dict[str, Any]
 CARDS = card_index(load_library())
