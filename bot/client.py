@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.ext import commands
@@ -17,6 +17,12 @@ from bot.services.encounters import DiceSource
 from bot.services.guild_settings import GuildSettingsService
 from bot.services.scope import ScopeService
 from cogs.common.installs import SERVER_CONTEXTS, SERVER_INSTALLS
+
+if TYPE_CHECKING:
+    from aiohttp import web
+
+    from bot.services.web import WebService
+    from bot.web.server import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +71,10 @@ class FateTableBot(commands.AutoShardedBot):
         self.started_at = time.monotonic()
         self.version = __version__
         self.extensions_to_load: tuple[str, ...] = EXTENSIONS
-        self._health: Any = None
+        self._health: web.AppRunner | None = None
         # The live web view (bot/web), when WEB_PORT is set: links come from `self.web`.
-        self.web: Any = None
-        self.web_server: Any = None
+        self.web: WebService | None = None
+        self.web_server: WebServer | None = None
 
     async def setup_hook(self) -> None:
         from cogs.common.errors import install_error_handler

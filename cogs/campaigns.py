@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -14,6 +14,9 @@ from bot.services.characters import Actor, get_service, settings_with
 from bot.ui.sheet import campaign_list_embed, overview_embeds, settings_embed
 from cogs.common.permissions import require_gm
 from cogs.common.web import answer_with_link, web_service
+
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
 
 Choice = app_commands.Choice
 STYLES = [
@@ -33,7 +36,7 @@ async def campaign_autocomplete(
 
 
 class Campaigns(commands.Cog):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: FateTableBot) -> None:
         self.bot = bot
 
     campaign = app_commands.Group(
@@ -196,5 +199,5 @@ class Campaigns(commands.Cog):
         )
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: FateTableBot) -> None:
     await bot.add_cog(Campaigns(bot))

@@ -65,7 +65,7 @@ class Challenges(TrackerCog):
         )
 
     async def _invoke_menu(self, click: Click, _snap: ChallengeSnapshot) -> None:
-        choices = await self.challenges.invoke_choices(click.ident, click.user_id, click.is_gm)
+        choices = await self.challenges.invoke_choices(click)
         await self.offer(
             click,
             choices,
@@ -83,9 +83,7 @@ class Challenges(TrackerCog):
             question="Which roll is final?",
             action=A.KEEP,
             placeholder="Which roll?",
-            only=lambda value: self.challenges.keep(
-                click.ident, click.version, click.user_id, click.is_gm, value
-            ),
+            only=lambda value: self.challenges.keep(click, value),
         )
 
     async def on_select(
@@ -97,17 +95,15 @@ class Challenges(TrackerCog):
         arg: str | None,
         value: str,
     ) -> None:
-        user, gm = interaction.user.id, await self._is_gm(interaction)
+        click = await self.click(interaction, ident, version)
         if action == A.CLAIM:
-            snap = await self.challenges.claim(
-                ident, version, interaction.guild_id or 0, user, value
-            )
+            snap = await self.challenges.claim(click, value)
         elif action == A.ROLL:
-            snap = await self.challenges.roll(ident, version, user, gm, value)
+            snap = await self.challenges.roll(click, value)
         elif action == A.INVOKE:
-            snap = await self.challenges.invoke(ident, version, user, gm, value)
+            snap = await self.challenges.invoke(click, value)
         elif action == A.KEEP:
-            snap = await self.challenges.keep(ident, version, user, gm, value)
+            snap = await self.challenges.keep(click, value)
         else:
             raise RuleError("That menu is no longer used; look at the tracker again.")
         await self.answer(interaction, snap, snap.message)

@@ -13,6 +13,7 @@ from discord import app_commands
 from bot.errors import RuleError
 from bot.fate.conflict import ConflictKind
 from bot.fate.rolls import ScaleLevel
+from bot.services.clicks import ClickContext
 from bot.services.conflict_state import IMPEDED, ConflictSnapshot
 from bot.services.conflicts import ConflictService
 from bot.services.encounters import parse_names
@@ -104,18 +105,18 @@ class Conflicts(TrackerCog):
         }
 
     def _direct(
-        self, call: Callable[[int, int, int, bool], Awaitable[ConflictSnapshot]]
+        self, call: Callable[[ClickContext], Awaitable[ConflictSnapshot]]
     ) -> Callable[[Click, ConflictSnapshot], Awaitable[None]]:
         """A button that acts at once: the service call, then the tracker's answer."""
 
         async def act(click: Click, _snap: ConflictSnapshot) -> None:
-            snap = await call(click.ident, click.version, click.user_id, click.is_gm)
+            snap = await call(click)
             await self.answer(click.interaction, snap, snap.message)
 
         return act
 
     async def _stunt_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
-        choices = await self.conflicts.stunt_choices(click.ident, click.user_id, click.is_gm)
+        choices = await self.conflicts.stunt_choices(click)
         await self.offer(
             click,
             choices,
@@ -136,9 +137,7 @@ class Conflicts(TrackerCog):
             question="Who helps? Helping uses that character's action for this exchange.",
             action=A.TEAMWORK,
             placeholder="Who helps?",
-            only=lambda value: self.conflicts.teamwork(
-                click.ident, click.version, click.user_id, click.is_gm, value
-            ),
+            only=lambda value: self.conflicts.teamwork(click, value),
         )
 
     async def _concede_menu(self, click: Click, snap: ConflictSnapshot) -> None:
@@ -164,7 +163,7 @@ class Conflicts(TrackerCog):
         )
 
     async def _invoke_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
-        name, choices = await self.conflicts.invoke_choices(click.ident, click.user_id, click.is_gm)
+        name, choices = await self.conflicts.invoke_choices(click)
         await self.offer(
             click,
             choices,
@@ -175,9 +174,7 @@ class Conflicts(TrackerCog):
         )
 
     async def _absorb_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
-        _, shifts, options = await self.conflicts.absorb_options(
-            click.ident, click.user_id, click.is_gm
-        )
+        _, shifts, options = await self.conflicts.absorb_options(click)
         await self.ask(
             click.interaction,
             f"Absorb a {shifts}-shift hit: pick stress boxes and/or consequences.",
@@ -214,7 +211,7 @@ class Conflicts(TrackerCog):
 
     async def _advantage_menu(self, click: Click, snap: ConflictSnapshot) -> None:
         actor = self.conflicts.actor_now(snap, click.user_id, click.is_gm)
-        targets = await self.conflicts.advantage_targets(click.ident, click.user_id, click.is_gm)
+        targets = await self.conflicts.advantage_targets(click)
         if len(targets) <= 1:
             await self._action_modal(click, A.CREATE_ADVANTAGE)
             return
@@ -229,17 +226,14 @@ class Conflicts(TrackerCog):
     ) -> None:
         """The overcome / create-an-advantage form (a new aspect's name unless `existing`)."""
         svc = self.conflicts
-        ident, version, user, gm = click.ident, click.version, click.user_id, click.is_gm
 
         async def done(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
             skill, difficulty = values["skill"], values["difficulty"]
             if action is A.OVERCOME:
-                snap = await svc.overcome(ident, version, user, gm, skill, difficulty)
+                snap = await svc.overcome(click, skill, difficulty)
             else:
                 aspect = values.get("aspect", "")
-                snap = await svc.create_advantage(
-                    ident, version, user, gm, skill, difficulty, aspect, existing
-                )
+                snap = await svc.create_advantage(click, skill, difficulty, aspect, existing)
             await self.answer(modal_interaction, snap, snap.message)
 
         fields = [SKILL_FIELD, DIFFICULTY_FIELD]
@@ -277,20 +271,18 @@ class Conflicts(TrackerCog):
         await handler(await self.click(interaction, ident, version), arg, value)
 
     def _pick(
-        self, call: Callable[[int, int, int, bool, str], Awaitable[ConflictSnapshot]]
+        self, call: Callable[[ClickContext, str], Awaitable[ConflictSnapshot]]
     ) -> Callable[[Click, str | None, str], Awaitable[None]]:
         """A menu whose pick goes straight to the service."""
 
         async def act(click: Click, _arg: str | None, value: str) -> None:
-            snap = await call(click.ident, click.version, click.user_id, click.is_gm, value)
+            snap = await call(click, value)
             await self.answer(click.interaction, snap, snap.message)
 
         return act
 
     async def _attack_with(self, click: Click, arg: str | None, skill: str) -> None:
-        snap = await self.conflicts.attack(
-            click.ident, click.version, click.user_id, click.is_gm, arg or "", skill
-        )
+        snap = await self.conflicts.attack(click, arg or "", skill)
         await self.answer(click.interaction, snap, snap.message)
 
     async def _attack_skill_menu(self, click: Click, _arg: str | None, target: str) -> None:
@@ -310,18 +302,17 @@ class Conflicts(TrackerCog):
 
     async def _move_to(self, click: Click, _arg: str | None, value: str) -> None:
         svc = self.conflicts
-        ident, version, user, gm = click.ident, click.version, click.user_id, click.is_gm
         rolled = value.startswith(IMPEDED)
         zone = value.removeprefix(IMPEDED)
-        current = await svc.get(ident, with_sheets=False)
+        current = await svc.get(click.ident, with_sheets=False)
         if not (rolled or svc.needs_roll_to_move(current, zone)):
-            moved = await svc.move(ident, version, user, gm, zone)
+            moved = await svc.move(click, zone)
             await self.answer(click.interaction, moved, moved.message)
             return
 
         async def done(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
             skill, difficulty = values["skill"], values["difficulty"]
-            moved = await svc.move(ident, version, user, gm, zone, skill, difficulty)
+            moved = await svc.move(click, zone, skill, difficulty)
             await self.answer(modal_interaction, moved, moved.message)
 
         fields = [("skill", "Skill", "Athletics", 40), DIFFICULTY_FIELD]

@@ -11,6 +11,7 @@ from discord import app_commands
 
 from bot.errors import RuleError
 from bot.fate.harm import HarmType
+from bot.services.clicks import ClickContext
 from bot.services.contests import ContestService, ContestSnapshot
 from bot.services.encounters import Choice
 from bot.ui.conflicts import TrackerAction
@@ -63,12 +64,12 @@ class Contests(TrackerCog):
         await handler(click, snap)
 
     def _direct(
-        self, call: Callable[[int, int, int, bool], Awaitable[ContestSnapshot]]
+        self, call: Callable[[ClickContext], Awaitable[ContestSnapshot]]
     ) -> Callable[[Click, ContestSnapshot], Awaitable[None]]:
         """A button that acts at once: the service call, then the tracker's answer."""
 
         async def act(click: Click, _snap: ContestSnapshot) -> None:
-            snap = await call(click.ident, click.version, click.user_id, click.is_gm)
+            snap = await call(click)
             await self.answer(click.interaction, snap, snap.message)
 
         return act
@@ -86,9 +87,7 @@ class Contests(TrackerCog):
         )
 
     async def _absorb_menu(self, click: Click, _snap: ContestSnapshot) -> None:
-        victim, shifts, options = await self.contests.absorb_options(
-            click.ident, click.user_id, click.is_gm
-        )
+        victim, shifts, options = await self.contests.absorb_options(click)
         await self.ask(
             click.interaction,
             f"{victim} absorbs a {shifts}-shift hit: pick stress boxes and/or consequences.",
@@ -96,7 +95,7 @@ class Contests(TrackerCog):
         )
 
     async def _invoke_menu(self, click: Click, _snap: ContestSnapshot) -> None:
-        name, choices = await self.contests.invoke_choices(click.ident, click.user_id, click.is_gm)
+        name, choices = await self.contests.invoke_choices(click)
         await self.offer(
             click,
             choices,
@@ -120,9 +119,7 @@ class Contests(TrackerCog):
             question="Who gives teamwork (+1 to their side's roll)?",
             action=A.TEAMWORK,
             placeholder="Who helps?",
-            only=lambda value: self.contests.teamwork(
-                click.ident, click.version, click.user_id, click.is_gm, value
-            ),
+            only=lambda value: self.contests.teamwork(click, value),
         )
 
     async def _advantage_menu(self, click: Click, snap: ContestSnapshot) -> None:
@@ -157,13 +154,10 @@ class Contests(TrackerCog):
         )
 
     async def _contest_advantage(self, click: Click, member: str) -> None:
-        ident, version, user, gm = click.ident, click.version, click.user_id, click.is_gm
 
         async def done(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
             skill, difficulty, aspect = values["skill"], values["difficulty"], values["aspect"]
-            snap = await self.contests.advantage(
-                ident, version, user, gm, member, skill, difficulty, aspect
-            )
+            snap = await self.contests.advantage(click, member, skill, difficulty, aspect)
             await self.answer(modal_interaction, snap, snap.message)
 
         fields = [SKILL_FIELD, DIFFICULTY_FIELD, NEW_ASPECT_FIELD]
@@ -181,7 +175,6 @@ class Contests(TrackerCog):
         svc = self.contests
         click = await self.click(interaction, ident, version)
         code = action_of(action, "menu")
-        user, gm = click.user_id, click.is_gm
         if code is A.WHO_ROLLS:
             await self._contest_skill(interaction, await svc.get(ident), value)
             return
@@ -192,11 +185,11 @@ class Contests(TrackerCog):
             await self._absorb_chosen(click, svc, value)
             return
         if code is A.INVOKE:
-            snap = await svc.invoke(ident, version, user, gm, value)
+            snap = await svc.invoke(click, value)
         elif code is A.TEAMWORK:
-            snap = await svc.teamwork(ident, version, user, gm, value)
+            snap = await svc.teamwork(click, value)
         elif code is A.ROLL:
-            snap = await svc.roll(ident, version, user, gm, arg or "", value)
+            snap = await svc.roll(click, arg or "", value)
         else:
             raise RuleError("That menu is no longer used; look at the tracker again.")
         await self.answer(interaction, snap, snap.message)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -15,6 +15,9 @@ from bot.ui.custom_ids import HELP_PAGE_TEMPLATE, help_page_id
 from bot.ui.help import CommandEntry, CommandGroup, help_page, page_count
 from cogs.common.errors import NotAllowed, guarded
 from cogs.common.scope import UNSCOPED, ScopedItem
+
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
 
 
 def command_groups(tree: app_commands.CommandTree[Any]) -> list[CommandGroup]:
@@ -83,7 +86,7 @@ def help_view(groups: list[CommandGroup], page: int) -> discord.ui.View | None:
 
 
 class Core(commands.Cog):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: FateTableBot) -> None:
         self.bot = bot
 
     @app_commands.command(name="help", description="Every command of Fate Table, grouped.")
@@ -164,6 +167,6 @@ class Core(commands.Cog):
         await interaction.response.send_message(text, ephemeral=True)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: FateTableBot) -> None:
     bot.add_dynamic_items(HelpPageButton)
     await bot.add_cog(Core(bot))

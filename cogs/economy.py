@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -37,6 +37,9 @@ from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
 from cogs.common.scope import ScopedItem
 from cogs.scenes import character_choices
+
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
 
 
 def _who_code(page: LedgerPage) -> str:
@@ -217,7 +220,7 @@ def offer_view(offer_id: int) -> discord.ui.View:
 
 
 class Economy(commands.Cog):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: FateTableBot) -> None:
         self.bot = bot
         self.economy = EconomyService(bot.db)
         self.compels = CompelService(bot.db)
@@ -230,7 +233,7 @@ class Economy(commands.Cog):
     async def skill_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        scenes = self.bot.get_cog("Scenes")
+        scenes: Any = self.bot.get_cog("Scenes")  # its autocomplete, if the cog is loaded
         if scenes is None:
             return []
         choices: list[app_commands.Choice[str]] = await scenes.skill_autocomplete(
@@ -510,6 +513,6 @@ class Economy(commands.Cog):
         await interaction.response.send_message(embed=treatment_embed(result))
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: FateTableBot) -> None:
     bot.add_dynamic_items(LedgerPageButton, UndoConfirmButton, CompelButton)
     await bot.add_cog(Economy(bot))

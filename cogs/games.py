@@ -12,7 +12,7 @@ import io
 import logging
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -74,6 +74,9 @@ from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded, send_ephemeral
 from cogs.common.permissions import member_is_gm
 from cogs.common.scope import ScopedItem
+
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
 
 log = logging.getLogger(__name__)
 
@@ -541,7 +544,7 @@ class GameTable(commands.Cog):
         guild_only=True,
     )
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: FateTableBot) -> None:
         self.bot = bot
         self.games = GameService(bot.db)
         self._boards: Coalescer[int] = Coalescer(
@@ -963,7 +966,7 @@ class GameTable(commands.Cog):
                 await channel.send(text)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: FateTableBot) -> None:
     bot.add_dynamic_items(
         LobbyButton,
         LobbyOptionSelect,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -14,6 +14,9 @@ from bot.services.characters import get_service, make_stunt
 from bot.ui.common import clip
 from bot.ui.sheet import mantle_embed, mantle_list_embed, sheet_embed, stunt_line, track_line
 from cogs.characters import actor_of, character_autocomplete
+
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
 
 Choice = app_commands.Choice
 
@@ -38,7 +41,7 @@ async def custom_entry_autocomplete(
 
 
 class Mantles(commands.Cog):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: FateTableBot) -> None:
         self.bot = bot
 
     mantle = app_commands.Group(
@@ -164,6 +167,6 @@ class Mantles(commands.Cog):
         )
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: FateTableBot) -> None:
     get_service(bot)
     await bot.add_cog(Mantles(bot))

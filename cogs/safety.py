@@ -6,7 +6,7 @@ response, which Discord would show as "<user> used /x-card"), so it never says w
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
@@ -15,11 +15,14 @@ from discord.ext import commands
 from bot.services.safety import SafetyService, Signal
 from cogs.common.xcard import XCardButton
 
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
+
 ScriptChange = Literal["pause", "rewind", "fast-forward"]
 
 
 class Safety(commands.Cog):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: FateTableBot) -> None:
         self.bot = bot
         self.service = SafetyService()
 
@@ -48,6 +51,6 @@ class Safety(commands.Cog):
         await self.signal(interaction, Signal(signal))
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: FateTableBot) -> None:
     bot.add_dynamic_items(XCardButton)
     await bot.add_cog(Safety(bot))

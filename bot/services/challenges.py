@@ -28,6 +28,7 @@ from bot.services.campaigns import (
     require_active_in,
     resolve_campaign_in,
 )
+from bot.services.clicks import ClickContext
 from bot.services.encounters import (
     HIDDEN_NAME,
     Choice,
@@ -164,12 +165,10 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
                 found.append(Choice(task.id, _task_label(n, task)[:100], member.name[:100]))
         return found
 
-    async def claim(
-        self, challenge_id: int, version: int | None, guild_id: int, user_id: int, task_id: str
-    ) -> ChallengeSnapshot:
+    async def claim(self, click: ClickContext, task_id: str) -> ChallengeSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
             campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
-            record = await require_active_in(session, campaign, row.channel_id, user_id)
+            record = await require_active_in(session, campaign, row.channel_id, click.user_id)
             key = str(record.id)
             state.members[key] = member_of(record)
             state.challenge, _ = rules.claim(state.challenge, task_id, key)
@@ -178,7 +177,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             state.add_log(line)
             return line
 
-        return await self._act(challenge_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
     @staticmethod
     def _task_at(state: ChallengeState, number: int) -> ChallengeTask:
@@ -205,15 +204,13 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
 
         return await self._in_channel(channel_id, step)
 
-    async def roll(
-        self, challenge_id: int, version: int | None, user_id: int, is_gm: bool, task_id: str
-    ) -> ChallengeSnapshot:
+    async def roll(self, click: ClickContext, task_id: str) -> ChallengeSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
             task = state.challenge.task(task_id)
             member = state.members.get(task.assigned_to or "")
             if member is None:
                 raise RuleError("Claim that task before rolling it.")
-            if not member.controlled_by(user_id, is_gm):
+            if not member.controlled_by(click.user_id, click.is_gm):
                 raise RuleError(f"That task is {member.name}'s; roll one of yours.")
             sheet = (await get_character_in(session, member.character_id)).sheet
             dice_roll, _ = make_roll(
@@ -236,7 +233,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             state.add_log(line)
             return line
 
-        return await self._act(challenge_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
     # ------------------------------------------------------------------ rolls waiting
     @staticmethod
@@ -262,13 +259,11 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             raise RuleError(f"That roll is {member.name}'s; their player or the GM decides.")
         return member
 
-    async def keep(
-        self, challenge_id: int, version: int | None, user_id: int, is_gm: bool, task_id: str
-    ) -> ChallengeSnapshot:
+    async def keep(self, click: ClickContext, task_id: str) -> ChallengeSnapshot:
         """The roll is final: record its outcome on the task."""
 
         async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
-            member = self._waiting(state, task_id, user_id, is_gm)
+            member = self._waiting(state, task_id, click.user_id, click.is_gm)
             task = state.challenge.task(task_id)
             dice_roll = state.rolls[task_id]
             state.challenge, events = rules.record_roll(
@@ -280,13 +275,13 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             state.add_log(line)
             return line
 
-        return await self._act(challenge_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
-    async def invoke_choices(self, challenge_id: int, user_id: int, is_gm: bool) -> list[Choice]:
+    async def invoke_choices(self, click: ClickContext) -> list[Choice]:
         async with self.db.session() as session:
-            row = await load_encounter_in(session, challenge_id, "challenge")
+            row = await load_encounter_in(session, click.ident, "challenge")
             state = self._state(row)
-            return await self._choices_in(session, row, state, user_id, is_gm)
+            return await self._choices_in(session, row, state, click.user_id, click.is_gm)
 
     async def _choices_in(
         self,
@@ -316,15 +311,16 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             )
         return distinct_labels(choices)
 
-    async def invoke(
-        self, challenge_id: int, version: int | None, user_id: int, is_gm: bool, value: str
-    ) -> ChallengeSnapshot:
+    async def invoke(self, click: ClickContext, value: str) -> ChallengeSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
-            valid = {c.value for c in await self._choices_in(session, row, state, user_id, is_gm)}
+            valid = {
+                c.value
+                for c in await self._choices_in(session, row, state, click.user_id, click.is_gm)
+            }
             if value not in valid:
                 raise RuleError("That aspect cannot be invoked now; press Invoke again.")
             task_id, payment, key = value.split("|", 2)
-            member = self._waiting(state, task_id, user_id, is_gm)
+            member = self._waiting(state, task_id, click.user_id, click.is_gm)
             campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
             found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
             shown = HIDDEN_NAME if found.hidden else found.name  # the log is public
@@ -340,13 +336,13 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
                     campaign,
                     row.channel_id,
                     record,
-                    user_id,
+                    click.user_id,
                     f"{shown} (challenge #{row.id})",
                 )
             dice_roll, _ = apply_invoke(
                 state.rolls[task_id],
                 self.dice(),
-                invoker_id=user_id,
+                invoker_id=click.user_id,
                 invoker_name=member.name,
                 aspect_key=key,
                 aspect_name=shown,
@@ -363,7 +359,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             state.add_log(line)
             return line
 
-        return await self._act(challenge_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
     async def cost(self, channel_id: int, number: int, cost: str) -> ChallengeSnapshot:
         async with self.db.session() as session:

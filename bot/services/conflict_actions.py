@@ -25,6 +25,7 @@ from bot.fate.scene import put_aspect
 from bot.fate.words import plural
 from bot.services import aspects_in_play
 from bot.services.campaigns import CampaignInfo, resolve_campaign_in
+from bot.services.clicks import ClickContext
 from bot.services.conflict_base import ConflictBase
 from bot.services.conflict_state import (
     HIDDEN_TAG,
@@ -112,10 +113,7 @@ class ConflictActions(ConflictBase):
 
     async def overcome(
         self,
-        conflict_id: int,
-        version: int | None,
-        user_id: int,
-        is_gm: bool,
+        click: ClickContext,
         skill: str,
         difficulty: str,
     ) -> ConflictSnapshot:
@@ -124,7 +122,7 @@ class ConflictActions(ConflictBase):
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            _, actor = self._acting(state, user_id, is_gm, "act now")
+            _, actor = self._acting(state, click.user_id, click.is_gm, "act now")
             rules.overcome(state.conflict, actor, 0, target)  # validate before rolling
             return await self._start_action_in(
                 session,
@@ -138,14 +136,11 @@ class ConflictActions(ConflictBase):
                 "overcome",
             )
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
     async def create_advantage(
         self,
-        conflict_id: int,
-        version: int | None,
-        user_id: int,
-        is_gm: bool,
+        click: ClickContext,
         skill: str,
         difficulty: str,
         aspect_text: str,
@@ -161,12 +156,14 @@ class ConflictActions(ConflictBase):
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            _, actor = self._acting(state, user_id, is_gm, "act now")
+            _, actor = self._acting(state, click.user_id, click.is_gm, "act now")
             rules.create_advantage(state.conflict, actor, OutcomeKind.TIE)  # validate first
             fields = {"aspect_text": text}
             what = f"create an advantage: {text}"
             if existing is not None:
-                choices = await self._advantage_targets_in(session, campaign, row, state, is_gm)
+                choices = await self._advantage_targets_in(
+                    session, campaign, row, state, click.is_gm
+                )
                 found = next((ch for ch in choices if ch.value == existing), None)
                 if found is None or existing == "new":
                     raise RuleError(
@@ -188,16 +185,16 @@ class ConflictActions(ConflictBase):
                 what,
             )
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
-    async def advantage_targets(self, conflict_id: int, user_id: int, is_gm: bool) -> list[Choice]:
+    async def advantage_targets(self, click: ClickContext) -> list[Choice]:
         """'A new aspect' plus the aspects in play an advantage can add invokes to."""
         async with self.db.session() as session:
-            row = await load_encounter_in(session, conflict_id, "conflict")
+            row = await load_encounter_in(session, click.ident, "conflict")
             state = self._state(row)
-            self._acting(state, user_id, is_gm, "act now")
+            self._acting(state, click.user_id, click.is_gm, "act now")
             campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
-            return await self._advantage_targets_in(session, campaign, row, state, is_gm)
+            return await self._advantage_targets_in(session, campaign, row, state, click.is_gm)
 
     async def _advantage_targets_in(
         self,
@@ -227,10 +224,7 @@ class ConflictActions(ConflictBase):
 
     async def move(
         self,
-        conflict_id: int,
-        version: int | None,
-        user_id: int,
-        is_gm: bool,
+        click: ClickContext,
         zone: str,
         skill: str | None = None,
         difficulty: str | None = None,
@@ -243,7 +237,7 @@ class ConflictActions(ConflictBase):
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            _, actor = self._acting(state, user_id, is_gm, "move now")
+            _, actor = self._acting(state, click.user_id, click.is_gm, "move now")
             c = state.conflict
             if not rolled:
                 state.conflict, events = rules.move(c, actor, zone)
@@ -266,11 +260,9 @@ class ConflictActions(ConflictBase):
                 f"an overcome to move to {zone}",
             )
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
-    async def resolve_action(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
-    ) -> ConflictSnapshot:
+    async def resolve_action(self, click: ClickContext) -> ConflictSnapshot:
         """The rolled overcome / advantage / move is final: apply its outcome."""
 
         async def step(
@@ -279,7 +271,9 @@ class ConflictActions(ConflictBase):
             pending = state.action
             if pending is None:
                 raise RuleError("No roll is waiting to be resolved.")
-            member = self._require_control(state, pending.actor, user_id, is_gm, "resolve it")
+            member = self._require_control(
+                state, pending.actor, click.user_id, click.is_gm, "resolve it"
+            )
             roll = pending.roll
             effort = roll.effort()
             target = roll.opposition()
@@ -311,7 +305,7 @@ class ConflictActions(ConflictBase):
             state.add_log(*lines[1:])
             return " ".join(lines)
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
     def _enemy_of(self, state: ConflictState, actor: str) -> str:
         """Who holds the free invoke a failed advantage gives away: the GM for a PC's

@@ -24,6 +24,7 @@ from bot.fate.rolls import (
 from bot.fate.sheet import Character
 from bot.services import aspects_in_play
 from bot.services.campaigns import CampaignInfo, CharacterRecord, resolve_campaign_in
+from bot.services.clicks import ClickContext
 from bot.services.conflict_base import ConflictBase
 from bot.services.conflict_state import SOURCE_PREFIX, ConflictSnapshot, ConflictState, shown_text
 from bot.services.encounters import (
@@ -67,13 +68,11 @@ class ConflictInvokes(ConflictBase):
         npcs = [s for s in mine if state.members[s].is_npc]
         return (own_pcs or npcs or mine)[0]
 
-    async def invoke_choices(
-        self, conflict_id: int, user_id: int, is_gm: bool
-    ) -> tuple[str, list[Choice]]:
+    async def invoke_choices(self, click: ClickContext) -> tuple[str, list[Choice]]:
         async with self.db.session() as session:
-            row = await load_encounter_in(session, conflict_id, "conflict")
+            row = await load_encounter_in(session, click.ident, "conflict")
             state = self._state(row)
-            who = self._invoker(state, user_id, is_gm)
+            who = self._invoker(state, click.user_id, click.is_gm)
             member = state.members[who]
             campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
             sheet = (await self._sheet_in(session, member)).sheet
@@ -115,13 +114,11 @@ class ConflictInvokes(ConflictBase):
         outside = [a for a in ranked if not a.key.startswith(f"{SOURCE_PREFIX}:")]
         return distinct_labels([*choices, *in_play_choices(outside, holder)])
 
-    async def invoke(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, choice: str
-    ) -> ConflictSnapshot:
+    async def invoke(self, click: ClickContext, choice: str) -> ConflictSnapshot:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            who = self._invoker(state, user_id, is_gm)
+            who = self._invoker(state, click.user_id, click.is_gm)
             member = state.members[who]
             record = await self._sheet_in(session, member)
             valid = {
@@ -134,14 +131,14 @@ class ConflictInvokes(ConflictBase):
                 )
             payment, key = choice.split("|", 1)
             aspect_name, owner = await self._pay_invoke_in(
-                session, campaign, row, state, who, record, payment, key, user_id
+                session, campaign, row, state, who, record, payment, key, click.user_id
             )
             if owner is not None and payment == "fp" and owner != who:
                 if state.conflict.combatant(owner).side != state.conflict.combatant(who).side:
                     state.conflict, _ = rules.hostile_invoke(state.conflict, who, owner)
-            return self._apply_bonus(state, who, member, aspect_name, payment, user_id, key)
+            return self._apply_bonus(state, who, member, aspect_name, payment, click.user_id, key)
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
     async def _pay_invoke_in(
         self,
@@ -240,11 +237,11 @@ class ConflictInvokes(ConflictBase):
         state.add_log(*lines)
         return " ".join(lines)
 
-    async def stunt_choices(self, conflict_id: int, user_id: int, is_gm: bool) -> list[Choice]:
+    async def stunt_choices(self, click: ClickContext) -> list[Choice]:
         async with self.db.session() as session:
-            row = await load_encounter_in(session, conflict_id, "conflict")
+            row = await load_encounter_in(session, click.ident, "conflict")
             state = self._state(row)
-            return await self._stunt_choices_in(session, state, user_id, is_gm)
+            return await self._stunt_choices_in(session, state, click.user_id, click.is_gm)
 
     async def _stunt_choices_in(
         self, session: AsyncSession, state: ConflictState, user_id: int, is_gm: bool
@@ -268,13 +265,14 @@ class ConflictInvokes(ConflictBase):
                 )
         return found[:25]
 
-    async def add_stunt(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, value: str
-    ) -> ConflictSnapshot:
+    async def add_stunt(self, click: ClickContext, value: str) -> ConflictSnapshot:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            valid = {c.value for c in await self._stunt_choices_in(session, state, user_id, is_gm)}
+            valid = {
+                c.value
+                for c in await self._stunt_choices_in(session, state, click.user_id, click.is_gm)
+            }
             if value not in valid:
                 raise RuleError(
                     "That stunt does not apply to this roll (or is already on it); "
@@ -293,7 +291,7 @@ class ConflictInvokes(ConflictBase):
             state.add_log(line)
             return line
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
     @staticmethod
     def helper_choices(snapshot: ConflictSnapshot, user_id: int, is_gm: bool) -> list[Choice]:
@@ -329,9 +327,7 @@ class ConflictInvokes(ConflictBase):
                 found.append(choice)
         return found[:25]
 
-    async def teamwork(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, value: str
-    ) -> ConflictSnapshot:
+    async def teamwork(self, click: ClickContext, value: str) -> ConflictSnapshot:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
@@ -340,7 +336,9 @@ class ConflictInvokes(ConflictBase):
             if slot not in rollers:
                 raise RuleError("That roll is already resolved; look at the tracker again.")
             roller = rollers[slot]
-            member = self._require_control(state, helper, user_id, is_gm, "help with them")
+            member = self._require_control(
+                state, helper, click.user_id, click.is_gm, "help with them"
+            )
             state.conflict, _ = rules.support(state.conflict, helper, roller)
             roll = state.roll_in(slot)
             sheet = (await self._sheet_in(session, member)).sheet
@@ -360,7 +358,7 @@ class ConflictInvokes(ConflictBase):
             state.add_log(line)
             return line
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
     async def set_scale(self, channel_id: int, side: str, level: int) -> ConflictSnapshot:
         """The GM sets a side's scale (Mundane 0 .. Godlike 4); it counts from the next roll."""
@@ -404,9 +402,7 @@ class ConflictInvokes(ConflictBase):
                         found.append(Choice(value, label, f"from {member.name}"[:100]))
         return found[:25]
 
-    async def pass_boost(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, value: str
-    ) -> ConflictSnapshot:
+    async def pass_boost(self, click: ClickContext, value: str) -> ConflictSnapshot:
         """Pass a boost (picked from `boost_passes`) from its holder to an ally."""
 
         async def step(
@@ -414,7 +410,7 @@ class ConflictInvokes(ConflictBase):
         ) -> str:
             assert row.id is not None
             seen = ConflictSnapshot(row.id, row.version, row.channel_id, None, state)
-            if value not in {c.value for c in self.boost_passes(seen, user_id, is_gm)}:
+            if value not in {c.value for c in self.boost_passes(seen, click.user_id, click.is_gm)}:
                 raise RuleError("That boost cannot be passed any more; press Pass a boost again.")
             key, giver, ally = value.split("|")
             aspect = next(a for a in state.aspects if a.id == key)
@@ -426,4 +422,4 @@ class ConflictInvokes(ConflictBase):
             state.add_log(line)
             return line
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)

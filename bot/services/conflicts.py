@@ -32,6 +32,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     save_character_in,
 )
+from bot.services.clicks import ClickContext
 from bot.services.conflict_actions import ConflictActions
 from bot.services.conflict_invokes import ConflictInvokes
 from bot.services.conflict_state import (
@@ -166,27 +167,27 @@ class ConflictService(ConflictActions, ConflictInvokes):
         return [p.name for p in eligible if wanted in p.name.casefold()][:25]
 
     # ------------------------------------------------------------------ turn order
-    async def pick_next(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, next_id: str
-    ) -> ConflictSnapshot:
+    async def pick_next(self, click: ClickContext, next_id: str) -> ConflictSnapshot:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
             c = state.conflict
             state.require_no_action()
             if c.phase is Phase.CHOOSING_NEXT:
-                if not is_gm:
+                if not click.is_gm:
                     raise RuleError("The GM picks who acts next now.")
                 c, events = rules.gm_pick_next(c, next_id)
             else:
-                self._require_control(state, c.current, user_id, is_gm, "pick who acts next")
+                self._require_control(
+                    state, c.current, click.user_id, click.is_gm, "pick who acts next"
+                )
                 assert c.current is not None
                 c, events = rules.end_turn(c, c.current, next_id)
             state.conflict = c
             state.add_log(*events_text(state, events))
             return f"{state.name(next_id)} acts next."
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
     async def pass_turn(
         self, channel_id: int, user_id: int, is_gm: bool, who: str | None
@@ -206,22 +207,19 @@ class ConflictService(ConflictActions, ConflictInvokes):
             target = eligible[0].id
         else:
             raise RuleError("Nobody is left to act in this conflict.")
-        return await self.pick_next(conflict_id, None, user_id, is_gm, target)
+        return await self.pick_next(ClickContext(conflict_id, None, user_id, is_gm), target)
 
     # ------------------------------------------------------------------ attack and defence
     async def attack(
         self,
-        conflict_id: int,
-        version: int | None,
-        user_id: int,
-        is_gm: bool,
+        click: ClickContext,
         target: str,
         skill: str,
     ) -> ConflictSnapshot:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            attacker, actor = self._acting(state, user_id, is_gm, "attack now")
+            attacker, actor = self._acting(state, click.user_id, click.is_gm, "attack now")
             c = state.conflict
             rules.attack(c, actor, target, 0)  # validate before rolling
             sheet = (await self._sheet_in(session, attacker)).sheet
@@ -241,18 +239,18 @@ class ConflictService(ConflictActions, ConflictInvokes):
             state.add_log(line)
             return line
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
-    async def defend(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, skill: str
-    ) -> ConflictSnapshot:
+    async def defend(self, click: ClickContext, skill: str) -> ConflictSnapshot:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
             c = state.conflict
             if c.phase is not Phase.DEFENDING or c.pending is None:
                 raise RuleError("There is no attack waiting for a defence.")
-            defender = self._require_control(state, c.pending.defender, user_id, is_gm, "defend")
+            defender = self._require_control(
+                state, c.pending.defender, click.user_id, click.is_gm, "defend"
+            )
             sheet = (await self._sheet_in(session, defender)).sheet
             name, rating = resolve_skill(sheet, skill)
             roll, _ = make_roll(
@@ -275,11 +273,9 @@ class ConflictService(ConflictActions, ConflictInvokes):
             state.add_log(line)
             return line
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
-    async def resolve(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
-    ) -> ConflictSnapshot:
+    async def resolve(self, click: ClickContext) -> ConflictSnapshot:
         """Both dice are down and the invokes are in: compare the efforts."""
 
         async def step(
@@ -290,7 +286,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
             if c.phase is not Phase.DEFENDING or pending is None or state.defence_roll is None:
                 raise RuleError("The defender has not rolled yet; press Defend first.")
             allowed = [
-                state.members[x].controlled_by(user_id, is_gm)
+                state.members[x].controlled_by(click.user_id, click.is_gm)
                 for x in (pending.attacker, pending.defender)
             ]
             if not any(allowed):
@@ -300,28 +296,28 @@ class ConflictService(ConflictActions, ConflictInvokes):
             state.add_log(*lines)
             return " ".join(lines)
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
     # ------------------------------------------------------------------ invokes
 
     # ------------------------------------------------------------------ stunts, teamwork, scale
 
-    async def trade_for_boost(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
-    ) -> ConflictSnapshot:
+    async def trade_for_boost(self, click: ClickContext) -> ConflictSnapshot:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
             pending = state.conflict.pending
             if pending is None:
                 raise RuleError("There is no hit waiting to be absorbed.")
-            self._require_control(state, pending.attacker, user_id, is_gm, "trade a shift")
+            self._require_control(
+                state, pending.attacker, click.user_id, click.is_gm, "trade a shift"
+            )
             state.conflict, events = rules.trade_shift_for_boost(state.conflict, pending.attacker)
             lines = self._after_resolution(state, events)
             state.add_log(*lines)
             return " ".join(lines)
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
     # ------------------------------------------------------------------ absorbing
     @staticmethod
@@ -331,27 +327,24 @@ class ConflictService(ConflictActions, ConflictInvokes):
             raise RuleError("There is no hit waiting to be absorbed.")
         return suggest_absorb_options(tracks, state.conflict.harm, pending.shifts, limit=20)
 
-    async def absorb_options(
-        self, conflict_id: int, user_id: int, is_gm: bool
-    ) -> tuple[int, int, list[AbsorbOption]]:
+    async def absorb_options(self, click: ClickContext) -> tuple[int, int, list[AbsorbOption]]:
         """(version, shifts, options) for the defender's choice."""
         async with self.db.session() as session:
-            row = await load_encounter_in(session, conflict_id, "conflict")
+            row = await load_encounter_in(session, click.ident, "conflict")
             state = self._state(row)
             pending = state.conflict.pending
             if pending is None or state.conflict.phase is not Phase.ABSORBING:
                 raise RuleError("There is no hit waiting to be absorbed.")
-            member = self._require_control(state, pending.defender, user_id, is_gm, "take the hit")
+            member = self._require_control(
+                state, pending.defender, click.user_id, click.is_gm, "take the hit"
+            )
             tracks = (await self._sheet_in(session, member)).sheet.tracks
             options = absorb_menu(self._options(state, tracks), tracks)
             return row.version, pending.shifts, options
 
     async def absorb(
         self,
-        conflict_id: int,
-        version: int | None,
-        user_id: int,
-        is_gm: bool,
+        click: ClickContext,
         index: int,
         texts: list[str],
     ) -> ConflictSnapshot:
@@ -361,7 +354,9 @@ class ConflictService(ConflictActions, ConflictInvokes):
             pending = state.conflict.pending
             if pending is None or state.conflict.phase is not Phase.ABSORBING:
                 raise RuleError("There is no hit waiting to be absorbed.")
-            member = self._require_control(state, pending.defender, user_id, is_gm, "take the hit")
+            member = self._require_control(
+                state, pending.defender, click.user_id, click.is_gm, "take the hit"
+            )
             record = await self._sheet_in(session, member)
             options = self._options(state, record.sheet.tracks)
             if not 0 <= index < len(options):
@@ -390,11 +385,9 @@ class ConflictService(ConflictActions, ConflictInvokes):
             state.add_log(*lines)
             return " ".join(lines)
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
-    async def undo_absorb(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool
-    ) -> ConflictSnapshot:
+    async def undo_absorb(self, click: ClickContext) -> ConflictSnapshot:
         """Put back the last absorb (boxes, consequences, the hit waiting again): the target
         of the hit or the GM, while nobody has acted in the conflict since."""
 
@@ -408,7 +401,9 @@ class ConflictService(ConflictActions, ConflictInvokes):
                     "again in the conflict. The GM can still fix a sheet with `/character edit box` "
                     "or `/character edit consequence`."
                 )
-            member = self._require_control(state, undo.defender, user_id, is_gm, "undo it")
+            member = self._require_control(
+                state, undo.defender, click.user_id, click.is_gm, "undo it"
+            )
             record = await self._sheet_in(session, member)
             if record.sheet.tracks != undo.tracks:
                 tracks = {"tracks": undo.tracks}
@@ -422,7 +417,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
             state.add_log(line)
             return line
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
     # ------------------------------------------------------------------ other actions
 
@@ -457,13 +452,11 @@ class ConflictService(ConflictActions, ConflictInvokes):
         targets.sort(key=lambda choice: c.combatant(choice.value).side == own_side)
         return targets
 
-    async def concede(
-        self, conflict_id: int, version: int | None, user_id: int, is_gm: bool, who: str
-    ) -> ConflictSnapshot:
+    async def concede(self, click: ClickContext, who: str) -> ConflictSnapshot:
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            self._require_control(state, who, user_id, is_gm, "concede for them")
+            self._require_control(state, who, click.user_id, click.is_gm, "concede for them")
             if state.action is not None and state.action.actor == who:
                 raise RuleError(
                     "The dice are already rolled for this action; concede before your next roll."
@@ -473,7 +466,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
             state.add_log(*lines)
             return " ".join(lines)
 
-        return await self._act_with_campaign(conflict_id, version, step)
+        return await self._act_with_campaign(click.ident, click.version, step)
 
     def concede_choices(
         self, snapshot: ConflictSnapshot, user_id: int, is_gm: bool

@@ -39,6 +39,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     save_character_in,
 )
+from bot.services.clicks import ClickContext
 from bot.services.encounters import (
     HIDDEN_NAME,
     AbsorbOption,
@@ -229,32 +230,27 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             raise RuleError(f"Only {member.name}'s player or the GM can do that.")
         return member
 
-    async def teamwork(
-        self, contest_id: int, version: int | None, user_id: int, is_gm: bool, key: str
-    ) -> ContestSnapshot:
+    async def teamwork(self, click: ClickContext, key: str) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
             state.require_no_hits()
-            member = self._control(state, key, user_id, is_gm)
+            member = self._control(state, key, click.user_id, click.is_gm)
             side = state.side_of(key)
             state.contest, _ = rules.add_teamwork(state.contest, side.key, key)
             line = f"{member.name} helps {side.name} (teamwork, +1 with Average or better)."
             state.add_log(line)
             return line
 
-        return await self._act(contest_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
     async def roll(
         self,
-        contest_id: int,
-        version: int | None,
-        user_id: int,
-        is_gm: bool,
+        click: ClickContext,
         key: str,
         skill: str,
     ) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
             state.require_no_hits()
-            member = self._control(state, key, user_id, is_gm)
+            member = self._control(state, key, click.user_id, click.is_gm)
             if key in state.out:
                 raise RuleError(f"{member.name} was taken out; someone else rolls for the side.")
             side = state.side_of(key)
@@ -292,7 +288,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             state.add_log(*lines)
             return " ".join(lines)
 
-        return await self._act(contest_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
     def _try_resolve(self, state: ContestState, twist: str | None = None) -> list[str]:
         draft = state.contest.exchange
@@ -343,12 +339,10 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 lines += [e.text for e in events]
         return lines
 
-    async def resolve(
-        self, contest_id: int, version: int | None, user_id: int, is_gm: bool
-    ) -> ContestSnapshot:
+    async def resolve(self, click: ClickContext) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
-            if not is_gm and not any(
-                m.controlled_by(user_id, is_gm) for m in state.members.values()
+            if not click.is_gm and not any(
+                m.controlled_by(click.user_id, click.is_gm) for m in state.members.values()
             ):
                 raise RuleError("Only the GM or someone in the contest can resolve the exchange.")
             if state.awaiting_twist:
@@ -367,15 +361,12 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             state.add_log(*lines)
             return " ".join(lines)
 
-        return await self._act(contest_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
     # ------------------------------------------------------------------ advantages
     async def advantage(
         self,
-        contest_id: int,
-        version: int | None,
-        user_id: int,
-        is_gm: bool,
+        click: ClickContext,
         key: str,
         skill: str,
         difficulty: str,
@@ -388,7 +379,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
 
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
             state.require_no_hits()
-            member = self._control(state, key, user_id, is_gm)
+            member = self._control(state, key, click.user_id, click.is_gm)
             side = state.side_of(key)
             if side.key in state.pending_fail:
                 raise RuleError(f"{side.name} must first settle its failed advantage.")
@@ -420,23 +411,27 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             state.add_log(line)
             return line
 
-        return await self._act(contest_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
-    async def settle_failure(
-        self, contest_id: int, version: int | None, user_id: int, is_gm: bool, forfeit: bool
-    ) -> ContestSnapshot:
+    async def settle_failure(self, click: ClickContext, forfeit: bool) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
             mine = [
                 side
                 for side in state.contest.sides
                 if side.key in state.pending_fail
-                and any(state.members[m].controlled_by(user_id, is_gm) for m in side.members)
+                and any(
+                    state.members[m].controlled_by(click.user_id, click.is_gm) for m in side.members
+                )
             ]
             if not mine:
                 raise RuleError("None of your sides has a failed advantage to settle.")
             side = mine[0]
             text = state.pending_fail[side.key]
-            actor = next(m for m in side.members if state.members[m].controlled_by(user_id, is_gm))
+            actor = next(
+                m
+                for m in side.members
+                if state.members[m].controlled_by(click.user_id, click.is_gm)
+            )
             choice = FailedAdvantage.FORFEIT_ROLL if forfeit else FailedAdvantage.GIVE_FREE_INVOKE
             state.contest, events = rules.try_advantage(
                 state.contest, side.key, actor, OutcomeKind.FAIL, choice
@@ -458,7 +453,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             state.add_log(line)
             return line
 
-        return await self._act(contest_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
     # ------------------------------------------------------------------ invokes
     def _invoker(self, state: ContestState, user_id: int, is_gm: bool) -> tuple[str, str]:
@@ -474,13 +469,11 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 return side_key, side_roll.roller
         raise RuleError("Your side has not rolled this exchange; invoke after your roll.")
 
-    async def invoke_choices(
-        self, contest_id: int, user_id: int, is_gm: bool
-    ) -> tuple[str, list[Choice]]:
+    async def invoke_choices(self, click: ClickContext) -> tuple[str, list[Choice]]:
         async with self.db.session() as session:
-            row = await load_encounter_in(session, contest_id, "contest")
+            row = await load_encounter_in(session, click.ident, "contest")
             state = self._state(row)
-            side_key, roller = self._invoker(state, user_id, is_gm)
+            side_key, roller = self._invoker(state, click.user_id, click.is_gm)
             campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
             choices = await self._choices_in(session, campaign, row, state, side_key, roller)
             return state.name(roller), choices
@@ -542,13 +535,11 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             await pay_invoke_point_in(session, campaign, row.channel_id, record, user_id, note)
         return name
 
-    async def invoke(
-        self, contest_id: int, version: int | None, user_id: int, is_gm: bool, choice: str
-    ) -> ContestSnapshot:
+    async def invoke(self, click: ClickContext, choice: str) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
             if state.awaiting_twist:
                 raise RuleError("The exchange is already a tie waiting for the GM's twist.")
-            side_key, roller = self._invoker(state, user_id, is_gm)
+            side_key, roller = self._invoker(state, click.user_id, click.is_gm)
             campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
             valid = {
                 c.value
@@ -559,7 +550,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             payment, key = choice.split("|", 1)
             member = state.members[roller]
             name = await self._pay_for_invoke_in(
-                session, campaign, row, state, (side_key, member), key, payment, user_id
+                session, campaign, row, state, (side_key, member), key, payment, click.user_id
             )
             side_roll = state.rolls.get(side_key)
             if side_roll is None:
@@ -567,7 +558,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             side_roll, _ = apply_invoke(
                 side_roll,
                 self.dice(),
-                invoker_id=user_id,
+                invoker_id=click.user_id,
                 invoker_name=member.name,
                 aspect_key=key,
                 aspect_name=name,
@@ -592,7 +583,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             state.add_log(line)
             return line
 
-        return await self._act(contest_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
     # ------------------------------------------------------------------ hits
     @staticmethod
@@ -605,14 +596,12 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
         names = ", ".join(state.name(h.victim) for h in state.hits)
         raise RuleError(f"The hits waiting are for {names}; their players or the GM take them.")
 
-    async def absorb_options(
-        self, contest_id: int, user_id: int, is_gm: bool
-    ) -> tuple[str, int, list[AbsorbOption]]:
+    async def absorb_options(self, click: ClickContext) -> tuple[str, int, list[AbsorbOption]]:
         """(victim's name, shifts, options) for the first hit the user can take."""
         async with self.db.session() as session:
-            row = await load_encounter_in(session, contest_id, "contest")
+            row = await load_encounter_in(session, click.ident, "contest")
             state = self._state(row)
-            hit = self._hit_for(state, user_id, is_gm)
+            hit = self._hit_for(state, click.user_id, click.is_gm)
             tracks = (
                 await get_character_in(session, state.members[hit.victim].character_id)
             ).sheet.tracks
@@ -621,15 +610,12 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
 
     async def absorb(
         self,
-        contest_id: int,
-        version: int | None,
-        user_id: int,
-        is_gm: bool,
+        click: ClickContext,
         index: int,
         texts: list[str],
     ) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
-            hit = self._hit_for(state, user_id, is_gm)
+            hit = self._hit_for(state, click.user_id, click.is_gm)
             record = await get_character_in(session, state.members[hit.victim].character_id)
             tracks = record.sheet.tracks
             choices = suggest_absorb_options(tracks, state.harm, hit.shifts, limit=20)
@@ -666,7 +652,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             state.add_log(*lines)
             return " ".join(lines)
 
-        return await self._act(contest_id, version, step)
+        return await self._act(click.ident, click.version, step)
 
     async def twist(self, contest_id: int, version: int | None, aspect: str) -> ContestSnapshot:
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:

@@ -10,5 +10,10 @@ if TYPE_CHECKING:
     from bot.client import FateTableBot
 
 
+def as_bot(client: discord.Client) -> FateTableBot:
+    """The client discord.py hands a cog (always this bot's one instance)."""
+    return cast("FateTableBot", client)
+
+
 def bot_of(interaction: discord.Interaction) -> FateTableBot:
-    return cast("FateTableBot", interaction.client)
+    return as_bot(interaction.client)

@@ -4,7 +4,7 @@ service and the character-name autocomplete.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -12,19 +12,23 @@ from discord import app_commands
 from bot.errors import RuleError
 from bot.services.characters import Actor, CharacterService, get_service
 from bot.ui.common import clip
+from cogs.common.bot_of import as_bot, bot_of
 from cogs.common.permissions import member_is_gm
+
+if TYPE_CHECKING:
+    pass
 
 Choice = app_commands.Choice
 
 
-async def actor_of(bot: Any, interaction: discord.Interaction) -> Actor:
+async def actor_of(bot: discord.Client, interaction: discord.Interaction) -> Actor:
     if interaction.guild_id is None or interaction.channel_id is None:
         raise RuleError("Characters live in a server's campaign; use this in a server channel.")
     return Actor(
         interaction.guild_id,
         interaction.channel_id,
         interaction.user.id,
-        await member_is_gm(bot, interaction),
+        await member_is_gm(as_bot(bot), interaction),
     )
 
 
@@ -61,7 +65,7 @@ async def character_list_autocomplete(
     NPCs are offered to the GM only (a player never learns an NPC's name this way)."""
     if interaction.guild_id is None or interaction.channel_id is None:
         return []
-    bot: Any = interaction.client
+    bot = bot_of(interaction)
     campaign = await bot.campaigns.current(interaction.guild_id, interaction.channel_id)
     names = await bot.campaigns.character_names(campaign.id)
     gm = await member_is_gm(bot, interaction)

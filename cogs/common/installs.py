@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
+from discord.ext import commands
 
 from cogs.common.errors import send_ephemeral
 
@@ -49,7 +50,7 @@ def server_only_text(name: str) -> str:
     )
 
 
-def install_server_only_answer(bot: Any) -> None:
+def install_server_only_answer(bot: commands.bot.BotBase) -> None:
     tree: app_commands.CommandTree[Any] = bot.tree
 
     async def check(interaction: discord.Interaction) -> bool:

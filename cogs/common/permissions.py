@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import discord
 
 from bot.permissions import is_gm
 from cogs.common.errors import NotAllowed
 
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
 
-async def member_is_gm(bot: Any, interaction: discord.Interaction) -> bool:
+
+async def member_is_gm(bot: FateTableBot, interaction: discord.Interaction) -> bool:
     member = interaction.user
     if interaction.guild is None or not isinstance(member, discord.Member):
         return False
@@ -23,7 +26,7 @@ async def member_is_gm(bot: Any, interaction: discord.Interaction) -> bool:
     )
 
 
-async def require_gm(bot: Any, interaction: discord.Interaction, doing: str) -> None:
+async def require_gm(bot: FateTableBot, interaction: discord.Interaction, doing: str) -> None:
     if not await member_is_gm(bot, interaction):
         raise NotAllowed(
             f"Only the GM can {doing}. Ask a server admin to give you the GM role "

@@ -20,6 +20,7 @@ from discord.ext import commands
 
 from bot.errors import RuleError
 from bot.services.challenges import ChallengeSnapshot
+from bot.services.clicks import ClickContext
 from bot.services.conflict_state import ConflictSnapshot
 from bot.services.conflicts import ConflictService
 from bot.services.contests import ContestService, ContestSnapshot
@@ -276,16 +277,13 @@ class FormModal(SafeModal):
 
 
 @dataclass(frozen=True)
-class Click:
-    """One click on a tracker: the interaction, the encounter and version it was drawn for, and
-    who clicked (a GM or not)."""
+class Click(ClickContext):
+    """One click on a tracker: the encounter and version it was drawn for and who clicked (a GM
+    or not), which is what the services take, plus the interaction and the custom-id prefix."""
 
+    version: int  # a tracker's click always carries the version it was drawn for
     interaction: discord.Interaction
     prefix: str
-    ident: int
-    version: int
-    user_id: int
-    is_gm: bool
 
     def menu(
         self, action: TrackerAction, placeholder: str, choices: list[Choice]
@@ -373,7 +371,7 @@ class TrackerCog(commands.Cog):
     async def click(self, interaction: discord.Interaction, ident: int, version: int) -> Click:
         prefix = PREFIX[self.service.kind]
         gm = await self._is_gm(interaction)
-        return Click(interaction, prefix, ident, version, interaction.user.id, gm)
+        return Click(ident, version, interaction.user.id, gm, interaction, prefix)
 
     async def publish(self, interaction: discord.Interaction, snapshot: Snapshot) -> None:
         """Post a new pinned tracker as the public answer to a slash command."""
@@ -520,26 +518,26 @@ class TrackerCog(commands.Cog):
         self, click: Click, service: ConflictService | ContestService, value: str
     ) -> None:
         """Apply the picked way to take a hit, first asking for the consequences' names."""
-        interaction, ident, version = click.interaction, click.ident, click.version
-        user, gm = click.user_id, click.is_gm
-        _, _, options = await service.absorb_options(ident, user, gm)
+        _, _, options = await service.absorb_options(click)
         index = int(value) if value.isdigit() else -1
         option = next((o for o in options if o.index == index), None)
         if option is None:
             raise RuleError("That choice is gone; press Take the hit again.")
         needing = option.slots_needing_text
         if not needing:
-            snap = await service.absorb(ident, version, user, gm, index, [])
-            await self.answer(interaction, snap, snap.message)
+            snap = await service.absorb(click, index, [])
+            await self.answer(click.interaction, snap, snap.message)
             return
 
         async def absorbed(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
             texts = [values[f"c{i}"] for i in range(len(needing))]
-            result = await service.absorb(ident, version, user, gm, index, texts)
+            result = await service.absorb(click, index, texts)
             await self.answer(modal_interaction, result, result.message)
 
         fields = [(f"c{i}", label, "", 80) for i, label in enumerate(needing)]
-        await interaction.response.send_modal(FormModal("Name the consequence", fields, absorbed))
+        await click.interaction.response.send_modal(
+            FormModal("Name the consequence", fields, absorbed)
+        )
 
     async def _name_list_ac(
         self, interaction: discord.Interaction, current: str

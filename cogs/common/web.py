@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 import discord
 
 from bot.errors import RuleError
+from bot.services.web import WebLink, WebService
+from cogs.common.bot_of import as_bot
+
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
 
 
-def web_service(bot: Any) -> Any:
+def web_service(bot: FateTableBot) -> WebService:
     """The bot's WebService; a sentence when the host did not turn the web view on."""
-    service = getattr(bot, "web", None)
+    service = bot.web
     if service is None:
         raise RuleError(
             "The web view is off on this bot: whoever runs it can turn it on with the "
@@ -21,14 +26,14 @@ def web_service(bot: Any) -> Any:
     return service
 
 
-def link_text(bot: Any, link: Any, what: str) -> str:
+def link_text(bot: discord.Client, link: WebLink, what: str) -> str:
     """The link, what it shows and until when."""
     until = datetime.fromtimestamp(link.expires_at, UTC).strftime("%Y-%m-%d")
-    return f"{what}\n<{bot.web_url(link.token)}>\nIt works until {until}."
+    return f"{what}\n<{as_bot(bot).web_url(link.token)}>\nIt works until {until}."
 
 
 async def answer_with_link(
-    interaction: discord.Interaction, link: Any, *, revoked: str | None, what: str, command: str
+    interaction: discord.Interaction, link: WebLink, *, revoked: str | None, what: str, command: str
 ) -> None:
     """The private answer of `/campaign web` and `/character web`: what was revoked (if
     anything), what the page shows, the link, until when, and how to end the links."""

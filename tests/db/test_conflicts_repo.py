@@ -22,6 +22,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
 )
 from bot.services.challenges import ChallengeService, parse_tasks
+from bot.services.clicks import ClickContext
 from bot.services.conflicts import ConflictService
 from bot.services.contests import ContestService
 
@@ -86,15 +87,17 @@ async def test_double_click_applies_once(db: Database) -> None:
         GUILD, CHANNEL, GM, ConflictKind.PHYSICAL, ["Harry", "Brute"], "Brute", []
     )
     harry = str(people["harry"].id)
-    moved = await service.pick_next(snap.id, snap.version, GM, True, harry)
+    moved = await service.pick_next(ClickContext(snap.id, snap.version, GM, True), harry)
     assert moved.version == snap.version + 1
     with pytest.raises(StaleError):
-        await service.pick_next(snap.id, snap.version, GM, True, harry)
+        await service.pick_next(ClickContext(snap.id, snap.version, GM, True), harry)
     async with db.session() as s:
         row = await s.get(EncounterRow, snap.id)
         assert row is not None and row.version == moved.version
     with pytest.raises(RuleError, match="Only Harry's player or the GM"):
-        await service.pick_next(snap.id, moved.version, GM + 99, False, str(people["brute"].id))
+        await service.pick_next(
+            ClickContext(snap.id, moved.version, GM + 99, False), str(people["brute"].id)
+        )
 
 
 async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
@@ -105,51 +108,57 @@ async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
     snap = await service.start(
         GUILD, CHANNEL, GM, ConflictKind.PHYSICAL, ["Harry", "Brute"], "Brute", []
     )
-    snap = await service.attack(snap.id, snap.version, GM, True, harry, "Fight")
+    snap = await service.attack(ClickContext(snap.id, snap.version, GM, True), harry, "Fight")
     assert snap.conflict.phase is Phase.DEFENDING
-    snap = await service.defend(snap.id, snap.version, ALICE, False, "Athletics")
+    snap = await service.defend(ClickContext(snap.id, snap.version, ALICE, False), "Athletics")
     with pytest.raises(RuleError, match="already rolled"):
-        await service.defend(snap.id, snap.version, ALICE, False, "Athletics")
-    snap = await service.resolve(snap.id, snap.version, ALICE, False)
+        await service.defend(ClickContext(snap.id, snap.version, ALICE, False), "Athletics")
+    snap = await service.resolve(ClickContext(snap.id, snap.version, ALICE, False))
     assert snap.conflict.pending is not None and snap.conflict.pending.shifts == 5
     # After the resolution the defender can still invoke (a fate point on his high concept).
-    name, choices = await service.invoke_choices(snap.id, ALICE, False)
+    name, choices = await service.invoke_choices(ClickContext(snap.id, None, ALICE, False))
     assert name == "Harry"
     own = next(c for c in choices if c.label == "Fate point: Wizard detective")
-    snap = await service.invoke(snap.id, snap.version, ALICE, False, own.value)
+    snap = await service.invoke(ClickContext(snap.id, snap.version, ALICE, False), own.value)
     assert snap.conflict.pending is not None and snap.conflict.pending.shifts == 3
-    snap = await service.trade_for_boost(snap.id, snap.version, GM, True)
+    snap = await service.trade_for_boost(ClickContext(snap.id, snap.version, GM, True))
     assert snap.conflict.pending is not None and snap.conflict.pending.shifts == 2
     assert [a.text for a in snap.state.aspects if a.kind.value == "boost"] == ["Momentum for Brute"]
-    version, shifts, options = await service.absorb_options(snap.id, ALICE, False)
+    version, shifts, options = await service.absorb_options(
+        ClickContext(snap.id, None, ALICE, False)
+    )
     assert shifts == 2 and options[-1].label.startswith("Taken out")
     moderate = next(o for o in options if o.label.startswith("Moderate"))
     with pytest.raises(RuleError, match="Name the"):
-        await service.absorb(snap.id, version, ALICE, False, moderate.index, [""])
-    snap = await service.absorb(snap.id, version, ALICE, False, moderate.index, ["Cracked ribs"])
-    snap = await service.pick_next(snap.id, snap.version, GM, True, harry)
+        await service.absorb(ClickContext(snap.id, version, ALICE, False), moderate.index, [""])
+    snap = await service.absorb(
+        ClickContext(snap.id, version, ALICE, False), moderate.index, ["Cracked ribs"]
+    )
+    snap = await service.pick_next(ClickContext(snap.id, snap.version, GM, True), harry)
     # Harry attacks: Fight 2 - 1 = 1 vs Brute Athletics 0 + [+][+][+][+] = 4: defended with style
     dice = Dice(0, 0, 0, -1, 1, 1, 1, 1)
     service.dice.factory = lambda: dice
-    snap = await service.attack(snap.id, snap.version, ALICE, False, brute, "Fight")
-    snap = await service.defend(snap.id, snap.version, GM, True, "Athletics")
-    snap = await service.resolve(snap.id, snap.version, ALICE, False)
+    snap = await service.attack(ClickContext(snap.id, snap.version, ALICE, False), brute, "Fight")
+    snap = await service.defend(ClickContext(snap.id, snap.version, GM, True), "Athletics")
+    snap = await service.resolve(ClickContext(snap.id, snap.version, ALICE, False))
     assert snap.conflict.phase is Phase.ACTING
     assert "Sure footing for Brute" in [a.text for a in snap.state.aspects]
-    snap = await service.pick_next(snap.id, snap.version, ALICE, False, brute)
+    snap = await service.pick_next(ClickContext(snap.id, snap.version, ALICE, False), brute)
     # Brute attacks again and pays a fate point to invoke Harry's consequence: a hostile invoke.
     dice.queue = [0, 0, 0, 0, 0, 0, 0, 0]
-    snap = await service.attack(snap.id, snap.version, GM, True, harry, "Fight")
-    _, offered = await service.invoke_choices(snap.id, GM, True)
+    snap = await service.attack(ClickContext(snap.id, snap.version, GM, True), harry, "Fight")
+    _, offered = await service.invoke_choices(ClickContext(snap.id, None, GM, True))
     ribs = next(c for c in offered if c.label == "Fate point: Cracked ribs")
-    snap = await service.invoke(snap.id, snap.version, GM, True, ribs.value)
+    snap = await service.invoke(ClickContext(snap.id, snap.version, GM, True), ribs.value)
     assert snap.conflict.pending is not None and snap.conflict.pending.attack_effort == 5
-    snap = await service.defend(snap.id, snap.version, ALICE, False, "Athletics")
-    snap = await service.resolve(snap.id, snap.version, GM, True)
-    _, _, options = await service.absorb_options(snap.id, ALICE, False)
-    snap = await service.absorb(snap.id, snap.version, ALICE, False, options[0].index, ["Dazed"])
-    snap = await service.pick_next(snap.id, snap.version, GM, True, harry)
-    snap = await service.concede(snap.id, snap.version, ALICE, False, harry)
+    snap = await service.defend(ClickContext(snap.id, snap.version, ALICE, False), "Athletics")
+    snap = await service.resolve(ClickContext(snap.id, snap.version, GM, True))
+    _, _, options = await service.absorb_options(ClickContext(snap.id, None, ALICE, False))
+    snap = await service.absorb(
+        ClickContext(snap.id, snap.version, ALICE, False), options[0].index, ["Dazed"]
+    )
+    snap = await service.pick_next(ClickContext(snap.id, snap.version, GM, True), harry)
+    snap = await service.concede(ClickContext(snap.id, snap.version, ALICE, False), harry)
     assert snap.conflict.phase is Phase.ENDED
     async with db.session() as s:
         entries = (await s.exec(select(FatePointEntry))).all()
@@ -166,7 +175,7 @@ async def test_hostile_invoke_boosts_and_payouts(db: Database) -> None:
     assert harry_after.sheet.fate_points == 3 - 1 + 1 + 1 + consequences
     assert brute_after.sheet.fate_points == 2
     with pytest.raises(RuleError, match="over"):
-        await service.concede(snap.id, snap.version, ALICE, False, harry)
+        await service.concede(ClickContext(snap.id, snap.version, ALICE, False), harry)
 
 
 async def test_contest_and_challenge_services(db: Database) -> None:
@@ -179,27 +188,29 @@ async def test_contest_and_challenge_services(db: Database) -> None:
         GUILD, CHANNEL, GM, [("Harry", "escape"), ("Brute", "")], 1, harming="a"
     )
     harry, brute = str(people["harry"].id), str(people["brute"].id)
-    snap = await contests.roll(snap.id, snap.version, ALICE, False, harry, "Athletics")
+    snap = await contests.roll(
+        ClickContext(snap.id, snap.version, ALICE, False), harry, "Athletics"
+    )
     with pytest.raises(StaleError):
-        await contests.roll(snap.id, snap.version - 1, GM, True, brute, "Athletics")
-    snap = await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
+        await contests.roll(ClickContext(snap.id, snap.version - 1, GM, True), brute, "Athletics")
+    snap = await contests.roll(ClickContext(snap.id, snap.version, GM, True), brute, "Athletics")
     assert snap.state.contest.winner is None and snap.state.everyone_rolled()
     with pytest.raises(RuleError, match="Only the GM or someone"):
-        await contests.resolve(snap.id, snap.version, GM + 99, False)
-    snap = await contests.resolve(snap.id, snap.version, ALICE, False)
+        await contests.resolve(ClickContext(snap.id, snap.version, GM + 99, False))
+    snap = await contests.resolve(ClickContext(snap.id, snap.version, ALICE, False))
     assert snap.state.contest.winner == "s1"
     assert "Brute takes a 6-shift hit from Harry" in snap.message
     with pytest.raises(RuleError, match="First Brute takes the 6-shift hit"):
-        await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
+        await contests.roll(ClickContext(snap.id, snap.version, GM, True), brute, "Athletics")
     with pytest.raises(RuleError, match="their players or the GM"):
-        await contests.absorb_options(snap.id, GM + 99, False)
-    victim, shifts, options = await contests.absorb_options(snap.id, GM, True)
+        await contests.absorb_options(ClickContext(snap.id, None, GM + 99, False))
+    victim, shifts, options = await contests.absorb_options(ClickContext(snap.id, None, GM, True))
     assert (victim, shifts) == ("Brute", 6)
     out = next(o.index for o in options if o.label.startswith("Taken out"))
-    snap = await contests.absorb(snap.id, snap.version, GM, True, out, [])
+    snap = await contests.absorb(ClickContext(snap.id, snap.version, GM, True), out, [])
     assert snap.state.out == [brute] and not snap.state.hits
     with pytest.raises(RuleError, match="over"):
-        await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
+        await contests.roll(ClickContext(snap.id, snap.version, GM, True), brute, "Athletics")
 
     challenges = ChallengeService(db, conflicts.dice)
     assert parse_tasks("Lore:3, Will:Great:hold on") == [("Lore", 3, ""), ("Will", 4, "hold on")]
@@ -208,14 +219,14 @@ async def test_contest_and_challenge_services(db: Database) -> None:
     made = await challenges.start(GUILD, CHANNEL, GM, parse_tasks("Will:2"), "Hold the door")
     made = await challenges.assign(CHANNEL, 1, "Harry")
     with pytest.raises(RuleError, match="Harry's"):
-        await challenges.roll(made.id, made.version, GM + 99, False, "t1")
-    rolled = await challenges.roll(made.id, made.version, ALICE, False, "t1")
+        await challenges.roll(ClickContext(made.id, made.version, GM + 99, False), "t1")
+    rolled = await challenges.roll(ClickContext(made.id, made.version, ALICE, False), "t1")
     assert not rolled.state.complete and "t1" in rolled.state.rolls
     with pytest.raises(RuleError, match="keep it before reassigning"):
         await challenges.assign(CHANNEL, 1, "Harry")
     with pytest.raises(RuleError, match="Harry's"):
-        await challenges.keep(made.id, rolled.version, GM + 99, False, "t1")
-    done = await challenges.keep(made.id, rolled.version, ALICE, False, "t1")
+        await challenges.keep(ClickContext(made.id, rolled.version, GM + 99, False), "t1")
+    done = await challenges.keep(ClickContext(made.id, rolled.version, ALICE, False), "t1")
     assert done.state.complete and not done.state.rolls
     async with db.session() as s:
         row = await s.get(EncounterRow, done.id)
@@ -232,9 +243,9 @@ async def test_conflict_aspects_are_offered_to_other_features(db: Database) -> N
         GUILD, CHANNEL, GM, ConflictKind.PHYSICAL, ["Harry", "Brute"], "Harry", []
     )
     snap = await service.create_advantage(
-        snap.id, snap.version, ALICE, False, "Fight", "Fair", "Pinned down"
+        ClickContext(snap.id, snap.version, ALICE, False), "Fight", "Fair", "Pinned down"
     )
-    snap = await service.resolve_action(snap.id, snap.version, ALICE, False)
+    snap = await service.resolve_action(ClickContext(snap.id, snap.version, ALICE, False))
     harry_holder = f"char:{people['harry'].id}"
     async with db.session() as s:
         campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
@@ -348,18 +359,22 @@ async def test_a_side_taken_out_in_a_contest_forfeits_its_rolls(db: Database) ->
     contests = ContestService(db, conflicts.dice)
     snap = await contests.start(GUILD, CHANNEL, GM, [("Harry", ""), ("Brute", "")], 3, "a")
     harry, brute = str(people["harry"].id), str(people["brute"].id)
-    snap = await contests.roll(snap.id, snap.version, ALICE, False, harry, "Athletics")
-    snap = await contests.roll(snap.id, snap.version, GM, True, brute, "Athletics")
-    snap = await contests.resolve(snap.id, snap.version, ALICE, False)
+    snap = await contests.roll(
+        ClickContext(snap.id, snap.version, ALICE, False), harry, "Athletics"
+    )
+    snap = await contests.roll(ClickContext(snap.id, snap.version, GM, True), brute, "Athletics")
+    snap = await contests.resolve(ClickContext(snap.id, snap.version, ALICE, False))
     assert [h.shifts for h in snap.state.hits] == [6]
-    _, _, options = await contests.absorb_options(snap.id, GM, True)
+    _, _, options = await contests.absorb_options(ClickContext(snap.id, None, GM, True))
     out = next(o.index for o in options if o.label.startswith("Taken out"))
-    snap = await contests.absorb(snap.id, snap.version, GM, True, out, [])
+    snap = await contests.absorb(ClickContext(snap.id, snap.version, GM, True), out, [])
     assert "nobody left to roll" in snap.message
     assert [c.value for c in contests.members_for(snap, GM, True, rolling=True)] == [harry]
     # Harry rolls alone and marks the last victory.
-    snap = await contests.roll(snap.id, snap.version, ALICE, False, harry, "Athletics")
-    snap = await contests.resolve(snap.id, snap.version, ALICE, False)
+    snap = await contests.roll(
+        ClickContext(snap.id, snap.version, ALICE, False), harry, "Athletics"
+    )
+    snap = await contests.resolve(ClickContext(snap.id, snap.version, ALICE, False))
     assert snap.state.contest.winner == "s1"
 
 
@@ -384,15 +399,17 @@ async def test_an_advantage_on_a_full_aspect_spends_the_action_without_blocking(
         state.aspects = [full]
         row.state_json = state.model_dump_json()
         s.add(row)
-    targets = await service.advantage_targets(snap.id, ALICE, False)
+    targets = await service.advantage_targets(ClickContext(snap.id, None, ALICE, False))
     assert [t.value for t in targets] == ["new", "cf:9:1"]
     snap = await service.create_advantage(
-        snap.id, snap.version, ALICE, False, "Fight", "Fair", "", existing="cf:9:1"
+        ClickContext(snap.id, snap.version, ALICE, False), "Fight", "Fair", "", existing="cf:9:1"
     )
     assert snap.state.action is not None and snap.state.action.aspect_name == "Dust everywhere"
     with pytest.raises(RuleError, match="Resolve the roll"):
-        await service.pick_next(snap.id, snap.version, ALICE, False, str(people["brute"].id))
-    snap = await service.resolve_action(snap.id, snap.version, ALICE, False)
+        await service.pick_next(
+            ClickContext(snap.id, snap.version, ALICE, False), str(people["brute"].id)
+        )
+    snap = await service.resolve_action(ClickContext(snap.id, snap.version, ALICE, False))
     assert "at most 10 free invokes" in snap.message and "action is spent" in snap.message
     assert snap.state.action is None and snap.conflict.action_used
     assert snap.conflict.current == harry
