@@ -35,17 +35,17 @@ class AspectSource(Protocol):
 
     prefix: str
 
-    async def aspects(
+    async def aspects_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
     ) -> list[AspectInPlay]: ...
 
-    async def spend_free_invoke(
+    async def spend_free_invoke_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
     ) -> None:
         """Use one free invoke of `holder` on `key` (a used boost disappears), or raise RuleError."""
         ...
 
-    async def return_free_invoke(
+    async def return_free_invoke_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
     ) -> None:
         """Give `holder` back one free invoke on `key` (a voided roll's), or raise RuleError."""
@@ -60,41 +60,41 @@ def register_source(source: AspectSource) -> None:
     SOURCES[source.prefix] = source
 
 
-async def aspects_in_play(
+async def aspects_in_play_in(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, *, include_hidden: bool
 ) -> list[AspectInPlay]:
     """Every registered source's aspects in this channel, in the caller's transaction."""
     found: list[AspectInPlay] = []
     for source in SOURCES.values():
-        found.extend(await source.aspects(session, campaign, channel_id))
+        found.extend(await source.aspects_in(session, campaign, channel_id))
     return [a for a in found if include_hidden or not a.hidden]
 
 
-async def find_aspect(
+async def find_aspect_in(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str
 ) -> AspectInPlay:
     """The aspect in play with this key; a sentence when it has left play."""
-    for aspect in await aspects_in_play(session, campaign, channel_id, include_hidden=True):
+    for aspect in await aspects_in_play_in(session, campaign, channel_id, include_hidden=True):
         if aspect.key == key:
             return aspect
     raise RuleError("That aspect is no longer in play; pick another one.")
 
 
-async def spend_free_invoke(
+async def spend_free_invoke_in(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
 ) -> None:
     """Spend `holder`'s free invoke on the aspect with this key, wherever it lives."""
     source = SOURCES.get(key.split(":", 1)[0])
     if source is None:
         raise RuleError("That aspect is no longer in play; pick another one.")
-    await source.spend_free_invoke(session, campaign, channel_id, key, holder)
+    await source.spend_free_invoke_in(session, campaign, channel_id, key, holder)
 
 
-async def return_free_invoke(
+async def return_free_invoke_in(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
 ) -> None:
     """Give `holder` back a free invoke on the aspect with this key, or raise RuleError."""
     source = SOURCES.get(key.split(":", 1)[0])
     if source is None:
         raise RuleError("That aspect is no longer in play.")
-    await source.return_free_invoke(session, campaign, channel_id, key, holder)
+    await source.return_free_invoke_in(session, campaign, channel_id, key, holder)

@@ -124,7 +124,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
     async def _in_channel(self, channel_id: int, step: Step) -> ChallengeSnapshot:
         async with self.db.session() as session:
             row = await self._running_in(session, channel_id)
-            return await self._act_on(session, row, None, step)
+            return await self._act_on_in(session, row, None, step)
 
     async def start(
         self,
@@ -302,7 +302,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             task = state.challenge.task(entry.value)
             member = state.members[task.assigned_to or ""]
             head = f"{task.skill}: " if len(waiting) > 1 else ""
-            found = await aspects_in_play.aspects_in_play(
+            found = await aspects_in_play.aspects_in_play_in(
                 session, campaign, row.channel_id, include_hidden=member.is_npc
             )
             ranked = rank_aspects(found, member.name, names)
@@ -322,12 +322,12 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             task_id, payment, key = value.split("|", 2)
             member = self._waiting(state, task_id, click.user_id, click.is_gm)
             campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
-            found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
+            found = await aspects_in_play.find_aspect_in(session, campaign, row.channel_id, key)
             shown = HIDDEN_NAME if found.hidden else found.name  # the log is public
             record = await get_character_in(session, member.character_id)
             if payment == "free":
                 holder = member.holder
-                await aspects_in_play.spend_free_invoke(
+                await aspects_in_play.spend_free_invoke_in(
                     session, campaign, row.channel_id, key, holder
                 )
             else:

@@ -93,7 +93,7 @@ class CharacterAspectSource:
 
     prefix = PREFIX
 
-    async def aspects(
+    async def aspects_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
     ) -> list[AspectInPlay]:
         rows = await session.exec(
@@ -106,10 +106,10 @@ class CharacterAspectSource:
             found.extend(sheet_aspects(CharacterRecord.of(row)))
         return found
 
-    async def spend_free_invoke(
+    async def spend_free_invoke_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
     ) -> None:
-        record, aspect = await self._own_aspect(session, campaign, key, holder)
+        record, aspect = await self._own_aspect_in(session, campaign, key, holder)
         if aspect.free_invokes < 1:
             raise RuleError(
                 f"There is no free invoke left on '{aspect.text}'; pay with a fate point instead."
@@ -118,16 +118,16 @@ class CharacterAspectSource:
             session, record, record.sheet.set_free_invokes(aspect.text, aspect.free_invokes - 1)
         )
 
-    async def return_free_invoke(
+    async def return_free_invoke_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
     ) -> None:
-        record, aspect = await self._own_aspect(session, campaign, key, holder)
+        record, aspect = await self._own_aspect_in(session, campaign, key, holder)
         await save_character_in(
             session, record, record.sheet.set_free_invokes(aspect.text, aspect.free_invokes + 1)
         )
 
     @staticmethod
-    async def _own_aspect(
+    async def _own_aspect_in(
         session: AsyncSession, campaign: CampaignInfo, key: str, holder: str
     ) -> tuple[CharacterRecord, SheetAspect]:
         """The sheet aspect of this key, when `holder` is its own character (the only holder)."""

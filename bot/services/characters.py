@@ -976,7 +976,7 @@ class CharacterService:
         draft = CreationDraft.model_validate_json(row.draft_json)
         return DraftState(row.id, row.user_id, campaign, draft, row.version, resumed)
 
-    async def _draft_row(
+    async def _draft_row_in(
         self, session: AsyncSession, draft_id: int, user_id: int
     ) -> tuple[CharacterDraftRow, CampaignInfo]:
         row = await session.get(CharacterDraftRow, draft_id)
@@ -994,7 +994,7 @@ class CharacterService:
 
     async def get_draft(self, draft_id: int, user_id: int) -> DraftState:
         async with self.db.session() as session:
-            row, campaign = await self._draft_row(session, draft_id, user_id)
+            row, campaign = await self._draft_row_in(session, draft_id, user_id)
             return self._draft_state(row, campaign)
 
     async def update_draft(
@@ -1004,7 +1004,7 @@ class CharacterService:
         change: Callable[[CreationDraft, CampaignInfo, list[CustomEntry]], CreationDraft],
     ) -> DraftState:
         async with self.db.session() as session:
-            row, campaign = await self._draft_row(session, draft_id, user_id)
+            row, campaign = await self._draft_row_in(session, draft_id, user_id)
             draft = CreationDraft.model_validate_json(row.draft_json)
             custom = await self._custom_in(session, campaign.id)
             updated = change(draft, campaign, custom)
@@ -1024,7 +1024,7 @@ class CharacterService:
 
     async def finish_draft(self, draft_id: int, actor: Actor) -> CharacterRecord:
         async with self.db.session() as session:
-            row, campaign = await self._draft_row(session, draft_id, actor.user_id)
+            row, campaign = await self._draft_row_in(session, draft_id, actor.user_id)
             draft = CreationDraft.model_validate_json(row.draft_json)
             sheet = draft.finish(campaign.settings.skill_list())
             # Claim the draft first: of two clicks on Finish, only one deletes the row.

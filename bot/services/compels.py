@@ -17,7 +17,7 @@ from bot.fate.aspects import GM
 from bot.fate.compels import CompelOffer, CompelState
 from bot.fate.economy import FatePointChange
 from bot.fate.words import plural
-from bot.services.aspects_in_play import AspectInPlay, aspects_in_play
+from bot.services.aspects_in_play import AspectInPlay, aspects_in_play_in
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
@@ -64,7 +64,7 @@ def _compellable(aspect: AspectInPlay, is_gm: bool) -> bool:
     return not aspect.hidden or (is_gm and not aspect.key.startswith("scene:"))
 
 
-async def _resolve_aspect(
+async def _resolve_aspect_in(
     session: AsyncSession,
     campaign: CampaignInfo,
     channel_id: int,
@@ -74,7 +74,7 @@ async def _resolve_aspect(
 ) -> tuple[str, str]:
     """(aspect key, aspect text) from an autocomplete key or text; hidden ones are refused."""
     wanted = " ".join(ref.split()).casefold()
-    found = await aspects_in_play(session, campaign, channel_id, include_hidden=True)
+    found = await aspects_in_play_in(session, campaign, channel_id, include_hidden=True)
     by_key = [a for a in found if a.key == ref.strip()]
     by_text = [a for a in found if a.name.casefold() == wanted]
     # the target's own aspects first, then the scene's, then anyone else's
@@ -130,7 +130,7 @@ class CompelService:
         if hit is None or time.monotonic() - hit[0] > CHOICES_SECONDS:
             async with self.db.session() as session:
                 campaign = await resolve_campaign_in(session, guild_id, channel_id)
-                found = await aspects_in_play(session, campaign, channel_id, include_hidden=True)
+                found = await aspects_in_play_in(session, campaign, channel_id, include_hidden=True)
             self._choices[channel_id] = (time.monotonic(), found)
         else:
             found = hit[1]
@@ -165,7 +165,7 @@ class CompelService:
             mine = (
                 None if is_gm else await require_active_in(session, campaign, channel_id, user_id)
             )
-            aspect_id, aspect_text = await _resolve_aspect(
+            aspect_id, aspect_text = await _resolve_aspect_in(
                 session, campaign, channel_id, victim, aspect, is_gm
             )
             waiting = (
@@ -203,13 +203,13 @@ class CompelService:
                 target_is_npc=victim.is_npc,
                 offerer_points=mine.sheet.fate_points if mine else 0,
             )
-            await self._apply(session, campaign, row, changes, user_id)
+            await self._apply_in(session, campaign, row, changes, user_id)
             row.offer_json = offer.model_dump_json()
             session.add(row)
             await session.flush()
             return _view(row, offer, victim.name, mine.name if mine else "the GM")
 
-    async def _apply(
+    async def _apply_in(
         self,
         session: AsyncSession,
         campaign: CampaignInfo,
@@ -247,7 +247,7 @@ class CompelService:
             )
         return " ".join(notes)
 
-    async def _load_open(
+    async def _load_open_in(
         self, session: AsyncSession, offer_id: int
     ) -> tuple[CompelOfferRow, CompelOffer, CampaignInfo, CharacterRecord]:
         """An offer still waiting for an answer, with its campaign and target."""
@@ -262,7 +262,7 @@ class CompelService:
             raise RuleError(f"That compel was already {offer.state.value}.")
         return row, offer, CampaignInfo.of(campaign_row), target
 
-    async def _close(
+    async def _close_in(
         self,
         session: AsyncSession,
         campaign: CampaignInfo,
@@ -273,11 +273,13 @@ class CompelService:
         user_id: int,
     ) -> OfferView:
         """Save the answered offer and move its fate points."""
-        await self._save(session, row, answered)
-        note = await self._apply(session, campaign, row, changes, user_id)
-        return _view(row, answered, target.name, await self._offerer(session, row), note)
+        await self._save_in(session, row, answered)
+        note = await self._apply_in(session, campaign, row, changes, user_id)
+        return _view(row, answered, target.name, await self._offerer_in(session, row), note)
 
-    async def _save(self, session: AsyncSession, row: CompelOfferRow, offer: CompelOffer) -> None:
+    async def _save_in(
+        self, session: AsyncSession, row: CompelOfferRow, offer: CompelOffer
+    ) -> None:
         await save_versioned_in(
             session,
             row,
@@ -289,7 +291,7 @@ class CompelService:
     @retry_stale
     async def answer(self, offer_id: int, *, user_id: int, is_gm: bool, accept: bool) -> OfferView:
         async with self.db.session() as session:
-            row, offer, campaign, target = await self._load_open(session, offer_id)
+            row, offer, campaign, target = await self._load_open_in(session, offer_id)
             allowed = is_gm if offer.target_wallet == GM else target.owner_id == user_id
             if not allowed:
                 who = "the GM" if offer.target_wallet == GM else f"{target.name}'s player"
@@ -297,22 +299,22 @@ class CompelService:
             if accept:
                 answered, changes, _ = compels.accept(offer)
             else:
-                balance = await self._balance(session, row, offer, target)
+                balance = await self._balance_in(session, row, offer, target)
                 answered, changes, _ = compels.refuse(offer, balance)
-            return await self._close(session, campaign, row, target, answered, changes, user_id)
+            return await self._close_in(session, campaign, row, target, answered, changes, user_id)
 
     @retry_stale
     async def withdraw(self, offer_id: int, *, user_id: int, is_gm: bool) -> OfferView:
         async with self.db.session() as session:
-            row, offer, campaign, target = await self._load_open(session, offer_id)
+            row, offer, campaign, target = await self._load_open_in(session, offer_id)
             if row.offered_by_user != user_id and not is_gm:
                 raise CompelNotYours(
                     "Only whoever offered this compel, or the GM, can withdraw it."
                 )
             answered, changes, _ = compels.withdraw(offer, offer.offered_by)
-            return await self._close(session, campaign, row, target, answered, changes, user_id)
+            return await self._close_in(session, campaign, row, target, answered, changes, user_id)
 
-    async def _balance(
+    async def _balance_in(
         self,
         session: AsyncSession,
         row: CompelOfferRow,
@@ -324,7 +326,7 @@ class CompelService:
         scene = await session.get(SceneRow, row.channel_id)
         return scene_of(scene).gm_pool if scene is not None and scene.active else 0
 
-    async def _offerer(self, session: AsyncSession, row: CompelOfferRow) -> str:
+    async def _offerer_in(self, session: AsyncSession, row: CompelOfferRow) -> str:
         if row.offerer_character_id is None:
             return "the GM"
         try:
@@ -368,5 +370,5 @@ class CompelService:
                 except RuleError:
                     total -= 1  # deleted mid-offer: nobody can answer it
                     continue
-                views.append(_view(row, offer, target.name, await self._offerer(session, row)))
+                views.append(_view(row, offer, target.name, await self._offerer_in(session, row)))
             return views, int(total)

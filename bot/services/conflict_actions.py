@@ -212,7 +212,7 @@ class ConflictActions(ConflictBase):
                 continue
             where = HIDDEN_TAG if aspect.hidden else "this conflict"
             choices.append(Choice(aspect.id, f"Existing: {aspect.text}"[:100], where))
-        found = await aspects_in_play.aspects_in_play(
+        found = await aspects_in_play.aspects_in_play_in(
             session, campaign, row.channel_id, include_hidden=see_hidden
         )
         for other in found:

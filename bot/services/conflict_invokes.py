@@ -106,7 +106,7 @@ class ConflictInvokes(ConflictBase):
                     Choice(f"fp|own:{index}", f"Fate point: {own.text}"[:100], "your aspect")
                 )
         holder = state.members[who].holder
-        others = await aspects_in_play.aspects_in_play(
+        others = await aspects_in_play.aspects_in_play_in(
             session, campaign, row.channel_id, include_hidden=state.members[who].is_npc
         )
         names = {m.name for m in state.members.values()}
@@ -164,11 +164,11 @@ class ConflictInvokes(ConflictBase):
                 spent, _ = spend_own_invoke(aspect, who if who in aspect.free_invokes else GM)
                 state.aspects = without_spent(state.aspects, key, spent)
         else:
-            found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
+            found = await aspects_in_play.find_aspect_in(session, campaign, row.channel_id, key)
             name = HIDDEN_NAME if found.hidden else found.name  # the log is public
             owner = next((c.id for c in state.conflict.combatants if c.name == found.owner), None)
             if payment == "free":
-                await aspects_in_play.spend_free_invoke(
+                await aspects_in_play.spend_free_invoke_in(
                     session, campaign, row.channel_id, key, state.members[who].holder
                 )
         if payment == "fp":

@@ -252,7 +252,7 @@ class ConflictAspectSource:
 
     prefix = SOURCE_PREFIX
 
-    async def aspects(
+    async def aspects_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
     ) -> list[aspects_in_play.AspectInPlay]:
         row = await active_encounter_in(session, channel_id, "conflict")
@@ -282,10 +282,10 @@ class ConflictAspectSource:
         member = state.members.get(combatant_id)
         return GM if member is None else member.holder
 
-    async def spend_free_invoke(
+    async def spend_free_invoke_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
     ) -> None:
-        row, state, aspect = await self._aspect(session, campaign, channel_id, key)
+        row, state, aspect = await self._aspect_in(session, campaign, channel_id, key)
         who = next((h for h in aspect.free_invokes if self._holder(state, h) == holder), None)
         if who is None:
             raise RuleError(
@@ -296,10 +296,10 @@ class ConflictAspectSource:
         state.add_log(f"{state.name(who)} uses a free invoke on {shown_text(aspect)}.")
         await save_encounter_in(session, row, state.model_dump_json(), active=row.active)
 
-    async def return_free_invoke(
+    async def return_free_invoke_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
     ) -> None:
-        row, state, aspect = await self._aspect(session, campaign, channel_id, key)
+        row, state, aspect = await self._aspect_in(session, campaign, channel_id, key)
         who = next((m for m in state.members if self._holder(state, m) == holder), None)
         if who is None:
             raise RuleError("Nobody left in this conflict can get that free invoke back.")
@@ -309,7 +309,7 @@ class ConflictAspectSource:
         await save_encounter_in(session, row, state.model_dump_json(), active=row.active)
 
     @staticmethod
-    async def _aspect(
+    async def _aspect_in(
         session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str
     ) -> tuple[EncounterRow, ConflictState, Aspect]:
         row = await active_encounter_in(session, channel_id, "conflict")

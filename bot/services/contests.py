@@ -495,7 +495,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 choices.append(Choice(f"fp|{aspect.id}", f"Fate point: {aspect.text}"[:100]))
         member = state.members[roller]
         holder = member.holder
-        others = await aspects_in_play.aspects_in_play(
+        others = await aspects_in_play.aspects_in_play_in(
             session, campaign, row.channel_id, include_hidden=member.is_npc
         )
         names = {m.name for m in state.members.values()}
@@ -523,10 +523,10 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 spent, _ = spend_own_invoke(aspect, side_key)
                 state.aspects = without_spent(state.aspects, key, spent)
         else:
-            found = await aspects_in_play.find_aspect(session, campaign, row.channel_id, key)
+            found = await aspects_in_play.find_aspect_in(session, campaign, row.channel_id, key)
             name = HIDDEN_NAME if found.hidden else found.name  # the log is public
             if payment == "free":
-                await aspects_in_play.spend_free_invoke(
+                await aspects_in_play.spend_free_invoke_in(
                     session, campaign, row.channel_id, key, member.holder
                 )
         if payment == "fp":

@@ -349,7 +349,7 @@ class EconomyService:
         """A page of the campaign's ledger; NPCs' lines only `for_gm`."""
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            return await self.log_of(
+            return await self.ledger_page_in(
                 session, campaign.id, page=page, character=character, for_gm=for_gm
             )
 
@@ -358,9 +358,11 @@ class EconomyService:
     ) -> LedgerPage:
         """Another page of a ledger already shown; `who` is None, "GM" or "#<character id>"."""
         async with self.db.read() as session:
-            return await self.log_of(session, campaign_id, page=page, character=who, for_gm=for_gm)
+            return await self.ledger_page_in(
+                session, campaign_id, page=page, character=who, for_gm=for_gm
+            )
 
-    async def log_of(
+    async def ledger_page_in(
         self,
         session: AsyncSession,
         campaign_id: int,
@@ -548,7 +550,7 @@ class EconomyService:
                 session, play_row, play.model_copy(update={"milestones": milestones})
             )
             tick = recovery.after_session if minor else recovery.after_major_milestone
-            recovered = await self._tick_all(session, pcs, tick)
+            recovered = await self._tick_all_in(session, pcs, tick)
             return MilestoneReport(kind, number, self._unused(milestones, pcs), recovered)
 
     @staticmethod
@@ -560,7 +562,7 @@ class EconomyService:
                 shown.append(f"{names[grant.character_id]} ({grant.kind.value})")
         return sorted(set(shown))
 
-    async def _tick_all(
+    async def _tick_all_in(
         self, session: AsyncSession, pcs: list[CharacterRecord], tick: RecoveryTick
     ) -> list[str]:
         """Tick the recovery of every PC that has something healing."""

@@ -367,9 +367,9 @@ class EncounterService(Generic[StateT, SnapshotT]):
     ) -> SnapshotT:
         async with self.db.session() as session:
             row = await load_encounter_in(session, encounter_id, self.kind)
-            return await self._act_on(session, row, version, step)
+            return await self._act_on_in(session, row, version, step)
 
-    async def _act_on(
+    async def _act_on_in(
         self,
         session: AsyncSession,
         row: EncounterRow,

@@ -290,7 +290,7 @@ def _enum_of(spec: dict[str, Any], schema: dict[str, Any]) -> list[str]:
     return []
 
 
-def _log_events(session: Any, row: GameRow, texts: list[str]) -> None:
+def _log_events_in(session: Any, row: GameRow, texts: list[str]) -> None:
     """Append public events to the game's whole history (at the row's new version)."""
     assert row.id is not None
     for text in texts:
@@ -381,7 +381,7 @@ class GameService:
             if stored == live.version:
                 return live
             self._live.pop(channel_id, None)  # read afresh below (or gone: finished, deleted)
-            row = await self._live_in_channel(session, channel_id)
+            row = await self._live_in_channel_in(session, channel_id)
         if row is not None:
             self._remember(row)
         return self._live.get(channel_id)
@@ -396,7 +396,7 @@ class GameService:
             if seen_empty is not None and self.clock() - seen_empty < NO_GAME_TTL:
                 return None
             async with self.db.session() as session:
-                row = await self._live_in_channel(session, channel_id)
+                row = await self._live_in_channel_in(session, channel_id)
                 if row is not None:
                     self._remember(row)
             if row is None:
@@ -450,14 +450,14 @@ class GameService:
             info.current_names = [by_seat.get(s, s) for s in engine.current_seats(state)]
         return info
 
-    async def _load(self, session: Any, game_id: int) -> GameRow:
+    async def _load_in(self, session: Any, game_id: int) -> GameRow:
         row = await session.get(GameRow, game_id)
         if row is None:
             raise RuleError("That game no longer exists; start one with `/game new`.")
         self._remember(row)  # a fresh read also refreshes the in-memory autocomplete data
         return row  # type: ignore[no-any-return]
 
-    async def _save(self, session: Any, row: GameRow, expected: int, **values: Any) -> None:
+    async def _save_in(self, session: Any, row: GameRow, expected: int, **values: Any) -> None:
         """Conditional write: fails with AlreadyDone when someone else changed the row first."""
         values.setdefault("last_activity", utcnow())
         values.setdefault("warned_at", None)
@@ -497,7 +497,7 @@ class GameService:
         )
         try:
             async with self.db.session() as session:
-                busy = await self._live_in_channel(session, channel_id)
+                busy = await self._live_in_channel_in(session, channel_id)
                 if busy is not None:
                     raise RuleError(self._busy_text(busy))
                 session.add(row)
@@ -537,7 +537,7 @@ class GameService:
             raise RuleError(f"The option {where} is not valid: {first['msg']}.") from None
         return {k: v for k, v in parsed.model_dump(mode="json").items() if k in options}
 
-    async def _live_in_channel(self, session: Any, channel_id: int) -> GameRow | None:
+    async def _live_in_channel_in(self, session: Any, channel_id: int) -> GameRow | None:
         result = await session.exec(
             select(GameRow).where(
                 col(GameRow.channel_id) == channel_id, col(GameRow.status).in_(LIVE)
@@ -566,7 +566,7 @@ class GameService:
     ) -> GameInfo:
         """Join / leave / ai (add an AI seat) / unai (remove one) / start."""
         async with self.db.session() as session:
-            row = await self._load(session, game_id)
+            row = await self._load_in(session, game_id)
             if row.status != "lobby":
                 raise AlreadyDone(
                     "This game has already started (or ended); use the table's **My hand** button."
@@ -605,10 +605,10 @@ class GameService:
             elif op == "start":
                 if not (host or is_gm):
                     raise RuleError("Only the host can start the game.")
-                return await self._start(session, row, engine, seats)
+                return await self._start_in(session, row, engine, seats)
             else:
                 raise RuleError("Unknown lobby button; open a new lobby with `/game new`.")
-            await self._save(
+            await self._save_in(
                 session, row, row.version, seats=json.dumps([s.as_json() for s in seats])
             )
             return self._info(row)
@@ -624,7 +624,7 @@ class GameService:
     ) -> GameInfo:
         """Set a lobby option. ``none`` (or an empty pick of a list option) resets it."""
         async with self.db.session() as session:
-            row = await self._load(session, game_id)
+            row = await self._load_in(session, game_id)
             if row.status != "lobby":
                 raise AlreadyDone("Options can only change in the lobby, before the game starts.")
             if user_id != row.host_id and not is_gm:
@@ -649,16 +649,16 @@ class GameService:
             else:
                 options[name] = values[0]
             clean = self._validated_options(engine, options)
-            await self._save(session, row, row.version, options=json.dumps(clean))
+            await self._save_in(session, row, row.version, options=json.dumps(clean))
             return self._info(row)
 
-    async def _start(
+    async def _start_in(
         self, session: Any, row: GameRow, engine: GameEngine[Any, Any], seats: list[Seat]
     ) -> GameInfo:
         if len(seats) < engine.min_players:
             raise RuleError(f"This game needs at least {plural(engine.min_players, 'seat')}.")
         raw, note = engine.resolve_options(
-            json.loads(row.options), await self._past_games(session, row)
+            json.loads(row.options), await self._past_games_in(session, row)
         )
         options = engine.parse_options(raw)
         state = engine.new_game(options, [s.seat for s in seats], _rng(row, 0))
@@ -669,7 +669,7 @@ class GameService:
         state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
         log += [e.text for e in ai_events if e.public]
         expected = row.version
-        await self._save(
+        await self._save_in(
             session,
             row,
             expected,
@@ -682,11 +682,11 @@ class GameService:
         for entry in ai_logs:
             entry.game_id = row.id  # type: ignore[assignment]
             session.add(entry)
-        _log_events(session, row, log)
+        _log_events_in(session, row, log)
         return self._info(row)
 
     @staticmethod
-    async def _past_games(
+    async def _past_games_in(
         session: Any, row: GameRow, limit: int = 500
     ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
         """This channel's finished games of the same engine, oldest first."""
@@ -752,7 +752,7 @@ class GameService:
 
     async def hand(self, game_id: int, user_id: int) -> HandInfo:
         async with self.db.session() as session:
-            row = await self._load(session, game_id)
+            row = await self._load_in(session, game_id)
             info = self._info(row)
         seat = info.seat_of(user_id)
         if seat is None:
@@ -771,7 +771,7 @@ class GameService:
         """The view behind **Card texts**: a player's private view while the game runs (their
         hand's texts too), the public view for anyone else on the game's server."""
         async with self.db.read() as session:
-            row = await self._load(session, game_id)
+            row = await self._load_in(session, game_id)
         if row.guild_id != guild_id:
             raise RuleError("That game belongs to another server; open one here with `/game new`.")
         if row.state is None:
@@ -794,7 +794,7 @@ class GameService:
         """Apply the user's action at ``version`` (None: whatever is current). The action id
         ``auto`` lets the engine's AI choose the move for the user's seat."""
         async with self.db.read() as session:
-            row = await self._load(session, game_id)
+            row = await self._load_in(session, game_id)
         return await self._act_on(row, user_id, version, action_id)
 
     async def act_in_channel(
@@ -802,7 +802,7 @@ class GameService:
     ) -> ActOutcome:
         """`act` on the channel's live game (for /game move), found in the same transaction."""
         async with self.db.read() as session:
-            row = await self._live_in_channel(session, channel_id)
+            row = await self._live_in_channel_in(session, channel_id)
         if row is None:
             raise RuleError("There is no game in this channel; start one with `/game new`.")
         self._remember(row)
@@ -843,7 +843,7 @@ class GameService:
         private = [e.text for e in events if not e.public and seat.seat in e.audience]
         log = (json.loads(row.public_log) + public)[-PUBLIC_LOG_KEEP:]
         async with self.db.session() as session:
-            await self._save(
+            await self._save_in(
                 session,
                 row,
                 version,
@@ -855,28 +855,28 @@ class GameService:
             )
             for entry in logs:
                 session.add(entry)
-            _log_events(session, row, public)
+            _log_events_in(session, row, public)
         info = self._info(row)
         return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
 
     # ------------------------------------------------------------------ queries and endings
     async def status(self, channel_id: int) -> GameInfo | None:
         async with self.db.session() as session:
-            row = await self._live_in_channel(session, channel_id)
+            row = await self._live_in_channel_in(session, channel_id)
             return self._info(row) if row else None
 
     async def get(self, game_id: int) -> GameInfo:
         async with self.db.session() as session:
-            return self._info(await self._load(session, game_id))
+            return self._info(await self._load_in(session, game_id))
 
     async def abandon(self, channel_id: int, user_id: int, *, is_gm: bool) -> GameInfo:
         async with self.db.session() as session:
-            row = await self._live_in_channel(session, channel_id)
+            row = await self._live_in_channel_in(session, channel_id)
             if row is None:
                 raise RuleError("There is no game in this channel; start one with `/game new`.")
             if row.host_id != user_id and not is_gm:
                 raise RuleError("Only the game's host or a GM can abandon it.")
-            await self._end(session, row, "abandoned")
+            await self._end_in(session, row, "abandoned")
             return self._info(row)
 
     async def pause(self, channel_id: int, user_id: int, *, is_gm: bool) -> GameInfo:
@@ -892,7 +892,7 @@ class GameService:
         self, channel_id: int, user_id: int, *, is_gm: bool, pause: bool
     ) -> GameInfo:
         async with self.db.session() as session:
-            row = await self._live_in_channel(session, channel_id)
+            row = await self._live_in_channel_in(session, channel_id)
             if row is None:
                 raise RuleError("There is no game in this channel; start one with `/game new`.")
             seated = any(s.user_id == user_id for s in _seats(row))
@@ -907,11 +907,11 @@ class GameService:
                     if pause
                     else "The game is not paused; `/game pause` keeps it for another day."
                 )
-            await self._save(session, row, row.version, status=now)
+            await self._save_in(session, row, row.version, status=now)
             return self._info(row)
 
-    async def _end(self, session: Any, row: GameRow, status: str) -> None:
-        await self._save(
+    async def _end_in(self, session: Any, row: GameRow, status: str) -> None:
+        await self._save_in(
             session, row, row.version, status=status, active_channel_id=None, ended_at=utcnow()
         )
 

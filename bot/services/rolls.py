@@ -41,9 +41,9 @@ from bot.fate.rolls import (
 from bot.fate.sheet import ASPECT_MAX
 from bot.services.aspects_in_play import (
     AspectInPlay,
-    aspects_in_play,
-    return_free_invoke,
-    spend_free_invoke,
+    aspects_in_play_in,
+    return_free_invoke_in,
+    spend_free_invoke_in,
 )
 from bot.services.campaigns import (
     CampaignInfo,
@@ -217,16 +217,16 @@ class RollService:
         self.rng = rng or random.SystemRandom()
 
     # ----------------------------------------------------------------- helpers
-    async def _row(self, session: AsyncSession, roll_id: int) -> RollRow:
+    async def _row_in(self, session: AsyncSession, roll_id: int) -> RollRow:
         row = await session.get(RollRow, roll_id)
         if row is None:
             raise RuleError("That roll no longer exists; make a new one with `/roll`.")
         return row
 
-    async def _campaign(self, session: AsyncSession, row: RollRow) -> CampaignInfo:
+    async def _campaign_in(self, session: AsyncSession, row: RollRow) -> CampaignInfo:
         return await resolve_campaign_in(session, row.guild_id, row.channel_id)
 
-    async def _view(self, session: AsyncSession, row: RollRow) -> RollView:
+    async def _view_in(self, session: AsyncSession, row: RollRow) -> RollView:
         record = None
         if row.character_id is not None and not row.closed:
             try:
@@ -236,7 +236,7 @@ class RollService:
         roll = Roll.model_validate_json(row.roll_json)
         return RollView.of(row, stunt_options(roll, record))
 
-    async def _save(self, session: AsyncSession, row: RollRow, roll: Roll) -> RollRow:
+    async def _save_in(self, session: AsyncSession, row: RollRow, roll: Roll) -> RollRow:
         """Write the roll if nobody changed it since it was read."""
         await save_versioned_in(
             session,
@@ -247,11 +247,11 @@ class RollService:
         )
         return row
 
-    async def _role(
+    async def _role_in(
         self, session: AsyncSession, row: RollRow, user_id: int, is_gm: bool
     ) -> tuple[Role, CharacterRecord | None]:
         """Who the clicker is for this roll, with their character here (if any)."""
-        campaign = await self._campaign(session, row)
+        campaign = await self._campaign_in(session, row)
         mine = await active_character_in(session, campaign, row.channel_id, user_id)
         if user_id == row.user_id:
             if row.character_id is not None:
@@ -273,7 +273,7 @@ class RollService:
             "this roll. Make your own with `/roll`."
         )
 
-    async def _sync_partner(self, session: AsyncSession, row: RollRow) -> list[RollView]:
+    async def _sync_partner_in(self, session: AsyncSession, row: RollRow) -> list[RollView]:
         """Keep an opposed pair of rolls pointing at each other's current effort."""
         if row.opposes_id is None:
             return []
@@ -287,8 +287,8 @@ class RollService:
         partner_roll = partner_roll.model_copy(
             update={"opposition_effort": effort, "difficulty": None}
         )
-        partner = await self._save(session, partner, partner_roll)
-        return [await self._view(session, partner)]
+        partner = await self._save_in(session, partner, partner_roll)
+        return [await self._view_in(session, partner)]
 
     # ----------------------------------------------------------------- making a roll
     async def start(self, request: RollRequest) -> RollChange:
@@ -334,9 +334,9 @@ class RollService:
         """Defend against a roll: a new roll in its channel that opposes it. A hidden roll is
         opposed in secret (the defence is hidden too)."""
         async with self.db.session() as session:
-            acting = await self._row(session, roll_id)
+            acting = await self._row_in(session, roll_id)
             if acting.hidden:
-                await self._role(session, acting, user_id, is_gm)  # the roller and the GM only
+                await self._role_in(session, acting, user_id, is_gm)  # the roller and the GM only
             request = RollRequest(
                 guild_id=guild_id,
                 channel_id=acting.channel_id,
@@ -387,7 +387,7 @@ class RollService:
         )
         if aim is not None:
             roll = roll.model_copy(update={"advantage": aim})
-        closed = await self._close_previous(
+        closed = await self._close_previous_in(
             session, campaign, request.channel_id, request.user_id, character_record
         )
         row = RollRow(
@@ -463,7 +463,7 @@ class RollService:
         """The pending roll this one opposes, if it opposes one."""
         if request.against is None:
             return None
-        opposed = await self._pending_row(session, campaign, request.channel_id, request.against)
+        opposed = await self._pending_row_in(session, campaign, request.channel_id, request.against)
         if opposed.hidden and not hidden:
             raise RuleError("A hidden roll can only be opposed by another hidden roll.")
         if character_record is not None and opposed.character_id == character_record.id:
@@ -480,8 +480,8 @@ class RollService:
         opposed_row.opposes_id = row.id
         session.add(opposed_row)
         await session.flush()
-        opposed_row = await self._save(session, opposed_row, opposed_roll)
-        return await self._view(session, opposed_row)
+        opposed_row = await self._save_in(session, opposed_row, opposed_roll)
+        return await self._view_in(session, opposed_row)
 
     def _skill(
         self,
@@ -520,7 +520,7 @@ class RollService:
             "or roll a plain number."
         )
 
-    async def _pending_row(
+    async def _pending_row_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, roll_id: int
     ) -> RollRow:
         row = await session.get(RollRow, roll_id)
@@ -532,7 +532,7 @@ class RollService:
             raise RuleError(f"Roll #{roll_id} is closed; it cannot be opposed any more.")
         return row
 
-    async def _close_previous(
+    async def _close_previous_in(
         self,
         session: AsyncSession,
         campaign: CampaignInfo,
@@ -555,7 +555,7 @@ class RollService:
         closed = []
         for row in (await session.exec(query)).all():
             roll, _ = rules.close_roll(Roll.model_validate_json(row.roll_json))
-            row = await self._save(session, row, roll)
+            row = await self._save_in(session, row, roll)
             closed.append(RollView.of(row))
         return closed
 
@@ -572,20 +572,22 @@ class RollService:
 
     async def get(self, roll_id: int) -> RollView:
         async with self.db.read() as session:
-            return await self._view(session, await self._row(session, roll_id))
+            return await self._view_in(session, await self._row_in(session, roll_id))
 
     # ----------------------------------------------------------------- invokes
     async def invoke_picker(
         self, roll_id: int, *, user_id: int, is_gm: bool, hostile: bool
     ) -> InvokePicker:
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
-            role, mine = await self._role(session, row, user_id, is_gm)
+            row = await self._row_in(session, roll_id)
+            role, mine = await self._role_in(session, row, user_id, is_gm)
             self._require_open(row)
             if hostile and not is_gm:
                 raise RollNotAllowed("Only the GM can make a hostile invoke.")
-            campaign = await self._campaign(session, row)
-            found = await aspects_in_play(session, campaign, row.channel_id, include_hidden=is_gm)
+            campaign = await self._campaign_in(session, row)
+            found = await aspects_in_play_in(
+                session, campaign, row.channel_id, include_hidden=is_gm
+            )
             if role is Role.ALLY and mine is not None:
                 held = character_holder(mine.id)
                 found = [a for a in found if a.free_invokes.get(held)]
@@ -597,7 +599,7 @@ class RollService:
             if not found:
                 raise RuleError("There is no aspect in play to invoke yet.")
             found = _ordered(found, row, mine)[:PICKER_LIMIT]
-            return InvokePicker(await self._view(session, row), found)
+            return InvokePicker(await self._view_in(session, row), found)
 
     def _require_open(self, row: RollRow) -> None:
         if row.closed:
@@ -614,7 +616,7 @@ class RollService:
         aspect: AspectInPlay,
         hostile: bool,
     ) -> list[PaymentOption]:
-        role, mine = await self._role(session, row, user_id, is_gm)
+        role, mine = await self._role_in(session, row, user_id, is_gm)
         options: list[PaymentOption] = []
         holders: list[str] = []
         if mine is not None:
@@ -646,9 +648,9 @@ class RollService:
         self, roll_id: int, *, user_id: int, is_gm: bool, aspect_key: str, hostile: bool
     ) -> tuple[RollView, AspectInPlay, list[PaymentOption]]:
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
+            row = await self._row_in(session, roll_id)
             self._require_open(row)
-            aspect = await self._aspect(session, row, aspect_key, is_gm)
+            aspect = await self._aspect_in(session, row, aspect_key, is_gm)
             options = await self._payments_in(session, row, user_id, is_gm, aspect, hostile)
             if not options:
                 if aspect.is_boost:
@@ -657,13 +659,13 @@ class RollService:
                     f"You cannot pay for '{aspect.name}': you have no fate point to spend on "
                     "this roll and hold no free invoke on it."
                 )
-            return await self._view(session, row), aspect, options
+            return await self._view_in(session, row), aspect, options
 
-    async def _aspect(
+    async def _aspect_in(
         self, session: AsyncSession, row: RollRow, key: str, is_gm: bool
     ) -> AspectInPlay:
-        campaign = await self._campaign(session, row)
-        for aspect in await aspects_in_play(
+        campaign = await self._campaign_in(session, row)
+        for aspect in await aspects_in_play_in(
             session, campaign, row.channel_id, include_hidden=is_gm
         ):
             if aspect.key == key:
@@ -684,13 +686,13 @@ class RollService:
         payment: str,
     ) -> RollChange:
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
+            row = await self._row_in(session, roll_id)
             self._require_open(row)
             if row.version != version:
                 raise StaleError(
                     "The roll changed since you opened this picker; click Invoke again."
                 )
-            aspect = await self._aspect(session, row, aspect_key, is_gm)
+            aspect = await self._aspect_in(session, row, aspect_key, is_gm)
             options = await self._payments_in(session, row, user_id, is_gm, aspect, hostile)
             if payment not in {o.value for o in options}:
                 raise RuleError("You cannot pay that way any more; click Invoke again.")
@@ -701,7 +703,7 @@ class RollService:
             parsed = parse_key(aspect.key)
             if hostile and parsed is not None:
                 owner = parsed.character_id
-            campaign = await self._campaign(session, row)
+            campaign = await self._campaign_in(session, row)
             roll, events = rules.apply_invoke(
                 Roll.model_validate_json(row.roll_json),
                 self.rng,
@@ -719,12 +721,12 @@ class RollService:
                 is_boost=aspect.is_boost,
                 aspect_owner_id=owner,
             )
-            row = await self._save(session, row, roll)
-            await self._pay(session, campaign, row, events, user_id, aspect)
-            others = await self._sync_partner(session, row)
-            return RollChange(await self._view(session, row), others)
+            row = await self._save_in(session, row, roll)
+            await self._pay_in(session, campaign, row, events, user_id, aspect)
+            others = await self._sync_partner_in(session, row)
+            return RollChange(await self._view_in(session, row), others)
 
-    async def _pay(
+    async def _pay_in(
         self,
         session: AsyncSession,
         campaign: CampaignInfo,
@@ -737,7 +739,7 @@ class RollService:
             if isinstance(event, FatePointToSpend):
                 note = invoke_note(aspect.name, row.id or 0)
                 if event.payer_id == GM_PAYER:
-                    await self._spend_gm_point(session, campaign, row, actor_id, note)
+                    await self._spend_gm_point_in(session, campaign, row, actor_id, note)
                 else:
                     record = await get_character_in(session, event.payer_id)
                     await move_fate_points_in(
@@ -753,9 +755,11 @@ class RollService:
                 holder = (
                     GM_HOLDER if event.holder_id == GM_PAYER else character_holder(event.holder_id)
                 )
-                await spend_free_invoke(session, campaign, row.channel_id, event.aspect_key, holder)
+                await spend_free_invoke_in(
+                    session, campaign, row.channel_id, event.aspect_key, holder
+                )
 
-    async def _spend_gm_point(
+    async def _spend_gm_point_in(
         self, session: AsyncSession, campaign: CampaignInfo, row: RollRow, actor_id: int, note: str
     ) -> None:
         """One point out of the GM pool of the channel's scene (with its ledger entry)."""
@@ -766,8 +770,8 @@ class RollService:
     # ----------------------------------------------------------------- other buttons
     async def teamwork(self, roll_id: int, *, user_id: int, is_gm: bool) -> RollChange:
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
-            role, mine = await self._role(session, row, user_id, is_gm)
+            row = await self._row_in(session, roll_id)
+            role, mine = await self._role_in(session, row, user_id, is_gm)
             self._require_open(row)
             if role is Role.ROLLER:
                 raise RuleError("You are making this roll; teamwork comes from the others.")
@@ -782,26 +786,26 @@ class RollService:
             roll, events = rules.add_teamwork(
                 roll, helper_id=mine.id, helper_name=mine.name, helper_rating=rating
             )
-            row = await self._save(session, row, roll)
-            others = await self._sync_partner(session, row)
+            row = await self._save_in(session, row, roll)
+            others = await self._sync_partner_in(session, row)
             capped = any(isinstance(e, rules.TeamworkAdded) and e.capped for e in events)
             note = (
                 f"{mine.name} helps, but the team bonus is already at its cap."
                 if capped
                 else f"{mine.name} helps: +1."
             )
-            return RollChange(await self._view(session, row), others, note)
+            return RollChange(await self._view_in(session, row), others, note)
 
     async def close(self, roll_id: int, *, user_id: int, is_gm: bool) -> RollChange:
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
-            role, _ = await self._role(session, row, user_id, is_gm)
+            row = await self._row_in(session, roll_id)
+            role, _ = await self._role_in(session, row, user_id, is_gm)
             if role is Role.ALLY:
                 raise RollNotAllowed("Only the roller or the GM can close this roll.")
             roll, _ = rules.close_roll(Roll.model_validate_json(row.roll_json))
             if not row.closed:
-                row = await self._save(session, row, roll)
-            return RollChange(await self._view(session, row))
+                row = await self._save_in(session, row, roll)
+            return RollChange(await self._view_in(session, row))
 
     async def void(
         self, roll_id: int, *, user_id: int, is_gm: bool, channel_id: int | None = None
@@ -810,25 +814,25 @@ class RollService:
         fate points paid on it come back through the ledger, its free invokes to their holders
         (a used boost, or an aspect gone from play, stays gone: the note says so)."""
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
+            row = await self._row_in(session, roll_id)
             if channel_id is not None and row.channel_id != channel_id:
                 raise RuleError(f"There is no roll #{roll_id} here; pick one from the suggestions.")
             roll, events = rules.void_roll(Roll.model_validate_json(row.roll_json))
-            role, _ = await self._role(session, row, user_id, is_gm)
+            role, _ = await self._role_in(session, row, user_id, is_gm)
             if not is_gm and (role is not Role.ROLLER or row.closed):
                 raise RollNotAllowed(
                     "Only the GM can void this roll (its roller can, until it is closed)."
                 )
-            row = await self._save(session, row, roll)  # a second click finds a newer version
-            campaign = await self._campaign(session, row)
-            back = await self._refund_points(session, campaign, row, user_id)
-            back += await self._refund_invokes(session, campaign, row, events)
+            row = await self._save_in(session, row, roll)  # a second click finds a newer version
+            campaign = await self._campaign_in(session, row)
+            back = await self._refund_points_in(session, campaign, row, user_id)
+            back += await self._refund_invokes_in(session, campaign, row, events)
             note = "Void: " + ("; ".join(back) if back else "nothing was spent on it") + "."
             roll = roll.model_copy(update={"void_note": note[:RESULT_MAX]})
-            row = await self._save(session, row, roll)
-            return RollChange(await self._view(session, row), [], note)
+            row = await self._save_in(session, row, roll)
+            return RollChange(await self._view_in(session, row), [], note)
 
-    async def _refund_points(
+    async def _refund_points_in(
         self, session: AsyncSession, campaign: CampaignInfo, row: RollRow, actor_id: int
     ) -> list[str]:
         """Reverse the ledger entries of the fate points paid on this roll."""
@@ -845,7 +849,7 @@ class RollService:
                 back.append(f"1 fate point back to {who} (ledger #{inverse.id})")
         return back
 
-    async def _refund_invokes(
+    async def _refund_invokes_in(
         self, session: AsyncSession, campaign: CampaignInfo, row: RollRow, events: list[RollEvent]
     ) -> list[str]:
         """Give the free invokes spent on this roll back to their holders, where still possible."""
@@ -858,7 +862,7 @@ class RollService:
                 back.append(f"the boost *{event.aspect_name}* is gone once used")
                 continue
             try:
-                await return_free_invoke(
+                await return_free_invoke_in(
                     session, campaign, row.channel_id, event.aspect_key, holder
                 )
             except RuleError:
@@ -875,8 +879,8 @@ class RollService:
 
         A roll closed by its character's next roll can still be resolved."""
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
-            role, _ = await self._role(session, row, user_id, is_gm)
+            row = await self._row_in(session, roll_id)
+            role, _ = await self._role_in(session, row, user_id, is_gm)
             if role is Role.ALLY:
                 raise RollNotAllowed("Only the roller or the GM resolves this advantage.")
             if enemy_on_fail and not is_gm:
@@ -897,7 +901,7 @@ class RollService:
                 raise RuleError("Only a failed roll on a new aspect can create it for the enemy.")
             if row.character_id is None:
                 raise RuleError("This roll's character is gone; make a new roll.")
-            campaign = await self._campaign(session, row)
+            campaign = await self._campaign_in(session, row)
             extra = roll.extra_free_invokes()
             events = await apply_advantage_in(
                 session,
@@ -914,18 +918,18 @@ class RollService:
                 text += f" Scale added {extra} of them."
             resolved = aim.model_copy(update={"resolved": True, "result": text[:RESULT_MAX]})
             roll = roll.model_copy(update={"advantage": resolved, "closed": True})
-            row = await self._save(session, row, roll)
-            return RollChange(await self._view(session, row), [], text)
+            row = await self._save_in(session, row, roll)
+            return RollChange(await self._view_in(session, row), [], text)
 
     async def scalable(self, roll_id: int, *, is_gm: bool) -> RollView:
         """The roll the GM is about to set scale on (still open)."""
         if not is_gm:
             raise RollNotAllowed("Only the GM sets scale.")
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
+            row = await self._row_in(session, roll_id)
             if row.closed:
                 raise RuleError("This roll is closed; scale can no longer change it.")
-            return await self._view(session, row)
+            return await self._view_in(session, row)
 
     async def scale(
         self,
@@ -940,7 +944,7 @@ class RollService:
         if not is_gm:
             raise RollNotAllowed("Only the GM sets scale.")
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
+            row = await self._row_in(session, roll_id)
             self._require_open(row)
             if row.version != version:
                 raise StaleError("The roll changed since you opened this; click Scale again.")
@@ -950,35 +954,35 @@ class RollService:
                 opposition_level=opposition_level,
                 mode=mode,
             )
-            row = await self._save(session, row, roll)
-            others = await self._sync_partner(session, row)
-            return RollChange(await self._view(session, row), others)
+            row = await self._save_in(session, row, roll)
+            others = await self._sync_partner_in(session, row)
+            return RollChange(await self._view_in(session, row), others)
 
     async def add_stunt(
         self, roll_id: int, *, user_id: int, is_gm: bool, stunt_index: int
     ) -> RollChange:
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
-            role, _ = await self._role(session, row, user_id, is_gm)
+            row = await self._row_in(session, roll_id)
+            role, _ = await self._role_in(session, row, user_id, is_gm)
             if role is Role.ALLY:
                 raise RollNotAllowed("Only the roller or the GM can add the roller's stunts.")
             self._require_open(row)
-            view = await self._view(session, row)
+            view = await self._view_in(session, row)
             chosen = next((s for s in view.stunts if s.index == stunt_index), None)
             if chosen is None:
                 raise RuleError("That stunt does not apply to this roll (or is already added).")
             roll, _ = rules.add_modifier(view.roll, chosen.name, chosen.bonus)
-            row = await self._save(session, row, roll)
-            others = await self._sync_partner(session, row)
-            return RollChange(await self._view(session, row), others)
+            row = await self._save_in(session, row, roll)
+            others = await self._sync_partner_in(session, row)
+            return RollChange(await self._view_in(session, row), others)
 
     async def defend_skills(
         self, roll_id: int, *, user_id: int, is_gm: bool
     ) -> tuple[RollView, list[str]]:
         """The roll to defend against, and the clicker's skills best first for the Defend select."""
         async with self.db.session() as session:
-            row = await self._row(session, roll_id)
-            role, mine = await self._role(session, row, user_id, is_gm)
+            row = await self._row_in(session, roll_id)
+            role, mine = await self._role_in(session, row, user_id, is_gm)
             self._require_open(row)
             if role is Role.ROLLER:
                 raise RuleError("You cannot defend against your own roll.")

@@ -147,7 +147,7 @@ def split_list(text: str | None, what: str, limit: int = MAX_LIST_ITEMS) -> list
     return items
 
 
-def notify_after_commit(session: AsyncSession, channel_id: int) -> None:
+def notify_after_commit_in(session: AsyncSession, channel_id: int) -> None:
     """Ask for a board refresh of `channel_id` once this transaction commits."""
     _queue(session.sync_session, channel_id)
 
@@ -173,7 +173,7 @@ async def touch_board_in(session: AsyncSession, channel_id: int | None) -> None:
         return
     row = await session.get(SceneRow, channel_id)
     if row is not None and row.active:
-        notify_after_commit(session, channel_id)
+        notify_after_commit_in(session, channel_id)
 
 
 def _entry_inserted(_mapper: object, _connection: object, entry: FatePointEntry) -> None:
@@ -195,7 +195,7 @@ async def read_play_in(session: AsyncSession, campaign_id: int) -> CampaignPlay:
     return CampaignPlay.model_validate_json(row.state_json) if row else CampaignPlay()
 
 
-async def _insert_first(session: AsyncSession, row: Any) -> None:
+async def _insert_first_in(session: AsyncSession, row: Any) -> None:
     """Create a per-campaign/per-character row on first use; a simultaneous first use by
     someone else becomes a StaleError, which `retry_stale` turns into a fresh attempt."""
     session.add(row)
@@ -212,7 +212,7 @@ async def load_play_in(
     row = await session.get(CampaignPlayRow, campaign_id)
     if row is None:
         row = CampaignPlayRow(campaign_id=campaign_id, state_json=CampaignPlay().model_dump_json())
-        await _insert_first(session, row)
+        await _insert_first_in(session, row)
     return row, CampaignPlay.model_validate_json(row.state_json)
 
 
@@ -236,7 +236,7 @@ async def load_recovery_in(
         row = RecoveryRow(
             character_id=character_id, state_json=recovery.RecoveryState().model_dump_json()
         )
-        await _insert_first(session, row)
+        await _insert_first_in(session, row)
     return row, recovery.RecoveryState.model_validate_json(row.state_json)
 
 
@@ -306,7 +306,7 @@ async def _store_started_in(
         except IntegrityError:
             # another start for this channel won the race; the retry reports it
             raise StaleError("A scene was started here at the same moment.") from None
-        notify_after_commit(session, scene.channel_id)
+        notify_after_commit_in(session, scene.channel_id)
         return row
     row.campaign_id = campaign.id
     row.board_message_id = None
@@ -372,7 +372,7 @@ async def save_scene_in(
         values,
         "The scene changed at the same moment; look at the board and retry.",
     )
-    notify_after_commit(session, row.channel_id)
+    notify_after_commit_in(session, row.channel_id)
 
 
 async def change_gm_pool_in(
@@ -574,7 +574,7 @@ class SceneAspectSource:
 
     prefix = "scene"
 
-    async def aspects(
+    async def aspects_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
     ) -> list[AspectInPlay]:
         found: list[AspectInPlay] = []
@@ -589,12 +589,12 @@ class SceneAspectSource:
         found.extend(_in_play(AspectRef(True, a), channel_id, "game") for a in play.game_aspects)
         return found
 
-    async def spend_free_invoke(
+    async def spend_free_invoke_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
     ) -> None:
         await spend_free_invoke_in(session, campaign, channel_id, key, holder)
 
-    async def return_free_invoke(
+    async def return_free_invoke_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
     ) -> None:
         await _change_invokes_in(
@@ -877,7 +877,7 @@ class SceneService:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             row = await scene_row_in(session, campaign, channel_id)
             scene = scene_of(row)
-            paid = await self._pay_hostile_invokes(session, campaign, row, actor_id)
+            paid = await self._pay_hostile_invokes_in(session, campaign, row, actor_id)
             play_row, play = await load_play_in(session, campaign.id)
             keep_ids = []
             for ref in keep or []:
@@ -905,7 +905,7 @@ class SceneService:
                 paid=paid,
             )
 
-    async def _pay_hostile_invokes(
+    async def _pay_hostile_invokes_in(
         self, session: AsyncSession, campaign: CampaignInfo, row: SceneRow, actor_id: int
     ) -> list[str]:
         """The fate points owed for hostile invokes paid with a GM point during this scene:
@@ -935,7 +935,7 @@ class SceneService:
             paid.append(f"{record.name} +{points}")
         return paid
 
-    async def _acting(
+    async def _acting_in(
         self,
         session: AsyncSession,
         campaign: CampaignInfo,
@@ -965,7 +965,7 @@ class SceneService:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             row = await scene_row_in(session, campaign, channel_id)
             scene = scene_of(row)
-            record = await self._acting(session, campaign, channel_id, user_id, character, is_gm)
+            record = await self._acting_in(session, campaign, channel_id, user_id, character, is_gm)
             zone_key = self._zone_key(scene, zone)
             scene, _ = add_participant(
                 scene,
@@ -1004,7 +1004,7 @@ class SceneService:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             row = await scene_row_in(session, campaign, channel_id)
             scene = scene_of(row)
-            record = await self._acting(session, campaign, channel_id, user_id, character, is_gm)
+            record = await self._acting_in(session, campaign, channel_id, user_id, character, is_gm)
             zone_key = self._zone_key(scene, zone)
             assert zone_key is not None
             if holder_of(record) not in {p.id for p in scene.participants}:
@@ -1205,7 +1205,7 @@ class SceneService:
         if hit is None or time.monotonic() - hit[0] > AUTOCOMPLETE_SECONDS:
             async with self.db.session() as session:
                 campaign = await resolve_campaign_in(session, guild_id, channel_id)
-                found = await SceneAspectSource().aspects(session, campaign, channel_id)
+                found = await SceneAspectSource().aspects_in(session, campaign, channel_id)
             entries = [(a.key, f"{a.name} ({a.owner})", a.hidden) for a in found]
             self._choices.entries[channel_id] = (time.monotonic(), entries)
         else:

@@ -246,21 +246,21 @@ class WebService:
                 campaign = await session.get(Campaign, claims.target_id)
                 if campaign is None or campaign.guild_id != claims.guild_id:
                     raise LinkRefused("no such campaign on that server")
-                await self._check_gens(session, claims, [("campaign", claims.target_id)])
+                await self._check_gens_in(session, claims, [("campaign", claims.target_id)])
                 return LinkScope(claims.kind, claims.guild_id, claims.target_id, claims.target_id)
             if claims.kind is LinkKind.PLAYER:
                 row = await session.get(CharacterRow, claims.target_id)
                 if row is None or row.guild_id != claims.guild_id or row.is_npc:
                     raise LinkRefused("no such character on that server")
                 scopes = [("campaign", row.campaign_id), ("character", claims.target_id)]
-                await self._check_gens(session, claims, scopes)
+                await self._check_gens_in(session, claims, scopes)
                 return LinkScope(claims.kind, claims.guild_id, claims.target_id, row.campaign_id)
         game = await self._game(claims.target_id)
         if game is None or game.guild_id != claims.guild_id:
             raise LinkRefused("no such game on that server")
         return LinkScope(claims.kind, claims.guild_id, claims.target_id)
 
-    async def _check_gens(
+    async def _check_gens_in(
         self, session: AsyncSession, claims: LinkClaims, scopes: list[tuple[str, int]]
     ) -> None:
         current = tuple([await self._generation_in(session, s, i) for s, i in scopes])

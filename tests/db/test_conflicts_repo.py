@@ -251,15 +251,15 @@ async def test_conflict_aspects_are_offered_to_other_features(db: Database) -> N
         campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
         found = [
             a
-            for a in await aspects_in_play.aspects_in_play(
+            for a in await aspects_in_play.aspects_in_play_in(
                 s, campaign, CHANNEL, include_hidden=False
             )
             if a.key.startswith("cf:")
         ]
         assert [(a.name, a.free_invokes) for a in found] == [("Pinned down", {harry_holder: 2})]
         with pytest.raises(RuleError, match="no free invoke"):
-            await aspects_in_play.spend_free_invoke(s, campaign, CHANNEL, found[0].key, "gm")
-        await aspects_in_play.spend_free_invoke(s, campaign, CHANNEL, found[0].key, harry_holder)
+            await aspects_in_play.spend_free_invoke_in(s, campaign, CHANNEL, found[0].key, "gm")
+        await aspects_in_play.spend_free_invoke_in(s, campaign, CHANNEL, found[0].key, harry_holder)
     after = await service.get(snap.id)
     assert after.state.aspects[0].free_invokes == [str(people["harry"].id)]
     assert after.version == snap.version + 1

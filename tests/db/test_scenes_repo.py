@@ -12,7 +12,7 @@ from bot.db.engine import Database
 from bot.db.models.scenes import CompelOfferRow, SceneRow
 from bot.errors import RuleError
 from bot.fate.sheet import NpcKind, make_npc, new_character
-from bot.services.aspects_in_play import aspects_in_play
+from bot.services.aspects_in_play import aspects_in_play_in
 from bot.services.campaigns import (
     StaleError,
     get_character_in,
@@ -215,7 +215,8 @@ async def test_advantage_outcomes_on_new_and_existing_aspects(db: Database) -> N
         async with db.session() as s:
             campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
             found = {
-                a.name: a for a in await aspects_in_play(s, campaign, CHANNEL, include_hidden=True)
+                a.name: a
+                for a in await aspects_in_play_in(s, campaign, CHANNEL, include_hidden=True)
             }
         assert found["Fog"].free_invokes == {harry: 2, "gm": 1}
         assert found["Hidden Door"].free_invokes == {harry: 2}

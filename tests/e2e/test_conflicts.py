@@ -830,7 +830,7 @@ async def test_advantages_on_scene_aspects_hidden_ones_and_one_that_leaves_play(
     assert table.bot is not None
     async with table.bot.db.session() as s:  # type: ignore[attr-defined]
         campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
-        found = await aspects_in_play.aspects_in_play(
+        found = await aspects_in_play.aspects_in_play_in(
             s, campaign, table.channel, include_hidden=True
         )
     smoke = next(a for a in found if a.name == "Thick smoke")

@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.fate.sheet import AspectKind, new_character
 from bot.fate.stunts import Stunt
-from bot.services.aspects_in_play import aspects_in_play
+from bot.services.aspects_in_play import aspects_in_play_in
 from bot.services.campaigns import (
     CampaignService,
     get_character_in,
@@ -436,7 +436,7 @@ async def scene_aspects(table: Table) -> dict[str, Any]:
     assert table.bot is not None
     async with table.bot.db.session() as s:  # type: ignore[attr-defined]
         campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
-        found = await aspects_in_play(s, campaign, table.channel, include_hidden=True)
+        found = await aspects_in_play_in(s, campaign, table.channel, include_hidden=True)
     return {a.name: a for a in found}
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from bot.errors import RuleError
 from bot.fate.sheet import Character, new_character
-from bot.services.aspects_in_play import aspects_in_play, spend_free_invoke
+from bot.services.aspects_in_play import aspects_in_play_in, spend_free_invoke_in
 from bot.services.campaigns import (
     get_character_in,
     insert_character_in,
@@ -94,7 +94,7 @@ async def in_play(table: Table, *, hidden: bool = True) -> dict[str, Any]:
     assert table.bot is not None
     async with table.bot.db.session() as s:  # type: ignore[attr-defined]
         campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
-        found = await aspects_in_play(s, campaign, table.channel, include_hidden=hidden)
+        found = await aspects_in_play_in(s, campaign, table.channel, include_hidden=hidden)
     return {a.name: a for a in found}
 
 
@@ -102,7 +102,7 @@ async def spend(table: Table, key: str, holder: str) -> None:
     assert table.bot is not None
     async with table.bot.db.session() as s:  # type: ignore[attr-defined]
         campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
-        await spend_free_invoke(s, campaign, table.channel, key, holder)
+        await spend_free_invoke_in(s, campaign, table.channel, key, holder)
 
 
 async def start_scene(table: Table, **options: Any) -> Any:
