@@ -95,18 +95,15 @@ class Challenges(TrackerCog):
         arg: str | None,
         value: str,
     ) -> None:
+        svc = self.challenges
+        picks: dict[TrackerAction, Callable[[Click, str | None, str], Awaitable[None]]] = {
+            A.CLAIM: self.pick(svc.claim),
+            A.ROLL: self.pick(svc.roll),
+            A.INVOKE: self.pick(svc.invoke),
+            A.KEEP: self.pick(svc.keep),
+        }
         click = await self.click(interaction, ident, version)
-        if action == A.CLAIM:
-            snap = await self.challenges.claim(click, value)
-        elif action == A.ROLL:
-            snap = await self.challenges.roll(click, value)
-        elif action == A.INVOKE:
-            snap = await self.challenges.invoke(click, value)
-        elif action == A.KEEP:
-            snap = await self.challenges.keep(click, value)
-        else:
-            raise RuleError("That menu is no longer used; look at the tracker again.")
-        await self.answer(interaction, snap, snap.message)
+        await handler_for(picks, action, "menu")(click, arg, value)
 
     challenge = app_commands.Group(
         name="challenge", description="Run a challenge: several overcome tasks.", guild_only=True

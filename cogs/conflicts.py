@@ -13,7 +13,6 @@ from discord import app_commands
 from bot.errors import RuleError
 from bot.fate.conflict import ConflictKind
 from bot.fate.rolls import ScaleLevel
-from bot.services.clicks import ClickContext
 from bot.services.conflict_state import IMPEDED, ConflictSnapshot
 from bot.services.conflicts import ConflictService
 from bot.services.encounters import parse_names
@@ -87,9 +86,9 @@ class Conflicts(TrackerCog):
     def _buttons(self) -> dict[TrackerAction, Callable[[Click, ConflictSnapshot], Awaitable[None]]]:
         svc = self.conflicts
         return {
-            A.RESOLVE: self._direct(svc.resolve),
-            A.BOOST: self._direct(svc.trade_for_boost),
-            A.RESOLVE_ACTION: self._direct(svc.resolve_action),
+            A.RESOLVE: self.direct(svc.resolve),
+            A.BOOST: self.direct(svc.trade_for_boost),
+            A.RESOLVE_ACTION: self.direct(svc.resolve_action),
             A.STUNT: self._stunt_menu,
             A.TEAMWORK: self._helper_menu,
             A.CONCEDE: self._concede_menu,
@@ -101,19 +100,8 @@ class Conflicts(TrackerCog):
             A.CREATE_ADVANTAGE: self._advantage_menu,
             A.OVERCOME: self._overcome_form,
             A.PASS_BOOST: self._boost_menu,
-            A.UNDO_ABSORB: self._direct(svc.undo_absorb),
+            A.UNDO_ABSORB: self.direct(svc.undo_absorb),
         }
-
-    def _direct(
-        self, call: Callable[[ClickContext], Awaitable[ConflictSnapshot]]
-    ) -> Callable[[Click, ConflictSnapshot], Awaitable[None]]:
-        """A button that acts at once: the service call, then the tracker's answer."""
-
-        async def act(click: Click, _snap: ConflictSnapshot) -> None:
-            snap = await call(click)
-            await self.answer(click.interaction, snap, snap.message)
-
-        return act
 
     async def _stunt_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
         choices = await self.conflicts.stunt_choices(click)
@@ -259,27 +247,16 @@ class Conflicts(TrackerCog):
             A.MOVE: self._move_to,
             A.ABSORB: lambda click, _arg, picked: self._absorb_chosen(click, svc, picked),
             A.ATTACK: self._attack_with,
-            A.DEFEND: self._pick(svc.defend),
-            A.INVOKE: self._pick(svc.invoke),
-            A.STUNT: self._pick(svc.add_stunt),
-            A.TEAMWORK: self._pick(svc.teamwork),
-            A.CONCEDE: self._pick(svc.concede),
-            A.NEXT: self._pick(svc.pick_next),
-            A.PASS_BOOST: self._pick(svc.pass_boost),
+            A.DEFEND: self.pick(svc.defend),
+            A.INVOKE: self.pick(svc.invoke),
+            A.STUNT: self.pick(svc.add_stunt),
+            A.TEAMWORK: self.pick(svc.teamwork),
+            A.CONCEDE: self.pick(svc.concede),
+            A.NEXT: self.pick(svc.pick_next),
+            A.PASS_BOOST: self.pick(svc.pass_boost),
         }
         handler = handler_for(picks, action, "menu")
         await handler(await self.click(interaction, ident, version), arg, value)
-
-    def _pick(
-        self, call: Callable[[ClickContext, str], Awaitable[ConflictSnapshot]]
-    ) -> Callable[[Click, str | None, str], Awaitable[None]]:
-        """A menu whose pick goes straight to the service."""
-
-        async def act(click: Click, _arg: str | None, value: str) -> None:
-            snap = await call(click, value)
-            await self.answer(click.interaction, snap, snap.message)
-
-        return act
 
     async def _attack_with(self, click: Click, arg: str | None, skill: str) -> None:
         snap = await self.conflicts.attack(click, arg or "", skill)

@@ -11,7 +11,6 @@ from discord import app_commands
 
 from bot.errors import RuleError
 from bot.fate.harm import HarmType
-from bot.services.clicks import ClickContext
 from bot.services.contests import ContestService, ContestSnapshot
 from bot.services.encounters import Choice
 from bot.ui.conflicts import TrackerAction
@@ -20,12 +19,12 @@ from cogs.common.trackers import (
     DIFFICULTY_FIELD,
     HARM_CHOICES,
     NEW_ASPECT_FIELD,
+    PREFIX,
     SKILL_FIELD,
     Click,
     FormModal,
     TrackerCog,
     absorb_view,
-    action_of,
     handler_for,
     skill_view,
 )
@@ -48,9 +47,9 @@ class Contests(TrackerCog):
         buttons: dict[TrackerAction, Callable[[Click, ContestSnapshot], Awaitable[None]]] = {
             A.TWIST: self._twist_form,
             A.ABSORB: self._absorb_menu,
-            A.RESOLVE: self._direct(svc.resolve),
-            A.FORFEIT: self._direct(partial(svc.settle_failure, forfeit=True)),
-            A.GIVE_INVOKE: self._direct(partial(svc.settle_failure, forfeit=False)),
+            A.RESOLVE: self.direct(svc.resolve),
+            A.FORFEIT: self.direct(partial(svc.settle_failure, forfeit=True)),
+            A.GIVE_INVOKE: self.direct(partial(svc.settle_failure, forfeit=False)),
             A.INVOKE: self._invoke_menu,
             A.ROLL: self._roll_menu,
             A.TEAMWORK: self._helper_menu,
@@ -62,17 +61,6 @@ class Contests(TrackerCog):
         if snap.version != version:
             raise RuleError("That tracker is out of date; use the newest buttons.")
         await handler(click, snap)
-
-    def _direct(
-        self, call: Callable[[ClickContext], Awaitable[ContestSnapshot]]
-    ) -> Callable[[Click, ContestSnapshot], Awaitable[None]]:
-        """A button that acts at once: the service call, then the tracker's answer."""
-
-        async def act(click: Click, _snap: ContestSnapshot) -> None:
-            snap = await call(click)
-            await self.answer(click.interaction, snap, snap.message)
-
-        return act
 
     async def _twist_form(self, click: Click, _snap: ContestSnapshot) -> None:
         if not click.is_gm:
@@ -150,7 +138,7 @@ class Contests(TrackerCog):
         await self.ask(
             interaction,
             f"{snap.state.name(member)} rolls for the side: pick a skill.",
-            skill_view("ct", snap, member, "roll", member, "Roll which skill?"),
+            skill_view(PREFIX["contest"], snap, member, A.ROLL, member, "Roll which skill?"),
         )
 
     async def _contest_advantage(self, click: Click, member: str) -> None:
@@ -173,26 +161,23 @@ class Contests(TrackerCog):
         value: str,
     ) -> None:
         svc = self.contests
+        picks: dict[TrackerAction, Callable[[Click, str | None, str], Awaitable[None]]] = {
+            A.WHO_ROLLS: self._who_rolls,
+            A.WHO_CREATES: lambda click, _arg, member: self._contest_advantage(click, member),
+            A.ABSORB: lambda click, _arg, picked: self._absorb_chosen(click, svc, picked),
+            A.INVOKE: self.pick(svc.invoke),
+            A.TEAMWORK: self.pick(svc.teamwork),
+            A.ROLL: self._roll_with,
+        }
         click = await self.click(interaction, ident, version)
-        code = action_of(action, "menu")
-        if code is A.WHO_ROLLS:
-            await self._contest_skill(interaction, await svc.get(ident), value)
-            return
-        if code is A.WHO_CREATES:
-            await self._contest_advantage(click, value)
-            return
-        if code is A.ABSORB:
-            await self._absorb_chosen(click, svc, value)
-            return
-        if code is A.INVOKE:
-            snap = await svc.invoke(click, value)
-        elif code is A.TEAMWORK:
-            snap = await svc.teamwork(click, value)
-        elif code is A.ROLL:
-            snap = await svc.roll(click, arg or "", value)
-        else:
-            raise RuleError("That menu is no longer used; look at the tracker again.")
-        await self.answer(interaction, snap, snap.message)
+        await handler_for(picks, action, "menu")(click, arg, value)
+
+    async def _who_rolls(self, click: Click, _arg: str | None, member: str) -> None:
+        await self._contest_skill(click.interaction, await self.contests.get(click.ident), member)
+
+    async def _roll_with(self, click: Click, member: str | None, skill: str) -> None:
+        snap = await self.contests.roll(click, member or "", skill)
+        await self.answer(click.interaction, snap, snap.message)
 
     contest = app_commands.Group(
         name="contest",

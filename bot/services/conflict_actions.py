@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.conflicts import EncounterRow
@@ -35,7 +37,9 @@ from bot.services.conflict_state import (
     ConflictSnapshot,
     ConflictState,
     PendingAction,
-    PendingKind,
+    PendingAdvantage,
+    PendingMove,
+    PendingOvercome,
     events_text,
     resolve_skill,
     shown_text,
@@ -93,16 +97,16 @@ class ConflictActions(ConflictBase):
         session: AsyncSession,
         state: ConflictState,
         actor: str,
-        kind: PendingKind,
-        fields: dict[str, str],
+        pending: Callable[[Roll], PendingAction],
         skill: str,
         action: Action,
         difficulty: int,
         what: str,
     ) -> str:
+        """Roll the actor's action and keep it waiting as `pending(roll)` for invokes."""
         member = self._member(state, actor)
         roll = await self._action_roll_in(session, state, member, actor, skill, action, difficulty)
-        state.action = PendingAction(kind=kind, actor=actor, roll=roll, **fields)
+        state.action = pending(roll)
         target = roll.opposition()
         line = (
             f"{roll_line(member.name, roll)} vs {describe(target if target is not None else 0)}"
@@ -128,8 +132,7 @@ class ConflictActions(ConflictBase):
                 session,
                 state,
                 actor,
-                PendingKind.OVERCOME,
-                {},
+                lambda roll: PendingOvercome(actor=actor, roll=roll),
                 skill,
                 Action.OVERCOME,
                 target,
@@ -158,7 +161,7 @@ class ConflictActions(ConflictBase):
         ) -> str:
             _, actor = self._acting(state, click.user_id, click.is_gm, "act now")
             rules.create_advantage(state.conflict, actor, OutcomeKind.TIE)  # validate first
-            fields = {"aspect_text": text}
+            aim_text, aim_key, aim_name = text, "", ""
             what = f"create an advantage: {text}"
             if existing is not None:
                 choices = await self._advantage_targets_in(
@@ -171,14 +174,19 @@ class ConflictActions(ConflictBase):
                     )
                 hidden = found.description == HIDDEN_TAG
                 name = HIDDEN_NAME if hidden else found.label.removeprefix("Existing: ")
-                fields = {"aspect_key": existing, "aspect_name": name}
+                aim_text, aim_key, aim_name = "", existing, name
                 what = f"create an advantage on {name}"
             return await self._start_action_in(
                 session,
                 state,
                 actor,
-                PendingKind.ADVANTAGE,
-                fields,
+                lambda roll: PendingAdvantage(
+                    actor=actor,
+                    roll=roll,
+                    aspect_text=aim_text,
+                    aspect_key=aim_key,
+                    aspect_name=aim_name,
+                ),
                 skill,
                 Action.CREATE_ADVANTAGE,
                 target,
@@ -252,8 +260,7 @@ class ConflictActions(ConflictBase):
                 session,
                 state,
                 actor,
-                PendingKind.MOVE,
-                {"zone": zone},
+                lambda roll: PendingMove(actor=actor, roll=roll, zone=zone),
                 skill,
                 Action.OVERCOME,
                 target,
@@ -281,26 +288,29 @@ class ConflictActions(ConflictBase):
             c = state.conflict
             head = f"{roll_line(member.name, roll)} vs {describe(target)}."
             lines = [head]
-            if pending.kind is PendingKind.OVERCOME:
-                state.conflict, events = rules.overcome(c, pending.actor, effort, target)
-                lines += self._after_resolution(state, events)
-            elif pending.kind is PendingKind.MOVE:
-                state.conflict, events = rules.move(
-                    c,
-                    pending.actor,
-                    pending.zone,
-                    impeded=True,
-                    overcome_effort=effort,
-                    difficulty=target,
-                )
-                moved = events_text(state, events)
-                if any(e.kind == "moved" for e in events) and moved:
-                    moved[0] = moved[0].rstrip(".") + f" to {pending.zone}."
-                lines += moved
-            else:
-                outcome = classify(effort, target)
-                state.conflict, _ = rules.create_advantage(c, pending.actor, outcome)
-                lines += await self._advantage_in(session, campaign, row, state, pending, outcome)
+            match pending:
+                case PendingOvercome():
+                    state.conflict, events = rules.overcome(c, pending.actor, effort, target)
+                    lines += self._after_resolution(state, events)
+                case PendingMove(zone=zone):
+                    state.conflict, events = rules.move(
+                        c,
+                        pending.actor,
+                        zone,
+                        impeded=True,
+                        overcome_effort=effort,
+                        difficulty=target,
+                    )
+                    moved = events_text(state, events)
+                    if any(e.kind == "moved" for e in events) and moved:
+                        moved[0] = moved[0].rstrip(".") + f" to {zone}."
+                    lines += moved
+                case PendingAdvantage():
+                    outcome = classify(effort, target)
+                    state.conflict, _ = rules.create_advantage(c, pending.actor, outcome)
+                    lines += await self._advantage_in(
+                        session, campaign, row, state, pending, outcome
+                    )
             state.action = None
             state.add_log(*lines[1:])
             return " ".join(lines)
@@ -322,7 +332,7 @@ class ConflictActions(ConflictBase):
         campaign: CampaignInfo,
         row: EncounterRow,
         state: ConflictState,
-        pending: PendingAction,
+        pending: PendingAdvantage,
         outcome: OutcomeKind,
     ) -> list[str]:
         actor = pending.actor
@@ -358,7 +368,7 @@ class ConflictActions(ConflictBase):
         campaign: CampaignInfo,
         row: EncounterRow,
         state: ConflictState,
-        pending: PendingAction,
+        pending: PendingAdvantage,
         outcome: OutcomeKind,
     ) -> list[str]:
         """An advantage on a scene (or game) aspect: its invokes are held as "char:<id>" or "gm"."""

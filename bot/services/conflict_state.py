@@ -5,7 +5,7 @@ log), the snapshot a call returns, and the conflict's aspects as a source for /r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -34,25 +34,41 @@ SOURCE_PREFIX = "cf"
 IMPEDED = "imp|"  # a move choice's value prefix: the move takes the action and a roll
 
 
-class PendingKind(StrEnum):
-    """Which action a rolled, unresolved PendingAction is (its tag in the stored JSON)."""
+class PendingBase(BaseModel):
+    """What every rolled action waiting for invokes, stunts and teamwork has: who rolled, and
+    the roll."""
 
-    OVERCOME = "overcome"
-    ADVANTAGE = "advantage"
-    MOVE = "move"
-
-
-class PendingAction(BaseModel):
-    """An overcome, create-an-advantage or impeded move that is rolled and waits for invokes,
-    stunts and teamwork before it is resolved."""
-
-    kind: PendingKind
     actor: str
     roll: Roll
-    aspect_text: str = ""  # a new aspect to create
-    aspect_key: str = ""  # or an existing one (a conflict "cf:..." or scene "scene:..." key)
-    aspect_name: str = ""  # the existing aspect's text, for the tracker
-    zone: str = ""
+
+
+class PendingOvercome(PendingBase):
+    """An overcome, rolled and waiting to be resolved."""
+
+    kind: Literal["overcome"] = "overcome"
+
+
+class PendingAdvantage(PendingBase):
+    """A create-an-advantage, rolled and waiting: on a new aspect (`aspect_text`) or on one in
+    play (`aspect_key`, a conflict "cf:..." or scene "scene:..." key, shown as `aspect_name`)."""
+
+    kind: Literal["advantage"] = "advantage"
+    aspect_text: str = ""
+    aspect_key: str = ""
+    aspect_name: str = ""
+
+
+class PendingMove(PendingBase):
+    """An impeded or long move to `zone`: an overcome, rolled and waiting."""
+
+    kind: Literal["move"] = "move"
+    zone: str
+
+
+# The rolled action a conflict waits on, tagged by `kind` in the stored JSON.
+PendingAction = Annotated[
+    PendingOvercome | PendingAdvantage | PendingMove, Field(discriminator="kind")
+]
 
 
 ROLL_SLOTS = ("attack", "defence", "action")

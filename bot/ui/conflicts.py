@@ -20,7 +20,12 @@ from bot.fate.sheet import Character
 from bot.fate.tracks import TrackKind
 from bot.fate.words import plural
 from bot.services.challenges import ChallengeSnapshot
-from bot.services.conflict_state import ConflictSnapshot, PendingKind
+from bot.services.conflict_state import (
+    ConflictSnapshot,
+    PendingAdvantage,
+    PendingMove,
+    PendingOvercome,
+)
 from bot.services.contests import ContestSnapshot
 from bot.services.encounters import Choice
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, MAX_SELECT_OPTIONS, clip, safe_embed
@@ -161,10 +166,13 @@ def _now_line(snapshot: ConflictSnapshot) -> str:
         return f"{winner} carry the day." if c.winner_side else "The conflict is over."
     if state.action is not None:
         pending = state.action
-        what = {
-            PendingKind.OVERCOME: "an overcome",
-            PendingKind.MOVE: f"a move to {pending.zone}",
-        }.get(pending.kind, f"an advantage on {pending.aspect_name or pending.aspect_text}")
+        match pending:
+            case PendingOvercome():
+                what = "an overcome"
+            case PendingMove(zone=zone):
+                what = f"a move to {zone}"
+            case PendingAdvantage(aspect_name=name, aspect_text=text):
+                what = f"an advantage on {name or text}"
         target = pending.roll.opposition()
         return (
             f"{state.name(pending.actor)} rolled {what}: {describe(pending.roll.effort())} vs "

@@ -156,7 +156,7 @@ def absorb_view(
     prefix: str, ident: int, version: int, options: list[AbsorbOption]
 ) -> discord.ui.View:
     choices = [Choice(str(o.index), o.label) for o in options]
-    return choice_view(prefix, ident, version, "abs", "How do you take it?", choices)
+    return choice_view(prefix, ident, version, TrackerAction.ABSORB, "How do you take it?", choices)
 
 
 class TrackerButton(
@@ -495,6 +495,28 @@ class TrackerCog(commands.Cog):
             await interaction.response.edit_message(content=clip(text, 2000), view=view)
         else:
             await interaction.response.send_message(clip(text, 2000), view=view, ephemeral=True)
+
+    def direct(
+        self, call: Callable[[ClickContext], Awaitable[Snapshot]]
+    ) -> Callable[[Click, Any], Awaitable[None]]:
+        """A button handler that acts at once: the service call, then the tracker's answer."""
+
+        async def act(click: Click, _snap: Any) -> None:
+            snap = await call(click)
+            await self.answer(click.interaction, snap, snap.message)
+
+        return act
+
+    def pick(
+        self, call: Callable[[ClickContext, str], Awaitable[Snapshot]]
+    ) -> Callable[[Click, str | None, str], Awaitable[None]]:
+        """A select handler whose pick goes straight to the service."""
+
+        async def act(click: Click, _arg: str | None, value: str) -> None:
+            snap = await call(click, value)
+            await self.answer(click.interaction, snap, snap.message)
+
+        return act
 
     async def on_button(
         self, interaction: discord.Interaction, ident: int, version: int, action: str

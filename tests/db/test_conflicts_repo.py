@@ -306,11 +306,11 @@ def test_trackers_stay_within_discord_limits() -> None:
     assert len(controls.options) <= 25 and all(len(o.label) <= 100 for o in controls.options)
     # with a side's scale and a rolled advantage waiting for Resolve
     from bot.fate.rolls import Roller, make_roll
-    from bot.services.conflict_state import PendingAction
+    from bot.services.conflict_state import PendingAdvantage
 
     waiting, _ = make_roll(random.Random(1), Roller(name="R" * 80), skill="S" * 40, difficulty=3)
     cs.scale = {"pcs": 4, "npcs": 0}
-    cs.action = PendingAction(kind="advantage", actor="1", roll=waiting, aspect_text="A" * 80)
+    cs.action = PendingAdvantage(actor="1", roll=waiting, aspect_text="A" * 80)
     busy = ConflictSnapshot(1, 1, 1, 1, cs, sheets)
     embed = conflict_tracker(busy)
     assert len(embed) <= 6000 and len(embed.fields) <= 25
