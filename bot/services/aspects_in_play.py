@@ -84,17 +84,23 @@ async def spend_free_invoke_in(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
 ) -> None:
     """Spend `holder`'s free invoke on the aspect with this key, wherever it lives."""
-    source = SOURCES.get(key.split(":", 1)[0])
-    if source is None:
-        raise RuleError("That aspect is no longer in play; pick another one.")
-    await source.spend_free_invoke_in(session, campaign, channel_id, key, holder)
+    await _source_of(
+        key, "That aspect is no longer in play; pick another one."
+    ).spend_free_invoke_in(session, campaign, channel_id, key, holder)
 
 
 async def return_free_invoke_in(
     session: AsyncSession, campaign: CampaignInfo, channel_id: int, key: str, holder: str
 ) -> None:
     """Give `holder` back a free invoke on the aspect with this key, or raise RuleError."""
+    await _source_of(key, "That aspect is no longer in play.").return_free_invoke_in(
+        session, campaign, channel_id, key, holder
+    )
+
+
+def _source_of(key: str, gone: str) -> AspectSource:
+    """The source that handed out `key`; the sentence `gone` when none does any more."""
     source = SOURCES.get(key.split(":", 1)[0])
     if source is None:
-        raise RuleError("That aspect is no longer in play.")
-    await source.return_free_invoke_in(session, campaign, channel_id, key, holder)
+        raise RuleError(gone)
+    return source

@@ -19,7 +19,7 @@ from bot.errors import RuleError
 from bot.fate import challenge as rules
 from bot.fate.challenge import MAX_TASKS, Challenge, ChallengeTask
 from bot.fate.ladder import describe
-from bot.fate.rolls import Action, InvokeMode, Payment, Roll, apply_invoke, make_roll
+from bot.fate.rolls import Action, Roll, make_roll
 from bot.fate.words import plural
 from bot.services import aspects_in_play
 from bot.services.campaigns import (
@@ -37,6 +37,7 @@ from bot.services.encounters import (
     Member,
     distinct_labels,
     in_play_choices,
+    invoke_for_bonus,
     member_of,
     parse_difficulty,
     pay_invoke_point_in,
@@ -143,10 +144,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             )
             challenge, _ = rules.start_challenge(str(row.id), tasks, " ".join(title.split()))
             state = ChallengeState(challenge=challenge)
-            row.state_json = state.model_dump_json()
-            session.add(row)
-            await session.flush()
-            return self._snapshot(row, state)
+            return await self._begin_in(session, row, state)
 
     def open_tasks(self, snap: ChallengeSnapshot) -> list[Choice]:
         return [
@@ -173,9 +171,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             state.members[key] = member_of(record)
             state.challenge, _ = rules.claim(state.challenge, task_id, key)
             task = state.challenge.task(task_id)
-            line = f"{record.name} takes the {task.skill} task."
-            state.add_log(line)
-            return line
+            return state.logged(f"{record.name} takes the {task.skill} task.")
 
         return await self._act(click.ident, click.version, step)
 
@@ -198,9 +194,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             key = str(record.id)
             state.members[key] = member_of(record)
             state.challenge, _ = rules.assign(state.challenge, task.id, key)
-            line = f"The GM gives the {task.skill} task to {record.name}."
-            state.add_log(line)
-            return line
+            return state.logged(f"The GM gives the {task.skill} task to {record.name}.")
 
         return await self._in_channel(channel_id, step)
 
@@ -226,12 +220,10 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             if task_id in state.rolls:
                 raise RuleError(f"The {task.skill} task is rolled: invoke, or press Keep the roll.")
             state.rolls = {**state.rolls, task_id: dice_roll}
-            line = (
+            return state.logged(
                 f"{roll_line(member.name, dice_roll)} vs {describe(task.difficulty)} for the "
                 f"{task.skill} task: invoke, or press Keep the roll."
             )
-            state.add_log(line)
-            return line
 
         return await self._act(click.ident, click.version, step)
 
@@ -272,8 +264,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             state.rolls = {k: v for k, v in state.rolls.items() if k != task_id}
             line = f"{roll_line(member.name, dice_roll)} vs {describe(task.difficulty)}: "
             line += events[0].text if events else ""
-            state.add_log(line)
-            return line
+            return state.logged(line)
 
         return await self._act(click.ident, click.version, step)
 
@@ -339,25 +330,15 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
                     click.user_id,
                     f"{shown} (challenge #{row.id})",
                 )
-            dice_roll, _ = apply_invoke(
-                state.rolls[task_id],
-                self.dice(),
-                invoker_id=click.user_id,
-                invoker_name=member.name,
-                aspect_key=key,
-                aspect_name=shown,
-                mode=InvokeMode.BONUS,
-                payment=Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE,
-                payer_id=member.character_id,
+            dice_roll = invoke_for_bonus(
+                state.rolls[task_id], self.dice(), member, click.user_id, (key, shown), payment
             )
             state.rolls = {**state.rolls, task_id: dice_roll}
             task = state.challenge.task(task_id)
-            line = (
+            return state.logged(
                 f"{member.name} invokes {shown} for +2: the {task.skill} roll is now "
                 f"{describe(dice_roll.effort())} vs {describe(task.difficulty)}."
             )
-            state.add_log(line)
-            return line
 
         return await self._act(click.ident, click.version, step)
 
@@ -394,12 +375,10 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             state.stopped = True
             state.rolls = {}  # rolls nobody kept are not recorded
             total = rules.summary(state.challenge)
-            line = (
+            return state.logged(
                 f"The GM closes the challenge: {plural(total.successes, 'success')}, "
                 f"{plural(total.ties, 'tie')}, "
                 f"{plural(total.failures, 'failure')}, {total.open} not rolled."
             )
-            state.add_log(line)
-            return line
 
         return await self._in_channel(channel_id, step)

@@ -22,7 +22,7 @@ from bot.fate.aspects import (
 )
 from bot.fate.aspects import Event as RuleEvent
 from bot.fate.ladder import describe
-from bot.fate.rolls import Action, Roll, make_roll
+from bot.fate.rolls import Action, Roll
 from bot.fate.scene import put_aspect
 from bot.fate.words import plural
 from bot.services import aspects_in_play
@@ -41,16 +41,13 @@ from bot.services.conflict_state import (
     PendingMove,
     PendingOvercome,
     events_text,
-    resolve_skill,
     shown_text,
 )
 from bot.services.encounters import (
     HIDDEN_NAME,
     Choice,
-    Member,
     parse_difficulty,
     roll_line,
-    roller_of,
 )
 from bot.services.scenes import (
     find_ref,
@@ -70,28 +67,6 @@ class ConflictActions(ConflictBase):
         mine = state.conflict.combatant(actor).side
         return sorted({p.side for p in state.conflict.active() if p.side != mine})
 
-    async def _action_roll_in(
-        self,
-        session: AsyncSession,
-        state: ConflictState,
-        member: Member,
-        actor: str,
-        skill: str,
-        action: Action,
-        difficulty: int,
-    ) -> Roll:
-        sheet = (await self._sheet_in(session, member)).sheet
-        name, rating = resolve_skill(sheet, skill)
-        roll, _ = make_roll(
-            self.dice(),
-            roller_of(member),
-            skill=name,
-            skill_rating=rating,
-            action=action,
-            difficulty=difficulty,
-        )
-        return self._scaled(state, roll, actor, self._other_sides(state, actor))
-
     async def _start_action_in(
         self,
         session: AsyncSession,
@@ -105,15 +80,16 @@ class ConflictActions(ConflictBase):
     ) -> str:
         """Roll the actor's action and keep it waiting as `pending(roll)` for invokes."""
         member = self._member(state, actor)
-        roll = await self._action_roll_in(session, state, member, actor, skill, action, difficulty)
+        against = self._other_sides(state, actor)
+        roll = await self._skill_roll_in(
+            session, state, (member, actor), skill, action, against, difficulty
+        )
         state.action = pending(roll)
         target = roll.opposition()
-        line = (
+        return state.logged(
             f"{roll_line(member.name, roll)} vs {describe(target if target is not None else 0)}"
             f" - {what}. Invoke, add a stunt or teamwork, then press Resolve the roll."
         )
-        state.add_log(line)
-        return line
 
     async def overcome(
         self,
@@ -252,8 +228,7 @@ class ConflictActions(ConflictBase):
                 lines = events_text(state, events)
                 if any(e.kind == "moved" for e in events):
                     lines[-1] = lines[-1].rstrip(".") + f" to {zone}."
-                state.add_log(*lines)
-                return " ".join(lines)
+                return state.logged(*lines)
             assert target is not None and skill is not None
             rules.move(c, actor, zone, impeded=True, overcome_effort=0, difficulty=0)  # validate
             return await self._start_action_in(

@@ -14,7 +14,7 @@ from bot.fate import conflict as rules
 from bot.fate.aspects import Event as RuleEvent
 from bot.fate.aspects import make_boost
 from bot.fate.conflict import Conflict, Phase
-from bot.fate.rolls import Roll, ScaleLevel, ScaleMode, apply_scale
+from bot.fate.rolls import Action, Roll, ScaleLevel, ScaleMode, apply_scale, make_roll
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
@@ -23,8 +23,13 @@ from bot.services.campaigns import (
     move_fate_points_in,
     resolve_campaign_in,
 )
-from bot.services.conflict_state import ConflictSnapshot, ConflictState, events_text
-from bot.services.encounters import EncounterService, Member
+from bot.services.conflict_state import (
+    ConflictSnapshot,
+    ConflictState,
+    events_text,
+    resolve_skill,
+)
+from bot.services.encounters import EncounterService, Member, roller_of
 from bot.services.scenes import carry_gm_points_in
 
 
@@ -147,6 +152,31 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
         if state.conflict.phase is not Phase.ABSORBING and state.conflict.pending is None:
             state.attack_roll = state.defence_roll = None
         return lines
+
+    async def _skill_roll_in(
+        self,
+        session: AsyncSession,
+        state: ConflictState,
+        roller: tuple[Member, str],
+        skill: str,
+        action: Action,
+        against: list[str],
+        difficulty: int | None = None,
+    ) -> Roll:
+        """A combatant's (member, combatant id) roll of a skill from their sheet, with the
+        scale of their side against the sides in `against`."""
+        member, combatant = roller
+        sheet = (await self._sheet_in(session, member)).sheet
+        name, rating = resolve_skill(sheet, skill)
+        roll, _ = make_roll(
+            self.dice(),
+            roller_of(member),
+            skill=name,
+            skill_rating=rating,
+            action=action,
+            difficulty=difficulty,
+        )
+        return self._scaled(state, roll, combatant, against)
 
     def _scaled(self, state: ConflictState, roll: Roll, roller: str, against: list[str]) -> Roll:
         """The GM's scale per side: the higher side gets +1 per level before the roll; on a

@@ -13,13 +13,10 @@ from bot.fate.aspects import spend_free_invoke as spend_own_invoke
 from bot.fate.conflict import Phase
 from bot.fate.ladder import describe
 from bot.fate.rolls import (
-    InvokeMode,
-    Payment,
     Roll,
     ScaleLevel,
     add_modifier,
     add_teamwork,
-    apply_invoke,
 )
 from bot.fate.sheet import Character
 from bot.services import aspects_in_play
@@ -33,6 +30,7 @@ from bot.services.encounters import (
     Member,
     distinct_labels,
     in_play_choices,
+    invoke_for_bonus,
     pay_invoke_point_in,
     rank_aspects,
     without_spent,
@@ -190,26 +188,14 @@ class ConflictInvokes(ConflictBase):
         c = state.conflict
 
         def invoked(roll: Roll) -> Roll:
-            bonus_roll, _ = apply_invoke(
-                roll,
-                self.dice(),
-                invoker_id=user_id,
-                invoker_name=member.name,
-                aspect_key=key,
-                aspect_name=aspect_name,
-                mode=InvokeMode.BONUS,
-                payment=Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE,
-                payer_id=member.character_id,
-            )
-            return bonus_roll
+            return invoke_for_bonus(roll, self.dice(), member, user_id, (key, aspect_name), payment)
 
         if state.action is not None:
             action_roll = invoked(state.action.roll)
             state.put_roll("action", action_roll)
             line = f"{member.name} invokes {aspect_name} for +2: the roll is now "
             line += f"{describe(action_roll.effort())}."
-            state.add_log(line)
-            return line
+            return state.logged(line)
         assert c.pending is not None
         is_attacker = who == c.pending.attacker
         roll = state.attack_roll if is_attacker else state.defence_roll
@@ -226,16 +212,14 @@ class ConflictInvokes(ConflictBase):
             else:
                 state.defence_roll = roll
                 line += f" The defence is now {describe(roll.effort())}."
-            state.add_log(line)
-            return line
+            return state.logged(line)
         if is_attacker:
             state.attack_roll = roll
         else:
             state.defence_roll = roll
         state.conflict, events = rules.invoke_on_attack(c, who, 2)
         lines = [line, *self._after_resolution(state, [e for e in events if e.kind != "invoke"])]
-        state.add_log(*lines)
-        return " ".join(lines)
+        return state.logged(*lines)
 
     async def stunt_choices(self, click: ClickContext) -> list[Choice]:
         async with self.db.session() as session:
@@ -284,12 +268,10 @@ class ConflictInvokes(ConflictBase):
             stunt = record.sheet.stunts[int(index)]
             roll, _ = add_modifier(state.roll_in(slot), stunt.name, stunt.bonus)
             state.put_roll(slot, roll)
-            line = (
+            return state.logged(
                 f"{record.name} uses {stunt.name} ({stunt.bonus:+d}): the {slot} roll is now "
                 f"{describe(roll.effort())}."
             )
-            state.add_log(line)
-            return line
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
@@ -351,12 +333,10 @@ class ConflictInvokes(ConflictBase):
             state.put_roll(slot, roll)
             bonus = roll.teamwork[-1].bonus
             added = f"+{bonus}" if bonus else "nothing more (the team is at its cap)"
-            line = (
+            return state.logged(
                 f"{member.name} helps {state.name(roller)} with {roll.skill}: {added}, and uses "
                 f"their action this exchange. The {slot} roll is now {describe(roll.effort())}."
             )
-            state.add_log(line)
-            return line
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
@@ -416,10 +396,8 @@ class ConflictInvokes(ConflictBase):
             aspect = next(a for a in state.aspects if a.id == key)
             passed, _ = pass_free_invoke(aspect, giver, ally)
             state.aspects = [passed if a.id == key else a for a in state.aspects]
-            line = (
+            return state.logged(
                 f"{state.name(giver)} passes the boost {shown_text(aspect)} to {state.name(ally)}."
             )
-            state.add_log(line)
-            return line
 
         return await self._act_with_campaign(click.ident, click.version, step)

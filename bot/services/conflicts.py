@@ -23,7 +23,7 @@ from bot.fate import conflict as rules
 from bot.fate.conflict import Combatant, ConflictKind, PendingAttack, Phase
 from bot.fate.harm import AbsorbChoice, suggest_absorb_options
 from bot.fate.ladder import describe
-from bot.fate.rolls import Action, make_roll
+from bot.fate.rolls import Action
 from bot.fate.tracks import Track
 from bot.fate.words import plural
 from bot.services.campaigns import (
@@ -41,7 +41,6 @@ from bot.services.conflict_state import (
     ConflictSnapshot,
     ConflictState,
     events_text,
-    resolve_skill,
     scene_zones_in,
 )
 from bot.services.encounters import (
@@ -52,7 +51,6 @@ from bot.services.encounters import (
     member_of,
     name_slots,
     roll_line,
-    roller_of,
 )
 from bot.services.scenes import join_scene_in
 
@@ -144,10 +142,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
             )
             state = ConflictState(conflict=conflict, members=members, zones=zones)
             state.add_log(f"A {kind.value} conflict begins; {first_record.name} acts first.")
-            row.state_json = state.model_dump_json()
-            session.add(row)
-            await session.flush()
-            return await self._snapshot_in(session, row, state)
+            return await self._begin_in(session, row, state)
 
     async def in_channel(self, channel_id: int) -> ConflictSnapshot:
         async with self.db.session() as session:
@@ -222,22 +217,14 @@ class ConflictService(ConflictActions, ConflictInvokes):
             attacker, actor = self._acting(state, click.user_id, click.is_gm, "attack now")
             c = state.conflict
             rules.attack(c, actor, target, 0)  # validate before rolling
-            sheet = (await self._sheet_in(session, attacker)).sheet
-            name, rating = resolve_skill(sheet, skill)
-            roll, _ = make_roll(
-                self.dice(),
-                roller_of(attacker),
-                skill=name,
-                skill_rating=rating,
-                action=Action.ATTACK,
+            against = [c.combatant(target).side]
+            roll = await self._skill_roll_in(
+                session, state, (attacker, actor), skill, Action.ATTACK, against
             )
-            roll = self._scaled(state, roll, actor, [c.combatant(target).side])
             c, events = rules.attack(c, actor, target, roll.effort())
             state.conflict = c
             state.attack_roll, state.defence_roll = roll, None
-            line = f"{roll_line(attacker.name, roll)} - attacks {state.name(target)}."
-            state.add_log(line)
-            return line
+            return state.logged(f"{roll_line(attacker.name, roll)} - attacks {state.name(target)}.")
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
@@ -251,27 +238,17 @@ class ConflictService(ConflictActions, ConflictInvokes):
             defender = self._require_control(
                 state, c.pending.defender, click.user_id, click.is_gm, "defend"
             )
-            sheet = (await self._sheet_in(session, defender)).sheet
-            name, rating = resolve_skill(sheet, skill)
-            roll, _ = make_roll(
-                self.dice(),
-                roller_of(defender),
-                skill=name,
-                skill_rating=rating,
-                action=Action.DEFEND,
-            )
-            roll = self._scaled(
-                state, roll, c.pending.defender, [c.combatant(c.pending.attacker).side]
+            against = [c.combatant(c.pending.attacker).side]
+            roll = await self._skill_roll_in(
+                session, state, (defender, c.pending.defender), skill, Action.DEFEND, against
             )
             if state.defence_roll is not None:
                 raise RuleError("The defence is already rolled; invoke, or resolve the attack.")
             state.defence_roll = roll
-            line = (
+            return state.logged(
                 f"{roll_line(defender.name, roll)} - defends against "
                 f"{describe(c.pending.attack_effort)}. Invoke, or resolve the attack."
             )
-            state.add_log(line)
-            return line
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
@@ -293,8 +270,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
                 raise RuleError("Only the attacker, the defender or the GM can resolve the attack.")
             state.conflict, events = rules.defend(c, pending.defender, state.defence_roll.effort())
             lines = self._after_resolution(state, events)
-            state.add_log(*lines)
-            return " ".join(lines)
+            return state.logged(*lines)
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
@@ -314,8 +290,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
             )
             state.conflict, events = rules.trade_shift_for_boost(state.conflict, pending.attacker)
             lines = self._after_resolution(state, events)
-            state.add_log(*lines)
-            return " ".join(lines)
+            return state.logged(*lines)
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
@@ -382,8 +357,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
             lines = events_text(state, events)
             if result.taken_out:
                 lines.append(f"{state.name(attacker)} decides how {member.name} is taken out.")
-            state.add_log(*lines)
-            return " ".join(lines)
+            return state.logged(*lines)
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
@@ -410,12 +384,10 @@ class ConflictService(ConflictActions, ConflictInvokes):
                 await save_character_in(session, record, record.sheet.model_copy(update=tracks))
             state.restore_absorb(undo)
             shifts = state.conflict.pending.shifts if state.conflict.pending else 0
-            line = (
+            return state.logged(
                 f"{member.name}'s absorb is undone: the hit of {plural(shifts, 'shift')} "
                 "waits to be absorbed again."
             )
-            state.add_log(line)
-            return line
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
@@ -463,8 +435,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
                 )
             state.conflict, events = rules.concede(state.conflict, who)
             lines = events_text(state, events)
-            state.add_log(*lines)
-            return " ".join(lines)
+            return state.logged(*lines)
 
         return await self._act_with_campaign(click.ident, click.version, step)
 

@@ -29,7 +29,7 @@ from bot.fate.aspects import spend_free_invoke as spend_own_invoke
 from bot.fate.contest import Contest, ContestError, ContestSide, FailedAdvantage
 from bot.fate.harm import HarmType, absorb_hit, suggest_absorb_options
 from bot.fate.ladder import describe
-from bot.fate.rolls import Action, InvokeMode, Modifier, Payment, Roll, apply_invoke, make_roll
+from bot.fate.rolls import Action, Modifier, Roll, make_roll
 from bot.fate.sheet import Character
 from bot.services import aspects_in_play
 from bot.services.campaigns import (
@@ -50,6 +50,7 @@ from bot.services.encounters import (
     absorb_menu,
     distinct_labels,
     in_play_choices,
+    invoke_for_bonus,
     member_of,
     name_slots,
     parse_difficulty,
@@ -195,10 +196,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             contest, _ = rules.start_contest(str(row.id), built, victories)
             state = ContestState(contest=contest, members=members, harm=harm)
             state.add_log(f"A contest to {victories} victories begins.")
-            row.state_json = state.model_dump_json()
-            session.add(row)
-            await session.flush()
-            return await self._snapshot_in(session, row, state)
+            return await self._begin_in(session, row, state)
 
     def members_for(
         self, snap: ContestSnapshot, user_id: int, is_gm: bool, *, rolling: bool
@@ -236,9 +234,9 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             member = self._control(state, key, click.user_id, click.is_gm)
             side = state.side_of(key)
             state.contest, _ = rules.add_teamwork(state.contest, side.key, key)
-            line = f"{member.name} helps {side.name} (teamwork, +1 with Average or better)."
-            state.add_log(line)
-            return line
+            return state.logged(
+                f"{member.name} helps {side.name} (teamwork, +1 with Average or better)."
+            )
 
         return await self._act(click.ident, click.version, step)
 
@@ -285,8 +283,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             lines = [f"{roll_line(member.name, dice_roll)}{teamwork} for {side.name}."]
             if state.everyone_rolled():
                 lines.append("Every side has rolled: invoke, then resolve the exchange.")
-            state.add_log(*lines)
-            return " ".join(lines)
+            return state.logged(*lines)
 
         return await self._act(click.ident, click.version, step)
 
@@ -358,8 +355,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 ]
                 raise RuleError(f"Waiting for a roll from: {', '.join(waiting)}.")
             lines = self._try_resolve(state)
-            state.add_log(*lines)
-            return " ".join(lines)
+            return state.logged(*lines)
 
         return await self._act(click.ident, click.version, step)
 
@@ -399,8 +395,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 rules.try_advantage(state.contest, side.key, key, outcome)  # still open?
                 state.pending_fail = {**state.pending_fail, side.key: text}
                 line += "failed. Forfeit the side's roll, or give the other side a free invoke?"
-                state.add_log(line)
-                return line
+                return state.logged(line)
             state.contest, _ = rules.try_advantage(state.contest, side.key, key, outcome)
             aspect, events = create_advantage_new(
                 outcome, aspect_id=state.new_aspect_id(), text=text, actor=side.key
@@ -408,8 +403,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             if aspect is not None:
                 state.aspects = [*state.aspects, aspect]
             line += " ".join(e.text for e in events)
-            state.add_log(line)
-            return line
+            return state.logged(line)
 
         return await self._act(click.ident, click.version, step)
 
@@ -449,9 +443,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 if aspect is not None:
                     state.aspects = [*state.aspects, aspect]
             state.pending_fail = {k: v for k, v in state.pending_fail.items() if k != side.key}
-            line = f"{side.name}: " + " ".join(e.text for e in events)
-            state.add_log(line)
-            return line
+            return state.logged(f"{side.name}: " + " ".join(e.text for e in events))
 
         return await self._act(click.ident, click.version, step)
 
@@ -555,16 +547,8 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             side_roll = state.rolls.get(side_key)
             if side_roll is None:
                 raise RuleError("Your side's roll is gone; roll again next exchange.")
-            side_roll, _ = apply_invoke(
-                side_roll,
-                self.dice(),
-                invoker_id=click.user_id,
-                invoker_name=member.name,
-                aspect_key=key,
-                aspect_name=name,
-                mode=InvokeMode.BONUS,
-                payment=Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE,
-                payer_id=member.character_id,
+            side_roll = invoke_for_bonus(
+                side_roll, self.dice(), member, click.user_id, (key, name), payment
             )
             state.rolls = {**state.rolls, side_key: side_roll}
             draft = state.contest.exchange
@@ -576,12 +560,10 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                     )
                 }
             )
-            line = (
+            return state.logged(
                 f"{member.name} invokes {name} for +2: "
                 f"{state.contest.side(side_key).name} is at {describe(side_roll.effort())}."
             )
-            state.add_log(line)
-            return line
 
         return await self._act(click.ident, click.version, step)
 
@@ -649,8 +631,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                     f"{state.name(hit.attacker)}'s side decides how {record.name} is taken out."
                 )
                 lines += self._forfeit_fallen(state)
-            state.add_log(*lines)
-            return " ".join(lines)
+            return state.logged(*lines)
 
         return await self._act(click.ident, click.version, step)
 
@@ -662,8 +643,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             if not text or len(text) > 80:
                 raise RuleError("Write the twist as an aspect of 1 to 80 characters.")
             lines = self._try_resolve(state, text)
-            state.add_log(*lines)
-            return " ".join(lines)
+            return state.logged(*lines)
 
         return await self._act(contest_id, version, step)
 

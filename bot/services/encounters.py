@@ -34,7 +34,7 @@ from bot.fate.aspects import GM, Aspect
 from bot.fate.dice import fate_symbols
 from bot.fate.harm import AbsorbChoice, SlotRef
 from bot.fate.ladder import describe, parse_rating
-from bot.fate.rolls import Roll, Roller
+from bot.fate.rolls import InvokeMode, Payment, Roll, Roller, apply_invoke
 from bot.fate.sheet import Character
 from bot.fate.tracks import Track, TrackKind
 from bot.services import aspects_in_play
@@ -135,6 +135,31 @@ def roll_line(name: str, roll: Roll) -> str:
         f"{name}: {skill}{roll.skill_rating:+d} {fate_symbols(roll.dice)}{more} = "
         f"{describe(roll.effort())}"
     )
+
+
+def invoke_for_bonus(
+    roll: Roll,
+    rng: random.Random,
+    member: Member,
+    user_id: int,
+    aspect: tuple[str, str],
+    payment: str,
+) -> Roll:
+    """`roll` with +2 from an invoke `user_id` made for `member` on `aspect` (its key and the
+    name the log shows); `payment` "fp" is a fate point, anything else a free invoke."""
+    key, name = aspect
+    invoked, _ = apply_invoke(
+        roll,
+        rng,
+        invoker_id=user_id,
+        invoker_name=member.name,
+        aspect_key=key,
+        aspect_name=name,
+        mode=InvokeMode.BONUS,
+        payment=Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE,
+        payer_id=member.character_id,
+    )
+    return invoked
 
 
 def skill_choices(
@@ -307,6 +332,11 @@ class EncounterState(BaseModel):
     def add_log(self, *lines: str) -> None:
         self.log = [*self.log, *[line for line in lines if line]][-LOG_KEEP:]
 
+    def logged(self, *lines: str) -> str:
+        """Add `lines` to the log and return them as one message (what a step answers)."""
+        self.add_log(*lines)
+        return " ".join(lines)
+
 
 StateT = TypeVar("StateT", bound=EncounterState)
 SnapshotT = TypeVar("SnapshotT")
@@ -358,6 +388,13 @@ class EncounterService(Generic[StateT, SnapshotT]):
             message,
             skills,
         )
+
+    async def _begin_in(self, session: AsyncSession, row: EncounterRow, state: StateT) -> SnapshotT:
+        """Store the first state of a new encounter's row and return its snapshot."""
+        row.state_json = state.model_dump_json()
+        session.add(row)
+        await session.flush()
+        return await self._snapshot_in(session, row, state)
 
     async def _act(
         self,
