@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -11,7 +12,7 @@ from discord.ext import commands
 
 from bot.fate.recovery import MilestoneKind
 from bot.services.compels import CompelService
-from bot.services.economy import EconomyService, LedgerPage
+from bot.services.economy import EconomyService, LedgerPage, MilestoneReport
 from bot.ui.common import clip
 from bot.ui.custom_ids import (
     COMPEL_BUTTON_TEMPLATE,
@@ -426,18 +427,24 @@ class Economy(commands.Cog):
         name="end", description="GM: end the session; everyone earns a minor milestone."
     )
     async def session_end(self, interaction: discord.Interaction) -> None:
-        await require_gm(self.bot, interaction, "end a session")
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        report = await self.economy.end_session(interaction.guild_id, interaction.channel_id)
-        await interaction.response.send_message(milestone_text(report))
+        await self._milestones(interaction, "end a session", self.economy.end_session)
 
     @session.command(
         name="arc-end", description="GM: end the arc; everyone earns a major milestone."
     )
     async def session_arc_end(self, interaction: discord.Interaction) -> None:
-        await require_gm(self.bot, interaction, "end an arc")
+        await self._milestones(interaction, "end an arc", self.economy.end_arc)
+
+    async def _milestones(
+        self,
+        interaction: discord.Interaction,
+        doing: str,
+        end: Callable[[int, int], Awaitable[MilestoneReport]],
+    ) -> None:
+        """The GM ends a session or an arc: everyone's milestones, announced."""
+        await require_gm(self.bot, interaction, doing)
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        report = await self.economy.end_arc(interaction.guild_id, interaction.channel_id)
+        report = await end(interaction.guild_id, interaction.channel_id)
         await interaction.response.send_message(milestone_text(report))
 
     @session.command(name="award", description="GM: give one character a milestone to spend.")

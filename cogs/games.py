@@ -74,6 +74,7 @@ from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded, send_ephemeral
 from cogs.common.permissions import member_is_gm
 from cogs.common.scope import ScopedItem
+from cogs.common.web import link_address
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
@@ -257,43 +258,6 @@ class MoreOptionsSelect(
         await _cog(interaction).more_options(interaction, self.game_id, name)
 
 
-class HandButton(
-    GameScoped,
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=HAND_BUTTON_TEMPLATE,
-):
-    """ "My hand" on the board (no page) and the page / refresh buttons on a hand."""
-
-    def __init__(
-        self, game_id: int, page: int | None = None, label: str = "My hand", tag: str = "r"
-    ) -> None:
-        custom_id = hand_button_id(game_id, page, tag)
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.primary
-                if page is None
-                else discord.ButtonStyle.secondary,
-                custom_id=custom_id,
-            )
-        )
-        self.game_id = game_id
-        self.page = page
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> HandButton:
-        page = int(match["page"]) if match["page"] is not None else None
-        return cls(int(match["game"]), page, tag=match["tag"] or "r")
-
-    @guarded
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await _cog(interaction).show_hand(
-            interaction, self.game_id, self.page or 0, edit=self.page is not None
-        )
-
-
 class _PagedButton(
     GameScoped, discord.ui.DynamicItem[discord.ui.Button[Any]], template=ABSTRACT_TEMPLATE
 ):
@@ -301,15 +265,17 @@ class _PagedButton(
 
     label = "?"
     build_id: Any = None
+    default_tag = "p"
+    opener_style = discord.ButtonStyle.secondary  # the button that opens the reply (no page)
 
     def __init__(
-        self, game_id: int, page: int | None = None, label: str | None = None, tag: str = "p"
+        self, game_id: int, page: int | None = None, label: str | None = None, tag: str = ""
     ) -> None:
         super().__init__(
             discord.ui.Button(
                 label=label or self.label,
-                style=discord.ButtonStyle.secondary,
-                custom_id=type(self).build_id(game_id, page, tag),
+                style=self.opener_style if page is None else discord.ButtonStyle.secondary,
+                custom_id=type(self).build_id(game_id, page, tag or self.default_tag),
             )
         )
         self.game_id = game_id
@@ -320,7 +286,7 @@ class _PagedButton(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> _PagedButton:
         page = int(match["page"]) if match["page"] is not None else None
-        return cls(int(match["game"]), page, tag=match["tag"] or "p")
+        return cls(int(match["game"]), page, tag=match["tag"] or cls.default_tag)
 
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -330,6 +296,20 @@ class _PagedButton(
         self, cog: GameTable, interaction: discord.Interaction, page: int, *, edit: bool
     ) -> None:
         raise NotImplementedError
+
+
+class HandButton(_PagedButton, template=HAND_BUTTON_TEMPLATE):
+    """ "My hand" on the board (no page) and the page / refresh buttons on a hand."""
+
+    label = "My hand"
+    build_id = staticmethod(hand_button_id)
+    default_tag = "r"
+    opener_style = discord.ButtonStyle.primary
+
+    async def show(
+        self, cog: GameTable, interaction: discord.Interaction, page: int, *, edit: bool
+    ) -> None:
+        await cog.show_hand(interaction, self.game_id, page, edit=edit)
 
 
 class TextsButton(_PagedButton, template=TEXTS_BUTTON_TEMPLATE):
@@ -650,11 +630,10 @@ class GameTable(commands.Cog):
         if info is None:
             raise RuleError("There is no game in this channel; start one with `/game new`.")
         content = None
-        web = getattr(self.bot, "web", None)
-        if web is not None:
-            link = await web.game_link(info)
+        if self.bot.web is not None:
+            link = await self.bot.web.game_link(info)
             content = (
-                f"Spectators can follow the board live at <{self.bot.web_url(link.token)}> "
+                f"Spectators can follow the board live at {link_address(self.bot, link)} "
                 "(public state only, never a hand): share it with anyone."
             )
         await interaction.response.send_message(content, embed=status_embed(info), ephemeral=True)

@@ -50,8 +50,9 @@ def wrap(draw: ImageDraw.ImageDraw, text: str, face: Font, width: int, lines: in
     return [fit(draw, line, face, width) for line in out[:lines]]
 
 
-def png(image: Image.Image) -> bytes:
-    """Encode a board picture as PNG, favouring speed over size."""
+def png(image: Image.Image, compress_level: int = -1) -> bytes:
+    """Encode a board picture as PNG, favouring speed over size (`compress_level` 0-9 as zlib
+    takes it; -1 is zlib's default)."""
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=False)
+    image.save(buffer, format="PNG", optimize=False, compress_level=compress_level)
     return buffer.getvalue()

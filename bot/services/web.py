@@ -42,9 +42,10 @@ from bot.services.campaigns import (
     require_active_in,
     resolve_campaign_in,
 )
-from bot.services.challenges import ChallengeState
+from bot.services.challenges import ChallengeService, ChallengeState
+from bot.services.conflict_base import ConflictBase
 from bot.services.conflict_state import ConflictState
-from bot.services.contests import ContestState
+from bot.services.contests import ContestService, ContestState
 from bot.services.encounters import EncounterState
 from bot.services.games import GameInfo, GameService
 from bot.services.scenes import read_play_in, scene_of
@@ -418,13 +419,15 @@ def _scene_view(scene: Scene, channel_id: int, names: _Names) -> SceneView:
     )
 
 
+# an encounter row's kind -> its stored state, as each service declares them
+STATE_MODELS: dict[str, type[EncounterState]] = {
+    service.kind: service.state_model
+    for service in (ConflictBase, ContestService, ChallengeService)
+}
+
+
 def _parse(row: EncounterRow) -> EncounterState | None:
-    kinds: dict[str, type[EncounterState]] = {
-        "conflict": ConflictState,
-        "contest": ContestState,
-        "challenge": ChallengeState,
-    }
-    model = kinds.get(row.kind)
+    model = STATE_MODELS.get(row.kind)
     try:
         return model.model_validate_json(row.state_json) if model else None
     except ValueError:

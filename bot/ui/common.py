@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
 import discord
+
+T = TypeVar("T")
 
 CONTENT_LIMIT = 2000
 EMBED_TOTAL_LIMIT = 6000
@@ -22,6 +27,32 @@ def clip(text: str, limit: int) -> str:
     """Shorten to `limit` characters, marking the cut."""
     text = text or ""
     return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
+
+
+def greedy_pages(
+    items: Iterable[T],
+    size: Callable[[T], int],
+    budget: int,
+    *,
+    most: int | None = None,
+    first_used: int = 0,
+    page_used: int = 0,
+) -> list[list[T]]:
+    """Items in order, in pages of whole items: the next item starts a new page when it would
+    take the page past `budget` characters (`size` of each) or past `most` items. The first
+    page starts with `first_used` characters already used, the others with `page_used` (a
+    title, a description). No page is empty unless there are no items."""
+    pages: list[list[T]] = [[]]
+    used = first_used
+    for item in items:
+        length = size(item)
+        full = most is not None and len(pages[-1]) >= most
+        if pages[-1] and (used + length > budget or full):
+            pages.append([])
+            used = page_used
+        pages[-1].append(item)
+        used += length
+    return pages
 
 
 def embed_size(embed: discord.Embed) -> int:

@@ -21,6 +21,7 @@ from bot.ui.common import (
     COLOUR,
     FIELD_VALUE_LIMIT,
     clip,
+    greedy_pages,
     safe_embed,
 )
 
@@ -213,16 +214,9 @@ TEXTS_PAGE_CHARS = 5000  # a page of Card texts stays well inside an embed's 600
 
 def texts_pages(fields: list[PanelField]) -> list[list[PanelField]]:
     """Fields split into pages that each fit one embed (whole fields, in order)."""
-    pages: list[list[PanelField]] = [[]]
-    size = 0
-    for item in fields:
-        length = len(item.name) + len(item.value)
-        if pages[-1] and (size + length > TEXTS_PAGE_CHARS or len(pages[-1]) == EMBED_FIELDS):
-            pages.append([])
-            size = 0
-        pages[-1].append(item)
-        size += length
-    return pages
+    return greedy_pages(
+        fields, lambda f: len(f.name) + len(f.value), TEXTS_PAGE_CHARS, most=EMBED_FIELDS
+    )
 
 
 def has_texts(info: GameInfo) -> bool:
@@ -251,16 +245,8 @@ LOG_PAGE_CHARS = 3800  # one page of a game's history, in the description (4096 
 
 def log_pages(lines: list[str]) -> list[list[str]]:
     """Numbered history lines split into pages of whole lines that fit one description."""
-    pages: list[list[str]] = [[]]
-    size = 0
-    for number, line in enumerate(lines, start=1):
-        entry = f"{number}. {line}"
-        if pages[-1] and size + len(entry) + 1 > LOG_PAGE_CHARS:
-            pages.append([])
-            size = 0
-        pages[-1].append(entry)
-        size += len(entry) + 1
-    return pages
+    entries = [f"{number}. {line}" for number, line in enumerate(lines, start=1)]
+    return greedy_pages(entries, lambda entry: len(entry) + 1, LOG_PAGE_CHARS)
 
 
 def log_embed(info: GameInfo, lines: list[str], page: int) -> tuple[discord.Embed, int, int]:

@@ -10,7 +10,7 @@ from bot.fate.aspects import Aspect, AspectKind
 from bot.fate.compels import CompelState
 from bot.fate.ladder import describe, signed
 from bot.fate.recovery import MilestoneKind
-from bot.fate.words import plural
+from bot.fate.words import plural, tally
 from bot.services.compels import OfferView
 from bot.services.economy import (
     LedgerLine,
@@ -28,12 +28,9 @@ MAX_LINES = 25
 
 
 def holders_text(aspect: Aspect, names: dict[str, str]) -> str:
-    counts = Counter(aspect.free_invokes)
-    parts = [
-        f"{clip(names.get(holder, 'someone'), 40)}{f' ×{n}' if n > 1 else ''}"
-        for holder, n in counts.items()
-    ]
-    return ", ".join(parts)
+    return tally(
+        Counter(aspect.free_invokes), lambda holder: clip(names.get(holder, "someone"), 40)
+    )
 
 
 def aspect_line(aspect: Aspect, names: dict[str, str], *, for_gm: bool) -> str:

@@ -18,7 +18,7 @@ from bot.fate.sheet import AspectKind, Character
 from bot.fate.stunts import Stunt
 from bot.fate.tracks import Track, TrackKind
 from bot.fate.words import plural
-from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, clip, safe_embed
+from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, clip, greedy_pages, safe_embed
 
 ASPECT_LABELS = {
     AspectKind.HIGH_CONCEPT: "High concept",
@@ -465,13 +465,19 @@ def overview_embeds(
     if not pcs:
         empty = f"{pool}\nNo player characters yet: players make one with `/character create`."
         return [safe_embed(discord.Embed(title=clip(title, 256), description=empty, colour=COLOUR))]
+    pages = greedy_pages(
+        [overview_field(character, owner) for character, owner in pcs],
+        lambda field: len(field[0]) + len(field[1]),
+        OVERVIEW_TEXT_BUDGET,
+        most=25,
+        first_used=len(title) + len(pool),
+        page_used=len(title) + 12,
+    )
     embeds = [discord.Embed(title=clip(title, 256), description=pool, colour=COLOUR)]
-    used = len(title) + len(pool)
-    for character, owner in pcs:
-        name, value = overview_field(character, owner)
-        if used + len(name) + len(value) > OVERVIEW_TEXT_BUDGET or len(embeds[-1].fields) >= 25:
-            embeds.append(discord.Embed(title=clip(f"{title} (continued)", 256), colour=COLOUR))
-            used = len(title) + 12
-        embeds[-1].add_field(name=name, value=value, inline=False)
-        used += len(name) + len(value)
+    embeds += [
+        discord.Embed(title=clip(f"{title} (continued)", 256), colour=COLOUR) for _ in pages[1:]
+    ]
+    for embed, page in zip(embeds, pages, strict=True):
+        for name, value in page:
+            embed.add_field(name=name, value=value, inline=False)
     return [safe_embed(e) for e in embeds]

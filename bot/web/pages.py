@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 from bot.fate.ladder import adjective, signed
 from bot.fate.sheet import Character
 from bot.fate.tracks import Track, TrackKind
+from bot.fate.words import tally
 from bot.games.base import get_display
 from bot.services.games import GameInfo
 from bot.services.web import AspectView, EncounterView, SceneView, TableView
@@ -104,10 +106,7 @@ def _list(items: Iterable[str], cls: str = "") -> str:
 def _invokes(names: tuple[str, ...]) -> str:
     if not names:
         return ""
-    counts: dict[str, int] = {}
-    for name in names:
-        counts[name] = counts.get(name, 0) + 1
-    text = ", ".join(f"{esc(n)}" + (f" ×{c}" if c > 1 else "") for n, c in counts.items())
+    text = tally(Counter(names), esc)
     total = len(names)
     return f' <span class="inv" title="free invokes">{total} free: {text}</span>'
 

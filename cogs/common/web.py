@@ -29,7 +29,12 @@ def web_service(bot: FateTableBot) -> WebService:
 def link_text(bot: discord.Client, link: WebLink, what: str) -> str:
     """The link, what it shows and until when."""
     until = datetime.fromtimestamp(link.expires_at, UTC).strftime("%Y-%m-%d")
-    return f"{what}\n<{as_bot(bot).web_url(link.token)}>\nIt works until {until}."
+    return f"{what}\n{link_address(bot, link)}\nIt works until {until}."
+
+
+def link_address(bot: discord.Client, link: WebLink) -> str:
+    """The link's address as a message shows it (in <>, so Discord draws no preview)."""
+    return f"<{as_bot(bot).web_url(link.token)}>"
 
 
 async def answer_with_link(

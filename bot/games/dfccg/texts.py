@@ -6,6 +6,7 @@ sentence made from its data, so that every card a player holds or faces says wha
 
 from __future__ import annotations
 
+from bot.fate.words import plural
 from bot.games.dfccg.cards import (
     ActionCard,
     AddTokens,
@@ -34,11 +35,6 @@ ACTION_VERBS = {
 }
 _FACES = {1: "a plus", 0: "a blank", -1: "a minus"}
 _SCOPES = {"all": "", "harry": "Harry's ", "not_harry": "everyone but Harry's "}
-
-
-def plural(count: int | str, noun: str) -> str:
-    """``3 Hits``, ``1 Clue``, ``2[1] Clues``."""
-    return f"{count} {noun}" if str(count) == "1" else f"{count} {noun}s"
 
 
 def reach_text(card_range: Range) -> str:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.fate.words import plural
 from bot.games.dfccg.cards import ActionCard, BookCard, Dice, Effect, Restrict
 from bot.games.dfccg.context import TYPE_NAMES, Context
 from bot.games.dfccg.state import BookSlot, Job, Tableau
-from bot.games.dfccg.texts import REMOVED_AS, action_text, book_text, plural
+from bot.games.dfccg.texts import REMOVED_AS, action_text, book_text
 
 _TARGETED = {"attack": "Attacked", "investigate": "Investigated"}
 

@@ -32,7 +32,7 @@ from bot.games.dreamwars.content import (
     OrdealPack,
     Scenario,
 )
-from bot.games.packs import _node_at, _position
+from bot.games.packs import _node_at, _position, schema_errors, syntax_error
 
 DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "dreamwars"
 
@@ -90,9 +90,7 @@ def _parse(text: str, filename: str) -> tuple[Any, list[str]]:
     try:
         return yaml.load(text, Loader=_Loader), []  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-        return None, [f"{filename}:{where}: YAML syntax error: {exc.problem}"]
+        return None, [syntax_error(exc, filename)]
 
 
 class _Positions:
@@ -121,12 +119,9 @@ def _schema(where: _Positions, raw: Any, filename: str) -> tuple[BaseModel | Non
     try:
         return model.model_validate(raw), []
     except ValidationError as exc:
-        errors = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            path = ".".join(str(p) for p in loc) or "(top)"
-            message = err["msg"].removeprefix("Value error, ")
-            errors.append(f"{filename}:{where.at(loc)}: {path}: {message}")
+        errors = schema_errors(
+            exc, filename, where.at, keep_union_names=True, value_error_prefix=False
+        )
         return None, errors
 
 

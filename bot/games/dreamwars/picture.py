@@ -4,14 +4,12 @@ Drawn from the public view only, so it can never show a hand."""
 
 from __future__ import annotations
 
-import io
 from collections import defaultdict
-from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
-from bot.games.drawing import fit
+from bot.games.drawing import Font, fit, font, png
 from bot.games.dreamwars.packs import Library, load_library
 
 MAP_W, MAP_H = 1000, 670
@@ -50,16 +48,7 @@ ICON_MARKS = {
     "coach": ("c", (110, 70, 30)),
 }
 
-Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 NO_DITHER = Image.Dither.NONE
-
-
-@lru_cache(maxsize=8)
-def _font(size: int) -> Font:
-    try:
-        return ImageFont.load_default(size=size)
-    except (TypeError, OSError):  # Pillow without FreeType
-        return ImageFont.load_default()
 
 
 def _xy(lib: Library, node: str) -> tuple[int, int]:
@@ -79,15 +68,13 @@ def render_map(view: dict[str, Any], lib: Library | None = None) -> bytes:
     faction = (view.get("great") or {}).get("faction", "")
     image = _background(lib, faction).copy()
     draw = ImageDraw.Draw(image)
-    small, label, big = _font(12), _font(14), _font(17)
+    small, label, big = font(12), font(14), font(17)
     _tokens(draw, lib, view, small)
     _pieces(draw, lib, view, label)
     _legend(draw, view, label, big, small)
     # Drawn every turn: a palette of 64 colours encodes in a third of the time, at half the size.
     quantized = image.quantize(colors=64, method=Image.Quantize.FASTOCTREE, dither=NO_DITHER)
-    buffer = io.BytesIO()
-    quantized.save(buffer, format="PNG", compress_level=1)
-    return buffer.getvalue()
+    return png(quantized, compress_level=1)
 
 
 _BACKGROUNDS: dict[tuple[int, str], tuple[Library, Image.Image]] = {}
@@ -109,7 +96,7 @@ def _background(lib: Library, faction: str) -> Image.Image:
 def _draw_background(lib: Library, faction: str) -> Image.Image:
     image = Image.new("RGB", (MAP_W + LEGEND_W, MAP_H + 2 * MARGIN), PAPER)
     draw = ImageDraw.Draw(image)
-    small = _font(12)
+    small = font(12)
     _walls(draw, lib)
     _edges(draw, lib)
     for key, info in lib.nodes.items():
