@@ -112,3 +112,35 @@ async def test_a_committed_unit_survives_a_new_process_on_sqlite(tmp_path: Path)
         assert await _names(second) == ["Stored"]
     finally:
         await second.dispose()
+
+
+async def test_an_sqlite_unit_of_work_never_hands_the_loop_over(tmp_path: Path) -> None:
+    """A unit that awaits nothing but the database runs start to end without suspending, so
+    fifty at once never queue for the writer (SQLAlchemy's `async with` session closes in a
+    task of its own; while the writer lock is held that cost every queued unit a loop turn)."""
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'units.db'}")
+    await db.migrate()
+    try:
+        turns = 0
+
+        def tick() -> None:
+            nonlocal turns
+            turns += 1
+
+        for unit in (db.session, db.read):
+            asyncio.get_running_loop().call_soon(tick)
+            before = turns
+            async with unit() as session:
+                await session.exec(select(Campaign))
+            assert turns == before, f"{unit.__name__} let the loop run other work"
+        await asyncio.sleep(0)
+        assert db._writer_turn is not None and not db._writer_turn.locked()
+
+        async def write(k: int) -> None:
+            assert db._writer_turn is not None and not db._writer_turn.locked()
+            await _add_campaign(db, f"C{k}")
+
+        await asyncio.gather(*(write(k) for k in range(50)))
+        assert len(await _names(db)) == 50
+    finally:
+        await db.dispose()
