@@ -156,11 +156,46 @@ def load_pack(path: str | Path, directory: Path | None = None) -> Pack:
     return Pack.model_validate(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
 
 
+_FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed
+
+
+def _checked_once(directory: Path) -> list[Pack] | None:
+    """Every pack of ``directory`` parsed once and given the checks ``load_pack`` makes (schema,
+    ids unique across packs, link partners); None when any pack has a problem, for
+    ``load_pack`` to report it with line:col positions. (``load_pack`` on each file parses
+    every other pack again to know their ids: seven packs cost seconds of YAML at the first
+    card game of a process.)"""
+    paths = sorted(directory.glob("*.yaml"))
+    try:
+        packs = [
+            Pack.model_validate(yaml.load(path.read_text(encoding="utf-8"), Loader=_FAST_LOADER))
+            for path in paths
+        ]
+    except (OSError, ValueError, yaml.YAMLError):
+        return None
+    names = [
+        {name: path.name for _loc, name in pack_names(pack)}
+        for pack, path in zip(packs, paths, strict=True)
+    ]
+    for k, pack in enumerate(packs):
+        others: dict[Name, str] = {}
+        for j, theirs in enumerate(names):
+            if j != k:
+                for name, filename in theirs.items():
+                    others.setdefault(name, filename)
+        if pack_problems(pack, others):
+            return None
+    return packs
+
+
 @lru_cache(maxsize=4)
 def load_library(pack_dir: str | None = None) -> Library:
     """The cached library of every ``*.yaml`` pack in ``data/packs/dfccg`` (or ``pack_dir``)."""
     directory = Path(pack_dir) if pack_dir else PACK_DIR
-    return Library([load_pack(p, directory) for p in sorted(directory.glob("*.yaml"))])
+    packs = _checked_once(directory)
+    if packs is None:  # say what is wrong, where
+        packs = [load_pack(p, directory) for p in sorted(directory.glob("*.yaml"))]
+    return Library(packs)
 
 
 def card_index(library: Library) -> dict[str, Any]:
