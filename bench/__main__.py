@@ -6,6 +6,10 @@ answer reaching the fake. Pong is measured again right before each scenario, at 
 concurrency, and every figure is reported as a ratio to that neighbouring baseline, because
 absolute times on a shared machine are noise. Every reply is checked; a wrong or missing one is
 a failure, and the line says which replies were wrong.
+
+`--quick` keeps concurrency 50 but stops each measurement at QUICK_N requests, or after
+QUICK_SECONDS of measuring once QUICK_MIN requests were sent; `samples` on each line says how
+many answers the ratios rest on (p99 is the ceil(samples / 100)-th worst of them).
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ import itertools
 import json
 import logging
 import re
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +37,10 @@ from bot.testing.fake_discord import FakeDiscord
 from bot.testing.harness import Reply, Table
 
 ANSWER_TIMEOUT = 15.0
+QUICK_N = 300  # p99 is then the 3rd worst answer
+QUICK_SECONDS = 2.5  # slower scenarios (a card game per move) stop here, with fewer samples,
+QUICK_MIN = 100  # but never with fewer than this many requests sent
+SETUP_BATCH = 10  # lanes set up (and warmed) at once
 PONG = Scenario("pong", lambda t, lane, i: ("ping", t.player, {}), re.compile("pong"))
 
 
@@ -40,30 +50,45 @@ def _quantile(values: list[float], q: float) -> float:
 
 
 async def _measure(
-    tables: Table | list[Table], scenario: Scenario, n: int, concurrency: int
+    tables: Table | list[Table],
+    scenario: Scenario,
+    n: int,
+    concurrency: int,
+    budget: float | None = None,
 ) -> dict[str, Any]:
-    """`concurrency` workers, each with a lane of its own (spread over the tables' guilds)."""
+    """`concurrency` workers, each with a lane of its own (spread over the tables' guilds), send
+    `n` requests in all, or stop taking new ones once `budget` seconds have passed."""
     spread = tables if isinstance(tables, list) else [tables]
+    setup_started = time.perf_counter()
     lanes: list[Lane] = []
     for k, table in enumerate(spread):
         share = concurrency // len(spread) + (k < concurrency % len(spread))
         for lane in await scenario.setup(table, share):
             lanes.append({**lane, "table": table})
-    for lane in lanes:  # warm caches the way a running bot has them warm, and check the setup
+
+    async def warm(lane: Lane) -> None:  # caches warm the way a running bot has them warm
         table = lane["table"]
         command, user, options = scenario.request(table, lane, 0)
-        reply = await table.slash(command, user=user, **options)
-        if not scenario.expect.search(reply.text):
-            raise RuntimeError(f"{scenario.name}: the warm-up got a wrong reply: {reply.text!r}")
-        if scenario.used_up and scenario.used_up.search(reply.text) and scenario.renew:
+        record = await table.fire(command, user=user, **options)
+        await asyncio.wait_for(record.completed.wait(), ANSWER_TIMEOUT)
+        text = Reply(table.fake, record).text
+        if not scenario.expect.search(text):
+            raise RuntimeError(f"{scenario.name}: the warm-up got a wrong reply: {text!r}")
+        if scenario.used_up and scenario.used_up.search(text) and scenario.renew:
             await scenario.renew(table, lane)
+
+    for start in range(0, len(lanes), SETUP_BATCH):
+        await asyncio.gather(*(warm(lane) for lane in lanes[start : start + SETUP_BATCH]))
+    await asyncio.gather(*(t.settle() for t in spread))
     latencies: list[float] = []
     wrong: Counter[str] = Counter()
     numbers = itertools.count()
 
     async def worker(lane: Lane) -> None:
         table = lane["table"]
-        while (i := next(numbers)) < n:
+        while (i := next(numbers)) < n and (
+            budget is None or i < QUICK_MIN or time.perf_counter() < stop_at
+        ):
             command, user, options = scenario.request(table, lane, i)
             record = await table.fire(command, user=user, **options)
             try:
@@ -80,6 +105,7 @@ async def _measure(
                 await scenario.renew(table, lane)
 
     started, cpu_started = time.perf_counter(), time.process_time()
+    stop_at = started + (budget or 0.0)
     await asyncio.gather(*(worker(lane) for lane in lanes))
     elapsed = time.perf_counter() - started
     cpu = time.process_time() - cpu_started  # the fake's share is the same for pong
@@ -91,6 +117,9 @@ async def _measure(
         "p99_ms": _quantile(latencies, 0.99) * 1000,
         "throughput_per_s": len(latencies) / elapsed,
         "cpu_ms_per_request": cpu * 1000 / len(latencies),
+        "samples": len(latencies),
+        "setup_s": started - setup_started,
+        "measure_s": elapsed,
         "failures": sum(wrong.values()),
         "wrong_replies": dict(wrong.most_common(3)),
     }
@@ -110,38 +139,60 @@ def bench_settings(database_url: str, **overrides: Any) -> Settings:
     )
 
 
-async def _pong(n: int, concurrency: int) -> dict[str, Any]:
+async def _pong(n: int, concurrency: int, budget: float | None = None) -> dict[str, Any]:
     table = await Table.open(_pong_factory)
     try:
-        return await _measure(table, PONG, n, concurrency)
+        return await _measure(table, PONG, n, concurrency, budget)
     finally:
         await table.close()
 
 
+async def _template_database(workdir: Path) -> Path:
+    """An empty database at the newest schema, migrated once and copied for each scenario."""
+    from bot.db.engine import Database
+
+    path = workdir / "template.db"
+    db = Database(f"sqlite+aiosqlite:///{path}")
+    try:
+        await db.migrate()
+    finally:
+        await db.dispose()
+    return path
+
+
 async def run(
-    names: list[str], n: int, concurrency: int, **settings_overrides: Any
+    names: list[str],
+    n: int,
+    concurrency: int,
+    budget: float | None = None,
+    report: Callable[[dict[str, Any]], None] | None = None,
+    **settings_overrides: Any,
 ) -> list[dict[str, Any]]:
-    """Pong, then the scenario on a fresh bot and database, for each scenario in turn."""
+    """Pong, then the scenario on a fresh bot and database, for each scenario in turn
+    (`report` hears each line as soon as it is measured)."""
     from bot.client import create_bot
 
     logging.disable(logging.WARNING)
     workdir = Path(tempfile.mkdtemp(prefix="fatetable-bench-"))
+    template = await _template_database(workdir)
     lines = []
     for name in names:
-        baseline = await _pong(n, concurrency)
-        settings = bench_settings(
-            f"sqlite+aiosqlite:///{workdir / f'{name}.db'}", **settings_overrides
-        )
+        baseline = await _pong(n, concurrency, budget)
+        database = workdir / f"{name}.db"
+        shutil.copyfile(template, database)
+        settings = bench_settings(f"sqlite+aiosqlite:///{database}", **settings_overrides)
 
         async def bot_factory(settings: Settings = settings) -> Any:
             return await create_bot(settings, guild_ready_timeout=0.05)
 
         table = await Table.open(bot_factory)
         try:
-            result = await _measure(table, SCENARIOS[name], n, concurrency)
+            result = await _measure(table, SCENARIOS[name], n, concurrency, budget)
         finally:
             await table.close()
         lines.append(_line(name, n, concurrency, result, baseline))
+        if report is not None:
+            report(lines[-1])
     return lines
 
 
@@ -159,6 +210,10 @@ def _line(
             result["cpu_ms_per_request"] / max(baseline["cpu_ms_per_request"], 1e-9), 2
         ),
         "failures": result["failures"],
+        "samples": result["samples"],
+        "baseline_samples": baseline["samples"],
+        "setup_s": round(result["setup_s"], 2),
+        "measure_s": round(result["measure_s"], 2),
         "wrong_replies": result["wrong_replies"],
         "p50_ms": round(result["p50_ms"], 2),
         "p99_ms": round(result["p99_ms"], 2),
@@ -177,7 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", type=int, default=2000, help="interactions per scenario")
     parser.add_argument("-c", "--concurrency", type=int, default=50)
     parser.add_argument(
-        "--quick", action="store_true", help="n=500 (p99 is then the 5th worst), under a minute"
+        "--quick",
+        action="store_true",
+        help=f"at most {QUICK_N} requests or {QUICK_SECONDS} s per scenario; under a minute",
     )
     parser.add_argument(
         "--postgres",
@@ -189,9 +246,14 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in names if s not in known]
     if unknown:
         parser.error(f"unknown scenarios {unknown}; known: {known}")
-    n = min(args.n, 500) if args.quick else args.n
-    for line in asyncio.run(run([s for s in names if s in SCENARIOS], n, args.concurrency)):
-        print(json.dumps(line), flush=True)
+    n = min(args.n, QUICK_N) if args.quick else args.n
+    budget = QUICK_SECONDS if args.quick else None
+    scenarios = [s for s in names if s in SCENARIOS]
+    asyncio.run(
+        run(
+            scenarios, n, args.concurrency, budget, lambda line: print(json.dumps(line), flush=True)
+        )
+    )
     if "startup" in names:
         from bench.processes import startup_line
 
@@ -200,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     if "web-follow" in names:  # the web page's update latency against the board edit
         from bench.web import web_follow_line
 
-        print(json.dumps(asyncio.run(web_follow_line(50 if args.quick else 200))), flush=True)
+        print(json.dumps(asyncio.run(web_follow_line(30 if args.quick else 200))), flush=True)
     if args.postgres:
         from bench.processes import scale_out_lines
 
@@ -211,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     if "vampire-action" in names:  # Vampire Empire's AI-only games per second
         print(json.dumps(_vampire_simulation_line(20 if args.quick else 200)), flush=True)
     if "dreamwars-action" in names:  # Dreamwars AI-only games per second (four heroes)
-        print(json.dumps(_dreamwars_simulation_line(10 if args.quick else 100)), flush=True)
+        print(json.dumps(_dreamwars_simulation_line(4 if args.quick else 100)), flush=True)
     return 0
 
 

@@ -10,6 +10,7 @@ so the scenario does its real work for the whole run.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -29,6 +30,16 @@ def database(table: Table) -> Any:
 
 async def _one_lane_each(table: Table, lanes: int) -> list[Lane]:
     return [{} for _ in range(lanes)]
+
+
+SETUP_BATCH = 10  # lanes set up at once (each in a channel of its own)
+
+
+async def _each(lanes: list[Lane], prepare: Callable[[Lane], Awaitable[None]]) -> list[Lane]:
+    """Run `prepare` on every lane, a batch of lanes at a time; the lanes in the same order."""
+    for start in range(0, len(lanes), SETUP_BATCH):
+        await asyncio.gather(*(prepare(lane) for lane in lanes[start : start + SETUP_BATCH]))
+    return lanes
 
 
 @dataclass(frozen=True)
@@ -88,13 +99,14 @@ async def _conflict_setup(table: Table, lanes: int) -> list[Lane]:
             npc = new_minor_npc(f"Bench Ghoul {n}", ["Ghoul"], {"Fight": 2}, stress_boxes=2)
             await insert_character_in(session, campaign, table.player, pc)
             await insert_character_in(session, campaign, table.gm, npc)
-    made = []
-    for n in range(lanes):
-        channel = table.fake.add_channel(table.guild_id, f"conflict-{n}")
+
+    async def start(lane: Lane) -> None:
+        n = lane["n"]
         started = await table.slash(
             "conflict start",
+            settle=False,
             user=table.gm,
-            channel=channel,
+            channel=lane["channel"],
             kind="physical",
             participants=f"Bench Knight {n}, Bench Ghoul {n}",
             first=f"Bench Ghoul {n}",
@@ -102,8 +114,12 @@ async def _conflict_setup(table: Table, lanes: int) -> list[Lane]:
         )
         if "Bench Ghoul" not in started.text:
             raise RuntimeError(f"conflict-turn: the conflict did not start: {started.text}")
-        made.append({"channel": channel})
-    return made
+
+    made = [
+        {"n": n, "channel": table.fake.add_channel(table.guild_id, f"conflict-{n}")}
+        for n in range(lanes)
+    ]
+    return await _each(made, start)
 
 
 def _conflict_turn(table: Table, lane: Lane, i: int) -> Request:
@@ -128,22 +144,26 @@ def _sheet_update(table: Table, lane: Lane, i: int) -> Request:
 async def _scene_setup(table: Table, lanes: int) -> list[Lane]:
     """A scene per lane, with two zones and the lane's player's character in it."""
     made = await _players_with_characters(table, lanes, "scener", skills={"Notice": 2})
-    for n, lane in enumerate(made):
-        lane["channel"] = table.fake.add_channel(table.guild_id, f"scene-{n}")
-        lane["moves"] = 0
+
+    async def start(lane: Lane) -> None:
         await table.slash(
             "scene start",
+            settle=False,
             user=table.gm,
             channel=lane["channel"],
             aspects="Fog, Rain",
             zones="Street, Roof",
         )
         joined = await table.slash(
-            "scene join", user=lane["player"], channel=lane["channel"], zone="Street"
+            "scene join", user=lane["player"], channel=lane["channel"], zone="Street", settle=False
         )
         if "Street" not in joined.text:
             raise RuntimeError(f"scene-move: could not join the scene: {joined.text}")
-    return made
+
+    for n, lane in enumerate(made):
+        lane["channel"] = table.fake.add_channel(table.guild_id, f"scene-{n}")
+        lane["moves"] = 0
+    return await _each(made, start)
 
 
 def _scene_move(table: Table, lane: Lane, i: int) -> Request:
@@ -160,21 +180,24 @@ def _table_game(name: str, game: str, options: str = "", ai_seat: bool = False) 
 
     async def new_game(table: Table, lane: Lane) -> None:
         lobby = await table.slash(
-            "game new", user=table.player, channel=lane["channel"], game=game, options=options
+            "game new",
+            user=table.player,
+            channel=lane["channel"],
+            game=game,
+            options=options,
+            settle=False,
         )
         if ai_seat:
-            await table.click(lobby, "Add AI seat", user=table.player)
-        started = await table.click(lobby, "Start", user=table.player)
+            await table.click(lobby, "Add AI seat", user=table.player, settle=False)
+        started = await table.click(lobby, "Start", user=table.player, settle=False)
         if "My hand" not in started.labels():
             raise RuntimeError(f"{name}: the game in lane {lane} did not start: {started.text}")
 
     async def setup(table: Table, lanes: int) -> list[Lane]:
-        made = []
-        for n in range(lanes):
-            lane = {"channel": table.fake.add_channel(table.guild_id, f"{game}-{n}")}
-            await new_game(table, lane)
-            made.append(lane)
-        return made
+        made = [
+            {"channel": table.fake.add_channel(table.guild_id, f"{game}-{n}")} for n in range(lanes)
+        ]
+        return await _each(made, lambda lane: new_game(table, lane))
 
     return Scenario(
         name,

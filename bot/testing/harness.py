@@ -252,10 +252,16 @@ class Table:
                 return
             await asyncio.sleep(0.005)
 
-    async def _finish(self, record: InteractionRecord, timeout: float) -> Reply:
+    async def _finish(
+        self, record: InteractionRecord, timeout: float, settle: bool = True
+    ) -> Reply:
+        """The reply once answered, and (`settle`) once every follow-up task of the bot is done;
+        without it, as soon as the user sees a real answer (benchmark set-ups, many at once)."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(record.answered.wait(), timeout)
-        await self.settle()
+            done = record.answered if settle else record.completed
+            await asyncio.wait_for(done.wait(), timeout)
+        if settle:
+            await self.settle()
         return Reply(self.fake, record)
 
     def _guild_for(self, channel: int) -> int | None:
@@ -343,12 +349,13 @@ class Table:
         user: int,
         channel: int | None = None,
         timeout: float = 10.0,
+        settle: bool = True,
         **options: Any,
     ) -> Reply:
         data = self._command_data(command, options)
         where = channel or self.channel
         record = await self.fake.send_interaction(2, self._guild_for(where), where, user, data)
-        return await self._finish(record, timeout)
+        return await self._finish(record, timeout, settle)
 
     async def fire(
         self, command: str, *, user: int, channel: int | None = None, **options: Any
@@ -412,14 +419,20 @@ class Table:
         return target
 
     async def click(
-        self, target: Reply | JSON, button: str, *, user: int, timeout: float = 10.0
+        self,
+        target: Reply | JSON,
+        button: str,
+        *,
+        user: int,
+        timeout: float = 10.0,
+        settle: bool = True,
     ) -> Reply:
         message = self._as_message(target)
         component = self._find_component(message, button, 2)
         if component.get("disabled"):
             raise AssertionError(f"button {button!r} is disabled")
         data = {"custom_id": component["custom_id"], "component_type": 2}
-        return await self._component(message, data, user, timeout)
+        return await self._component(message, data, user, timeout, settle)
 
     async def select(
         self,
@@ -446,7 +459,9 @@ class Table:
         }
         return await self._component(message, data, user, timeout)
 
-    async def _component(self, message: JSON, data: JSON, user: int, timeout: float) -> Reply:
+    async def _component(
+        self, message: JSON, data: JSON, user: int, timeout: float, settle: bool = True
+    ) -> Reply:
         channel = int(message["channel_id"])
         snapshot = json.loads(json.dumps(message))
         snapshot.pop("interaction_user_id", None)
@@ -454,7 +469,7 @@ class Table:
         record = await self.fake.send_interaction(
             3, self._guild_for(channel), channel, user, data, snapshot
         )
-        return await self._finish(record, timeout)
+        return await self._finish(record, timeout, settle)
 
     async def forge(
         self,
