@@ -28,11 +28,13 @@ __all__ = [
     "GameEvent",
     "GameResult",
     "IllegalAction",
+    "Move",
     "find_action",
     "get_display",
     "get_engine",
     "registered_engines",
     "register_engine",
+    "trusted",
 ]
 
 ACTION_ID_MAX = 40  # leaves room in a 100-char custom_id for a prefix and the game row id
@@ -83,6 +85,67 @@ class GameEvent(BaseModel):
     def visible_to(self, seat: str | None) -> bool:
         """Whether ``seat`` may see this event (``None`` = the public table)."""
         return self.public or (seat is not None and seat in self.audience)
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def trusted(model: type[_M], **values: Any) -> _M:
+    """A model built from values the engine made itself, without validating them again: the
+    hot path of a step (an event, a job) builds many. Every field must be given, as the model
+    would hold it after validation (lists already copied)."""
+    new = _new_object(model)
+    _set_slot(new, "__dict__", values)
+    _set_slot(new, "__pydantic_fields_set__", set(values))
+    _set_slot(new, "__pydantic_extra__", None)
+    _set_slot(new, "__pydantic_private__", None)
+    return new
+
+
+_new_object = object.__new__
+_set_slot = object.__setattr__
+
+
+def event(
+    text: str,
+    kind: str = "info",
+    audience: list[str] | None = None,
+    data: dict[str, Any] | None = None,
+) -> GameEvent:
+    """A GameEvent for the table (``audience``: a private one for those seats only), built as
+    the validated constructor would build it."""
+    return trusted(
+        GameEvent,
+        text=text,
+        kind=kind,
+        public=audience is None,
+        audience=[] if audience is None else audience,
+        data={} if data is None else data,
+    )
+
+
+class Move:
+    """One legal action as plain data, for an engine's hot path (its AI and its check of a
+    clicked id): ``action()`` makes the pydantic Action the table shows."""
+
+    __slots__ = ("id", "kind", "label", "private", "table")
+
+    def __init__(
+        self, id: str, label: str, kind: str, private: bool = False, table: bool = False
+    ) -> None:
+        self.id = id
+        self.label = label
+        self.kind = kind
+        self.private = private
+        self.table = table
+
+    def action(self) -> Action:
+        return Action(
+            id=self.id, label=self.label, kind=self.kind, private=self.private, table=self.table
+        )
+
+    def __repr__(self) -> str:
+        return f"Move({self.id!r}, {self.label!r}, {self.kind!r})"
 
 
 class GameResult(BaseModel):

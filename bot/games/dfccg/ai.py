@@ -16,13 +16,14 @@ import random
 from functools import lru_cache
 from typing import Protocol
 
-from bot.games.base import Action
+from bot.games.base import Move
 from bot.games.dfccg.cards import ActionCard, AddTokens, Dice, GainFate, MoveCard, ShowdownTier
 from bot.games.dfccg.context import Context
-from bot.games.dfccg.state import DfState, Job
+from bot.games.dfccg.state import DfState, new_job
 
 FATE_WORTH = 0.6  # what one Fate is worth against one Hit or Clue, during play
 PLAY_ANYWAY_FATE = 6  # with this much Fate available, the best play is made even if it is poor
+_NO_VALUE = Dice(base=0)
 
 
 class Table(Protocol):
@@ -30,22 +31,22 @@ class Table(Protocol):
 
     def reading(self, state: DfState) -> Context: ...
 
-    def legal_actions(self, state: DfState, seat: str) -> list[Action]: ...
+    def moves(self, state: DfState, seat: str, ctx: Context | None = None) -> list[Move]: ...
 
 
-def choose(table: Table, state: DfState, seat: str, rng: random.Random) -> Action:
+def choose(table: Table, state: DfState, seat: str, rng: random.Random) -> Move:
     """The action an AI seat takes now, decided from what that seat may see."""
-    actions = table.legal_actions(state, seat)
+    ctx = table.reading(state)
+    actions = table.moves(state, seat, ctx)
     if not actions:
         raise ValueError("no legal action for this seat")
-    ctx = table.reading(state)
     if state.decision is not None:
         return _decide(ctx, state, actions)
     return _turn(ctx, state, actions, rng)
 
 
 # -- decisions ---------------------------------------------------------------------------------
-def _decide(ctx: Context, state: DfState, actions: list[Action]) -> Action:
+def _decide(ctx: Context, state: DfState, actions: list[Move]) -> Move:
     decision = state.decision
     assert decision is not None
     by_id = {a.id: a for a in actions}
@@ -88,7 +89,7 @@ def _talent_worth(ctx: Context, state: DfState, option: str) -> float:
         return 0.7
     effect = talent.effects[0]
     if isinstance(effect, GainFate):
-        job = Job(source=talent.name, tableau=state.active, effects=[effect])
+        job = new_job(source=talent.name, tableau=state.active, effects=[effect])
         return min(ctx.fate_amount(effect, job, roll=False), state.spent) * FATE_WORTH
     if isinstance(effect, AddTokens):
         return 1.0
@@ -98,7 +99,7 @@ def _talent_worth(ctx: Context, state: DfState, option: str) -> float:
 
 
 # -- a turn ------------------------------------------------------------------------------------
-def _card(ctx: Context, state: DfState, action: Action) -> ActionCard:
+def _card(ctx: Context, state: DfState, action: Move) -> ActionCard:
     uid = action.id.split(":")[1]
     ref = next(r for r in state.tableaux[state.active].hand if r.uid == uid)
     card = ctx.cards[ref.card_id]
@@ -106,7 +107,7 @@ def _card(ctx: Context, state: DfState, action: Action) -> ActionCard:
     return card
 
 
-def _play_worth(ctx: Context, state: DfState, action: Action) -> float:
+def _play_worth(ctx: Context, state: DfState, action: Move) -> float:
     card = _card(ctx, state, action)
     value = card.value.maximum if card.value else 2.5
     if card.range.unlimited:
@@ -115,15 +116,15 @@ def _play_worth(ctx: Context, state: DfState, action: Action) -> float:
     return value - FATE_WORTH * ctx.cost(state.active, card).base - penalty
 
 
-def _sure_cost(ctx: Context, state: DfState, action: Action) -> bool:
+def _sure_cost(ctx: Context, state: DfState, action: Move) -> bool:
     """The card's highest possible cost is affordable (a roll above it ends the game)."""
     return ctx.cost(state.active, _card(ctx, state, action)).maximum <= state.available
 
 
-def _discard_worth(ctx: Context, state: DfState, action: Action, talent: float) -> float:
+def _discard_worth(ctx: Context, state: DfState, action: Move, talent: float) -> float:
     card = _card(ctx, state, action)
     fate = min(card.discard.base + card.discard.dice / 2, state.spent)
-    lost = (card.value or Dice(base=0)).maximum * 0.5
+    lost = (card.value or _NO_VALUE).maximum * 0.5
     return fate - lost + talent
 
 
@@ -136,14 +137,16 @@ def _best_talent(ctx: Context, state: DfState) -> float:
         if talent.mode == "ready":
             worths.append(0.0 if key in tableau.talents_ready else 0.7)
             continue
-        job = Job(source=talent.name, tableau=state.active, character=key, effects=talent.effects)
+        job = new_job(
+            source=talent.name, tableau=state.active, character=key, effects=talent.effects
+        )
         if talent.effects and ctx.effect_possible(job, talent.effects[0]):
             worths.append(_talent_worth(ctx, state, f"t:{key}"))
     return max(worths)
 
 
-def _turn(ctx: Context, state: DfState, actions: list[Action], rng: random.Random) -> Action:
-    by_kind: dict[str, list[Action]] = {}
+def _turn(ctx: Context, state: DfState, actions: list[Move], rng: random.Random) -> Move:
+    by_kind: dict[str, list[Move]] = {}
     for action in actions:
         by_kind.setdefault(action.kind, []).append(action)
     plays = [a for a in by_kind.get("play", []) if _sure_cost(ctx, state, a)]
@@ -209,7 +212,7 @@ def _fate_use_elsewhere(ctx: Context, state: DfState, picked: str) -> float:
     return best
 
 
-def _showdown_tier(ctx: Context, state: DfState, actions: list[Action]) -> str:
+def _showdown_tier(ctx: Context, state: DfState, actions: list[Move]) -> str:
     """The tier whose removal chance, less what its Fate would do elsewhere, is best."""
     picked = state.showdown_pick or state.showdown_queue[0]
     tiers = ctx.tiers(ctx.located(picked)[2])

@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from bot.games.base import GameEvent
+from bot.games.base import GameEvent, event
 from bot.games.dfccg.cards import (
     ACTION_TARGET,
     TOKEN_OF,
@@ -30,8 +30,9 @@ from bot.games.dfccg.cards import (
     ShowdownCard,
     ShowdownTier,
 )
-from bot.games.dfccg.state import BookSlot, DfState, Job, Tableau
+from bot.games.dfccg.state import BookSlot, DfState, Job, Tableau, copy_slot, new_job
 
+_NONE: list[Any] = []  # no passive effect of a kind (shared: never changed)
 FACE = {1: "+", 0: "blank", -1: "-"}
 FACE_WORDS = {1: "plus", 0: "blank", -1: "minus"}  # for a die a card turned into another
 TYPE_NAMES = {
@@ -45,7 +46,18 @@ TYPE_NAMES = {
 class Context:
     """Mutable working copy of a state during one apply call, with its events and dice."""
 
-    def __init__(self, state: DfState, rng: random.Random, cards: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        state: DfState,
+        rng: random.Random,
+        cards: dict[str, Any],
+        *,
+        forked: bool = False,
+        read_only: bool = False,
+    ) -> None:
+        """``forked``: ``state`` is a ``fork`` whose Book slots are still shared with the
+        state it was forked from (a slot is copied before its tokens change). ``read_only``:
+        nothing will change ``state``, so answers may be remembered (``memo``)."""
         self.s = state
         self.rng = rng
         self.cards = cards
@@ -53,13 +65,24 @@ class Context:
         # Effects of Book cards removed during this step (a taken Advantage, a solved Case):
         # they resolve at once, before the rest of the action that removed them.
         self.triggered: list[Job] = []
+        # What the rows hold, worked out once and kept until they change (``changed``): the
+        # place of each card and the passive effects in force, by kind.
+        self._where: dict[str, tuple[int, int, BookSlot]] | None = None
+        self._passive: dict[str, list[tuple[BookCard, Any]]] | None = None
+        self._owned: set[int] | None = set() if forked else None
+        self.memo: dict[Any, Any] | None = {} if read_only else None
+
+    def changed(self) -> None:
+        """The rows (or an action's lingering Obstacles) changed: forget what was worked out."""
+        self._where = None
+        self._passive = None
 
     # -- helpers ---------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", **data: Any) -> None:
-        self.events.append(GameEvent(text=text, kind=kind, data=data))
+        self.events.append(event(text, kind, data=data))
 
     def whisper(self, seat: str, text: str, kind: str = "private") -> None:
-        self.events.append(GameEvent(text=text, kind=kind, public=False, audience=[seat]))
+        self.events.append(event(text, kind, audience=[seat]))
 
     def book(self, slot_or_id: BookSlot | str) -> BookCard:
         card_id = slot_or_id.card_id if isinstance(slot_or_id, BookSlot) else slot_or_id
@@ -73,7 +96,14 @@ class Context:
                 yield row_index, position, slot
 
     def find(self, uid: str) -> tuple[int, int, BookSlot] | None:
-        return next((t for t in self.slots() if t[2].uid == uid), None)
+        where = self._where
+        if where is None:
+            where = self._where = {
+                slot.uid: (row_index, position, slot)
+                for row_index, row in enumerate(self.s.rows)
+                for position, slot in enumerate(row)
+            }
+        return where.get(uid)
 
     def located(self, uid: str) -> tuple[int, int, BookSlot]:
         found = self.find(uid)
@@ -104,6 +134,16 @@ class Context:
             for effect in card.passive:
                 yield card, effect
 
+    def passive(self, kind: str) -> list[tuple[BookCard, Any]]:
+        """The passive effects of one kind in force (``passives`` in order), worked out once
+        until the rows change: most Book cards have none, and every cost and target asks."""
+        index = self._passive
+        if index is None:
+            index = self._passive = {"restrict": [], "dice_face": [], "cost_mod": []}
+            for card, effect in self.passives():
+                index.setdefault(effect.kind, []).append((card, effect))
+        return index.get(kind) or _NONE
+
     # -- dice --------------------------------------------------------------------------------
     def roll(self, value: Dice, roll_kind: str, tableau: int | None) -> tuple[int, str]:
         if not value.dice:
@@ -111,8 +151,8 @@ class Context:
         faces = [self.rng.choice((-1, 0, 1)) for _ in range(value.dice)]
         rolled = " ".join(FACE[f] for f in faces)
         changes: list[str] = []
-        for card, effect in self.passives():
-            if effect.kind == "dice_face" and roll_kind in effect.rolls:
+        for card, effect in self.passive("dice_face"):
+            if roll_kind in effect.rolls:
                 if self.scope_applies(effect.characters, tableau) and effect.from_face in faces:
                     count = faces.count(effect.from_face)
                     faces = [effect.to_face if f == effect.from_face else f for f in faces]
@@ -144,15 +184,15 @@ class Context:
         if token is None:
             return False
         blocked = "receive_hits" if token == "hit" else "receive_clues"
-        for _source, effect in self.passives():
-            if effect.kind == "restrict" and effect.what == blocked and effect.target:
+        for _source, effect in self.passive("restrict"):
+            if effect.what == blocked and effect.target:
                 if self.matches(effect.target, slot):
                     return False
         return True
 
     def action_blocked(self, action: str, tableau: int, slot: BookSlot | None) -> bool:
-        for _source, effect in self.passives():
-            if effect.kind != "restrict" or effect.what != action:
+        for _source, effect in self.passive("restrict"):
+            if effect.what != action:
                 continue
             if not self.scope_applies(effect.characters, tableau):
                 continue
@@ -191,10 +231,12 @@ class Context:
         def reachable(position: int) -> bool:
             return not selector.within_range or job.unlimited or position < job.reach
 
+        matches = self.matches
         matching = [
             (r, p, s)
-            for r, p, s in self.slots()
-            if reachable(p) and self.matches(selector, s, amount)
+            for r, row in enumerate(self.s.rows)
+            for p, s in enumerate(row)
+            if reachable(p) and matches(selector, s, amount)
         ]
         if selector.pick in ("shortest", "longest"):
             # A position: if the card there is restricted, the effect cannot be used on it.
@@ -217,12 +259,19 @@ class Context:
         found = self.find(uid)
         if found is None or amount <= 0:
             return
-        _, _, slot = found
+        row, position, slot = found
         card = self.book(slot)
         supply = "hit_supply" if card.type == "foe" else "clue_supply"
         amount = min(amount, getattr(self.s, supply))
         if amount <= 0:
             return
+        owned = self._owned
+        if owned is not None and id(slot) not in owned:
+            slot = copy_slot(slot)  # the slot is still the forked-from state's: copy it first
+            owned.add(id(slot))
+            self.s.rows[row][position] = slot
+            if self._where is not None:
+                self._where[uid] = (row, position, slot)
         setattr(self.s, supply, getattr(self.s, supply) - amount)
         slot.tokens += amount
         noun = "Hit" if card.type == "foe" else "Clue"
@@ -248,14 +297,10 @@ class Context:
             self.say(f"{card.name} {reason}.", "removed")
         if card.type == "obstacle" and self.s.jobs:
             self.s.jobs[0].lingering.append(card.id)  # its effect lasts to the end of the action
+        self.changed()
         if card.on_removed:
             self.triggered.append(
-                Job(
-                    source=card.name,
-                    tableau=tableau,
-                    effects=list(card.on_removed),
-                    source_book=uid,
-                )
+                new_job(source=card.name, tableau=tableau, effects=card.on_removed, source_book=uid)
             )
 
     def sweep(self, tableau: int) -> None:
@@ -300,15 +345,17 @@ class Context:
         """Book cards in play that change this card's cost for this hand: (name, amount)."""
         return [
             (source.name, e.amount)
-            for source, e in self.passives()
-            if e.kind == "cost_mod"
-            and card.type in e.actions
-            and self.scope_applies(e.characters, tableau)
+            for source, e in self.passive("cost_mod")
+            if card.type in e.actions and self.scope_applies(e.characters, tableau)
         ]
 
     def cost(self, tableau: int, card: ActionCard) -> Dice:
         """What the card costs this hand now (its printed cost plus Book card modifiers)."""
+        if not self.passive("cost_mod"):
+            return card.cost
         modifier = sum(amount for _name, amount in self.cost_changes(tableau, card))
+        if not modifier:
+            return card.cost
         return Dice(base=card.cost.base + modifier, dice=card.cost.dice)
 
     def fate_amount(self, effect: GainFate, job: Job, roll: bool = True) -> int:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from bot.errors import RuleError
-from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
+from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction, Move
 from bot.games.dfccg import packs, views
 from bot.games.dfccg.campaign import CAMPAIGN, campaign_from_history
 from bot.games.dfccg.cards import (
@@ -39,6 +40,8 @@ from bot.games.dfccg.state import (
     DfState,
     Job,
     Tableau,
+    fork,
+    new_job,
 )
 
 SIDE_JOBS = "side-jobs"
@@ -59,7 +62,9 @@ def side_jobs_counts(first: int, second: int) -> tuple[int, int, int, int]:
     return SIDE_JOBS_TABLE[(high, low)]
 
 
-AiPolicy = Callable[["DfccgEngine", DfState, str, random.Random], Action]
+AiPolicy = Callable[["DfccgEngine", DfState, str, random.Random], Move]
+# The rules' queries never roll: every read-only Context shares this one (unused) RNG.
+_NO_DICE = random.Random(0)
 
 
 class DfRuleError(RuleError):
@@ -79,6 +84,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def __init__(self, library: Library | None = None, ai: AiPolicy | None = None) -> None:
         self._library = library
         self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
+        # The AI's last choice: (state, seat, the Action returned). ``apply`` of that very
+        # Action on that very state needs no second look at the legal moves.
+        self._chosen: tuple[DfState, str, Action] | None = None
+        self._main: dict[str, list[Effect]] = {}  # a card's main effects, by card id
 
     @property
     def library(self) -> Library:
@@ -92,10 +101,16 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             index["char:" + key] = character
         return index
 
-    def _ctx(self, state: DfState, rng: random.Random) -> Context:
+    def _ctx(self, state: DfState, rng: random.Random, forked: bool = False) -> Context:
         if not hasattr(self, "_index"):
             self._index = self._cards()
-        return Context(state, rng, self._index)
+        return Context(state, rng, self._index, forked=forked)
+
+    def _read(self, state: DfState) -> Context:
+        """A Context that only reads ``state`` (it may remember its answers)."""
+        if not hasattr(self, "_index"):
+            self._index = self._cards()
+        return Context(state, _NO_DICE, self._index, read_only=True)
 
     # -- setup -----------------------------------------------------------------------------
     def option_values(self) -> dict[str, list[str]]:
@@ -361,7 +376,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def result(self, state: DfState) -> GameResult | None:
         if state.phase != "over":
             return None
-        ctx = self._ctx(state, random.Random(0))
+        ctx = self._read(state)
         solved = len(state.solved)
         foes_left = sum(1 for _, _, s in ctx.slots() if ctx.book(s).type == "foe")
         won = solved > foes_left  # ties go to the game
@@ -378,58 +393,53 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     # -- legal actions --------------------------------------------------------------------
     def legal_actions(self, state: DfState, seat: str) -> list[Action]:
-        if state.decision is not None:
+        return [move.action() for move in self.moves(state, seat)]
+
+    def moves(self, state: DfState, seat: str, ctx: Context | None = None) -> list[Move]:
+        """``legal_actions`` as plain data (the AI and the check of a clicked id use these);
+        ``ctx``: a read-only Context of ``state`` the caller has already."""
+        decision = state.decision
+        if decision is not None:
             if seat not in self.current_seats(state):
                 return []
-            return [
-                Action(id=k, label=v[:80], kind=state.decision.kind, table=state.decision.table)
-                for k, v in state.decision.options.items()
-            ]
+            kind, table = decision.kind, decision.table
+            return [Move(k, v[:80], kind, table=table) for k, v in decision.options.items()]
         if state.phase != "play" or seat not in state.seats:
             return []
-        propose = Action(
-            id="sd", label="Propose the Showdown (the table confirms)", kind="showdown", table=True
-        )
-        if seat != state.tableaux[state.active].seat:
-            return [propose]  # the end of any player's turn: anyone may propose the Showdown
-        ctx = self._ctx(state, random.Random(0))
+        propose = Move("sd", "Propose the Showdown (the table confirms)", "showdown", table=True)
         tableau = state.tableaux[state.active]
-        actions: list[Action] = []
+        if seat != tableau.seat:
+            return [propose]  # the end of any player's turn: anyone may propose the Showdown
+        if ctx is None:
+            ctx = self._read(state)
+        actions: list[Move] = []
+        bonuses = self._range_bonuses(ctx, state.active)
         for ref in tableau.hand:
             card = ctx.cards[ref.card_id]
             assert isinstance(card, ActionCard)
             actions.append(
-                Action(
-                    id=f"d:{ref.uid}",
-                    label=self._discard_label(state, card),
-                    kind="discard",
-                    private=True,
-                )
+                Move(f"d:{ref.uid}", self._discard_label(state, card), "discard", private=True)
             )
-            for bonus_key, bonus in self._range_bonuses(ctx, state.active):
+            for bonus_key, bonus in bonuses:
                 if self._playable(ctx, state.active, card, bonus):
                     extra = f" (+{bonus} Range, {bonus_key})" if bonus else ""
                     actions.append(
-                        Action(
-                            id=f"p:{ref.uid}" + (f":{bonus_key}" if bonus else ""),
-                            label=f"Play {card.name} for {self._cost_text(ctx, state.active, card)}"
+                        Move(
+                            f"p:{ref.uid}" + (f":{bonus_key}" if bonus else ""),
+                            f"Play {card.name} for {self._cost_text(ctx, state.active, card)}"
                             f" Fate{extra}"[:80],
-                            kind="play",
+                            "play",
                             private=True,
                         )
                     )
         for key in tableau.characters:
             if key not in tableau.stunts_used and self._stunt_usable(ctx, state.active, key):
                 stunt = ctx.cards_char(key).stunt
-                actions.append(
-                    Action(id=f"s:{key}", label=f"Use Stunt: {stunt.name}", kind="stunt")
-                )
+                actions.append(Move(f"s:{key}", f"Use Stunt: {stunt.name}", "stunt"))
         if state.available >= 1:
-            actions.append(Action(id="pass", label="Pass (pay 1 Fate)", kind="pass"))
+            actions.append(Move("pass", "Pass (pay 1 Fate)", "pass"))
         elif not tableau.hand and not any(a.kind == "stunt" for a in actions):
-            actions.append(
-                Action(id="end", label="Out of cards and Fate: start the Showdown", kind="end")
-            )
+            actions.append(Move("end", "Out of cards and Fate: start the Showdown", "end"))
         actions.append(propose)
         return actions
 
@@ -449,15 +459,18 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return str(ctx.cost(tableau, card))
 
     def _main_effects(self, card: ActionCard) -> list[Effect]:
+        """A new list of the card's effects (its main action first); the effects themselves
+        are made once per card and shared (nothing changes an effect)."""
+        effects = self._main.get(card.id)
+        if effects is None:
+            effects = self._main[card.id] = self._make_main_effects(card)
+        return list(effects)
+
+    @staticmethod
+    def _make_main_effects(card: ActionCard) -> list[Effect]:
         if card.effects:
             return [*card.effects, *card.extra]
-        target = Selector(types=[ACTION_TARGET[card.type]])
-        main: Effect = (
-            AddTokens(target=target)
-            if card.type in ("attack", "investigate")
-            else RemoveCard(target=target)
-        )
-        return [main, *card.extra]
+        return [_default_main(card.type), *card.extra]
 
     def _playable(self, ctx: Context, tableau: int, card: ActionCard, bonus: int) -> bool:
         cost = ctx.cost(tableau, card)
@@ -468,7 +481,20 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         if ctx.s.options.allow_play_without_target:
             return True
         main = self._main_effects(card)[0]
-        job = Job(
+        memo = ctx.memo
+        if memo is None:
+            return self._has_target(ctx, tableau, card, main, bonus)
+        # Cards of one type and Range with the same main effect have the same targets.
+        reach = card.range.value.maximum + bonus
+        key = ("targets", id(main), card.type, card.range.unlimited, reach, tableau)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._has_target(ctx, tableau, card, main, bonus)
+        return found
+
+    @staticmethod
+    def _has_target(ctx: Context, tableau: int, card: ActionCard, main: Effect, bonus: int) -> bool:
+        job = new_job(
             source=card.name,
             tableau=tableau,
             effects=[main],
@@ -493,7 +519,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _stunt_usable(self, ctx: Context, tableau: int, key: str) -> bool:
         stunt = ctx.cards_char(key).stunt
-        job = Job(source=stunt.name, tableau=tableau, character=key, effects=stunt.effects)
+        job = new_job(source=stunt.name, tableau=tableau, character=key, effects=stunt.effects)
         return bool(stunt.effects) and ctx.effect_possible(job, stunt.effects[0])
 
     # -- apply ------------------------------------------------------------------------------
@@ -503,17 +529,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         action_id = action.id if isinstance(action, Action) else action
         if state.phase == "over":
             raise DfRuleError("This game is over; start a new one.")
-        legal = {a.id: a for a in self.legal_actions(state, seat)}
-        if not legal:
-            raise IllegalAction("It is not your turn; wait for the active player.")
-        if action_id not in legal:
-            if action_id.startswith("s:"):
-                raise DfRuleError(
-                    "That Stunt would have no effect now; a Stunt can only be used when it does "
-                    "something."
-                )
-            raise IllegalAction("That move is not allowed now; choose one of the offered actions.")
-        ctx = self._ctx(state.model_copy(deep=True), rng)
+        chosen, self._chosen = self._chosen, None
+        if chosen is None or chosen[0] is not state or chosen[2] is not action or chosen[1] != seat:
+            self._check_legal(state, seat, action_id)
+        ctx = self._ctx(fork(state), rng, forked=True)
         s = ctx.s
         if s.decision is not None:
             self._answer(ctx, seat, action_id)
@@ -523,6 +542,18 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             self._turn_action(ctx, action_id)
         self._advance(ctx)
         return s, ctx.events
+
+    def _check_legal(self, state: DfState, seat: str, action_id: str) -> None:
+        legal = {move.id for move in self.moves(state, seat)}
+        if not legal:
+            raise IllegalAction("It is not your turn; wait for the active player.")
+        if action_id not in legal:
+            if action_id.startswith("s:"):
+                raise DfRuleError(
+                    "That Stunt would have no effect now; a Stunt can only be used when it does "
+                    "something."
+                )
+            raise IllegalAction("That move is not allowed now; choose one of the offered actions.")
 
     def _seat_label(self, ctx: Context, seat: str) -> str:
         tableaux = [t for t in ctx.s.tableaux if t.seat == seat]
@@ -596,7 +627,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             )
             owner = card.id.split(".")[0]
             s.jobs.append(
-                Job(
+                new_job(
                     source=card.name,
                     tableau=s.active,
                     character=owner,
@@ -613,7 +644,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             tableau.stunts_used.append(rest)
             ctx.say(f"{who} uses the Stunt {stunt.name}.", "stunt")
             s.jobs.append(
-                Job(source=stunt.name, tableau=s.active, character=rest, effects=stunt.effects)
+                new_job(source=stunt.name, tableau=s.active, character=rest, effects=stunt.effects)
             )
         elif kind == "pass":
             s.available -= 1
@@ -640,7 +671,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 if key not in tableau.talents_ready:
                     options[f"t:{key}"] = f"Ready {talent.name}"
             elif talent.effects:
-                job = Job(
+                job = new_job(
                     source=talent.name, tableau=s.active, character=key, effects=talent.effects
                 )
                 if ctx.effect_possible(job, talent.effects[0]):
@@ -684,7 +715,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 ctx.say(f"{ctx.char_names(tableau)} uses the Talent {talent.name}.", "talent")
                 s.jobs.insert(
                     0,
-                    Job(
+                    new_job(
                         source=talent.name, tableau=s.active, character=key, effects=talent.effects
                     ),
                 )
@@ -728,6 +759,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 job = s.jobs[0]
                 if not job.effects:
                     s.jobs.pop(0)
+                    if job.lingering:
+                        ctx.changed()
                     if job.played is not None:
                         s.tableaux[job.tableau].discard.append(job.played)
                     continue
@@ -832,6 +865,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     line.insert(0, slot)
                 else:
                     line.insert(position + int(group[-1]), slot)
+                ctx.changed()
                 where = line.index(slot) + 1
                 ctx.say(f"{job.source}: {ctx.book(slot).name} moves to Range {where}.")
             job.targets = [u for u in group if u not in ("-1", "+1")]
@@ -937,13 +971,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     # -- views --------------------------------------------------------------------------------
     def public_view(self, state: DfState) -> dict[str, Any]:
         result = self.result(state)
-        return views.public_view(
-            self._ctx(state, random.Random(0)), self.key, result.summary if result else None
-        )
+        return views.public_view(self._read(state), self.key, result.summary if result else None)
 
     def private_view(self, state: DfState, seat: str) -> dict[str, Any]:
         view = self.public_view(state)
-        view["hands"] = views.hands_of(self._ctx(state, random.Random(0)), seat)
+        view["hands"] = views.hands_of(self._read(state), seat)
         view["actions"] = [a.model_dump() for a in self.legal_actions(state, seat)]
         return view
 
@@ -951,12 +983,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def reading(self, state: DfState) -> Context:
         """The rules' questions about ``state`` (costs, targets, restrictions) for the views and
         the AI; the caller only reads it."""
-        return self._ctx(state, random.Random(0))
+        return self._read(state)
 
     def choose_action(self, state: DfState, seat: str, rng: random.Random) -> Action:
         if self.ai is None:
             raise DfRuleError("This table has no AI player; every seat needs a person.")
-        return self.ai(self, state, seat, rng)
+        action = self.ai(self, state, seat, rng).action()
+        self._chosen = (state, seat, action)
+        return action
 
     def simulate(self, options: DfOptions, players: int, games: int, seed: int) -> dict[str, Any]:
         return simulate_options(self, options, players, games, seed)
@@ -965,6 +999,16 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         """The pack's own errors, and the ids it shares with an installed pack."""
         others = packs.installed_names(packs.PACK_DIR, leave_out=Path(filename))
         return packs.validate_pack_text(text, filename, others)
+
+
+@cache
+def _default_main(action: str) -> Effect:
+    """The main effect of a card that names none: tokens on, or the removal of, a card of the
+    type its action targets (one per action type, shared by every such card)."""
+    target = Selector(types=[ACTION_TARGET[action]])
+    if action in ("attack", "investigate"):
+        return AddTokens(target=target)
+    return RemoveCard(target=target)
 
 
 ENGINE = DfccgEngine()

@@ -175,3 +175,21 @@ def test_seeded_games_are_pinned(
     key: str, options: dict[str, Any], players: int, games: int, seed: int, expected: list[str]
 ) -> None:
     assert digests(key, options, players, games, seed) == expected
+
+
+@pytest.mark.parametrize(
+    ("key", "players"), [("dfccg", 1), ("dfccg", 3), ("vampire-empire", 2), ("dreamwars", 3)]
+)
+def test_apply_leaves_its_input_state_alone(key: str, players: int) -> None:
+    """The engines copy only what a step changes; every step is checked against its input."""
+    engine = get_engine(key)
+    rng = random.Random(7)
+    for _game in range(2):
+        state = engine.new_game(engine.default_options(), [f"ai{i}" for i in range(players)], rng)
+        while not engine.is_over(state):
+            seat = engine.current_seats(state)[0]
+            action = engine.choose_action(state, seat, rng)
+            before = state.model_dump_json()
+            after, _events = engine.apply(state, seat, action, rng)
+            assert state.model_dump_json() == before
+            state = after
