@@ -85,10 +85,9 @@ class Context:
         self.events.append(event(text, kind, audience=[seat]))
 
     def book(self, slot_or_id: BookSlot | str) -> BookCard:
-        card_id = slot_or_id.card_id if isinstance(slot_or_id, BookSlot) else slot_or_id
-        card = self.cards[card_id]
-        assert isinstance(card, BookCard)
-        return card
+        if isinstance(slot_or_id, str):
+            return self.cards[slot_or_id]  # type: ignore[no-any-return]
+        return self.cards[slot_or_id.card_id]  # type: ignore[no-any-return]
 
     def slots(self) -> Iterator[tuple[int, int, BookSlot]]:
         for row_index, row in enumerate(self.s.rows):

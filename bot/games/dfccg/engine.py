@@ -482,15 +482,25 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return True
         main = self._main_effects(card)[0]
         memo = ctx.memo
-        if memo is None:
+        if memo is None or main is not _default_main(card.type):
             return self._has_target(ctx, tableau, card, main, bonus)
-        # Cards of one type and Range with the same main effect have the same targets.
-        reach = card.range.value.maximum + bonus
-        key = ("targets", id(main), card.type, card.range.unlimited, reach, tableau)
-        found = memo.get(key)
-        if found is None:
-            found = memo[key] = self._has_target(ctx, tableau, card, main, bonus)
-        return found
+        # The default main effect may target a card of its type when one it may use is in
+        # Range: the nearest such card, worked out once per action type, tells for every card.
+        key = ("nearest", card.type, tableau)
+        if key not in memo:
+            memo[key] = self._nearest_target(ctx, tableau, card.type, main)
+        nearest = memo[key]
+        return nearest is not None and (
+            card.range.unlimited or nearest < card.range.value.maximum + bonus
+        )
+
+    @staticmethod
+    def _nearest_target(ctx: Context, tableau: int, action: str, main: Effect) -> int | None:
+        """The nearest Range (0-based position) of a card the default main effect of
+        ``action`` may target (None: no such card in the rows)."""
+        job = new_job(source="", tableau=tableau, effects=[main], action=action, unlimited=True)
+        positions = [ctx.located(group[0])[1] for group in ctx.candidates(main, job)]
+        return min(positions) if positions else None
 
     @staticmethod
     def _has_target(ctx: Context, tableau: int, card: ActionCard, main: Effect, bonus: int) -> bool:
