@@ -28,12 +28,14 @@ __all__ = [
     "GameEvent",
     "GameResult",
     "IllegalAction",
+    "LastChoice",
     "Move",
     "find_action",
     "get_display",
     "get_engine",
     "registered_engines",
     "register_engine",
+    "shallow_copy",
     "trusted",
 ]
 
@@ -102,8 +104,39 @@ def trusted(model: type[_M], **values: Any) -> _M:
     return new
 
 
+def shallow_copy(model: _M) -> _M:
+    """``model.model_copy()`` without its overhead: a new model sharing every value."""
+    new = _new_object(type(model))
+    _set_slot(new, "__dict__", model.__dict__.copy())
+    _set_slot(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    _set_slot(new, "__pydantic_extra__", None)
+    _set_slot(new, "__pydantic_private__", None)
+    return new
+
+
 _new_object = object.__new__
 _set_slot = object.__setattr__
+
+
+class LastChoice:
+    """An engine's memory of its AI's last choice: ``apply`` of that very Action on that very
+    state (the AI seats' loop, simulations) need not work out the legal moves a second time.
+    Anything else (a click, another state, another object) is checked as usual."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[Any, str, Action] | None = None
+
+    def remember(self, state: Any, seat: str, action: Action) -> Action:
+        self._last = (state, seat, action)
+        return action
+
+    def was_chosen(self, state: Any, seat: str, action: Action | str) -> bool:
+        """Whether ``action`` is what the AI just chose for ``seat`` in ``state`` (forgotten
+        once asked)."""
+        last, self._last = self._last, None
+        return last is not None and last[0] is state and last[2] is action and last[1] == seat
 
 
 def event(

@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import RuleError
-from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction, Move
+from bot.games.base import (
+    Action,
+    GameEngine,
+    GameEvent,
+    GameResult,
+    IllegalAction,
+    LastChoice,
+    Move,
+)
 from bot.games.dfccg import packs, views
 from bot.games.dfccg.campaign import CAMPAIGN, campaign_from_history
 from bot.games.dfccg.cards import (
@@ -84,9 +92,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def __init__(self, library: Library | None = None, ai: AiPolicy | None = None) -> None:
         self._library = library
         self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
-        # The AI's last choice: (state, seat, the Action returned). ``apply`` of that very
-        # Action on that very state needs no second look at the legal moves.
-        self._chosen: tuple[DfState, str, Action] | None = None
+        self._chosen = LastChoice()
         self._main: dict[str, list[Effect]] = {}  # a card's main effects, by card id
 
     @property
@@ -539,8 +545,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         action_id = action.id if isinstance(action, Action) else action
         if state.phase == "over":
             raise DfRuleError("This game is over; start a new one.")
-        chosen, self._chosen = self._chosen, None
-        if chosen is None or chosen[0] is not state or chosen[2] is not action or chosen[1] != seat:
+        if not self._chosen.was_chosen(state, seat, action):
             self._check_legal(state, seat, action_id)
         ctx = self._ctx(fork(state), rng, forked=True)
         s = ctx.s
@@ -998,9 +1003,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def choose_action(self, state: DfState, seat: str, rng: random.Random) -> Action:
         if self.ai is None:
             raise DfRuleError("This table has no AI player; every seat needs a person.")
-        action = self.ai(self, state, seat, rng).action()
-        self._chosen = (state, seat, action)
-        return action
+        return self._chosen.remember(state, seat, self.ai(self, state, seat, rng).action())
 
     def simulate(self, options: DfOptions, players: int, games: int, seed: int) -> dict[str, Any]:
         return simulate_options(self, options, players, games, seed)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypeVar
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bot.games.base import trusted
+from bot.games.base import shallow_copy, trusted
 from bot.games.dfccg.cards import Effect
 
 Difficulty = Literal["apprentice", "wizard", "merlin"]
@@ -191,9 +191,6 @@ class DfState(BaseModel):
     setup_notes: list[str] = Field(default_factory=list)  # public set-up facts (Side Jobs roll)
 
 
-_M = TypeVar("_M", bound=BaseModel)
-_new = object.__new__
-_set = object.__setattr__
 _TABLEAU_LISTS = ("characters", "hand", "deck", "discard", "stunts_used", "talents_ready")
 _STATE_LISTS = (
     "solved",
@@ -205,23 +202,13 @@ _STATE_LISTS = (
 )
 
 
-def _shallow(model: _M) -> _M:
-    """A shallow copy of a model, nothing validated again (``model_copy`` without its checks)."""
-    new = _new(type(model))
-    _set(new, "__dict__", model.__dict__.copy())
-    _set(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
-    _set(new, "__pydantic_extra__", None)
-    _set(new, "__pydantic_private__", None)
-    return new
-
-
 def copy_slot(slot: BookSlot) -> BookSlot:
     """A copy of a Book slot to change (the one of a forked state is shared)."""
-    return _shallow(slot)
+    return shallow_copy(slot)
 
 
 def _fork_tableau(tableau: Tableau) -> Tableau:
-    new = _shallow(tableau)
+    new = shallow_copy(tableau)
     values = new.__dict__
     for name in _TABLEAU_LISTS:
         values[name] = list(values[name])
@@ -229,7 +216,7 @@ def _fork_tableau(tableau: Tableau) -> Tableau:
 
 
 def _fork_job(job: Job) -> Job:
-    new = _shallow(job)
+    new = shallow_copy(job)
     values = new.__dict__
     values["effects"] = list(job.effects)
     values["targets"] = list(job.targets)
@@ -242,7 +229,7 @@ def fork(state: DfState) -> DfState:
     place: card refs, effects, the options and a decision (the engine replaces those), and the
     Book slots, which the engine copies (``copy_slot``) before it changes one. A deep copy cost
     half of every step of a simulated game."""
-    new = _shallow(state)
+    new = shallow_copy(state)
     values = new.__dict__
     values["seats"] = list(state.seats)
     values["tableaux"] = [_fork_tableau(t) for t in state.tableaux]

@@ -15,7 +15,16 @@ from typing import Any
 
 from bot.errors import RuleError
 from bot.fate.words import plural
-from bot.games.base import LABEL_MAX, Action, GameEngine, GameEvent, GameResult, IllegalAction
+from bot.games.base import (
+    LABEL_MAX,
+    Action,
+    GameEngine,
+    GameEvent,
+    GameResult,
+    IllegalAction,
+    LastChoice,
+    event,
+)
 from bot.games.vampire_empire.cards import (
     CHARACTERS,
     HAND_SIZE,
@@ -67,11 +76,10 @@ class _Move:
         self.events: list[GameEvent] = []
 
     def say(self, text: str) -> None:
-        self.events.append(GameEvent(text=text))
+        self.events.append(event(text))
 
     def whisper(self, side: int, text: str) -> None:
-        seat = self.s.seats[side]
-        self.events.append(GameEvent(text=text, public=False, audience=[seat], kind="private"))
+        self.events.append(event(text, "private", audience=[self.s.seats[side]]))
 
     def name(self, side: int) -> str:
         return ("vampire player", "human player")[side]
@@ -136,6 +144,9 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     max_players = 2
     options_model = VeOptions
     state_model = VeState
+
+    def __init__(self) -> None:
+        self._chosen = LastChoice()  # the AI's last choice, applied without a second check
 
     # -- content -----------------------------------------------------------------------------
     def _pack(self, key: str) -> Pack:
@@ -574,7 +585,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         side = self.side_of(state, seat)
         if side is None or side != self.acting_side(state):
             raise IllegalAction("It is not your turn; wait for the other player.")
-        if action_id not in {a.id for a in self.legal_actions(state, seat)}:
+        chosen = self._chosen.was_chosen(state, seat, action)
+        if not chosen and action_id not in {a.id for a in self.legal_actions(state, seat)}:
             raise IllegalAction("That move is not allowed now; choose one of the offered actions.")
         move = _Move(fork(state), self.cards(state), rng)
         kind, _, rest = action_id.partition(":")
@@ -990,7 +1002,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
         # Only what the seat may know: its private view and its legal moves (which follow
         # from that view alone).
-        return choose(self.private_view(state, seat), self.legal_actions(state, seat), rng)
+        action = choose(self.private_view(state, seat), self.legal_actions(state, seat), rng)
+        return self._chosen.remember(state, seat, action)
 
     def simulate(self, options: VeOptions, players: int, games: int, seed: int) -> dict[str, Any]:
         from bot.games.vampire_empire.simulate import simulate

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from bot.games.base import shallow_copy
+
 VAMPIRES, HUMANS = 0, 1  # the two sides; the vampire player takes the first turn
 SIDE_NAMES = ("vampires", "humans")
 MARKER_SUPPLY = 12
@@ -159,23 +161,37 @@ class VeState(BaseModel):
 
 
 _NESTED = ("decks", "hands", "cellars", "moats")
+_LISTS = (
+    "seats",
+    "vampires",
+    "known_humans",
+    "city",
+    "castle",
+    "revealed",
+    "dead",
+    "attack_markers",
+    "defence_markers",
+    "holy_pair",
+    "attacks",
+    "played",
+)
 
 
 def fork(state: VeState) -> VeState:
     """A copy to change: a shallow copy whose short lists are copied, nothing validated again
     (the hot path of simulations; a deep copy would cost most of a move)."""
-    new = state.model_copy()
+    new = shallow_copy(state)
     values = new.__dict__
-    for name, value in values.items():
-        if name in _NESTED:
-            values[name] = [list(pile) for pile in value]
-        elif isinstance(value, list):
-            values[name] = list(value)
-        elif isinstance(value, dict):
-            values[name] = dict(value)
-        elif isinstance(value, Combat):
-            combat = value.model_copy()
-            combat.attack_cards = list(value.attack_cards)
-            combat.defence_cards = list(value.defence_cards)
-            values[name] = combat
+    for name in _NESTED:
+        values[name] = [list(pile) for pile in values[name]]
+    for name in _LISTS:
+        values[name] = list(values[name])
+    values["tested"] = dict(values["tested"])
+    values["scores"] = dict(values["scores"])
+    combat = values["combat"]
+    if combat is not None:
+        values["combat"] = combat = shallow_copy(combat)
+        fields = combat.__dict__
+        fields["attack_cards"] = list(fields["attack_cards"])
+        fields["defence_cards"] = list(fields["defence_cards"])
     return new
