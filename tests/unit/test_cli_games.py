@@ -47,10 +47,16 @@ def test_simulate_prints_one_reproducible_json_line(capsys: pytest.CaptureFixtur
     line = json.loads(first[0])
     assert line["games"] == 6 and 0 <= line["wins"] <= 6
     assert set(line["mean_score"]) == {"players", "game"}
-    assert line["games_per_second"] > 0
+    assert line["games_per_second"] > 0 and line["games_per_cpu_second"] > 0
     with capsys.disabled():  # the games-per-second line, visible in test logs with -s
         print(
-            json.dumps({"bench": "dfccg-simulation", "games_per_second": line["games_per_second"]})
+            json.dumps(
+                {
+                    "bench": "dfccg-simulation",
+                    "games_per_second": line["games_per_second"],
+                    "games_per_cpu_second": line["games_per_cpu_second"],
+                }
+            )
         )
     assert main([*args, "--seed", "5", "--book", "storm-front"]) == 0
     again = json.loads(capsys.readouterr().out)

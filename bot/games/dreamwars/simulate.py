@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from bot.games.base import GameEvent
 from bot.games.dreamwars.engine import ENGINE, DreamwarsEngine
 from bot.games.dreamwars.state import DwOptions, DwState
+from bot.games.simulate import Stopwatch
 
 MAX_STEPS = 20000
 
@@ -52,7 +52,7 @@ def simulate(
     turns = 0
     deaths = 0
     outcomes: Counter[str] = Counter()
-    started = time.perf_counter()
+    watch = Stopwatch(ENGINE, parsed, players)
     for _ in range(games):
         state = play_one(ENGINE, parsed, players, random.Random(rng.getrandbits(64)))
         wins += state.result == "won"
@@ -60,7 +60,7 @@ def simulate(
         deaths += state.deaths
         for outcome in state.outcomes:
             outcomes[f"{outcome.scenario}:{'won' if outcome.won else 'lost'}"] += 1
-    elapsed = time.perf_counter() - started
+    rates = watch.rates(games)
     return {
         "game": "dreamwars",
         "games": games,
@@ -73,5 +73,5 @@ def simulate(
         "mean_turns": round(turns / games, 2) if games else 0.0,
         "deaths": deaths,
         "mean_deaths": round(deaths / games, 3) if games else 0.0,
-        "games_per_second": round(games / elapsed, 2) if elapsed > 0 else 0.0,
+        **rates,
     }

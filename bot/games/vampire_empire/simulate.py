@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from typing import Any
 
@@ -16,17 +15,17 @@ def simulate(
     engine: table_simulate.Playable, options: VeOptions, games: int, seed: int
 ) -> dict[str, Any]:
     """Win rate of each side, how the games ended and their mean length; the same seed gives
-    the same line (except ``games_per_second``)."""
+    the same line (except its ``TIMING_KEYS``)."""
     winners: Counter[str] = Counter()
     endings: Counter[str] = Counter()
     turns = actions = 0
-    started = time.perf_counter()
+    watch = table_simulate.Stopwatch(engine, options, 2)
     for state, length in table_simulate.play_games(engine, options, 2, games, seed):
         winners[state.winner or "?"] += 1
         endings[state.ending or "?"] += 1
         turns += state.turn
         actions += length
-    elapsed = time.perf_counter() - started
+    rates = watch.rates(games)
     return {
         "game": engine.key,
         "games": games,
@@ -37,5 +36,5 @@ def simulate(
         "endings": {ending: endings[ending] for ending in ENDINGS},
         "mean_turns": round(turns / games, 2),
         "mean_actions": round(actions / games, 2),
-        "games_per_second": round(games / elapsed, 2) if elapsed > 0 else 0.0,
+        **rates,
     }

@@ -10,6 +10,7 @@ import pytest
 from bot.__main__ import main
 from bot.errors import RuleError
 from bot.games.base import get_engine
+from bot.games.simulate import TIMING_KEYS
 from bot.games.vampire_empire.state import HUMANS, VAMPIRES, VeState
 
 ENGINE = get_engine("vampire-empire")
@@ -113,8 +114,9 @@ def test_simulate_prints_reproducible_json(capsys: pytest.CaptureFixture[str]) -
         )
     assert main(args) == 0
     again = json.loads(capsys.readouterr().out)
-    assert {k: v for k, v in again.items() if k != "games_per_second"} == {
-        k: v for k, v in line.items() if k != "games_per_second"
+    assert line["games_per_cpu_second"] > 0
+    assert {k: v for k, v in again.items() if k not in TIMING_KEYS} == {
+        k: v for k, v in line.items() if k not in TIMING_KEYS
     }
     assert main(["simulate", "vampire-empire", "--players", "3"]) == 2
     assert main(["simulate", "vampire-empire", "--games", "2", "--deck-pack", "nope"]) == 2
