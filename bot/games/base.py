@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from functools import cache
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -159,18 +160,31 @@ def event(
 
 class Move:
     """One legal action as plain data, for an engine's hot path (its AI and its check of a
-    clicked id): ``action()`` makes the pydantic Action the table shows."""
+    clicked id): ``action()`` makes the pydantic Action the table shows. The label may be
+    given as a function that makes it: most moves are never shown (the AI weighs them all)."""
 
-    __slots__ = ("id", "kind", "label", "private", "table")
+    __slots__ = ("_label", "id", "kind", "private", "table")
 
     def __init__(
-        self, id: str, label: str, kind: str, private: bool = False, table: bool = False
+        self,
+        id: str,
+        label: str | Callable[[], str],
+        kind: str,
+        private: bool = False,
+        table: bool = False,
     ) -> None:
         self.id = id
-        self.label = label
+        self._label = label
         self.kind = kind
         self.private = private
         self.table = table
+
+    @property
+    def label(self) -> str:
+        label = self._label
+        if not isinstance(label, str):
+            label = self._label = label()
+        return label
 
     def action(self) -> Action:
         return Action(

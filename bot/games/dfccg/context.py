@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from bot.games.base import GameEvent, event
@@ -43,6 +44,12 @@ TYPE_NAMES = {
 }
 
 
+@lru_cache(maxsize=256)
+def _dice(base: int, dice: int) -> Dice:
+    """A value (frozen, so one object serves every card that costs it)."""
+    return Dice(base=base, dice=dice)
+
+
 class Context:
     """Mutable working copy of a state during one apply call, with its events and dice."""
 
@@ -69,6 +76,9 @@ class Context:
         # place of each card and the passive effects in force, by kind.
         self._where: dict[str, tuple[int, int, BookSlot]] | None = None
         self._passive: dict[str, list[tuple[BookCard, Any]]] | None = None
+        # What the passive effects make of an action type for a hand (its cost modifier,
+        # whether it is forbidden), by (what, action type, tableau); kept as long as _passive.
+        self._by_action: dict[tuple[str, str, int], Any] = {}
         self._owned: set[int] | None = set() if forked else None
         self.memo: dict[Any, Any] | None = {} if read_only else None
 
@@ -76,6 +86,7 @@ class Context:
         """The rows (or an action's lingering Obstacles) changed: forget what was worked out."""
         self._where = None
         self._passive = None
+        self._by_action = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", **data: Any) -> None:
@@ -190,6 +201,15 @@ class Context:
         return True
 
     def action_blocked(self, action: str, tableau: int, slot: BookSlot | None) -> bool:
+        if slot is None:
+            key = ("blocked", action, tableau)
+            found = self._by_action.get(key)
+            if found is None:
+                found = self._by_action[key] = self._blocked(action, tableau, None)
+            return found  # type: ignore[no-any-return]
+        return self._blocked(action, tableau, slot)
+
+    def _blocked(self, action: str, tableau: int, slot: BookSlot | None) -> bool:
         for _source, effect in self.passive("restrict"):
             if effect.what != action:
                 continue
@@ -350,12 +370,14 @@ class Context:
 
     def cost(self, tableau: int, card: ActionCard) -> Dice:
         """What the card costs this hand now (its printed cost plus Book card modifiers)."""
-        if not self.passive("cost_mod"):
-            return card.cost
-        modifier = sum(amount for _name, amount in self.cost_changes(tableau, card))
+        key = ("cost", card.type, tableau)
+        modifier = self._by_action.get(key)
+        if modifier is None:
+            changes = self.cost_changes(tableau, card) if self.passive("cost_mod") else []
+            modifier = self._by_action[key] = sum(amount for _name, amount in changes)
         if not modifier:
             return card.cost
-        return Dice(base=card.cost.base + modifier, dice=card.cost.dice)
+        return _dice(card.cost.base + modifier, card.cost.dice)
 
     def fate_amount(self, effect: GainFate, job: Job, roll: bool = True) -> int:
         base = self.roll(effect.amount, "value", job.tableau)[0] if roll else effect.amount.maximum

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -424,16 +424,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             card = ctx.cards[ref.card_id]
             assert isinstance(card, ActionCard)
             actions.append(
-                Move(f"d:{ref.uid}", self._discard_label(state, card), "discard", private=True)
+                Move(f"d:{ref.uid}", partial(self._discard_label, state, card), "discard", True)
             )
             for bonus_key, bonus in bonuses:
                 if self._playable(ctx, state.active, card, bonus):
-                    extra = f" (+{bonus} Range, {bonus_key})" if bonus else ""
                     actions.append(
                         Move(
                             f"p:{ref.uid}" + (f":{bonus_key}" if bonus else ""),
-                            f"Play {card.name} for {self._cost_text(ctx, state.active, card)}"
-                            f" Fate{extra}"[:80],
+                            partial(self._play_label, ctx, state.active, card, bonus_key, bonus),
                             "play",
                             private=True,
                         )
@@ -455,6 +453,12 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return f"Discard {card.name} (no Fate: the Spent pool is empty)"[:80]
         return f"Discard {card.name} for {card.discard} Fate"[:80]
 
+    def _play_label(
+        self, ctx: Context, tableau: int, card: ActionCard, bonus_key: str, bonus: int
+    ) -> str:
+        extra = f" (+{bonus} Range, {bonus_key})" if bonus else ""
+        return f"Play {card.name} for {self._cost_text(ctx, tableau, card)} Fate{extra}"[:80]
+
     def _range_bonuses(self, ctx: Context, tableau: int) -> list[tuple[str, int]]:
         bonuses: list[tuple[str, int]] = [("", 0)]
         for key in ctx.s.tableaux[tableau].talents_ready:
@@ -472,6 +476,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             effects = self._main[card.id] = self._make_main_effects(card)
         return list(effects)
 
+    def _main_effect(self, card: ActionCard) -> Effect:
+        """The first of ``_main_effects`` (without a new list)."""
+        effects = self._main.get(card.id)
+        if effects is None:
+            effects = self._main[card.id] = self._make_main_effects(card)
+        return effects[0]
+
     @staticmethod
     def _make_main_effects(card: ActionCard) -> list[Effect]:
         if card.effects:
@@ -486,7 +497,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return False
         if ctx.s.options.allow_play_without_target:
             return True
-        main = self._main_effects(card)[0]
+        main = self._main_effect(card)
         memo = ctx.memo
         if memo is None or main is not _default_main(card.type):
             return self._has_target(ctx, tableau, card, main, bonus)
