@@ -72,8 +72,12 @@ class Action(BaseModel):
         """Labels come from card names (user packs too): clip instead of failing the turn."""
         if not isinstance(value, str):
             return value
-        value = value.strip() or "?"
-        return value if len(value) <= LABEL_MAX else value[: LABEL_MAX - 1].rstrip() + "…"
+        return _clip_label(value)
+
+
+def _clip_label(value: str) -> str:
+    value = value.strip() or "?"
+    return value if len(value) <= LABEL_MAX else value[: LABEL_MAX - 1].rstrip() + "…"
 
 
 class GameEvent(BaseModel):
@@ -187,8 +191,22 @@ class Move:
         return label
 
     def action(self) -> Action:
-        return Action(
-            id=self.id, label=self.label, kind=self.kind, private=self.private, table=self.table
+        """The Action, exactly as ``Action(...)`` would validate it (label stripped and
+        clipped), built without pydantic's checks when it needs none."""
+        label = self.label
+        if len(self.id) > ACTION_ID_MAX:  # let pydantic say what is wrong
+            return Action(
+                id=self.id, label=label, kind=self.kind, private=self.private, table=self.table
+            )
+        label = _clip_label(label)
+        return trusted(
+            Action,
+            id=self.id,
+            label=label,
+            kind=self.kind,
+            private=self.private,
+            table=self.table,
+            data={},
         )
 
     def __repr__(self) -> str:

@@ -172,8 +172,12 @@ class Context:
         return value.base + sum(faces), note
 
     # -- restrictions ------------------------------------------------------------------------
-    def matches(self, selector: Selector, slot: BookSlot, amount: int = 0) -> bool:
-        card = self.book(slot)
+    def matches(
+        self, selector: Selector, slot: BookSlot, amount: int = 0, card: BookCard | None = None
+    ) -> bool:
+        """Whether the slot's card (``card``, when the caller has it) fits the selector."""
+        if card is None:
+            card = self.book(slot)
         if selector.types and card.type not in selector.types:
             return False
         if selector.link and selector.link not in card.links_in:
@@ -196,7 +200,7 @@ class Context:
         blocked = "receive_hits" if token == "hit" else "receive_clues"
         for _source, effect in self.passive("restrict"):
             if effect.what == blocked and effect.target:
-                if self.matches(effect.target, slot):
+                if self.matches(effect.target, slot, 0, card):
                     return False
         return True
 
@@ -251,11 +255,12 @@ class Context:
             return not selector.within_range or job.unlimited or position < job.reach
 
         matches = self.matches
+        cards = self.cards
         matching = [
             (r, p, s)
             for r, row in enumerate(self.s.rows)
             for p, s in enumerate(row)
-            if reachable(p) and matches(selector, s, amount)
+            if reachable(p) and matches(selector, s, amount, cards[s.card_id])
         ]
         if selector.pick in ("shortest", "longest"):
             # A position: if the card there is restricted, the effect cannot be used on it.
