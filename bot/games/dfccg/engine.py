@@ -514,10 +514,26 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     @staticmethod
     def _nearest_target(ctx: Context, tableau: int, action: str, main: Effect) -> int | None:
         """The nearest Range (0-based position) of a card the default main effect of
-        ``action`` may target (None: no such card in the rows)."""
-        job = new_job(source="", tableau=tableau, effects=[main], action=action, unlimited=True)
-        positions = [ctx.located(group[0])[1] for group in ctx.candidates(main, job)]
-        return min(positions) if positions else None
+        ``action`` may target (None: no such card in the rows). What ``candidates`` would
+        offer with no Range limit: a card of the type the action targets that may receive the
+        tokens (an Attack or Investigation) and that the action is not forbidden against."""
+        target_type = ACTION_TARGET[action]
+        adds = isinstance(main, AddTokens)
+        cards = ctx.cards
+        nearest: int | None = None
+        for row in ctx.s.rows:
+            for position, slot in enumerate(row):
+                if nearest is not None and position >= nearest:
+                    break
+                if cards[slot.card_id].type != target_type:
+                    continue
+                if adds and not ctx.can_receive(slot):
+                    continue
+                if ctx.action_blocked(action, tableau, slot):
+                    continue
+                nearest = position
+                break
+        return nearest
 
     @staticmethod
     def _has_target(ctx: Context, tableau: int, card: ActionCard, main: Effect, bonus: int) -> bool:
