@@ -100,9 +100,14 @@ def _talent_worth(ctx: Context, state: DfState, option: str) -> float:
 
 # -- a turn ------------------------------------------------------------------------------------
 def _card(ctx: Context, state: DfState, action: Move) -> ActionCard:
-    uid = action.id.split(":")[1]
-    ref = next(r for r in state.tableaux[state.active].hand if r.uid == uid)
-    card = ctx.cards[ref.card_id]
+    """The hand card a discard or play move names."""
+    memo = ctx.memo
+    hand = None if memo is None else memo.get("hand")
+    if hand is None:
+        hand = {r.uid: ctx.cards[r.card_id] for r in state.tableaux[state.active].hand}
+        if memo is not None:
+            memo["hand"] = hand
+    card = hand[action.id.split(":")[1]]
     assert isinstance(card, ActionCard)
     return card
 
