@@ -149,9 +149,15 @@ class Context:
         until the rows change: most Book cards have none, and every cost and target asks."""
         index = self._passive
         if index is None:
-            index = self._passive = {"restrict": [], "dice_face": [], "cost_mod": []}
-            for card, effect in self.passives():
-                index.setdefault(effect.kind, []).append((card, effect))
+            index = self._passive = {}
+            cards = self.cards
+            ids = [slot.card_id for row in self.s.rows for slot in row]
+            for job in self.s.jobs:
+                ids += job.lingering
+            for card_id in ids:
+                card = cards[card_id]
+                for effect in card.passive:  # what ``passives`` yields, in its order
+                    index.setdefault(effect.kind, []).append((card, effect))
         return index.get(kind) or _NONE
 
     # -- dice --------------------------------------------------------------------------------
@@ -329,10 +335,17 @@ class Context:
 
     def sweep(self, tableau: int) -> None:
         """Remove every Foe/Case whose value is reached, whatever put the tokens there."""
-        for _, _, slot in list(self.slots()):
-            card = self.book(slot)
-            if card.value is not None and slot.tokens >= card.value:
-                self.remove(slot.uid, tableau, "is defeated")
+        cards = self.cards
+        reached = [
+            slot
+            for row in self.s.rows
+            for slot in row
+            if slot.tokens
+            and (value := cards[slot.card_id].value) is not None
+            and slot.tokens >= value
+        ]
+        for slot in reached:
+            self.remove(slot.uid, tableau, "is defeated")
 
     def gain_fate(self, amount: int, source: str) -> int:
         moved = max(0, min(amount, self.s.spent))

@@ -920,8 +920,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         s = ctx.s
         s.turn_open = False
         s.turn += 1
-        left = [ctx.book(slot).type for _, _, slot in ctx.slots()]
-        if s.options.auto_showdown_when_clear and not any(t in ("foe", "case") for t in left):
+        cards = ctx.cards
+        left = any(cards[slot.card_id].type in ("foe", "case") for row in s.rows for slot in row)
+        if s.options.auto_showdown_when_clear and not left:
             ctx.say("No Foe or Case is left in the rows.", "showdown")
             self._start_showdown(ctx, "the rows hold no Foe or Case")
             return

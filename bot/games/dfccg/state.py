@@ -191,7 +191,6 @@ class DfState(BaseModel):
     setup_notes: list[str] = Field(default_factory=list)  # public set-up facts (Side Jobs roll)
 
 
-_TABLEAU_LISTS = ("characters", "hand", "deck", "discard", "stunts_used", "talents_ready")
 _STATE_LISTS = (
     "solved",
     "book_discard",
@@ -210,8 +209,12 @@ def copy_slot(slot: BookSlot) -> BookSlot:
 def _fork_tableau(tableau: Tableau) -> Tableau:
     new = shallow_copy(tableau)
     values = new.__dict__
-    for name in _TABLEAU_LISTS:
-        values[name] = list(values[name])
+    values["characters"] = list(values["characters"])  # every list a Tableau has
+    values["hand"] = list(values["hand"])
+    values["deck"] = list(values["deck"])
+    values["discard"] = list(values["discard"])
+    values["stunts_used"] = list(values["stunts_used"])
+    values["talents_ready"] = list(values["talents_ready"])
     return new
 
 
