@@ -82,6 +82,10 @@ class AbsorbUndo(BaseModel):
     defender: str
     character_id: int
     tracks: list[Track]  # the defender's tracks before the hit
+    # ... and as the absorb left them: the undo puts `tracks` back only over these, so that an
+    # edit of the sheet since (`/character edit box`) is never overwritten (None: stored by an
+    # older version, which did not keep them)
+    after: list[Track] | None = None
     conflict: Conflict
     aspects: list[Aspect]
     next_aspect: int
@@ -113,6 +117,7 @@ class ConflictState(EncounterState):
             defender=defender,
             character_id=character_id,
             tracks=tracks,
+            after=tracks,
             conflict=self.conflict,
             aspects=self.aspects,
             next_aspect=self.next_aspect,

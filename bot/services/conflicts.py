@@ -346,6 +346,8 @@ class ConflictService(ConflictActions, ConflictInvokes):
                 await save_character_in(
                     session, record, record.sheet.model_copy(update={"tracks": result.tracks})
                 )
+                assert state.last_absorb is not None
+                state.last_absorb.after = result.tracks
             for aspect in result.new_aspects:
                 state.aspects = [
                     *state.aspects,
@@ -379,7 +381,13 @@ class ConflictService(ConflictActions, ConflictInvokes):
                 state, undo.defender, click.user_id, click.is_gm, "undo it"
             )
             record = await self._sheet_in(session, member)
-            if record.sheet.tracks != undo.tracks:
+            if undo.after is not None and record.sheet.tracks != undo.after:
+                raise RuleError(
+                    f"{member.name}'s stress or consequences were changed since the absorb (a "
+                    "sheet edit), so undoing it would overwrite that change. Fix the sheet with "
+                    "`/character edit box` or `/character edit consequence` instead."
+                )
+            if record.sheet.tracks != undo.tracks:  # anything else on the sheet is kept
                 tracks = {"tracks": undo.tracks}
                 await save_character_in(session, record, record.sheet.model_copy(update=tracks))
             state.restore_absorb(undo)

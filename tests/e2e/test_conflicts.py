@@ -1024,3 +1024,52 @@ async def test_a_roll_during_a_conflict_says_how_to_act_through_the_tracker(tabl
     [hint] = rolled.followups
     assert hint.get("flags", 0) & 64 and "Act through the conflict's tracker" in hint["content"]
     assert "/conflict tracker" in hint["content"]
+
+
+async def absorbed_hit(table: Table) -> tuple[dict[str, CharacterRecord], ConflictDriver]:
+    """Charles takes a 2-shift hit on boxes 1 and 2, with Undo the absorb on the tracker."""
+    people = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    started = await table.slash(
+        "conflict start",
+        user=table.gm,
+        kind="physical",
+        participants="Charles, Molly, Ghoul",
+        first="Ghoul",
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    dice.load(0, 0, 1, 1)
+    await run.attack(table.gm, "Charles", "Fight")
+    dice.load(0, 0, 0, -1)
+    await run.defend(table.player, "Athletics")
+    await run.resolve(table.player)
+    await run.take_hit(table.player, "Physical stress box 1, 2")
+    assert "Undo the absorb" in started.labels(run.tracker)
+    return people, run
+
+
+async def test_undoing_an_absorb_never_overwrites_a_sheet_edit_made_since(table: Table) -> None:
+    people, run = await absorbed_hit(table)
+    edited = await table.slash(
+        "character edit box", user=table.gm, character="Charles", track="physical", box=3
+    )
+    assert "[x][x][x]" in edited.text.replace(" ", ""), edited.text
+    refused = await table.click(run.tracker, "Undo the absorb", user=table.player)
+    assert refused.ephemeral and "changed since the absorb" in refused.text
+    assert "`/character edit box`" in refused.text  # what to do instead
+    boxes = (await sheet(table, people["charles"])).track("physical").boxes
+    assert [b.marked for b in boxes] == [True, True, True]  # the edit is kept
+    assert "absorb is undone" not in run.text
+
+
+async def test_undoing_an_absorb_keeps_other_changes_to_the_sheet(table: Table) -> None:
+    people, run = await absorbed_hit(table)
+    given = await table.slash("fp give", user=table.gm, character="Charles", amount=2)
+    assert not given.ephemeral, given.text
+    undone = await table.click(run.tracker, "Undo the absorb", user=table.player)
+    assert "absorb is undone" in run.text, undone.text
+    charles = await sheet(table, people["charles"])
+    assert not any(b.marked for b in charles.track("physical").boxes)
+    assert charles.fate_points == people["charles"].sheet.fate_points + 2  # the gift stays
