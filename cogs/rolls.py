@@ -42,6 +42,8 @@ from bot.ui.rolls import (
     aspect_picker,
     defend_picker,
     expression_text,
+    gm_buttons,
+    gm_panel,
     ladder_choices,
     log_embed,
     payment_picker,
@@ -88,6 +90,20 @@ def _select_value(item: discord.ui.Select[Any]) -> str:
     if not item.values:
         raise RuleError("Pick one of the options.")
     return item.values[0]
+
+
+def _is_step(message: discord.Message | None) -> bool:
+    """Whether a clicked message is a private step of the bot's (a menu, the GM's panel)
+    rather than a copy of the roll, which always has the roll's embed."""
+    return message is not None and message.flags.ephemeral and not message.embeds
+
+
+async def _step(interaction: discord.Interaction, text: str, items: discord.ui.View) -> None:
+    """The next private step: it replaces the step it was clicked from, or starts one."""
+    if _is_step(interaction.message):
+        await interaction.response.edit_message(content=text, view=items)
+    else:
+        await interaction.response.send_message(text, view=items, ephemeral=True)
 
 
 def _private_copy(message: discord.Message | None, view: RollView) -> bool:
@@ -625,18 +641,29 @@ class Rolls(commands.Cog):
     ) -> None:
         is_gm = await member_is_gm(self.bot, interaction)
         user = interaction.user.id
+        if act in ("gm", "hos", "scale", "advgm") and not is_gm:
+            raise NotAllowed(
+                "Only the GM has these tools (hostile invoke, scale, an enemy's advantage). "
+                "Yours are on the roll: Invoke +2, Invoke reroll, Teamwork +1, Defend."
+            )
         if act in ("inv", "rr", "hos"):
             hostile = act == "hos"
-            if hostile and not is_gm:
-                raise NotAllowed("Only the GM can make a hostile invoke.")
             mode = InvokeMode.REROLL if act == "rr" else InvokeMode.BONUS
             picker = await self.service.invoke_picker(
                 roll_id, user_id=user, is_gm=is_gm, hostile=hostile
             )
+            if len(picker.aspects) == 1:  # one aspect to invoke: no menu of one
+                key = picker.aspects[0].key
+                await self.on_aspect_chosen(interaction, roll_id, mode, hostile, key)
+                return
             text, spec = aspect_picker(picker.view, picker.aspects, mode, hostile)
-            await interaction.response.send_message(
-                text, view=picker_items(spec, AspectSelect), ephemeral=True
-            )
+            await _step(interaction, text, picker_items(spec, AspectSelect))
+        elif act == "gm":
+            view = await self.service.get(roll_id)
+            tools = discord.ui.View(timeout=None)
+            for tool in gm_buttons(view):
+                tools.add_item(RollButton.from_spec(tool))
+            await _step(interaction, gm_panel(view), tools)
         elif act == "tw":
             change = await self.service.teamwork(roll_id, user_id=user, is_gm=is_gm)
             await self._update_clicked(interaction, change.view, others=change.others)
@@ -644,12 +671,11 @@ class Rolls(commands.Cog):
                 await interaction.followup.send(change.note, ephemeral=True)
         elif act in ("adv", "advgm"):
             enemy = act == "advgm"
-            if enemy and not is_gm:
-                raise NotAllowed("Only the GM creates a failed advantage for the enemy.")
             change = await self.service.resolve_advantage(
                 roll_id, user_id=user, is_gm=is_gm, enemy_on_fail=enemy
             )
-            await self._update_clicked(interaction, change.view)
+            done = f"Roll #{roll_id}: the advantage is resolved."
+            await self._answer(interaction, change.view, done)
         elif act == "close":
             change = await self.service.close(roll_id, user_id=user, is_gm=is_gm)
             await self._update_clicked(interaction, change.view)
@@ -665,9 +691,7 @@ class Rolls(commands.Cog):
         elif act == "scale":
             view = await self.service.scalable(roll_id, is_gm=is_gm)
             text, spec = scale_picker(view, None, None)
-            await interaction.response.send_message(
-                text, view=picker_items(spec, ScaleSelect), ephemeral=True
-            )
+            await _step(interaction, text, picker_items(spec, ScaleSelect))
 
     async def _update_clicked(
         self,
@@ -722,9 +746,7 @@ class Rolls(commands.Cog):
             )
             return
         text, spec = payment_picker(view, aspect, options, mode, hostile)
-        await interaction.response.edit_message(
-            content=text, view=picker_items(spec, PaymentSelect)
-        )
+        await _step(interaction, text, picker_items(spec, PaymentSelect))
 
     async def on_payment_chosen(
         self,
@@ -748,17 +770,28 @@ class Rolls(commands.Cog):
             hostile=hostile,
             payment=payment,
         )
-        view = change.view
-        last = view.roll.invokes[-1]
-        done = f"Invoked *{clip(last.aspect_name, 100)}* on roll #{view.id}."
-        if view.hidden:  # the roller's only copy is ephemeral: show the new state here
-            await self._update_clicked(interaction, view, done, change.others)
+        last = change.view.roll.invokes[-1]
+        done = f"Invoked *{clip(last.aspect_name, 100)}* on roll #{change.view.id}."
+        await self._answer(interaction, change.view, done, change.others)
+
+    async def _answer(
+        self,
+        interaction: discord.Interaction,
+        view: RollView,
+        done: str,
+        others: list[RollView] | None = None,
+    ) -> None:
+        """The end of a step: a private step (a menu, the GM's panel) becomes `done` and the
+        roll's copies show the change; clicked on the roll itself, the roll is redrawn in place
+        (a hidden roll's private copy says `done` too: the roller has no other)."""
+        if view.hidden or not _is_step(interaction.message):
+            await self._update_clicked(interaction, view, done if view.hidden else None, others)
             return
         try:
             await interaction.response.edit_message(content=done, view=None)
-        finally:  # the fate point is spent: the roll shows it whatever became of the answer
+        finally:  # the change is stored: the roll shows it whatever became of the answer
             await self._redraw(view)
-            await self._redraw_all(change.others)
+            await self._redraw_all(others or [])
 
     async def on_defend(
         self, interaction: discord.Interaction, roll_id: int, skill: str | None

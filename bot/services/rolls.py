@@ -789,11 +789,8 @@ class RollService:
             row = await self._save_in(session, row, roll)
             others = await self._sync_partner_in(session, row)
             capped = any(isinstance(e, rules.TeamworkAdded) and e.capped for e in events)
-            note = (
-                f"{mine.name} helps, but the team bonus is already at its cap."
-                if capped
-                else f"{mine.name} helps: +1."
-            )
+            # the roll message shows the help; only a capped bonus needs a word to the helper
+            note = f"{mine.name} helps, but the team bonus is already at its cap." if capped else ""
             return RollChange(await self._view_in(session, row), others, note)
 
     async def close(self, roll_id: int, *, user_id: int, is_gm: bool) -> RollChange:

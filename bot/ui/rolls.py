@@ -232,11 +232,12 @@ def roll_embed(view: RollView) -> discord.Embed:
 
 
 def advantage_buttons(view: RollView) -> list[ButtonSpec]:
-    """Resolve buttons of a create-an-advantage roll, until it is resolved (even once closed)."""
+    """The resolve button of a create-an-advantage roll, until it is resolved (even once
+    closed)."""
     aim = view.roll.advantage
     if aim is None or aim.resolved:
         return []
-    buttons = [
+    return [
         ButtonSpec(
             _resolve_label(view.roll),
             roll_button_id(view.id, "adv"),
@@ -244,41 +245,71 @@ def advantage_buttons(view: RollView) -> list[ButtonSpec]:
             row=1,
         )
     ]
+
+
+def gm_buttons(view: RollView) -> list[ButtonSpec]:
+    """The GM's tools on a roll, shown to the GM alone behind the roll's one "GM" button:
+    a hostile invoke and scale while the roll is open, and creating a failed new advantage
+    for the enemy until the advantage is resolved."""
+    if view.roll.voided:
+        return []
+    danger = discord.ButtonStyle.danger
+    found = []
+    if not view.closed:
+        found += [
+            ButtonSpec("Hostile invoke", roll_button_id(view.id, "hos"), danger),
+            ButtonSpec("Scale", roll_button_id(view.id, "scale"), danger),
+        ]
+    aim = view.roll.advantage
     result = view.roll.result()
-    if aim.key is None and result is not None and result.kind is OutcomeKind.FAIL:
-        buttons.append(
-            ButtonSpec(
-                "Create, enemy invoke (GM)",
-                roll_button_id(view.id, "advgm"),
-                discord.ButtonStyle.danger,
-                row=1,
-            )
-        )
-    return buttons
+    if (
+        aim is not None
+        and not aim.resolved
+        and aim.key is None
+        and result is not None
+        and result.kind is OutcomeKind.FAIL
+    ):
+        found.append(ButtonSpec("Create, enemy invoke", roll_button_id(view.id, "advgm"), danger))
+    return found
+
+
+GM_TOOLS = {
+    "hos": "**Hostile invoke**: +2 to the opposition, paid from the GM pool or with a free "
+    "invoke the GM side holds.",
+    "scale": "**Scale**: each side's scale, then what the difference gives.",
+    "advgm": "**Create, enemy invoke**: the failed new advantage becomes an aspect, and the "
+    "enemy holds its free invoke.",
+}
+
+
+def gm_panel(view: RollView) -> str:
+    """What the GM's private panel of a roll says above its buttons."""
+    tools = [GM_TOOLS[spec.custom_id.rsplit(":", 1)[1]] for spec in gm_buttons(view)]
+    return "\n".join([f"GM tools for roll #{view.id}:", *tools])
 
 
 def roll_buttons(view: RollView) -> list[ButtonSpec]:
     """The buttons of an open roll; a closed roll keeps only an unresolved advantage's; a void
-    roll has none."""
+    roll has none. The GM's tools wait behind one "GM" button."""
     if view.roll.voided:
         return []
-    if view.closed:
-        return advantage_buttons(view)
-    primary, secondary, danger = (
-        discord.ButtonStyle.primary,
-        discord.ButtonStyle.secondary,
-        discord.ButtonStyle.danger,
+    gm = (
+        [ButtonSpec("GM", roll_button_id(view.id, "gm"), discord.ButtonStyle.danger, row=1)]
+        if gm_buttons(view)
+        else []
     )
+    if view.closed:
+        return [*advantage_buttons(view), *gm]
+    primary, secondary = discord.ButtonStyle.primary, discord.ButtonStyle.secondary
     return [
         ButtonSpec("Invoke +2", roll_button_id(view.id, "inv"), primary),
         ButtonSpec("Invoke reroll", roll_button_id(view.id, "rr"), primary),
         ButtonSpec("Teamwork +1", roll_button_id(view.id, "tw"), secondary),
         ButtonSpec("Defend", roll_button_id(view.id, "def"), secondary),
         ButtonSpec("Close", roll_button_id(view.id, "close"), secondary),
-        ButtonSpec("Hostile invoke (GM)", roll_button_id(view.id, "hos"), danger, row=1),
-        ButtonSpec("Scale (GM)", roll_button_id(view.id, "scale"), danger, row=1),
         ButtonSpec("Void roll", roll_button_id(view.id, "void"), secondary, row=1),
         *advantage_buttons(view),
+        *gm,
     ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from typing import Any
 
 from bot.fate.sheet import AspectKind, new_character
@@ -73,6 +74,16 @@ async def harry(table: Table, free_invokes: int = 0) -> int:
     )
 
 
+GM_TOOLS = ("Hostile invoke", "Scale", "Create, enemy invoke")
+
+
+async def gm_tool(table: Table, roll: Reply | JSON, tool: str, *, user: int) -> Reply:
+    """Open the roll's GM panel (the one "GM" button) and click one of its tools."""
+    panel = await table.click(roll, "GM", user=user)
+    assert panel.ephemeral and tool in panel.labels(), panel.text
+    return await table.click(panel, tool, user=user)
+
+
 async def invoke(
     table: Table,
     roll: Reply | JSON,
@@ -82,11 +93,20 @@ async def invoke(
     user: int,
     button: str = "Invoke +2",
 ) -> Reply:
-    picker = await table.click(roll, button, user=user)
-    assert picker.ephemeral, picker.text
-    chosen = await table.select(
-        picker, "Pick an aspect", [option_value(picker.message or {}, aspect)], user=user
-    )
+    if button in GM_TOOLS:
+        picker = await gm_tool(table, roll, button, user=user)
+    else:
+        picker = await table.click(roll, button, user=user)
+    if "which aspect do you invoke" in picker.text:
+        assert private(picker), picker.text
+        chosen = await table.select(
+            picker, "Pick an aspect", [option_value(picker.message or {}, aspect)], user=user
+        )
+    else:  # the one aspect in play: no menu of one, straight to paying (or done)
+        chosen = picker
+        assert aspect in picker.text, picker.text
+        if picker.callback_type == 7 and not private(picker):  # done, on the roll itself
+            return picker
     if "how do you pay" not in chosen.text:  # a single way to pay is used without a menu
         assert "Invoked" in chosen.text, chosen.text
         return chosen
@@ -120,7 +140,14 @@ async def test_roll_a_skill(table: Table) -> None:
     assert "Mediocre (+0)" in text and "Outcome" in text and "shift" in text
     assert any(symbol in text for symbol in ("[+]", "[-]", "[0]"))
     assert {"Invoke +2", "Invoke reroll", "Teamwork +1", "Defend", "Close"} <= set(reply.labels())
-    assert "Hostile invoke (GM)" in reply.labels() and "Scale (GM)" in reply.labels()
+    # the GM's tools wait behind one button, opened for the GM alone
+    assert "GM" in reply.labels() and "Hostile invoke (GM)" not in reply.labels()
+    refused = await table.click(reply, "GM", user=table.player)
+    assert refused.ephemeral and "Only the GM has these tools" in refused.text
+    assert "Invoke +2" in refused.text  # and says what the player can use instead
+    panel = await table.click(reply, "GM", user=table.gm)
+    assert panel.ephemeral and panel.labels() == ["Hostile invoke", "Scale"]
+    assert "GM tools for roll #" in panel.text and "Scale" in panel.text
 
 
 async def test_plain_roll_without_character_and_errors(table: Table) -> None:
@@ -150,6 +177,23 @@ async def test_invoke_with_a_fate_point_then_second_paid_refused(table: Table) -
     assert (await character(table, harry_id)).sheet.fate_points == before - 1
 
 
+async def test_one_aspect_and_one_way_to_pay_need_no_menu_and_no_private_echo(
+    table: Table,
+) -> None:
+    harry_id = await make_character(
+        table, table.player, "Harry", {"Lore": 4}, aspects=("Wizard Private Eye",)
+    )
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    before = table.tally()
+    done = await table.click(reply, "Invoke +2", user=table.player)
+    assert done.callback_type == 7 and not done.followups  # the roll message itself changed
+    assert (table.tally() - before).ephemeral == 0
+    shown = message_text(roll_message(table, reply))
+    assert "alice: +2 with *Wizard Private Eye* (fate point)" in shown
+    assert (await character(table, harry_id)).sheet.fate_points == 2
+    assert "Invoke +2" in reply.labels(roll_message(table, reply))  # the roll is still open
+
+
 async def test_invoke_with_a_free_invoke(table: Table) -> None:
     harry_id = await harry(table, free_invokes=2)
     reply = await table.slash("roll", user=table.player, skill="Will")
@@ -175,7 +219,7 @@ async def test_teamwork_and_stranger_refused(table: Table) -> None:
     await make_character(table, table.player2, "Molly", {"Lore": 2})
     reply = await table.slash("roll", user=table.player, skill="Lore")
     helped = await table.click(reply, "Teamwork +1", user=table.player2)
-    assert helped.callback_type == 7
+    assert helped.callback_type == 7 and not helped.followups  # the roll shows it: no echo
     text = message_text(roll_message(table, reply))
     assert "Molly (+2): +1" in text and "teamwork +1" in text
     own = await table.click(reply, "Teamwork +1", user=table.player)
@@ -185,7 +229,7 @@ async def test_teamwork_and_stranger_refused(table: Table) -> None:
     assert stranger.ephemeral and "Only the roller" in stranger.text
     closing = await table.click(reply, "Close", user=table.player3)
     assert closing.ephemeral and "Only the roller" in closing.text
-    hostile = await table.click(reply, "Hostile invoke", user=table.player2)
+    hostile = await table.click(reply, "GM", user=table.player2)
     assert hostile.ephemeral and "Only the GM" in hostile.text
     assert "open for invokes" in message_text(roll_message(table, reply))
 
@@ -337,9 +381,14 @@ async def test_a_stunt_for_two_actions_is_offered_only_on_those_actions(table: T
 async def test_gm_scale(table: Table) -> None:
     await harry(table)
     reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
-    refused = await table.click(reply, "Scale", user=table.player)
+    refused = await table.click(reply, "GM", user=table.player)
     assert refused.ephemeral and "Only the GM" in refused.text
-    step = await table.click(reply, "Scale", user=table.gm)
+    roll_id = re.search(r"Roll #(\d+)", reply.text)
+    assert roll_id is not None
+    forged = await table.forge(f"roll:{roll_id[1]}:scale", user=table.player, channel=table.channel)
+    assert forged.ephemeral and "Only the GM" in forged.text  # the tool itself checks too
+    step = await gm_tool(table, reply, "Scale", user=table.gm)
+    assert step.callback_type == 7  # the panel becomes the first step
     step = await table.select(step, "Roller's scale", ["2"], user=table.gm)
     step = await table.select(step, "Opposition's scale", ["0"], user=table.gm)
     step = await table.select(step, "Scale benefit", ["before_roll"], user=table.gm)
@@ -455,7 +504,7 @@ async def test_create_advantage_roll_takes_invokes_then_creates_the_aspect(table
         aspect="Arcane Sight",
     )
     assert not reply.ephemeral, reply.text
-    assert {"Invoke +2", "Teamwork +1", "Scale (GM)", "Create aspect"} <= set(reply.labels())
+    assert {"Invoke +2", "Teamwork +1", "GM", "Create aspect"} <= set(reply.labels())
     assert "A new aspect: *Arcane Sight*" in reply.text
     await invoke(table, reply, "Wizard Private Eye", "fate point", user=table.player)
     assert "Success with style" in message_text(roll_message(table, reply))
@@ -492,7 +541,7 @@ async def test_advantage_shortcut_existing_aspect_scale_and_restart(table: Table
     assert not reply.ephemeral, reply.text
     assert "More free invokes on *Thick Fog*" in reply.text
     assert {"Invoke +2", "Resolve advantage"} <= set(reply.labels())
-    step = await table.click(reply, "Scale", user=table.gm)
+    step = await gm_tool(table, reply, "Scale", user=table.gm)
     step = await table.select(step, "Roller's scale", ["1"], user=table.gm)
     step = await table.select(step, "Opposition's scale", ["0"], user=table.gm)
     step = await table.select(step, "Scale benefit", ["extra_free_invokes"], user=table.gm)
@@ -508,8 +557,8 @@ async def test_failed_new_advantage_the_gm_may_create_it_for_the_enemy(table: Ta
     await table.slash("scene start", user=table.gm, characters="Harry")
     set_dice(table, [-1, -1, -1, -1])  # Lore +4 - 4 = 0 against Fair (+2): a failure
     reply = await table.slash("advantage", user=table.player, skill="Lore", aspect="Cornered")
-    assert "Create, enemy invoke (GM)" in reply.labels()
-    refused = await table.click(reply, "Create, enemy invoke (GM)", user=table.player)
+    assert "GM" in reply.labels()
+    refused = await table.click(reply, "GM", user=table.player)
     assert refused.ephemeral and "Only the GM" in refused.text
     # the roller's next roll closes this one, but the advantage can still be resolved
     await table.slash("roll", user=table.player, skill="Will")
@@ -517,8 +566,10 @@ async def test_failed_new_advantage_the_gm_may_create_it_for_the_enemy(table: Ta
     assert "Create aspect" in [
         c.get("label") for c in iter_components(left.get("components") or [])
     ]
-    done = await table.click(left, "Create, enemy invoke (GM)", user=table.gm)
-    assert done.callback_type == 7, done.text
+    panel = await table.click(left, "GM", user=table.gm)
+    assert panel.labels() == ["Create, enemy invoke"]  # the roll is closed: no invoke, no scale
+    done = await table.click(panel, "Create, enemy invoke", user=table.gm)
+    assert done.callback_type == 7 and "advantage is resolved" in done.text, done.text
     assert "enemy holds its free invoke" in message_text(roll_message(table, reply))
     assert (await scene_aspects(table))["Cornered"].free_invokes == {"gm": 1}
 

@@ -64,8 +64,8 @@ def test_huge_roll_fits_and_buttons_go_when_closed() -> None:
     invokes = next(f.value or "" for f in embed.fields if f.name == "Invokes")
     assert invokes.startswith("… 45 earlier")
     assert (
-        len(roll_buttons(_view(roll))) == 8
-    )  # five on the first row; hostile, scale and void on the second
+        len(roll_buttons(_view(roll))) == 7
+    )  # five on the first row; void and the GM's one button on the second
     assert roll_buttons(_view(roll, closed=True)) == []
     select = stunt_select(_view(roll))
     assert select is not None and len(select.options) == 25
