@@ -51,6 +51,7 @@ class Challenges(TrackerCog):
             question="Claim a task for your active character.",
             action=A.CLAIM,
             placeholder="Which task?",
+            only=click.pick(self.challenges.claim),
         )
 
     async def _roll_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
@@ -62,6 +63,7 @@ class Challenges(TrackerCog):
             question="Roll a task: the skill and difficulty come from the task.",
             action=A.ROLL,
             placeholder="Which task?",
+            only=click.pick(self.challenges.roll),
         )
 
     async def _invoke_menu(self, click: Click, _snap: ChallengeSnapshot) -> None:
@@ -73,6 +75,7 @@ class Challenges(TrackerCog):
             question="Invoke for +2 on a task roll before it is kept.",
             action=A.INVOKE,
             placeholder="Pick an aspect",
+            only=click.pick(self.challenges.invoke),
         )
 
     async def _keep_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
@@ -83,7 +86,7 @@ class Challenges(TrackerCog):
             question="Which roll is final?",
             action=A.KEEP,
             placeholder="Which roll?",
-            only=lambda value: self.challenges.keep(click, value),
+            only=click.pick(self.challenges.keep),
         )
 
     async def on_select(

@@ -113,6 +113,7 @@ class Conflicts(TrackerCog):
             question="Add a stunt's bonus to the roll in progress.",
             action=A.STUNT,
             placeholder="Which stunt?",
+            only=click.pick(self.conflicts.add_stunt),
         )
 
     async def _helper_menu(self, click: Click, snap: ConflictSnapshot) -> None:
@@ -125,7 +126,7 @@ class Conflicts(TrackerCog):
             question="Who helps? Helping uses that character's action for this exchange.",
             action=A.TEAMWORK,
             placeholder="Who helps?",
-            only=lambda value: self.conflicts.teamwork(click, value),
+            only=click.pick(self.conflicts.teamwork),
         )
 
     async def _concede_menu(self, click: Click, snap: ConflictSnapshot) -> None:
@@ -137,6 +138,7 @@ class Conflicts(TrackerCog):
             question="Who concedes? They leave the conflict and are paid when it ends.",
             action=A.CONCEDE,
             placeholder="Who concedes?",
+            only=click.pick(self.conflicts.concede),
         )
 
     async def _boost_menu(self, click: Click, snap: ConflictSnapshot) -> None:
@@ -148,6 +150,7 @@ class Conflicts(TrackerCog):
             question="Pass a boost to an ally on your side (there should be a reason in the story).",
             action=A.PASS_BOOST,
             placeholder="Which boost, to whom?",
+            only=click.pick(self.conflicts.pass_boost),
         )
 
     async def _invoke_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
@@ -159,10 +162,14 @@ class Conflicts(TrackerCog):
             question=f"Invoke for {name}: +2 on the roll in progress.",
             action=A.INVOKE,
             placeholder="Pick an aspect",
+            only=click.pick(self.conflicts.invoke),
         )
 
     async def _absorb_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
         _, shifts, options = await self.conflicts.absorb_options(click)
+        if len(options) == 1:  # one way to take it: no menu of one
+            await self._absorb_chosen(click, self.conflicts, str(options[0].index))
+            return
         await self.ask(
             click.interaction,
             f"Absorb a {shifts}-shift hit: pick stress boxes and/or consequences.",
@@ -179,18 +186,26 @@ class Conflicts(TrackerCog):
 
     async def _attack_menu(self, click: Click, snap: ConflictSnapshot) -> None:
         actor = self.conflicts.actor_now(snap, click.user_id, click.is_gm)
+        targets = self.conflicts.attack_targets(snap)
+        if len(targets) == 1:  # one possible target: straight to the skill
+            await self._attack_skill_menu(click, None, targets[0].value)
+            return
         await self.ask(
             click.interaction,
             f"{actor.name} attacks: pick a target.",
-            click.menu(A.TARGET, "Attack whom?", self.conflicts.attack_targets(snap)),
+            click.menu(A.TARGET, "Attack whom?", targets),
         )
 
     async def _move_menu(self, click: Click, snap: ConflictSnapshot) -> None:
         actor = self.conflicts.actor_now(snap, click.user_id, click.is_gm)
+        zones = self.conflicts.move_choices(snap)
+        if len(zones) == 1:  # one way to go: take it
+            await self._move_to(click, None, zones[0].value)
+            return
         await self.ask(
             click.interaction,
             f"{actor.name} moves: pick a zone.",
-            click.menu(A.MOVE, "Move where?", self.conflicts.move_choices(snap)),
+            click.menu(A.MOVE, "Move where?", zones),
         )
 
     async def _overcome_form(self, click: Click, snap: ConflictSnapshot) -> None:

@@ -76,6 +76,9 @@ class Contests(TrackerCog):
 
     async def _absorb_menu(self, click: Click, _snap: ContestSnapshot) -> None:
         victim, shifts, options = await self.contests.absorb_options(click)
+        if len(options) == 1:  # one way to take it: no menu of one
+            await self._absorb_chosen(click, self.contests, str(options[0].index))
+            return
         await self.ask(
             click.interaction,
             f"{victim} absorbs a {shifts}-shift hit: pick stress boxes and/or consequences.",
@@ -91,6 +94,7 @@ class Contests(TrackerCog):
             question=f"Invoke for {name}: +2 on the side's roll.",
             action=A.INVOKE,
             placeholder="Pick an aspect",
+            only=click.pick(self.contests.invoke),
         )
 
     def _members(self, click: Click, snap: ContestSnapshot, *, rolling: bool) -> list[Choice]:
@@ -107,7 +111,7 @@ class Contests(TrackerCog):
             question="Who gives teamwork (+1 to their side's roll)?",
             action=A.TEAMWORK,
             placeholder="Who helps?",
-            only=lambda value: self.contests.teamwork(click, value),
+            only=click.pick(self.contests.teamwork),
         )
 
     async def _advantage_menu(self, click: Click, snap: ContestSnapshot) -> None:

@@ -549,7 +549,17 @@ class Table:
             raise AssertionError(f"modal has no inputs {sorted(unknown)}")
         data = {"custom_id": modal["custom_id"], "components": components}
         channel = reply.record.channel_id
-        record = await self.fake.send_interaction(5, self._guild_for(channel), channel, user, data)
+        # Discord sends a form opened from a button or menu with the message it sits on, so
+        # the answer may edit that message in place.
+        source = self.fake.messages.get(reply.record.source_message_id or 0)
+        snapshot = None
+        if source is not None:
+            snapshot = json.loads(json.dumps(source))
+            snapshot.pop("interaction_user_id", None)
+            snapshot.pop("allowed_mentions", None)
+        record = await self.fake.send_interaction(
+            5, self._guild_for(channel), channel, user, data, snapshot
+        )
         return await self._finish(record, timeout)
 
     # ----------------------------------------------------------------- reading the channel

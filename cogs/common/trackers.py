@@ -112,6 +112,18 @@ def build_view(prefix: str, ident: int, version: int, controls: Controls) -> dis
     return view
 
 
+def shows(embed: discord.Embed, text: str) -> bool:
+    """Whether everything `text` says is already on the tracker `embed` (each sentence appears
+    in it, whatever the line breaks), so that a private copy would only repeat it."""
+    seen = " ".join(
+        " ".join(part.split())
+        for part in [embed.title or "", embed.description or ""]
+        + [f"{f.name} {f.value}" for f in embed.fields]
+    )
+    lines = [" ".join(line.split()) for line in re.split(r"(?<=[.!?])\s+|\n", text)]
+    return all(line in seen for line in lines if line)
+
+
 def select_options(choices: Sequence[Choice]) -> list[discord.SelectOption]:
     return [
         discord.SelectOption(
@@ -276,6 +288,9 @@ class FormModal(SafeModal):
         await self.handler(interaction, {k: str(v.value) for k, v in self.inputs.items()})
 
 
+S = TypeVar("S")
+
+
 @dataclass(frozen=True)
 class Click(ClickContext):
     """One click on a tracker: the encounter and version it was drawn for and who clicked (a GM
@@ -290,6 +305,13 @@ class Click(ClickContext):
     ) -> discord.ui.View:
         """A private select on this encounter whose pick comes back as `action`."""
         return choice_view(self.prefix, self.ident, self.version, action, placeholder, choices)
+
+    def pick(
+        self, call: Callable[[ClickContext, str], Awaitable[S]]
+    ) -> Callable[[str], Awaitable[S]]:
+        """The service step a menu's pick makes, for this click (what `offer` takes at once
+        when there is a single choice)."""
+        return lambda value: call(self, value)
 
 
 H = TypeVar("H")
@@ -338,13 +360,17 @@ class TrackerCog(commands.Cog):
         """Who acts next, for encounters with a turn order (None: no line to post)."""
         return None
 
-    async def announce_turn(self, snapshot: Snapshot) -> None:
+    async def announce_turn(
+        self, snapshot: Snapshot, interaction: discord.Interaction | None = None
+    ) -> str | None:
         """One short public line when the turn passes to someone new; it pings that one
-        player unless the campaign turned it off, and nothing else it posts ever pings."""
+        player unless the campaign turned it off, and nothing else it posts ever pings.
+        With `interaction` (a slash command not yet answered) the line is its answer.
+        Returns what it said (without the markup), None when it said nothing."""
         up = self.next_up(snapshot)
         seen = self._turns.get(snapshot.id)
         if up is None or (seen is not None and (seen[0] >= snapshot.version or seen[1] == up.key)):
-            return
+            return None
         self._turns[snapshot.id] = (snapshot.version, up.key)
         channel = self.bot.get_channel(snapshot.channel_id)
         guild_id = getattr(getattr(channel, "guild", None), "id", None)
@@ -358,12 +384,17 @@ class TrackerCog(commands.Cog):
             if ping and up.user_id is not None
             else discord.AllowedMentions.none()
         )
+        if interaction is not None:
+            await interaction.response.send_message(text, allowed_mentions=mentions)
+            return f"{up.name} acts next."
         try:
             await self.bot.get_partial_messageable(snapshot.channel_id).send(
                 text, allowed_mentions=mentions
             )
         except discord.HTTPException:
             log.info("could not post whose turn it is in %s", snapshot.channel_id)
+            return None
+        return f"{up.name} acts next."
 
     async def _is_gm(self, interaction: discord.Interaction) -> bool:
         return await member_is_gm(self.bot, interaction)
@@ -428,31 +459,36 @@ class TrackerCog(commands.Cog):
     async def reply_and_refresh(
         self, interaction: discord.Interaction, snapshot: Snapshot, text: str
     ) -> None:
-        """Answer a slash command privately and bring the tracker up to date."""
-        await interaction.response.send_message(text, ephemeral=True)
+        """Answer a slash command and bring the tracker up to date. When the turn passes, the
+        public whose-turn line is the answer (no private copy of it); else a private one."""
+        said = await self.announce_turn(snapshot, interaction)
+        if said is None:
+            await interaction.response.send_message(text, ephemeral=True)
+        elif text != said and not shows(render(snapshot)[0], text):
+            await interaction.followup.send(clip(text, 2000), ephemeral=True)
         await self.refresh(snapshot)
 
     async def answer(self, interaction: discord.Interaction, snapshot: Snapshot, text: str) -> None:
-        """Answer a component/modal: edit the tracker if it was clicked, else reply privately."""
+        """Answer a click or a form. From the tracker: edit it in place, and say privately only
+        what the tracker does not show. From a private step: that step becomes the answer."""
         message = interaction.message
-        on_tracker = message is not None and message.id == snapshot.tracker_message_id
-        if on_tracker and interaction.type is discord.InteractionType.component:
+        from_message = message is not None and interaction.type in (
+            discord.InteractionType.component,
+            discord.InteractionType.modal_submit,
+        )
+        if from_message and message is not None and message.id == snapshot.tracker_message_id:
             key = snapshot.tracker_message_id or 0
+            embed, view = render(snapshot)
             if snapshot.version < self._shown.get(key, 0):
                 await interaction.response.defer()  # a newer state is already on the tracker
             else:
-                embed, view = render(snapshot)
                 await interaction.response.edit_message(embed=embed, view=view)
                 self._shown[key] = snapshot.version
-            if text:
+            posted = await self.announce_turn(snapshot)
+            if text and not shows(embed, text) and text != posted:
                 await interaction.followup.send(clip(text, 2000), ephemeral=True)
-            await self.announce_turn(snapshot)
             return
-        if (
-            message is not None
-            and interaction.type is discord.InteractionType.component
-            and message.flags.ephemeral
-        ):
+        if from_message and message is not None and message.flags.ephemeral:
             await interaction.response.edit_message(content=clip(text or "Done.", 2000), view=None)
         else:
             await interaction.response.send_message(clip(text or "Done.", 2000), ephemeral=True)
@@ -467,13 +503,13 @@ class TrackerCog(commands.Cog):
         question: str,
         action: TrackerAction,
         placeholder: str,
-        only: Callable[[str], Awaitable[Snapshot]] | None = None,
+        only: Callable[[str], Awaitable[Snapshot]],
     ) -> None:
-        """Ask which of ``choices`` (the sentence ``none`` when there is none); with a single
-        one and an ``only`` step, take it at once rather than offer a menu of one."""
+        """Ask which of ``choices`` (the sentence ``none`` when there is none); a single one
+        is taken at once with the ``only`` step rather than offered as a menu of one."""
         if not choices:
             raise RuleError(none)
-        if only is not None and len(choices) == 1:
+        if len(choices) == 1:
             result = await only(choices[0].value)
             await self.answer(click.interaction, result, result.message)
             return

@@ -110,6 +110,20 @@ async def choose(
     return await table.select(message, placeholder, [value], user=user)
 
 
+def taken_at_once(reply: Reply) -> bool:
+    """A tracker click that acted at once (its only choice): the tracker edited, nothing private."""
+    return reply.callback_type == 7 and not reply.followups
+
+
+def has_menu(reply: Reply, placeholder: str) -> bool:
+    """Whether a reply asks with the select `placeholder` (a single choice is taken at once)."""
+    message = reply.message or (reply.followups[-1] if reply.followups else None) or {}
+    return any(
+        c.get("placeholder") == placeholder
+        for c in iter_components(message.get("components") or [])
+    )
+
+
 class ConflictDriver:
     def __init__(self, table: Table, tracker_id: int) -> None:
         self.table = table
@@ -127,7 +141,11 @@ class ConflictDriver:
     async def attack(self, user: int, target: str, skill: str) -> Reply:
         opened = await self.table.click(self.tracker, "Attack", user=user)
         assert opened.ephemeral, opened.text
-        picked = await choose(self.table, opened, "Attack whom?", target, user=user)
+        if has_menu(opened, "Attack whom?"):
+            picked = await choose(self.table, opened, "Attack whom?", target, user=user)
+        else:  # the one possible target: straight to the skill
+            assert f"Attack {target} with which skill?" in opened.text, opened.text
+            picked = opened
         return await choose(self.table, picked, "Attack with", skill, user=user)
 
     async def defend(self, user: int, skill: str) -> Reply:
@@ -139,11 +157,18 @@ class ConflictDriver:
 
     async def take_hit(self, user: int, option: str) -> Reply:
         opened = await self.table.click(self.tracker, "Take the hit", user=user)
+        if not has_menu(opened, "How do you take it?"):  # the one way to take it, taken
+            assert opened.callback_type == 7 and opened.message == self.tracker, opened.text
+            return opened
         assert opened.ephemeral, opened.text
         return await choose(self.table, opened, "How do you take it?", option, user=user)
 
     async def invoke(self, user: int, option: str) -> Reply:
         opened = await self.table.click(self.tracker, "Invoke", user=user)
+        if not has_menu(opened, "Pick an aspect"):  # the one aspect to invoke, invoked
+            assert opened.callback_type == 7 and opened.message == self.tracker, opened.text
+            self.offered = [option]
+            return opened
         assert opened.ephemeral, opened.text
         self.offered = option_labels(step_message(opened), "Pick an aspect")
         return await choose(self.table, opened, "Pick an aspect", option, user=user)
@@ -239,6 +264,8 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     assert "4-shift hit" in resolved.text
     assert (await sheet(table, people["molly"])).fate_points == 2
     out = await run.take_hit(gm, "Taken out")
+    # a 4-shift hit on one stress box has one way to be taken: no menu of one, no private echo
+    assert taken_at_once(out)
     assert "Taken out" in out.text
     assert "Ghoul Two (NPC) in Street - taken out" in run.text
 
@@ -281,8 +308,8 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     assert "Molly (PC) in Street - acting now" in run.text
 
     # Molly concedes before any dice: paid 1 fate point when the conflict ends.
-    opened = await table.click(run.tracker, "Concede", user=bob)
-    conceded = await choose(table, opened, "Who concedes?", "Molly", user=bob)
+    conceded = await table.click(run.tracker, "Concede", user=bob)  # Molly is bob's only one
+    assert taken_at_once(conceded)
     assert "concedes and will gain 1 fate point" in conceded.text
     assert "The GM picks who acts next" in run.text
     not_gm = await run.next(bob, "Ghoul")
@@ -302,14 +329,9 @@ async def test_whole_conflict_with_seed_numbers_and_restart(table: Table) -> Non
     assert "Fate point: Hungry ghoul" in run.offered  # the GM may invoke the ghoul's own aspect
     resolved = await run.resolve(alice)
     assert "9-shift hit" in resolved.text
-    opened = await table.click(run.tracker, "Take the hit", user=alice)
-    options = [
-        o["label"]
-        for c in iter_components(step_message(opened).get("components") or [])
-        for o in c.get("options") or []
-    ]
-    assert options == ["Taken out (absorb nothing)"]
-    await choose(table, opened, "How do you take it?", "Taken out", user=alice)
+    # nothing is left to absorb it: being taken out is the one way, taken without a menu of one
+    out = await table.click(run.tracker, "Take the hit", user=alice)
+    assert taken_at_once(out) and "Charles: Taken out" in run.text
 
     assert "over" in run.text and "The NPCs carry the day" in run.text
     assert not started.labels(run.tracker)
@@ -368,7 +390,8 @@ async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> N
     wrong = await table.slash("conflict next", user=alice, who="Nobody")
     assert wrong.ephemeral and "not in this conflict" in wrong.text
     passed = await table.slash("conflict next", user=alice)
-    assert passed.ephemeral and "Ghoul acts next" in passed.text
+    # the public whose-turn line is the answer: no private copy of it
+    assert not passed.ephemeral and passed.text == "**Ghoul** acts next." and not passed.followups
     assert "Ghoul (NPC) - acting now" in run.text
     opened = await table.click(run.tracker, "Concede", user=gm)
     await choose(table, opened, "Who concedes?", "Ghoul", user=gm)
@@ -518,12 +541,14 @@ async def test_challenge_of_three_tasks_with_restart(table: Table) -> None:
     assert "Charles takes the Athletics task" in claimed.text
     assigned = await table.slash("challenge assign", user=gm, task=3, character="Molly")
     assert "Molly" in assigned.text
-    opened = await table.click(tracker(), "Claim a task", user=bob)
-    await choose(table, opened, "Which task?", "1. Lore", user=bob)
+    # one task is left to claim, and Charles has one task to roll: no menus of one
+    claimed = await table.click(tracker(), "Claim a task", user=bob)
+    assert taken_at_once(claimed)
+    assert "Molly takes the Lore task." in message_text(tracker())
 
     dice.load(0, 0, 0, 0)
-    opened = await table.click(tracker(), "Roll a task", user=alice)
-    rolled = await choose(table, opened, "Which task?", "2. Athletics", user=alice)
+    rolled = await table.click(tracker(), "Roll a task", user=alice)
+    assert taken_at_once(rolled)
     assert "Good (+3) vs Fair (+2)" in rolled.text and "Keep the roll" in rolled.text
     assert "rolled Good (+3), invoke or keep it" in message_text(tracker())
 
@@ -541,8 +566,8 @@ async def test_challenge_of_three_tasks_with_restart(table: Table) -> None:
     await choose(table, opened, "Which task?", "1. Lore", user=bob)
     await table.click(tracker(), "Keep the roll", user=bob)
     dice.load(-1, -1, 0, 0)
-    opened = await table.click(tracker(), "Roll a task", user=bob)
-    await choose(table, opened, "Which task?", "3. Shoot", user=bob)
+    last = await table.click(tracker(), "Roll a task", user=bob)  # Shoot is all that is left
+    assert taken_at_once(last) and "Shoot" in message_text(tracker())
     # Molly invokes her high concept (a fate point): Average (+1) becomes Good (+3), a tie.
     opened = await table.click(tracker(), "Invoke", user=bob)
     invoked = await choose(
@@ -679,8 +704,8 @@ async def test_teamwork_scale_stunts_pending_rolls_and_existing_advantage(table:
     # Exchange 2: Charles attacks with his stunt and Molly's help; the ghoul's scale helps it defend.
     dice.load(0, 0, 0, 0)
     await run.attack(alice, "Ghoul", "Fight")
-    opened = await table.click(run.tracker, "Stunt", user=alice)
-    stunted = await choose(table, opened, "Which stunt?", "Sword training (+2)", user=alice)
+    stunted = await table.click(run.tracker, "Stunt", user=alice)  # his one stunt that fits
+    assert taken_at_once(stunted) and "Sword training" in run.text
     assert "the attack roll is now Superb (+5)" in stunted.text
     helped = await table.click(run.tracker, "Teamwork +1", user=bob)
     assert "Fantastic (+6)" in helped.text
@@ -890,11 +915,10 @@ async def test_a_boost_passes_to_an_ally_on_the_same_side(table: Table) -> None:
 
     refused = await table.click(run.tracker, "Pass a boost", user=bob)  # Molly holds none
     assert refused.ephemeral and "holds a boost" in refused.text
-    opened = await table.click(run.tracker, "Pass a boost", user=alice)
-    assert opened.ephemeral
-    # only allies on Charles's side are offered, never the Ghoul
-    assert option_labels(step_message(opened), "Which boost, to whom?") == ["Ghoul lore to Molly"]
-    passed = await choose(table, opened, "Which boost, to whom?", "Ghoul lore to Molly", user=alice)
+    # only allies on Charles's side could take it, never the Ghoul: Molly is the one choice,
+    # so the boost passes at once
+    passed = await table.click(run.tracker, "Pass a boost", user=alice)
+    assert taken_at_once(passed)
     assert "Charles passes the boost Ghoul lore to Molly." in passed.text
     assert "Charles passes the boost Ghoul lore to Molly." in run.text
     assert table.bot is not None
