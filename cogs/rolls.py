@@ -501,7 +501,11 @@ class Rolls(commands.Cog):
         if skill is not None:
             raise RuleError("Give either a skill or a dice expression, not both.")
         result = roll_dice_expression(expression, self.rng)
-        text = expression_text(_name(interaction), result, description or "")
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        who = await self.service.roller_name(
+            interaction.guild_id, interaction.channel_id, interaction.user.id
+        )
+        text = expression_text(who or _name(interaction), result, description or "")
         await interaction.response.send_message(text, ephemeral=hidden)
         if hidden:
             campaign = await self.bot.campaigns.current(

@@ -86,6 +86,11 @@ class DiceExpressionResult(BaseModel):
     terms: list[RolledTerm]
     total: int
 
+    @property
+    def fate_dice_only(self) -> bool:
+        """Only Fate dice (and constants), where the total reads on the ladder."""
+        return all(t.sides in (None, FATE_SIDES) for t in self.expression.terms)
+
     def breakdown(self) -> str:
         """ "2d6 [3, 5] +1 = 9" style, plain text."""
         text = " ".join(t.render() for t in self.terms).lstrip("+")

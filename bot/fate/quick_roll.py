@@ -11,7 +11,6 @@ from pydantic import BaseModel, ConfigDict
 
 from bot.errors import RuleError
 from bot.fate.dice_expr import (
-    FATE_SIDES,
     DiceExpressionResult,
     looks_like_dice_expression,
     parse_dice_expression,
@@ -38,7 +37,7 @@ class QuickRoll(BaseModel):
     @property
     def fate_dice_only(self) -> bool:
         """4dF-style dice, where the total reads on the ladder and outcomes apply."""
-        return all(t.sides in (None, FATE_SIDES) for t in self.dice.expression.terms)
+        return self.dice.fate_dice_only
 
     @property
     def total(self) -> int:

@@ -1007,6 +1007,14 @@ class RollService:
             rows = await session.exec(query.order_by(col(RollRow.id).desc()).limit(PENDING_LIMIT))
             return [RollView.of(r) for r in rows.all()]
 
+    async def roller_name(self, guild_id: int, channel_id: int, user_id: int) -> str | None:
+        """The name of the user's active character here (None without one): who a plain dice
+        roll is made by (a first command on a new server creates its campaign, so it writes)."""
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            character = await active_character_in(session, campaign, channel_id, user_id)
+            return None if character is None else character.name
+
     async def skills_for(
         self, guild_id: int, channel_id: int, user_id: int
     ) -> list[tuple[str, int]]:

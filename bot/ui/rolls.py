@@ -459,10 +459,15 @@ def log_embed(views: list[RollView]) -> discord.Embed:
 
 
 def expression_text(who: str, result: DiceExpressionResult, description: str = "") -> str:
+    """A dice roll's line: who rolled (the active character when there is one), the dice, the
+    total, and for Fate dice the total's ladder word ("Good (+3)")."""
     head = f"**{clip(who, 80)}** rolls `{result.expression.text()}`"
     if description:
         head += f" — {clip(description, 200)}"
-    return clip(f"{head}\n{result.breakdown()}", CONTENT_LIMIT)
+    body = result.breakdown()
+    if result.fate_dice_only:
+        body += f" · **{describe(result.total)}**"
+    return clip(f"{head}\n{body}", CONTENT_LIMIT)
 
 
 def quick_roll_embed(who: str, roll: QuickRoll, description: str = "") -> discord.Embed:

@@ -302,6 +302,16 @@ async def test_dice_expression_and_limits(table: Table) -> None:
     assert not reply.ephemeral and "2d6+1" in reply.text and "=" in reply.text
     via_skill = await table.slash("roll", user=table.player, skill="4dF-1")
     assert not via_skill.ephemeral and "4dF-1" in via_skill.text
+    assert "**alice** rolls" in reply.text  # no character yet: the player's name
+    assert "2d6+1" in reply.text and "(+" not in reply.text  # 2d6 totals are not on the ladder
+
+    await harry(table)
+    table.bot.get_cog("Rolls").rng = FixedDice([1, 0, -1, 1])  # type: ignore[union-attr]
+    fate = await table.slash("roll", user=table.player, skill="4dF+2", description="Dodge")
+    assert not fate.ephemeral
+    # the active character rolled, and the total reads on the ladder
+    assert fate.text.startswith("**Harry** rolls `4dF+2` — Dodge"), fate.text
+    assert "= 3 · **Good (+3)**" in fate.text
     too_many = await table.slash("roll", user=table.player, expression="500d6")
     assert too_many.ephemeral and "at most 100 dice" in too_many.text
     odd = await table.slash("roll", user=table.player, expression="1d1")
