@@ -52,6 +52,7 @@ from bot.services.encounters import (
 from bot.services.scenes import (
     find_ref,
     load_play_in,
+    place_in_scene_in,
     save_play_in,
     save_scene_in,
     scene_of,
@@ -228,6 +229,7 @@ class ConflictActions(ConflictBase):
                 lines = events_text(state, events)
                 if any(e.kind == "moved" for e in events):
                     lines[-1] = lines[-1].rstrip(".") + f" to {zone}."
+                    await self._on_the_scene_in(session, campaign, row, state, actor, zone)
                 return state.logged(*lines)
             assert target is not None and skill is not None
             rules.move(c, actor, zone, impeded=True, overcome_effort=0, difficulty=0)  # validate
@@ -279,6 +281,9 @@ class ConflictActions(ConflictBase):
                     moved = events_text(state, events)
                     if any(e.kind == "moved" for e in events) and moved:
                         moved[0] = moved[0].rstrip(".") + f" to {zone}."
+                        await self._on_the_scene_in(
+                            session, campaign, row, state, pending.actor, zone
+                        )
                     lines += moved
                 case PendingAdvantage():
                     outcome = classify(effort, target)
@@ -291,6 +296,19 @@ class ConflictActions(ConflictBase):
             return " ".join(lines)
 
         return await self._act_with_campaign(click.ident, click.version, step)
+
+    async def _on_the_scene_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        actor: str,
+        zone: str,
+    ) -> None:
+        """A move in the conflict is a move on the channel's scene too (its board shows it)."""
+        character = state.members[actor].character_id
+        await place_in_scene_in(session, campaign, row.channel_id, {character: zone})
 
     def _enemy_of(self, state: ConflictState, actor: str) -> str:
         """Who holds the free invoke a failed advantage gives away: the GM for a PC's

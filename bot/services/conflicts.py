@@ -52,7 +52,7 @@ from bot.services.encounters import (
     name_slots,
     roll_line,
 )
-from bot.services.scenes import join_scene_in
+from bot.services.scenes import join_scene_in, place_in_scene_in
 
 # --------------------------------------------------------------------------- shared row helpers
 
@@ -70,6 +70,16 @@ def zones_in_a_row(zones: list[str]) -> dict[str, list[str]]:
         ]
         for i, zone in enumerate(zones)
     }
+
+
+def check_zones(zones: list[str]) -> None:
+    """A conflict's own zones: at most MAX_ZONES, short names, no name twice."""
+    if len(zones) > MAX_ZONES:
+        raise RuleError(f"Use at most {MAX_ZONES} zones.")
+    if any(len(z) > ZONE_NAME_MAX for z in zones):
+        raise RuleError(f"Keep zone names to {ZONE_NAME_MAX} characters.")
+    if len({z.casefold() for z in zones}) != len(zones):
+        raise RuleError("Two zones have the same name; give each zone its own name.")
 
 
 def start_zone(scene_zone: str | None, zones: list[str]) -> str | None:
@@ -97,12 +107,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
         first: str,
         zones: list[str],
     ) -> ConflictSnapshot:
-        if len(zones) > MAX_ZONES:
-            raise RuleError(f"Use at most {MAX_ZONES} zones.")
-        if any(len(z) > ZONE_NAME_MAX for z in zones):
-            raise RuleError(f"Keep zone names to {ZONE_NAME_MAX} characters.")
-        if len({z.casefold() for z in zones}) != len(zones):
-            raise RuleError("Two zones have the same name; give each zone its own name.")
+        check_zones(zones)
         async with self.db.session() as session:
             if await active_encounter_in(session, channel_id, "conflict") is not None:
                 raise RuleError(
@@ -134,6 +139,9 @@ class ConflictService(ConflictActions, ConflictInvokes):
                 )
                 for cid, m in members.items()
             ]
+            # one truth for zones: whoever starts in a zone of the scene stands there on it too
+            where = {members[c.id].character_id: c.zone for c in combatants if c.zone}
+            await place_in_scene_in(session, campaign, channel_id, where)
             row = await new_encounter_in(
                 session, campaign.id, guild_id, channel_id, "conflict", user_id
             )

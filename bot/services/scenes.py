@@ -469,6 +469,29 @@ async def join_scene_in(
     return placed
 
 
+async def place_in_scene_in(
+    session: AsyncSession, campaign: CampaignInfo, channel_id: int, where: dict[int, str]
+) -> None:
+    """Write where characters stand (character id -> zone name) onto the channel's running
+    scene, so that a conflict's zones and the scene's are one truth: the board shows a move
+    made in the conflict, during it and after it. A zone the scene does not have, or someone
+    not in the scene, is left alone; no scene running, nothing happens."""
+    row = await session.get(SceneRow, channel_id)
+    if row is None or not row.active or row.campaign_id != campaign.id:
+        return
+    scene = scene_of(row)
+    keys = {zone.name.casefold(): zone.key for zone in scene.zones}
+    people = {p.id: p for p in scene.participants}
+    moved = scene
+    for character_id, zone_name in where.items():
+        key = keys.get(zone_name.casefold())
+        person = people.get(character_holder(character_id))
+        if key is not None and person is not None and person.zone != key:
+            moved = place(moved, person.id, key)
+    if moved is not scene:
+        await save_scene_in(session, row, moved)
+
+
 async def bring_carried_points_in(
     session: AsyncSession,
     campaign: CampaignInfo,

@@ -1097,3 +1097,68 @@ async def test_undoing_an_absorb_keeps_other_changes_to_the_sheet(table: Table) 
     charles = await sheet(table, people["charles"])
     assert not any(b.marked for b in charles.track("physical").boxes)
     assert charles.fate_points == people["charles"].sheet.fate_points + 2  # the gift stays
+
+
+async def test_zones_are_one_truth_for_the_scene_and_its_conflict(table: Table) -> None:
+    """Placed on the scene, a character starts the conflict there; moves in the conflict are
+    moves on the scene, and its board shows where everyone ended once the conflict is over."""
+    await make_characters(table)
+    gm, alice = table.gm, table.player
+    await table.slash(
+        "scene start", user=gm, zones="Street, Alley, Roof", characters="Charles, Molly"
+    )
+    await table.slash("scene move", user=gm, character="Molly", zone="Roof")
+
+    def zones_on_board() -> str:
+        pinned = table.fake.pins.get(table.channel, [])
+        board = next(m for m in map(table.message, pinned) if "Zones" in message_text(m))
+        return message_text(board).split("Zones", 1)[1]
+
+    started = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="physical",
+        participants="Charles, Molly, Ghoul",
+        first="Charles",
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    assert "Molly (PC) in Roof" in run.text  # where the scene put her
+    assert "Charles (PC) in Street" in run.text  # not placed: the first zone ...
+    await table.settle()
+    assert "**Street**: Charles, Ghoul" in zones_on_board()  # ... on the scene as well
+    assert "**Roof**: Molly" in zones_on_board()
+
+    # the scene says nothing of which zones touch: a move is an overcome (Athletics, Fair)
+    use_dice(table, ScriptedDice())  # all blanks: Good (+3) against Fair (+2)
+    moved = await table.click(run.tracker, "Move", user=alice)
+    form = await choose(table, moved, "Move where?", "Alley", user=alice)
+    await table.submit(form, {"skill": "Athletics", "difficulty": "Fair"}, user=alice)
+    await table.click(run.tracker, "Resolve the roll", user=alice)
+    assert "Charles (PC) in Alley" in run.text
+    await table.settle()
+    assert "**Alley**: Charles" in zones_on_board()
+
+    await table.slash("conflict end", user=gm)
+    await table.settle()
+    after = zones_on_board()
+    assert "**Alley**: Charles" in after and "**Roof**: Molly" in after
+
+    # a conflict with its own row of zones (each touching the next) and the same names: Charles
+    # starts where the scene has him, and his free move is on the scene too
+    again = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="physical",
+        participants="Charles, Ghoul",
+        first="Charles",
+        zones="Street, Alley, Roof",
+    )
+    assert again.message is not None
+    run = ConflictDriver(table, int(again.message["id"]))
+    assert "Charles (PC) in Alley" in run.text
+    moved = await table.click(run.tracker, "Move", user=alice)
+    await choose(table, moved, "Move where?", "Roof", user=alice)
+    assert "Charles (PC) in Roof" in run.text
+    await table.settle()
+    assert "**Roof**: Charles, Molly" in zones_on_board()
