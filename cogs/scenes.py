@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 from typing import Any, Literal
 
 import discord
@@ -22,38 +21,18 @@ from cogs.common.character_lookup import character_list_autocomplete
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
-from cogs.common.scope import ScopedItem
-from cogs.common.xcard import XCardButton
+from cogs.common.xcard import BoardButton, XCardButton
 
 log = logging.getLogger(__name__)
 BOARD_DELAY = 0.1  # seconds a burst of changes has to pile up before the board is edited
 
 
-class SceneBoardButton(
-    ScopedItem, discord.ui.DynamicItem[discord.ui.Button[Any]], template=SCENE_BOARD_TEMPLATE
-):
+class SceneBoardButton(BoardButton, template=SCENE_BOARD_TEMPLATE):
     """ "Show my view" on the pinned board: the board as this user may see it (GM: hidden too)."""
 
     scope_kind = "scene"
-
-    def __init__(self, channel_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Show my view",
-                style=discord.ButtonStyle.secondary,
-                custom_id=scene_board_id(channel_id),
-            )
-        )
-        self.channel_id = channel_id
-
-    def scope_key(self) -> int:
-        return self.channel_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> SceneBoardButton:
-        return cls(int(match["channel"]))
+    label = "Show my view"
+    id_for = staticmethod(scene_board_id)
 
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
