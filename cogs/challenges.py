@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bot.errors import RuleError
 from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_tasks
 from bot.ui.conflicts import TrackerAction
 from cogs.common.character_lookup import character_list_autocomplete
@@ -35,12 +34,7 @@ class Challenges(TrackerCog):
             A.INVOKE: self._invoke_menu,
             A.KEEP: self._keep_menu,
         }
-        handler = handler_for(buttons, action, "button")
-        click = await self.click(interaction, ident, version)
-        snap = await self.challenges.get(ident)
-        if snap.version != version:
-            raise RuleError("That tracker is out of date; use the newest buttons.")
-        await handler(click, snap)
+        await self.dispatch(interaction, ident, version, action, buttons, with_sheets=True)
 
     async def _claim_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
         tasks = self.challenges.open_tasks(snap)
@@ -51,7 +45,7 @@ class Challenges(TrackerCog):
             question="Claim a task for your active character.",
             action=A.CLAIM,
             placeholder="Which task?",
-            only=click.pick(self.challenges.claim),
+            only=click.step(self.challenges.claim),
         )
 
     async def _roll_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
@@ -63,7 +57,7 @@ class Challenges(TrackerCog):
             question="Roll a task: the skill and difficulty come from the task.",
             action=A.ROLL,
             placeholder="Which task?",
-            only=click.pick(self.challenges.roll),
+            only=click.step(self.challenges.roll),
         )
 
     async def _invoke_menu(self, click: Click, _snap: ChallengeSnapshot) -> None:
@@ -75,7 +69,7 @@ class Challenges(TrackerCog):
             question="Invoke for +2 on a task roll before it is kept.",
             action=A.INVOKE,
             placeholder="Pick an aspect",
-            only=click.pick(self.challenges.invoke),
+            only=click.step(self.challenges.invoke),
         )
 
     async def _keep_menu(self, click: Click, snap: ChallengeSnapshot) -> None:
@@ -86,7 +80,7 @@ class Challenges(TrackerCog):
             question="Which roll is final?",
             action=A.KEEP,
             placeholder="Which roll?",
-            only=click.pick(self.challenges.keep),
+            only=click.step(self.challenges.keep),
         )
 
     async def on_select(

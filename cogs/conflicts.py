@@ -32,7 +32,6 @@ from cogs.common.trackers import (
     TrackerButton,
     TrackerCog,
     TrackerSelect,
-    absorb_view,
     handler_for,
     skill_view,
 )
@@ -72,16 +71,11 @@ class Conflicts(TrackerCog):
     async def on_button(
         self, interaction: discord.Interaction, ident: int, version: int, action: str
     ) -> None:
-        handler = handler_for(self._buttons(), action, "button")
-        click = await self.click(interaction, ident, version)
         # the sheets only feed the teamwork and defence menus
         wanted = action in (A.TEAMWORK, A.DEFEND)
-        snap = await self.conflicts.get(ident, with_sheets=wanted)
-        if snap.version != version:
-            raise RuleError(
-                "That tracker is out of date (someone acted first); use the newest buttons."
-            )
-        await handler(click, snap)
+        await self.dispatch(
+            interaction, ident, version, action, self._buttons(), with_sheets=wanted
+        )
 
     def _buttons(self) -> dict[TrackerAction, Callable[[Click, ConflictSnapshot], Awaitable[None]]]:
         svc = self.conflicts
@@ -113,7 +107,7 @@ class Conflicts(TrackerCog):
             question="Add a stunt's bonus to the roll in progress.",
             action=A.STUNT,
             placeholder="Which stunt?",
-            only=click.pick(self.conflicts.add_stunt),
+            only=click.step(self.conflicts.add_stunt),
         )
 
     async def _helper_menu(self, click: Click, snap: ConflictSnapshot) -> None:
@@ -126,7 +120,7 @@ class Conflicts(TrackerCog):
             question="Who helps? Helping uses that character's action for this exchange.",
             action=A.TEAMWORK,
             placeholder="Who helps?",
-            only=click.pick(self.conflicts.teamwork),
+            only=click.step(self.conflicts.teamwork),
         )
 
     async def _concede_menu(self, click: Click, snap: ConflictSnapshot) -> None:
@@ -138,7 +132,7 @@ class Conflicts(TrackerCog):
             question="Who concedes? They leave the conflict and are paid when it ends.",
             action=A.CONCEDE,
             placeholder="Who concedes?",
-            only=click.pick(self.conflicts.concede),
+            only=click.step(self.conflicts.concede),
         )
 
     async def _boost_menu(self, click: Click, snap: ConflictSnapshot) -> None:
@@ -150,31 +144,17 @@ class Conflicts(TrackerCog):
             question="Pass a boost to an ally on your side (there should be a reason in the story).",
             action=A.PASS_BOOST,
             placeholder="Which boost, to whom?",
-            only=click.pick(self.conflicts.pass_boost),
+            only=click.step(self.conflicts.pass_boost),
         )
 
     async def _invoke_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
         name, choices = await self.conflicts.invoke_choices(click)
-        await self.offer(
-            click,
-            choices,
-            none=f"{name} has no aspect to invoke right now.",
-            question=f"Invoke for {name}: +2 on the roll in progress.",
-            action=A.INVOKE,
-            placeholder="Pick an aspect",
-            only=click.pick(self.conflicts.invoke),
-        )
+        await self.invoke_menu(click, name, choices, "the roll in progress", self.conflicts.invoke)
 
     async def _absorb_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
         _, shifts, options = await self.conflicts.absorb_options(click)
-        if len(options) == 1:  # one way to take it: no menu of one
-            await self._absorb_chosen(click, self.conflicts, str(options[0].index))
-            return
-        await self.ask(
-            click.interaction,
-            f"Absorb a {shifts}-shift hit: pick stress boxes and/or consequences.",
-            absorb_view(click.prefix, click.ident, click.version, options),
-        )
+        question = f"Absorb a {shifts}-shift hit: pick stress boxes and/or consequences."
+        await self.absorb_menu(click, self.conflicts, options, question)
 
     async def _defence_menu(self, click: Click, snap: ConflictSnapshot) -> None:
         member, pending = self.conflicts.defender_now(snap, click.user_id, click.is_gm)

@@ -24,7 +24,6 @@ from cogs.common.trackers import (
     Click,
     FormModal,
     TrackerCog,
-    absorb_view,
     handler_for,
     skill_view,
 )
@@ -55,12 +54,10 @@ class Contests(TrackerCog):
             A.TEAMWORK: self._helper_menu,
             A.CREATE_ADVANTAGE: self._advantage_menu,
         }
-        handler = handler_for(buttons, action, "button")
-        click = await self.click(interaction, ident, version)
-        snap = await svc.get(ident, with_sheets=action == A.ROLL)  # for the skill menu
-        if snap.version != version:
-            raise RuleError("That tracker is out of date; use the newest buttons.")
-        await handler(click, snap)
+        # the sheets only feed the skill menu
+        await self.dispatch(
+            interaction, ident, version, action, buttons, with_sheets=action == A.ROLL
+        )
 
     async def _twist_form(self, click: Click, _snap: ContestSnapshot) -> None:
         if not click.is_gm:
@@ -76,26 +73,12 @@ class Contests(TrackerCog):
 
     async def _absorb_menu(self, click: Click, _snap: ContestSnapshot) -> None:
         victim, shifts, options = await self.contests.absorb_options(click)
-        if len(options) == 1:  # one way to take it: no menu of one
-            await self._absorb_chosen(click, self.contests, str(options[0].index))
-            return
-        await self.ask(
-            click.interaction,
-            f"{victim} absorbs a {shifts}-shift hit: pick stress boxes and/or consequences.",
-            absorb_view(click.prefix, click.ident, click.version, options),
-        )
+        question = f"{victim} absorbs a {shifts}-shift hit: pick stress boxes and/or consequences."
+        await self.absorb_menu(click, self.contests, options, question)
 
     async def _invoke_menu(self, click: Click, _snap: ContestSnapshot) -> None:
         name, choices = await self.contests.invoke_choices(click)
-        await self.offer(
-            click,
-            choices,
-            none=f"{name} has no aspect to invoke right now.",
-            question=f"Invoke for {name}: +2 on the side's roll.",
-            action=A.INVOKE,
-            placeholder="Pick an aspect",
-            only=click.pick(self.contests.invoke),
-        )
+        await self.invoke_menu(click, name, choices, "the side's roll", self.contests.invoke)
 
     def _members(self, click: Click, snap: ContestSnapshot, *, rolling: bool) -> list[Choice]:
         members = self.contests.members_for(snap, click.user_id, click.is_gm, rolling=rolling)
@@ -111,7 +94,7 @@ class Contests(TrackerCog):
             question="Who gives teamwork (+1 to their side's roll)?",
             action=A.TEAMWORK,
             placeholder="Who helps?",
-            only=click.pick(self.contests.teamwork),
+            only=click.step(self.contests.teamwork),
         )
 
     async def _advantage_menu(self, click: Click, snap: ContestSnapshot) -> None:

@@ -306,7 +306,7 @@ class Click(ClickContext):
         """A private select on this encounter whose pick comes back as `action`."""
         return choice_view(self.prefix, self.ident, self.version, action, placeholder, choices)
 
-    def pick(
+    def step(
         self, call: Callable[[ClickContext, str], Awaitable[S]]
     ) -> Callable[[str], Awaitable[S]]:
         """The service step a menu's pick makes, for this click (what `offer` takes at once
@@ -515,6 +515,23 @@ class TrackerCog(commands.Cog):
             return
         await self.ask(click.interaction, question, click.menu(action, placeholder, list(choices)))
 
+    async def absorb_menu(
+        self,
+        click: Click,
+        service: ConflictService | ContestService,
+        options: list[AbsorbOption],
+        question: str,
+    ) -> None:
+        """Take the hit: the ways to absorb it, or the one way taken at once."""
+        if len(options) == 1:
+            await self._absorb_chosen(click, service, str(options[0].index))
+            return
+        await self.ask(
+            click.interaction,
+            question,
+            absorb_view(click.prefix, click.ident, click.version, options),
+        )
+
     async def ask(
         self,
         interaction: discord.Interaction,
@@ -559,6 +576,46 @@ class TrackerCog(commands.Cog):
     ) -> None:
         """A click on one of this cog's tracker buttons."""
         raise NotImplementedError(f"{type(self).__name__} must answer its buttons")
+
+    async def dispatch(
+        self,
+        interaction: discord.Interaction,
+        ident: int,
+        version: int,
+        action: str,
+        buttons: Mapping[TrackerAction, Callable[[Click, Any], Awaitable[None]]],
+        *,
+        with_sheets: bool = False,
+    ) -> None:
+        """Answer a tracker button from its cog's table: the encounter as the clicker saw it
+        (the sheets only for the menus that need them), then the button's handler."""
+        handler = handler_for(buttons, action, "button")
+        click = await self.click(interaction, ident, version)
+        snap = await self.service.get(ident, with_sheets=with_sheets)
+        if snap.version != version:
+            raise RuleError(
+                "That tracker is out of date (someone acted first); use the newest buttons."
+            )
+        await handler(click, snap)
+
+    async def invoke_menu(
+        self,
+        click: Click,
+        name: str,
+        choices: Sequence[Choice],
+        onto: str,
+        step: Callable[[ClickContext, str], Awaitable[Snapshot]],
+    ) -> None:
+        """Invoke for `name`: +2 `onto` a roll, with the aspects they may invoke."""
+        await self.offer(
+            click,
+            choices,
+            none=f"{name} has no aspect to invoke right now.",
+            question=f"Invoke for {name}: +2 on {onto}.",
+            action=TrackerAction.INVOKE,
+            placeholder="Pick an aspect",
+            only=click.step(step),
+        )
 
     async def on_select(
         self,
