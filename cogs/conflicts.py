@@ -33,7 +33,6 @@ from cogs.common.trackers import (
     TrackerCog,
     TrackerSelect,
     handler_for,
-    skill_view,
 )
 
 if TYPE_CHECKING:
@@ -158,10 +157,13 @@ class Conflicts(TrackerCog):
 
     async def _defence_menu(self, click: Click, snap: ConflictSnapshot) -> None:
         member, pending = self.conflicts.defender_now(snap, click.user_id, click.is_gm)
-        await self.ask(
-            click.interaction,
+        await self.ask_skill(
+            click,
+            snap,
+            pending.defender,
+            (A.DEFEND, None, "Defend with"),
             f"{member.name} defends against {pending.attack_effort:+d}: pick a skill.",
-            skill_view(click.prefix, snap, pending.defender, A.DEFEND, None, "Defend with"),
+            click.step(self.conflicts.defend),
         )
 
     async def _attack_menu(self, click: Click, snap: ConflictSnapshot) -> None:
@@ -262,10 +264,13 @@ class Conflicts(TrackerCog):
         actor = current.conflict.current
         if actor is None:
             raise RuleError("Nobody is acting right now.")
-        await self.ask(
-            click.interaction,
+        await self.ask_skill(
+            click,
+            current,
+            actor,
+            (A.ATTACK, target, "Attack with"),
             f"Attack {current.state.name(target)} with which skill?",
-            skill_view(click.prefix, current, actor, A.ATTACK, target, "Attack with"),
+            lambda skill: self.conflicts.attack(click, target, skill),
         )
 
     async def _advantage_on(self, click: Click, _arg: str | None, value: str) -> None:

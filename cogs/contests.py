@@ -19,13 +19,11 @@ from cogs.common.trackers import (
     DIFFICULTY_FIELD,
     HARM_CHOICES,
     NEW_ASPECT_FIELD,
-    PREFIX,
     SKILL_FIELD,
     Click,
     FormModal,
     TrackerCog,
     handler_for,
-    skill_view,
 )
 
 if TYPE_CHECKING:
@@ -111,7 +109,7 @@ class Contests(TrackerCog):
     async def _roll_menu(self, click: Click, snap: ContestSnapshot) -> None:
         members = self._members(click, snap, rolling=True)
         if len(members) == 1:
-            await self._contest_skill(click.interaction, snap, members[0].value)
+            await self._contest_skill(click, snap, members[0].value)
             return
         await self.ask(
             click.interaction,
@@ -119,13 +117,14 @@ class Contests(TrackerCog):
             click.menu(A.WHO_ROLLS, "Who rolls?", members),
         )
 
-    async def _contest_skill(
-        self, interaction: discord.Interaction, snap: ContestSnapshot, member: str
-    ) -> None:
-        await self.ask(
-            interaction,
+    async def _contest_skill(self, click: Click, snap: ContestSnapshot, member: str) -> None:
+        await self.ask_skill(
+            click,
+            snap,
+            member,
+            (A.ROLL, member, "Roll which skill?"),
             f"{snap.state.name(member)} rolls for the side: pick a skill.",
-            skill_view(PREFIX["contest"], snap, member, A.ROLL, member, "Roll which skill?"),
+            lambda skill: self.contests.roll(click, member, skill),
         )
 
     async def _contest_advantage(self, click: Click, member: str) -> None:
@@ -160,7 +159,7 @@ class Contests(TrackerCog):
         await handler_for(picks, action, "menu")(click, arg, value)
 
     async def _who_rolls(self, click: Click, _arg: str | None, member: str) -> None:
-        await self._contest_skill(click.interaction, await self.contests.get(click.ident), member)
+        await self._contest_skill(click, await self.contests.get(click.ident), member)
 
     async def _roll_with(self, click: Click, member: str | None, skill: str) -> None:
         snap = await self.contests.roll(click, member or "", skill)

@@ -143,25 +143,17 @@ def choice_view(
     return view
 
 
-def skill_view(
-    prefix: str,
-    snap: ConflictSnapshot | ContestSnapshot,
-    member: str,
-    action: str,
-    arg: str | None,
-    placeholder: str,
-) -> discord.ui.View:
-    """A select of the member's skills, best first, then the campaign's other skills at +0
-    (Mediocre when the sheet is gone)."""
+def skill_options(
+    snap: ConflictSnapshot | ContestSnapshot, member: str
+) -> list[discord.SelectOption]:
+    """The member's skills, best first, then the campaign's other skills at +0 (Mediocre when
+    the sheet is gone)."""
     sheet = snap.sheets.get(member)
     pairs = skill_choices(sheet, snap.skills) if sheet else []
-    options = [
+    return [
         discord.SelectOption(label=clip(f"{name} ({rating:+d})", 100), value=name[:100])
         for name, rating in pairs
     ] or [discord.SelectOption(label="Mediocre (+0)", value="Mediocre")]
-    view = discord.ui.View(timeout=None)
-    view.add_item(TrackerSelect(prefix, snap.id, snap.version, action, placeholder, options, arg))
-    return view
 
 
 def absorb_view(
@@ -514,6 +506,29 @@ class TrackerCog(commands.Cog):
             await self.answer(click.interaction, result, result.message)
             return
         await self.ask(click.interaction, question, click.menu(action, placeholder, list(choices)))
+
+    async def ask_skill(
+        self,
+        click: Click,
+        snap: ConflictSnapshot | ContestSnapshot,
+        member: str,
+        menu: tuple[str, str | None, str],  # the select's action, its arg and placeholder
+        question: str,
+        step: Callable[[str], Awaitable[Snapshot]],
+    ) -> None:
+        """Which skill `member` rolls: a menu of them, or the only one rolled at once."""
+        options = skill_options(snap, member)
+        if len(options) == 1:
+            result = await step(options[0].value)
+            await self.answer(click.interaction, result, result.message)
+            return
+        action, arg, placeholder = menu
+        select = TrackerSelect(
+            click.prefix, snap.id, snap.version, action, placeholder, options, arg
+        )
+        view = discord.ui.View(timeout=None)
+        view.add_item(select)
+        await self.ask(click.interaction, question, view)
 
     async def absorb_menu(
         self,

@@ -1162,3 +1162,38 @@ async def test_zones_are_one_truth_for_the_scene_and_its_conflict(table: Table) 
     assert "Charles (PC) in Roof" in run.text
     await table.settle()
     assert "**Roof**: Charles, Molly" in zones_on_board()
+
+
+async def test_an_exchange_with_one_target_and_one_skill_asks_nothing(table: Table) -> None:
+    """A campaign that uses one skill, two fighters: Attack goes straight to the roll (one
+    target, one skill) and so does Defend; the clicks edit the tracker and nothing is private."""
+    from tests.e2e.test_rolls import make_character
+
+    gm, alice = table.gm, table.player
+    done = await table.slash("campaign settings", user=gm, skills="Fight")
+    assert "Settings saved" in done.text, done.text
+    await make_character(table, alice, "Charles", {"Fight": 3})
+    brute = await table.slash(
+        "character npc",
+        user=gm,
+        kind="minor",
+        name="Brute",
+        aspects="Hired Muscle",
+        skills="Fight +1",
+        stress=2,
+    )
+    assert "Brute" in brute.text, brute.text
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Brute", first="Charles"
+    )
+    assert not started.ephemeral and started.message is not None, started.text
+    run = ConflictDriver(table, int(started.message["id"]))
+    use_dice(table, ScriptedDice())  # all blanks
+    before = table.tally()
+    attacked = await table.click(run.tracker, "Attack", user=alice)
+    assert taken_at_once(attacked), attacked.text
+    assert "Charles: Fight +3 [0][0][0][0] = Good (+3) - attacks Brute." in run.text
+    defended = await table.click(run.tracker, "Defend", user=gm)
+    assert taken_at_once(defended), defended.text
+    assert "Brute: Fight +1 [0][0][0][0] = Average (+1)" in run.text
+    assert (table.tally() - before).ephemeral == 0
