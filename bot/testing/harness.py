@@ -110,6 +110,14 @@ class Reply:
         return bool(message and (message.get("flags") or 0) & EPHEMERAL)
 
     @property
+    def private(self) -> bool:
+        """Only the one who acted sees the answer: a new ephemeral message, or an ephemeral
+        message (the one clicked, or the one a form was opened from) edited in place."""
+        if self.callback_type == 7:
+            return bool(self.message and (self.message.get("flags") or 0) & EPHEMERAL)
+        return self.ephemeral
+
+    @property
     def deferred(self) -> bool:
         return self.record.deferred
 
