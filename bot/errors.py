@@ -4,6 +4,10 @@
 class RuleError(ValueError):
     """A request the rules (or the bot's limits) do not allow; the message says what to do instead."""
 
+    # A form refused with this error offers to reopen with what was typed (cogs/common/modals.py);
+    # errors about who may act or where (someone else's draft, another server's row) do not.
+    offers_retry: bool = True
+
 
 class TableBusy(RuleError):
     """A unit of work could not finish within its deadline (queueing included) and was rolled

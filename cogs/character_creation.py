@@ -10,7 +10,7 @@ from typing import Any
 
 import discord
 
-from bot.dfc.creation import CreationDraft, CreationStep
+from bot.dfc.creation import CREATION_ORDER, CreationDraft, CreationStep
 from bot.dfc.mantles import mantle_data, open_additional_stunts, take_additional_stunts
 from bot.errors import RuleError
 from bot.fate.sheet import MAX_FREE_ASPECTS, MIN_PC_REFRESH, STARTING_REFRESH
@@ -37,7 +37,7 @@ from bot.ui.sheet import draft_embed, sheet_embed
 from cogs.common.bot_of import bot_of
 from cogs.common.character_lookup import CHOICES_MAX, actor_of, service_of
 from cogs.common.errors import guarded
-from cogs.common.modals import PersistentModal
+from cogs.common.modals import REOPEN_HINT, FixButton, PersistentModal
 from cogs.common.scope import ScopedItem, where_of
 
 NO_MANTLE = "none"
@@ -64,6 +64,7 @@ class DraftModal(DraftScoped, PersistentModal, template=DRAFT_MODAL_TEMPLATE):
         super().__init__(title=title, custom_id=draft_modal_id(state.id, key), timeout=FORM_TIMEOUT)
         self.state = state
         self.step = step
+        self.key = key
         self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
 
     def scope_key(self) -> int:
@@ -109,10 +110,23 @@ class DraftModal(DraftScoped, PersistentModal, template=DRAFT_MODAL_TEMPLATE):
     def change(self) -> Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]:
         raise NotImplementedError  # every step modal below overrides it
 
-    async def on_submit(self, interaction: discord.Interaction) -> None:
+    async def accept(self, interaction: discord.Interaction) -> None:
         service = service_of(interaction)
         state = await service.update_draft(self.state.id, interaction.user.id, self.change())
-        await send_draft(interaction, state, new_message=True)
+        await send_draft(interaction, state)
+
+    async def refused(
+        self, interaction: discord.Interaction, sentence: str, fix: FixButton
+    ) -> None:
+        """The step's own message says why, and its form button reopens the form filled in."""
+        try:
+            if interaction.message is None:
+                raise LookupError("no message to edit")
+            state = await service_of(interaction).get_draft(self.state.id, interaction.user.id)
+        except (LookupError, RuleError):
+            await super().refused(interaction, sentence, fix)
+            return
+        await send_draft(interaction, state, refusal=(sentence, self.key, fix))
 
 
 class AspectsModal(DraftModal):
@@ -235,12 +249,16 @@ MODALS: dict[str, Callable[[DraftState], DraftModal]] = {
 }
 DIRECT: dict[str, Callable[[CreationDraft, Any, list[CustomEntry]], CreationDraft]] = {
     "nomantle": mantle_step(None),
-    "refresh": lambda d, _c, _e: d.confirm_refresh(),
     "skipstunts": lambda d, _c, _e: d.choose_stunts([]),
     "skipextra": lambda d, _c, _e: d.buy_stunts([]),
-    "stress": lambda d, _c, _e: d.confirm_stress(),
     "norelationship": lambda d, _c, _e: d.set_relationship(None),
 }
+# ("Keep refresh 3" and "Looks right" are gone: those steps ask nothing and are passed.)
+
+
+def _seen(match: re.Match[str]) -> int | None:
+    """The draft version a control was drawn for (None: posted before controls carried it)."""
+    return int(match["ver"]) if match["ver"] else None
 
 
 class DraftButton(
@@ -248,7 +266,8 @@ class DraftButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=DRAFT_BUTTON_TEMPLATE,
 ):
-    """A button of the guided flow; the draft id is in the custom_id, so it survives restarts."""
+    """A button of the guided flow; the draft id is in the custom_id, so it survives restarts,
+    and so is the version it was drawn for, so a step's buttons stop once the draft moved on."""
 
     def __init__(
         self,
@@ -256,14 +275,19 @@ class DraftButton(
         action: str,
         label: str = "",
         style: discord.ButtonStyle = discord.ButtonStyle.primary,
+        *,
+        version: int | None = None,
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=label or action, style=style, custom_id=draft_button_id(draft_id, action)
+                label=label or action,
+                style=style,
+                custom_id=draft_button_id(draft_id, action, version),
             )
         )
         self.draft_id = draft_id
         self.action = action
+        self.version = version
 
     def scope_key(self) -> int:
         return self.draft_id
@@ -272,21 +296,21 @@ class DraftButton(
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> DraftButton:
-        return cls(int(match["id"]), match["action"])
+        return cls(int(match["id"]), match["action"], version=_seen(match))
 
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
         service = service_of(interaction)
-        user = interaction.user.id
+        user, seen = interaction.user.id, self.version
         if self.action in MODALS:
-            state = await service.get_draft(self.draft_id, user)
+            state = await service.get_draft(self.draft_id, user, seen)
             await interaction.response.send_modal(MODALS[self.action](state))
             return
         if self.action == "restart":
-            state = await service.restart_draft(self.draft_id, user)
+            state = await service.restart_draft(self.draft_id, user, seen)
         elif self.action == "finish":
             actor = await actor_of(interaction.client, interaction)
-            record = await service.finish_draft(self.draft_id, actor)
+            record = await service.finish_draft(self.draft_id, actor, seen)
             await interaction.response.edit_message(
                 content=f"**{record.name}** is ready and is now your active character.",
                 embed=sheet_embed(record.sheet),
@@ -294,10 +318,14 @@ class DraftButton(
             )
             return
         elif self.action in DIRECT:
-            state = await service.update_draft(self.draft_id, user, DIRECT[self.action])
+            state = await service.update_draft(self.draft_id, user, DIRECT[self.action], seen)
         else:
             raise RuleError("That button is from an older version; run `/character create`.")
-        await send_draft(interaction, state, new_message=False)
+        await send_draft(interaction, state)
+
+
+def _group_mantles(group: str | None) -> list[Any]:
+    return [m for m in mantle_data().mantles if m.group == group]
 
 
 class DraftSelect(
@@ -305,11 +333,13 @@ class DraftSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=DRAFT_SELECT_TEMPLATE,
 ):
-    """Mantle group, then mantle (the group picked is the select's only allowed values)."""
+    """Mantle group, then mantle (a group of one mantle takes it at once)."""
 
-    def __init__(self, draft_id: int, what: str, group: str | None = None) -> None:
+    def __init__(
+        self, draft_id: int, what: str, group: str | None = None, *, version: int | None = None
+    ) -> None:
         select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=draft_select_id(draft_id, what),
+            custom_id=draft_select_id(draft_id, what, version),
             placeholder="Mantle group" if what == "group" else "Mantle",
         )
         if what == "group":
@@ -317,11 +347,12 @@ class DraftSelect(
             for g in mantle_data().groups:
                 select.add_option(label=g.name, value=g.key)
         else:
-            for mantle in [m for m in mantle_data().mantles if m.group == group]:
+            for mantle in _group_mantles(group):
                 select.add_option(label=mantle.name, value=mantle.key)
         super().__init__(select)
         self.draft_id = draft_id
         self.what = what
+        self.version = version
 
     def scope_key(self) -> int:
         return self.draft_id
@@ -330,29 +361,28 @@ class DraftSelect(
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> DraftSelect:
-        return cls(int(match["id"]), match["what"])
+        return cls(int(match["id"]), match["what"], version=_seen(match))
 
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
         service = service_of(interaction)
+        user, seen = interaction.user.id, self.version
         values = self.item.values
         value = str(values[0]) if values else NO_MANTLE
-        if self.what == "group":
-            if value == NO_MANTLE:
-                state = await service.update_draft(
-                    self.draft_id, interaction.user.id, mantle_step(None)
-                )
-                await send_draft(interaction, state, new_message=False)
-                return
-            state = await service.get_draft(self.draft_id, interaction.user.id)
+        if self.what == "group" and value != NO_MANTLE:
             if value not in {g.key for g in mantle_data().groups}:
                 raise RuleError("Pick one of the listed groups.")
-            await interaction.response.edit_message(
-                embed=draft_embed(state.draft), view=draft_view(state, group=value)
-            )
-            return
-        state = await service.update_draft(self.draft_id, interaction.user.id, mantle_step(value))
-        await send_draft(interaction, state, new_message=False)
+            mantles = _group_mantles(value)
+            if len(mantles) != 1:  # a menu of one mantle is skipped: it is taken at once
+                state = await service.get_draft(self.draft_id, user, seen)
+                await interaction.response.edit_message(
+                    embed=draft_embed(state.draft), view=draft_view(state, group=value)
+                )
+                return
+            value = mantles[0].key
+        chosen = None if value == NO_MANTLE else value
+        state = await service.update_draft(self.draft_id, user, mantle_step(chosen), seen)
+        await send_draft(interaction, state)
 
 
 class MantleStuntSelect(
@@ -363,11 +393,18 @@ class MantleStuntSelect(
     """The chosen mantle's additional stunts, as an alternative to writing a stunt: the free
     one at the stunts step, bought ones (1 refresh each) at the extra stunts step."""
 
-    def __init__(self, draft_id: int, what: str, stunts: list[Stunt] | None = None) -> None:
+    def __init__(
+        self,
+        draft_id: int,
+        what: str,
+        stunts: list[Stunt] | None = None,
+        *,
+        version: int | None = None,
+    ) -> None:
         extra = what == "extra"
         offered = (stunts or [])[:CHOICES_MAX]
         select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=mantle_stunt_select_id(draft_id, what),
+            custom_id=mantle_stunt_select_id(draft_id, what, version),
             placeholder="Or buy the mantle's stunts" if extra else "Or pick a mantle stunt",
             min_values=1,
             max_values=max(1, min(len(offered), MAX_BOUGHT_STUNTS)) if extra else 1,
@@ -381,6 +418,7 @@ class MantleStuntSelect(
         super().__init__(select)
         self.draft_id = draft_id
         self.what = what
+        self.version = version
 
     def scope_key(self) -> int:
         return self.draft_id
@@ -389,7 +427,7 @@ class MantleStuntSelect(
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> MantleStuntSelect:
-        return cls(int(match["id"]), match["what"])
+        return cls(int(match["id"]), match["what"], version=_seen(match))
 
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -400,67 +438,94 @@ class MantleStuntSelect(
             return take_additional_stunts(d, names, buy=buy)
 
         state = await service_of(interaction).update_draft(
-            self.draft_id, interaction.user.id, apply
+            self.draft_id, interaction.user.id, apply, self.version
         )
-        await send_draft(interaction, state, new_message=False)
+        await send_draft(interaction, state)
 
 
-def draft_view(state: DraftState, group: str | None = None) -> discord.ui.View:
+GREY = discord.ButtonStyle.secondary
+# Each step's buttons: (action, label, style). The stunt steps also offer the mantle's stunts.
+STEP_BUTTONS: dict[CreationStep, list[tuple[str, str, discord.ButtonStyle]]] = {
+    CreationStep.ASPECTS: [("aspects", "Write aspects", discord.ButtonStyle.primary)],
+    CreationStep.SKILLS: [("skills", "Rate skills", discord.ButtonStyle.primary)],
+    CreationStep.NAME: [("name", "Name the character", discord.ButtonStyle.primary)],
+    CreationStep.STUNTS: [
+        ("stunts", "Write stunts", discord.ButtonStyle.primary),
+        ("skipstunts", "No stunt for now", GREY),
+    ],
+    CreationStep.EXTRA_STUNTS: [
+        ("extra", "Buy extra stunts", discord.ButtonStyle.primary),
+        ("skipextra", "No extra stunts", GREY),
+    ],
+    CreationStep.RELATIONSHIP: [
+        ("relationship", "Write relationship", discord.ButtonStyle.primary),
+        ("norelationship", "Later", GREY),
+    ],
+    # Earlier answers stay open to change (a name already taken, a skill list changed).
+    CreationStep.DONE: [
+        ("finish", "Finish", discord.ButtonStyle.success),
+        ("aspects", "Change aspects", GREY),
+        ("skills", "Change skills", GREY),
+        ("name", "Change name", GREY),
+    ],
+}
+MANTLE_STUNT_STEPS = {CreationStep.STUNTS: "free", CreationStep.EXTRA_STUNTS: "extra"}
+Fix = tuple[str, discord.ui.Item[Any]]  # a refused form's key and its "Fix what I typed"
+
+
+def draft_view(
+    state: DraftState, group: str | None = None, fix: Fix | None = None
+) -> discord.ui.View:
+    """The controls of the draft's step, drawn for its version. `fix` takes the place of the
+    button that opens the refused form (or comes first when this step has none)."""
     view = discord.ui.View(timeout=None)
-    i = state.id
-    step = state.draft.step
-    grey = discord.ButtonStyle.secondary
+    i, v, step = state.id, state.version, state.draft.step
+    buttons = STEP_BUTTONS.get(step, [])
+    if fix is not None and fix[0] not in {action for action, _, _ in buttons}:
+        view.add_item(fix[1])
     if step is CreationStep.MANTLE:
-        view.add_item(DraftSelect(i, "group"))
+        view.add_item(DraftSelect(i, "group", version=v))
         if group is not None:
-            view.add_item(DraftSelect(i, "mantle", group))
-    elif step is CreationStep.ASPECTS:
-        view.add_item(DraftButton(i, "aspects", "Write aspects"))
-    elif step is CreationStep.SKILLS:
-        view.add_item(DraftButton(i, "skills", "Rate skills"))
-    elif step is CreationStep.NAME:
-        view.add_item(DraftButton(i, "name", "Name the character"))
-    elif step is CreationStep.REFRESH:
-        view.add_item(DraftButton(i, "refresh", "Keep refresh 3"))
-    elif step is CreationStep.STUNTS:
-        view.add_item(DraftButton(i, "stunts", "Write stunts"))
-        view.add_item(DraftButton(i, "skipstunts", "No stunt for now", grey))
-        offered = open_additional_stunts(state.draft)
-        if offered:
-            view.add_item(MantleStuntSelect(i, "free", offered))
-    elif step is CreationStep.EXTRA_STUNTS:
-        view.add_item(DraftButton(i, "extra", "Buy extra stunts"))
-        view.add_item(DraftButton(i, "skipextra", "No extra stunts", grey))
-        offered = open_additional_stunts(state.draft)
-        if offered:
-            view.add_item(MantleStuntSelect(i, "extra", offered))
-    elif step is CreationStep.STRESS:
-        view.add_item(DraftButton(i, "stress", "Looks right"))
-    elif step is CreationStep.RELATIONSHIP:
-        view.add_item(DraftButton(i, "relationship", "Write relationship"))
-        view.add_item(DraftButton(i, "norelationship", "Later", grey))
-    else:
-        view.add_item(DraftButton(i, "finish", "Finish", discord.ButtonStyle.success))
-        # Earlier answers stay open to change (a name already taken, a skill list changed).
-        view.add_item(DraftButton(i, "aspects", "Change aspects", grey))
-        view.add_item(DraftButton(i, "skills", "Change skills", grey))
-        view.add_item(DraftButton(i, "name", "Change name", grey))
-    view.add_item(DraftButton(i, "restart", "Start over", discord.ButtonStyle.danger))
+            view.add_item(DraftSelect(i, "mantle", group, version=v))
+    for action, label, style in buttons:
+        if fix is not None and fix[0] == action:
+            view.add_item(fix[1])
+        else:
+            view.add_item(DraftButton(i, action, label, style, version=v))
+    offered = open_additional_stunts(state.draft) if step in MANTLE_STUNT_STEPS else []
+    if offered:
+        view.add_item(MantleStuntSelect(i, MANTLE_STUNT_STEPS[step], offered, version=v))
+    view.add_item(DraftButton(i, "restart", "Start over", discord.ButtonStyle.danger, version=v))
     return view
 
 
+def _in_place(interaction: discord.Interaction) -> bool:
+    """A click, or a form opened from a message: the flow's one message is edited."""
+    if interaction.type is discord.InteractionType.component:
+        return True
+    return interaction.type is discord.InteractionType.modal_submit and (
+        interaction.message is not None
+    )
+
+
 async def send_draft(
-    interaction: discord.Interaction, state: DraftState, *, new_message: bool
+    interaction: discord.Interaction,
+    state: DraftState,
+    *,
+    refusal: tuple[str, str, FixButton] | None = None,
 ) -> None:
-    preview = state.draft.preview_tracks() if state.draft.step is CreationStep.STRESS else []
+    """The draft's step: a new private message for `/character create`, else the flow's one
+    message edited in place. `refusal`: a form's sentence, its key and its fix button."""
+    shown = CREATION_ORDER.index(state.draft.step) >= CREATION_ORDER.index(CreationStep.STRESS)
     embed = draft_embed(
         state.draft,
         resumed=state.resumed,
-        preview=preview,
+        preview=state.draft.preview_tracks() if shown else [],
         skill_names=state.campaign.settings.skill_list().names,
+        notice=f"**Not saved:** {refusal[0]}\n{REOPEN_HINT}" if refusal else None,
     )
-    view = draft_view(state)
-    if new_message:
-        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
-    else:
+    view = draft_view(state, fix=(refusal[1], refusal[2]) if refusal else None)
+    if _in_place(interaction):
         await interaction.response.edit_message(embed=embed, view=view)
+    else:
+        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)

@@ -195,7 +195,7 @@ class Characters(commands.Cog):
     async def create(self, interaction: discord.Interaction) -> None:
         actor = await self._actor(interaction)
         state = await self.service.open_draft(actor)
-        await send_draft(interaction, state, new_message=True)
+        await send_draft(interaction, state)
 
     @character.command(name="import", description="Import a Fate Table or Fari character file.")
     @app_commands.describe(file="A .json file exported by Fate Table or by Fari (up to 256 KiB).")

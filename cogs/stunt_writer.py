@@ -85,7 +85,7 @@ class StuntWriterModal(
             )
         return cls(match["kind"], int(match["char"]), int(match["nonce"]))
 
-    async def on_submit(self, interaction: discord.Interaction) -> None:
+    async def accept(self, interaction: discord.Interaction) -> None:
         actor = await actor_of(interaction.client, interaction)
         service = service_of(interaction)
         skills = await service.skill_list_cached(actor)

@@ -37,6 +37,12 @@ from bot.fate.stunts import Stunt
 from bot.fate.tracks import Track
 
 
+class StepOrderError(SheetError):
+    """A step answered before the draft reached it: typing it again would not help."""
+
+    offers_retry = False
+
+
 class CreationStep(StrEnum):
     MANTLE = "mantle"
     ASPECTS = "aspects"
@@ -51,6 +57,10 @@ class CreationStep(StrEnum):
 
 
 CREATION_ORDER: list[CreationStep] = list(CreationStep)
+# Steps with nothing to choose: refresh starts at 3 (extra stunts lower it later) and the stress
+# boxes follow from Physique and Will. The guided flow passes them (`past_confirmations`) and
+# shows what they say on the next step.
+ASKS_NOTHING = (CreationStep.REFRESH, CreationStep.STRESS)
 
 
 class CreationDraft(BaseModel):
@@ -78,7 +88,7 @@ class CreationDraft(BaseModel):
 
     def _at_least(self, step: CreationStep) -> None:
         if CREATION_ORDER.index(self.step) < CREATION_ORDER.index(step):
-            raise SheetError(f"Finish the {self.step.value} step first.")
+            raise StepOrderError(f"Finish the {self.step.value} step first.")
 
     def _advance(self, done: CreationStep, **changes: Any) -> CreationDraft:
         next_step = CREATION_ORDER[CREATION_ORDER.index(done) + 1]
@@ -193,6 +203,16 @@ class CreationDraft(BaseModel):
     def confirm_stress(self) -> CreationDraft:
         self._at_least(CreationStep.STRESS)
         return self._advance(CreationStep.STRESS)
+
+    def past_confirmations(self) -> CreationDraft:
+        """The draft past the steps that ask nothing (`ASKS_NOTHING`), confirmed as they are."""
+        draft = self
+        while draft.step in ASKS_NOTHING:
+            if draft.step is CreationStep.REFRESH:
+                draft = draft.confirm_refresh()
+            else:
+                draft = draft.confirm_stress()
+        return draft
 
     def set_relationship(
         self, relationship: str | None, more_free_aspects: list[str] | None = None

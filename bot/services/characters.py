@@ -107,6 +107,8 @@ STUNT_LINE_SEPARATORS = (":", " - ", " — ")
 class NotYours(RuleError):
     """A player tried to change (or look at) something that belongs to someone else."""
 
+    offers_retry = False
+
 
 @dataclass(frozen=True)
 class Actor:
@@ -973,12 +975,13 @@ class CharacterService:
         row: CharacterDraftRow, campaign: CampaignInfo, *, resumed: bool = False
     ) -> DraftState:
         assert row.id is not None
-        draft = CreationDraft.model_validate_json(row.draft_json)
-        return DraftState(row.id, row.user_id, campaign, draft, row.version, resumed)
+        return DraftState(row.id, row.user_id, campaign, _stored_draft(row), row.version, resumed)
 
     async def _draft_row_in(
-        self, session: AsyncSession, draft_id: int, user_id: int
+        self, session: AsyncSession, draft_id: int, user_id: int, seen: int | None = None
     ) -> tuple[CharacterDraftRow, CampaignInfo]:
+        """The draft's row for its owner; `seen`: the version the clicked step was drawn for
+        (None: a form, or a button posted before buttons carried it)."""
         row = await session.get(CharacterDraftRow, draft_id)
         if row is None:
             raise RuleError(
@@ -987,14 +990,16 @@ class CharacterService:
             )
         if row.user_id != user_id:
             raise NotYours("This is someone else's character draft; run `/character create`.")
+        if seen is not None and row.version != seen:
+            raise StaleError(EARLIER_STEP)
         campaign_row = await session.get(Campaign, row.campaign_id)
         if campaign_row is None:
             raise RuleError("That campaign no longer exists.")
         return row, CampaignInfo.of(campaign_row)
 
-    async def get_draft(self, draft_id: int, user_id: int) -> DraftState:
+    async def get_draft(self, draft_id: int, user_id: int, seen: int | None = None) -> DraftState:
         async with self.db.session() as session:
-            row, campaign = await self._draft_row_in(session, draft_id, user_id)
+            row, campaign = await self._draft_row_in(session, draft_id, user_id, seen)
             return self._draft_state(row, campaign)
 
     async def update_draft(
@@ -1002,12 +1007,13 @@ class CharacterService:
         draft_id: int,
         user_id: int,
         change: Callable[[CreationDraft, CampaignInfo, list[CustomEntry]], CreationDraft],
+        seen: int | None = None,
     ) -> DraftState:
+        """One step of the guided flow; the steps that ask nothing are passed on the way."""
         async with self.db.session() as session:
-            row, campaign = await self._draft_row_in(session, draft_id, user_id)
-            draft = CreationDraft.model_validate_json(row.draft_json)
+            row, campaign = await self._draft_row_in(session, draft_id, user_id, seen)
             custom = await self._custom_in(session, campaign.id)
-            updated = change(draft, campaign, custom)
+            updated = change(_stored_draft(row), campaign, custom).past_confirmations()
             stale = StaleError("The draft changed in another window; run `/character create`.")
             values = {"draft_json": updated.model_dump_json(), "updated_at": utcnow()}
             version = await update_versioned_in(
@@ -1015,18 +1021,22 @@ class CharacterService:
             )
             return DraftState(draft_id, user_id, campaign, updated, version)
 
-    async def restart_draft(self, draft_id: int, user_id: int) -> DraftState:
+    async def restart_draft(
+        self, draft_id: int, user_id: int, seen: int | None = None
+    ) -> DraftState:
         return await self.update_draft(
             draft_id,
             user_id,
             lambda _d, campaign, _c: CreationDraft(stress_style=campaign.settings.stress_style),
+            seen,
         )
 
-    async def finish_draft(self, draft_id: int, actor: Actor) -> CharacterRecord:
+    async def finish_draft(
+        self, draft_id: int, actor: Actor, seen: int | None = None
+    ) -> CharacterRecord:
         async with self.db.session() as session:
-            row, campaign = await self._draft_row_in(session, draft_id, actor.user_id)
-            draft = CreationDraft.model_validate_json(row.draft_json)
-            sheet = draft.finish(campaign.settings.skill_list())
+            row, campaign = await self._draft_row_in(session, draft_id, actor.user_id, seen)
+            sheet = _stored_draft(row).finish(campaign.settings.skill_list())
             # Claim the draft first: of two clicks on Finish, only one deletes the row.
             claimed = await session.exec(  # type: ignore[call-overload]
                 delete(CharacterDraftRow).where(
@@ -1156,6 +1166,18 @@ def parse_skill_ratings(text: str) -> dict[str, int]:
             )
         ratings[words[0].strip()] = parse_rating_text(words[1])
     return ratings
+
+
+EARLIER_STEP = (
+    "That button belongs to an earlier step of your character draft, which has moved on since; "
+    "use the newest step, or run `/character create` to see it here."
+)
+
+
+def _stored_draft(row: CharacterDraftRow) -> CreationDraft:
+    """A stored draft, past the steps that ask nothing (one saved before they were passed
+    automatically may still sit on one)."""
+    return CreationDraft.model_validate_json(row.draft_json).past_confirmations()
 
 
 def mantle_step(

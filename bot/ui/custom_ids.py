@@ -135,27 +135,44 @@ def tracker_select_id(
 
 
 # characters ------------------------------------------------------------------------------------
+# The guided flow's buttons and menus carry the draft's version: a step's controls stop once the
+# draft has moved on. Ids without it (posted before versions were added) are still read.
+_DRAFT_VERSION = rf"(?::(?P<ver>{VERSION}))?"
 DRAFT_MODAL_TEMPLATE = rf"cdraftm:(?P<id>{ID}):(?P<step>[a-z]{{1,20}})"
-DRAFT_BUTTON_TEMPLATE = rf"cdraft:(?P<id>{ID}):(?P<action>[a-z]{{1,20}})"
-DRAFT_SELECT_TEMPLATE = rf"cdraftsel:(?P<id>{ID}):(?P<what>group|mantle)"
-MANTLE_STUNT_SELECT_TEMPLATE = rf"cdraftms:(?P<id>{ID}):(?P<what>free|extra)"
+DRAFT_BUTTON_TEMPLATE = rf"cdraft:(?P<id>{ID}){_DRAFT_VERSION}:(?P<action>[a-z]{{1,20}})"
+DRAFT_SELECT_TEMPLATE = rf"cdraftsel:(?P<id>{ID}){_DRAFT_VERSION}:(?P<what>group|mantle)"
+MANTLE_STUNT_SELECT_TEMPLATE = rf"cdraftms:(?P<id>{ID}){_DRAFT_VERSION}:(?P<what>free|extra)"
 STUNT_WRITER_TEMPLATE = rf"stuntw:(?P<kind>bonus|rule):(?P<char>{ID}):(?P<nonce>{ID})"
+# "Fix what I typed" under a refused form: the row keeping the answers that were typed.
+FORM_FIX_TEMPLATE = rf"cfix:(?P<id>{ID})"
 
 
 def draft_modal_id(draft_id: int, step: str) -> str:
     return f"cdraftm:{draft_id}:{step}"
 
 
-def draft_button_id(draft_id: int, action: str) -> str:
-    return f"cdraft:{draft_id}:{action}"
+def _draft_id(prefix: str, draft_id: int, version: int | None, what: str) -> str:
+    return (
+        f"{prefix}:{draft_id}:{what}"
+        if version is None
+        else f"{prefix}:{draft_id}:{version}:{what}"
+    )
 
 
-def draft_select_id(draft_id: int, what: str) -> str:
-    return f"cdraftsel:{draft_id}:{what}"
+def draft_button_id(draft_id: int, action: str, version: int | None = None) -> str:
+    return _draft_id("cdraft", draft_id, version, action)
 
 
-def mantle_stunt_select_id(draft_id: int, what: str) -> str:
-    return f"cdraftms:{draft_id}:{what}"
+def draft_select_id(draft_id: int, what: str, version: int | None = None) -> str:
+    return _draft_id("cdraftsel", draft_id, version, what)
+
+
+def mantle_stunt_select_id(draft_id: int, what: str, version: int | None = None) -> str:
+    return _draft_id("cdraftms", draft_id, version, what)
+
+
+def form_fix_id(answer_id: int) -> str:
+    return f"cfix:{answer_id}"
 
 
 def stunt_writer_id(kind: str, character_id: int, nonce: int) -> str:
@@ -276,14 +293,25 @@ FORMATS: tuple[IdFormat, ...] = (
         tuple(tracker_select_id(p, _BIG, _VERSION, "a" * 8, _ARG) for p in TRACKER_KINDS.values()),
     ),
     IdFormat("creation", ("cdraftm",), DRAFT_MODAL_TEMPLATE, (draft_modal_id(_BIG, "s" * 20),)),
-    IdFormat("creation", ("cdraft",), DRAFT_BUTTON_TEMPLATE, (draft_button_id(_BIG, "a" * 20),)),
-    IdFormat("creation", ("cdraftsel",), DRAFT_SELECT_TEMPLATE, (draft_select_id(_BIG, "mantle"),)),
+    IdFormat(
+        "creation",
+        ("cdraft",),
+        DRAFT_BUTTON_TEMPLATE,
+        (draft_button_id(_BIG, "a" * 20, _VERSION), draft_button_id(_BIG, "a" * 20)),
+    ),
+    IdFormat(
+        "creation",
+        ("cdraftsel",),
+        DRAFT_SELECT_TEMPLATE,
+        (draft_select_id(_BIG, "mantle", _VERSION), draft_select_id(_BIG, "mantle")),
+    ),
     IdFormat(
         "creation",
         ("cdraftms",),
         MANTLE_STUNT_SELECT_TEMPLATE,
-        (mantle_stunt_select_id(_BIG, "extra"),),
+        (mantle_stunt_select_id(_BIG, "extra", _VERSION), mantle_stunt_select_id(_BIG, "extra")),
     ),
+    IdFormat("forms", ("cfix",), FORM_FIX_TEMPLATE, (form_fix_id(_BIG),)),
     IdFormat(
         "stunt writer",
         ("stuntw",),

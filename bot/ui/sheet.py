@@ -31,11 +31,12 @@ STEP_TITLES = {
     CreationStep.ASPECTS: "2. Aspects",
     CreationStep.SKILLS: "3. Skills",
     CreationStep.NAME: "4. Name",
-    CreationStep.REFRESH: "5. Refresh",
-    CreationStep.STUNTS: "6. Stunts",
-    CreationStep.EXTRA_STUNTS: "7. Extra stunts",
-    CreationStep.STRESS: "8. Stress and conditions",
-    CreationStep.RELATIONSHIP: "9. Relationship",
+    # refresh and stress ask nothing: the guided flow passes them and shows them on the next step
+    CreationStep.REFRESH: "Refresh",
+    CreationStep.STUNTS: "5. Stunts",
+    CreationStep.EXTRA_STUNTS: "6. Extra stunts",
+    CreationStep.STRESS: "Stress and conditions",
+    CreationStep.RELATIONSHIP: "7. Relationship",
     CreationStep.DONE: "Ready",
 }
 
@@ -385,6 +386,7 @@ STEP_HELP = {
     CreationStep.NAME: "Name your character and, if you like, describe them.",
     CreationStep.REFRESH: "You start with refresh 3: that many fate points at each session start.",
     CreationStep.STUNTS: (
+        "You start with refresh 3: that many fate points at each session start. "
         "Write your free stunt(s) as `Name: what it does`, pick one of your mantle's "
         "additional stunts from the list (if it has any), or skip for now."
     ),
@@ -395,7 +397,8 @@ STEP_HELP = {
     CreationStep.STRESS: "Check your stress boxes, consequence slots and conditions.",
     CreationStep.RELATIONSHIP: (
         "Write a relationship aspect with another character (or leave it for later) and any "
-        "free aspects you left open."
+        "free aspects you left open. Your stress boxes, consequence slots and conditions "
+        "(Physique and Will set the boxes) are below."
     ),
     CreationStep.DONE: "Everything is in place. Press **Finish** to put the character on the table.",
 }
@@ -407,10 +410,12 @@ def draft_embed(
     resumed: bool = False,
     preview: Sequence[Track] = (),
     skill_names: Sequence[str] = (),
+    notice: str | None = None,
 ) -> discord.Embed:
+    """The guided flow's message at the draft's step; `notice` (a refused form) comes first."""
     title = f"New character — {STEP_TITLES[draft.step]}"
     embed = discord.Embed(title=title, colour=COLOUR)
-    intro = []
+    intro = [notice] if notice else []
     if resumed:
         intro.append("*Picking up your saved draft where you left it.*")
     intro.append(STEP_HELP[draft.step])

@@ -54,18 +54,20 @@ async def guided_character(
     assert "4. Name" in skills.text, skills.text
     opened = modal_within_limits(await table.click(skills, "Name the character", user=user))
     named = await table.submit(opened, {"name": name}, user=user)
-    refreshed = await table.click(named, "Keep refresh 3", user=user)
-    opened = modal_within_limits(await table.click(refreshed, "Write stunts", user=user))
+    # Refresh 3 asks nothing: the stunts step comes at once and says so.
+    assert "5. Stunts" in named.text and "refresh 3" in named.text, named.text
+    opened = modal_within_limits(await table.click(named, "Write stunts", user=user))
     stunted = await table.submit(
         opened,
         {"stunt1": "Card Catalogue Mind: +2 to Lore when I research in a library."},
         user=user,
     )
-    assert "7. Extra stunts" in stunted.text, stunted.text
+    assert "6. Extra stunts" in stunted.text, stunted.text
+    # The stress boxes ask nothing either: they are shown with the relationship step.
     extra = await table.click(stunted, "No extra stunts", user=user)
+    assert "7. Relationship" in extra.text, extra.text
     assert "Stress" in extra.text and "[1]" in extra.text
-    stressed = await table.click(extra, "Looks right", user=user)
-    later = await table.click(stressed, "Later", user=user)
+    later = await table.click(extra, "Later", user=user)
     if not finish:
         return later
     return await table.click(later, "Finish", user=user)
@@ -101,11 +103,10 @@ async def test_guided_flow_offers_the_mantles_additional_stunts(table: Table) ->
         {"name": "Vic Sallow"},
         user=user,
     )
-    refreshed = await table.click(named, "Keep refresh 3", user=user)
-    assert "Or pick a mantle stunt" in str(refreshed.message), "no mantle stunt select"
+    assert "Or pick a mantle stunt" in str(named.message), "no mantle stunt select"
     await table.restart()  # the select carries the draft id, like the buttons
-    free = await table.select(refreshed, "Or pick a mantle stunt", ["Lay Low"], user=user)
-    assert "7. Extra stunts" in free.text and "Lay Low" in free.text, free.text
+    free = await table.select(named, "Or pick a mantle stunt", ["Lay Low"], user=user)
+    assert "6. Extra stunts" in free.text and "Lay Low" in free.text, free.text
     options = str(free.message)
     assert "Always Armed" in options and "Lay Low" not in options.split("Or buy")[1]
     stranger = await table.select(
@@ -115,12 +116,8 @@ async def test_guided_flow_offers_the_mantles_additional_stunts(table: Table) ->
     bought = await table.select(
         free, "Or buy the mantle's stunts", ["Always Armed", "Job Creator"], user=user
     )
-    assert "8. Stress" in bought.text, bought.text
-    done = await table.click(
-        await table.click(await table.click(bought, "Looks right", user=user), "Later", user=user),
-        "Finish",
-        user=user,
-    )
+    assert "7. Relationship" in bought.text and "Stress and conditions" in bought.text
+    done = await table.click(await table.click(bought, "Later", user=user), "Finish", user=user)
     assert "is ready" in done.text
     sheet = await table.slash("character sheet", user=user, full=True)
     assert "Lay Low" in sheet.text and "Always Armed" in sheet.text and "Rep" in sheet.text
@@ -359,17 +356,18 @@ async def test_guided_flow_resumes_after_restart(table: Table) -> None:
     )
     assert "3. Skills" in aspects.text
 
-    # A pyramid violation is refused and the draft stays where it was.
+    # A pyramid violation is refused (on the flow's own message) and the draft stays put.
     opened = modal_within_limits(await table.click(aspects, "Rate skills", user=user))
     wrong = await table.submit(opened, {**SKILLS, "good": "Will"}, user=user)
-    assert wrong.ephemeral and "two Good (+3) skills; you have 1" in wrong.text
+    assert wrong.private and "two Good (+3) skills; you have 1" in wrong.text
+    assert "3. Skills" in wrong.text
 
     await table.restart()
     resumed = await table.slash("character create", user=user)
     assert "Picking up your saved draft" in resumed.text and "3. Skills" in resumed.text
     assert "Streetwise Medium" in resumed.text
-    # The button on the message from before the restart still works.
-    opened = modal_within_limits(await table.click(aspects, "Rate skills", user=user))
+    # The buttons of the message from before the restart still work (nothing moved since).
+    opened = modal_within_limits(await table.click(wrong, "Fix what I typed", user=user))
     rated = await table.submit(opened, SKILLS, user=user)
     assert "4. Name" in rated.text
 
@@ -390,7 +388,7 @@ async def test_step_form_opened_before_restart_is_still_read(table: Table) -> No
     answered = await table.submit(
         opened, {"high_concept": "Streetwise Medium", "trouble": "Ghosts Never Leave"}, user=user
     )
-    assert answered.ephemeral and "3. Skills" in answered.text, answered.text
+    assert answered.private and "3. Skills" in answered.text, answered.text
     assert "Streetwise Medium" in answered.text and "open it again" not in answered.text
     # The draft really advanced: a fresh /character create resumes at the skills step.
     resumed = await table.slash("character create", user=user)
@@ -400,7 +398,7 @@ async def test_step_form_opened_before_restart_is_still_read(table: Table) -> No
     opened = modal_within_limits(await table.click(answered, "Rate skills", user=user))
     await table.restart()
     wrong = await table.submit(opened, {**SKILLS, "good": "Will"}, user=user)
-    assert wrong.ephemeral and "two Good (+3) skills; you have 1" in wrong.text
+    assert wrong.private and "two Good (+3) skills; you have 1" in wrong.text
     stranger = await table.submit(opened, SKILLS, user=table.player2)
     assert stranger.ephemeral and "someone else's" in stranger.text
     rated = await table.submit(opened, SKILLS, user=user)
@@ -422,7 +420,7 @@ async def test_guided_flow_refuses_too_many_stunts_and_sixth_aspect(table: Table
     too_long = await table.submit(
         opened, {"high_concept": "Same Words", "trouble": "same words"}, user=user
     )
-    assert too_long.ephemeral and "Two of the aspects are the same" in too_long.text
+    assert too_long.private and "Two of the aspects are the same" in too_long.text
 
 
 async def test_switch_list_and_delete(table: Table) -> None:

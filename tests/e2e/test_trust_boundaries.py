@@ -22,6 +22,7 @@ from sqlmodel import SQLModel, col, select
 from bot.db.models.campaigns import Campaign, CharacterRow
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.drafts import CharacterDraftRow
+from bot.db.models.forms import FormAnswerRow
 from bot.db.models.games import GameRow
 from bot.db.models.rolls import RollRow
 from bot.db.models.scenes import CompelOfferRow
@@ -49,8 +50,10 @@ class Rows:
     compel: int
     campaign: int
     draft: int
+    draft_version: int
     character: int
     scene_channel: int
+    form_answer: int
 
 
 @pytest.fixture
@@ -113,6 +116,13 @@ async def play_in_server_a(table: Table, channels: dict[str, int]) -> Rows:
     )
     assert not compel.ephemeral, compel.text
     assert (await table.slash("character create", user=table.player3)).ephemeral
+    writer = await table.slash("stunt write", user=table.player, template="rule")
+    refused = await table.submit(
+        writer,
+        {"name": "A Secret Stunt Name", "because": "x", "feat": "", "limitation": "z"},
+        user=table.player,
+    )
+    assert "Fix what I typed" in refused.labels(), refused.text  # its answers are kept
     return await rows_of(table)
 
 
@@ -128,6 +138,7 @@ async def rows_of(table: Table) -> Rows:
         compel = (await s.exec(select(CompelOfferRow))).one()
         campaign = (await s.exec(select(Campaign))).one()
         draft = (await s.exec(select(CharacterDraftRow))).one()
+        answer = (await s.exec(select(FormAnswerRow))).one()
         charles = (await s.exec(select(CharacterRow).where(CharacterRow.name == "Charles"))).one()
     assert set(encounters) == {"conflict", "contest", "challenge"}
     return Rows(
@@ -140,8 +151,10 @@ async def rows_of(table: Table) -> Rows:
         compel.id,
         campaign.id,
         draft.id,
+        draft.version,
         charles.id,
         table.channel,
+        answer.id or 0,
     )
 
 
@@ -221,13 +234,26 @@ FORGERIES: dict[str, list[Forgery]] = {
     ids.DRAFT_BUTTON_TEMPLATE: [
         Forgery(lambda r, m, a=action: ids.draft_button_id(m or r.draft, a))
         for action in ("finish", "restart", "aspects", "nomantle")
+    ]
+    + [
+        Forgery(lambda r, m, a=action: ids.draft_button_id(m or r.draft, a, r.draft_version))
+        for action in ("finish", "restart", "aspects", "nomantle")
     ],
     ids.DRAFT_SELECT_TEMPLATE: [
-        Forgery(lambda r, m: ids.draft_select_id(m or r.draft, "group"), values=["none"])
+        Forgery(lambda r, m: ids.draft_select_id(m or r.draft, "group"), values=["none"]),
+        Forgery(
+            lambda r, m: ids.draft_select_id(m or r.draft, "group", r.draft_version),
+            values=["true_fae"],
+        ),
     ],
     ids.MANTLE_STUNT_SELECT_TEMPLATE: [
-        Forgery(lambda r, m: ids.mantle_stunt_select_id(m or r.draft, "free"), values=["x"])
+        Forgery(lambda r, m: ids.mantle_stunt_select_id(m or r.draft, "free"), values=["x"]),
+        Forgery(
+            lambda r, m: ids.mantle_stunt_select_id(m or r.draft, "free", r.draft_version),
+            values=["x"],
+        ),
     ],
+    ids.FORM_FIX_TEMPLATE: [Forgery(lambda r, m: ids.form_fix_id(m or r.form_answer))],
     ids.STUNT_WRITER_TEMPLATE: [
         Forgery(
             lambda r, m: ids.stunt_writer_id("rule", m or r.character, 1),

@@ -199,7 +199,7 @@ def test_draft_embed_follows_the_steps() -> None:
     draft = draft.set_skills(PYRAMID).set_name("Harry").confirm_refresh()
     draft = draft.choose_stunts([]).buy_stunts([])
     text = text_of(draft_embed(draft, preview=draft.preview_tracks()))
-    assert "8. Stress" in text and "**Physical stress** [1][1][1][1][1][1]" in text
+    assert "Stress and conditions" in text and "**Physical stress** [1][1][1][1][1][1]" in text
 
 
 def test_campaign_list() -> None:

@@ -22,6 +22,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from bot.db.models.campaigns import Campaign, CharacterRow
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.drafts import CharacterDraftRow
+from bot.db.models.forms import FormAnswerRow
 from bot.db.models.games import GameRow
 from bot.db.models.rolls import RollRow
 from bot.db.models.scenes import CompelOfferRow, SceneRow
@@ -30,6 +31,8 @@ from bot.errors import RuleError
 
 class NotHere(RuleError):
     """The row does not exist, or not in this server (or channel): one sentence for both."""
+
+    offers_retry = False
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,13 @@ REACH: dict[str, Reach] = {
         CharacterDraftRow,
         "That character draft is finished or was started over; run `/character create` "
         "to see where you are.",
+    ),
+    # the answers a refused form kept for its writer ("Fix what I typed")
+    "form_answer": Reach(
+        FormAnswerRow,
+        "Those answers are no longer kept (the form was saved since, or a day went by); "
+        "open the form again.",
+        via_campaign=False,
     ),
 }
 # the kind "channel" names no row: the custom id's channel must be the clicked one
