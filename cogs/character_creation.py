@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 import discord
 
@@ -126,7 +126,8 @@ class DraftModal(DraftScoped, PersistentModal, template=DRAFT_MODAL_TEMPLATE):
         except (LookupError, RuleError):
             await super().refused(interaction, sentence, fix)
             return
-        await send_draft(interaction, state, refusal=(sentence, self.key, fix))
+        notice = f"**Not saved:** {sentence}\n{REOPEN_HINT}"
+        await send_draft(interaction, state, notice=notice, fix=(self.key, fix))
 
 
 class AspectsModal(DraftModal):
@@ -261,8 +262,30 @@ def _seen(match: re.Match[str]) -> int | None:
     return int(match["ver"]) if match["ver"] else None
 
 
+class DraftControl(DraftScoped):
+    """What the guided flow's buttons and menus share: their custom id names the draft, what
+    they do (`what`) and the draft version they were drawn for, and they are rebuilt from it."""
+
+    draft_id: int
+    what: str
+    version: int | None
+
+    def _names(self, draft_id: int, what: str, version: int | None) -> None:
+        self.draft_id, self.what, self.version = draft_id, what, version
+
+    def scope_key(self) -> int:
+        return self.draft_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> Self:
+        build: Callable[..., Self] = cls
+        return build(int(match["id"]), match["what"], version=_seen(match))
+
+
 class DraftButton(
-    DraftScoped,
+    DraftControl,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=DRAFT_BUTTON_TEMPLATE,
 ):
@@ -285,43 +308,48 @@ class DraftButton(
                 custom_id=draft_button_id(draft_id, action, version),
             )
         )
-        self.draft_id = draft_id
-        self.action = action
-        self.version = version
-
-    def scope_key(self) -> int:
-        return self.draft_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> DraftButton:
-        return cls(int(match["id"]), match["action"], version=_seen(match))
+        self._names(draft_id, action, version)
 
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
         service = service_of(interaction)
         user, seen = interaction.user.id, self.version
-        if self.action in MODALS:
+        if self.what in MODALS:
             state = await service.get_draft(self.draft_id, user, seen)
-            await interaction.response.send_modal(MODALS[self.action](state))
+            await interaction.response.send_modal(MODALS[self.what](state))
             return
-        if self.action == "restart":
+        if self.what == "restart":
             state = await service.restart_draft(self.draft_id, user, seen)
-        elif self.action == "finish":
-            actor = await actor_of(interaction.client, interaction)
-            record = await service.finish_draft(self.draft_id, actor, seen)
-            await interaction.response.edit_message(
-                content=f"**{record.name}** is ready and is now your active character.",
-                embed=sheet_embed(record.sheet),
-                view=None,
-            )
+        elif self.what in ("finish", "finishnow"):
+            await self._finish(interaction, seen)
             return
-        elif self.action in DIRECT:
-            state = await service.update_draft(self.draft_id, user, DIRECT[self.action], seen)
+        elif self.what in DIRECT:
+            state = await service.update_draft(self.draft_id, user, DIRECT[self.what], seen)
         else:
             raise RuleError("That button is from an older version; run `/character create`.")
         await send_draft(interaction, state)
+
+    async def _finish(self, interaction: discord.Interaction, seen: int | None) -> None:
+        """Finish (from the last step, or the relationship step leaving it for later)."""
+        service = service_of(interaction)
+        actor = await actor_of(interaction.client, interaction)
+        state = None
+        if self.what == "finishnow":
+            later = DIRECT["norelationship"]
+            state = await service.update_draft(self.draft_id, actor.user_id, later, seen)
+            seen = state.version
+        try:
+            record = await service.finish_draft(self.draft_id, actor, seen)
+        except RuleError as error:
+            if state is None or not error.offers_retry:
+                raise
+            await send_draft(interaction, state, notice=f"**Not finished:** {error}")
+            return  # the draft waits on its last step, where the sentence is shown
+        await interaction.response.edit_message(
+            content=f"**{record.name}** is ready and is now your active character.",
+            embed=sheet_embed(record.sheet),
+            view=None,
+        )
 
 
 def _group_mantles(group: str | None) -> list[Any]:
@@ -329,39 +357,33 @@ def _group_mantles(group: str | None) -> list[Any]:
 
 
 class DraftSelect(
-    DraftScoped,
+    DraftControl,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=DRAFT_SELECT_TEMPLATE,
 ):
-    """Mantle group, then mantle (a group of one mantle takes it at once)."""
+    """The mantle: one menu of them all while they fit in one (CHOICES_MAX options), else a
+    group, then a mantle of it (a group of one mantle takes it at once)."""
 
     def __init__(
         self, draft_id: int, what: str, group: str | None = None, *, version: int | None = None
     ) -> None:
+        every = what == "mantle" and group is None  # all mantles in one menu
         select: discord.ui.Select[Any] = discord.ui.Select(
             custom_id=draft_select_id(draft_id, what, version),
             placeholder="Mantle group" if what == "group" else "Mantle",
         )
-        if what == "group":
+        if what == "group" or every:
             select.add_option(label="No mantle (plain Fate Condensed)", value=NO_MANTLE)
+        if what == "group":
             for g in mantle_data().groups:
                 select.add_option(label=g.name, value=g.key)
         else:
-            for mantle in _group_mantles(group):
-                select.add_option(label=mantle.name, value=mantle.key)
+            groups = {g.key: g.name for g in mantle_data().groups}
+            for mantle in mantle_data().mantles if every else _group_mantles(group):
+                described = groups.get(mantle.group) if every else None
+                select.add_option(label=mantle.name, value=mantle.key, description=described)
         super().__init__(select)
-        self.draft_id = draft_id
-        self.what = what
-        self.version = version
-
-    def scope_key(self) -> int:
-        return self.draft_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> DraftSelect:
-        return cls(int(match["id"]), match["what"], version=_seen(match))
+        self._names(draft_id, what, version)
 
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -386,7 +408,7 @@ class DraftSelect(
 
 
 class MantleStuntSelect(
-    DraftScoped,
+    DraftControl,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=MANTLE_STUNT_SELECT_TEMPLATE,
 ):
@@ -416,18 +438,7 @@ class MantleStuntSelect(
                 description=clip(stunt.text, 100) or None,
             )
         super().__init__(select)
-        self.draft_id = draft_id
-        self.what = what
-        self.version = version
-
-    def scope_key(self) -> int:
-        return self.draft_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> MantleStuntSelect:
-        return cls(int(match["id"]), match["what"], version=_seen(match))
+        self._names(draft_id, what, version)
 
     @guarded
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -444,6 +455,11 @@ class MantleStuntSelect(
 
 
 GREY = discord.ButtonStyle.secondary
+CHANGES = [
+    ("aspects", "Change aspects", GREY),
+    ("skills", "Change skills", GREY),
+    ("name", "Change name", GREY),
+]
 # Each step's buttons: (action, label, style). The stunt steps also offer the mantle's stunts.
 STEP_BUTTONS: dict[CreationStep, list[tuple[str, str, discord.ButtonStyle]]] = {
     CreationStep.ASPECTS: [("aspects", "Write aspects", discord.ButtonStyle.primary)],
@@ -457,18 +473,16 @@ STEP_BUTTONS: dict[CreationStep, list[tuple[str, str, discord.ButtonStyle]]] = {
         ("extra", "Buy extra stunts", discord.ButtonStyle.primary),
         ("skipextra", "No extra stunts", GREY),
     ],
+    # The last step can finish at once, leaving the relationship for later. Earlier answers
+    # stay open to change there (a name already taken, a skill list changed).
     CreationStep.RELATIONSHIP: [
         ("relationship", "Write relationship", discord.ButtonStyle.primary),
-        ("norelationship", "Later", GREY),
+        ("finishnow", "Finish (relationship later)", discord.ButtonStyle.success),
+        *CHANGES,
     ],
-    # Earlier answers stay open to change (a name already taken, a skill list changed).
-    CreationStep.DONE: [
-        ("finish", "Finish", discord.ButtonStyle.success),
-        ("aspects", "Change aspects", GREY),
-        ("skills", "Change skills", GREY),
-        ("name", "Change name", GREY),
-    ],
+    CreationStep.DONE: [("finish", "Finish", discord.ButtonStyle.success), *CHANGES],
 }
+ONE_MANTLE_MENU = 1 + len(mantle_data().mantles) <= CHOICES_MAX  # "no mantle" and every mantle
 MANTLE_STUNT_STEPS = {CreationStep.STUNTS: "free", CreationStep.EXTRA_STUNTS: "extra"}
 Fix = tuple[str, discord.ui.Item[Any]]  # a refused form's key and its "Fix what I typed"
 
@@ -483,7 +497,9 @@ def draft_view(
     buttons = STEP_BUTTONS.get(step, [])
     if fix is not None and fix[0] not in {action for action, _, _ in buttons}:
         view.add_item(fix[1])
-    if step is CreationStep.MANTLE:
+    if step is CreationStep.MANTLE and group is None and ONE_MANTLE_MENU:
+        view.add_item(DraftSelect(i, "mantle", version=v))
+    elif step is CreationStep.MANTLE:
         view.add_item(DraftSelect(i, "group", version=v))
         if group is not None:
             view.add_item(DraftSelect(i, "mantle", group, version=v))
@@ -512,19 +528,21 @@ async def send_draft(
     interaction: discord.Interaction,
     state: DraftState,
     *,
-    refusal: tuple[str, str, FixButton] | None = None,
+    notice: str | None = None,
+    fix: Fix | None = None,
 ) -> None:
     """The draft's step: a new private message for `/character create`, else the flow's one
-    message edited in place. `refusal`: a form's sentence, its key and its fix button."""
+    message edited in place. `notice` comes first (why something was refused); `fix` reopens
+    a refused form filled in."""
     shown = CREATION_ORDER.index(state.draft.step) >= CREATION_ORDER.index(CreationStep.STRESS)
     embed = draft_embed(
         state.draft,
         resumed=state.resumed,
         preview=state.draft.preview_tracks() if shown else [],
         skill_names=state.campaign.settings.skill_list().names,
-        notice=f"**Not saved:** {refusal[0]}\n{REOPEN_HINT}" if refusal else None,
+        notice=notice,
     )
-    view = draft_view(state, fix=(refusal[1], refusal[2]) if refusal else None)
+    view = draft_view(state, fix=fix)
     if _in_place(interaction):
         await interaction.response.edit_message(embed=embed, view=view)
     else:

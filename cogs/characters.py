@@ -209,10 +209,10 @@ class Characters(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         data = await file.read()
         result = await self.service.import_file(actor, data, file.filename)
-        await interaction.followup.send(
-            import_text(result.record.name, result.source, result.unmapped),
+        # The answer takes the place of "thinking…": one private message, not two.
+        await interaction.edit_original_response(
+            content=import_text(result.record.name, result.source, result.unmapped),
             embed=sheet_embed(result.record.sheet),
-            ephemeral=True,
         )
 
     @character.command(name="export", description="Download a character as a JSON file.")

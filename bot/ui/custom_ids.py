@@ -139,7 +139,7 @@ def tracker_select_id(
 # draft has moved on. Ids without it (posted before versions were added) are still read.
 _DRAFT_VERSION = rf"(?::(?P<ver>{VERSION}))?"
 DRAFT_MODAL_TEMPLATE = rf"cdraftm:(?P<id>{ID}):(?P<step>[a-z]{{1,20}})"
-DRAFT_BUTTON_TEMPLATE = rf"cdraft:(?P<id>{ID}){_DRAFT_VERSION}:(?P<action>[a-z]{{1,20}})"
+DRAFT_BUTTON_TEMPLATE = rf"cdraft:(?P<id>{ID}){_DRAFT_VERSION}:(?P<what>[a-z]{{1,20}})"
 DRAFT_SELECT_TEMPLATE = rf"cdraftsel:(?P<id>{ID}){_DRAFT_VERSION}:(?P<what>group|mantle)"
 MANTLE_STUNT_SELECT_TEMPLATE = rf"cdraftms:(?P<id>{ID}){_DRAFT_VERSION}:(?P<what>free|extra)"
 STUNT_WRITER_TEMPLATE = rf"stuntw:(?P<kind>bonus|rule):(?P<char>{ID}):(?P<nonce>{ID})"

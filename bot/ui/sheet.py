@@ -396,8 +396,8 @@ STEP_HELP = {
     ),
     CreationStep.STRESS: "Check your stress boxes, consequence slots and conditions.",
     CreationStep.RELATIONSHIP: (
-        "Write a relationship aspect with another character (or leave it for later) and any "
-        "free aspects you left open. Your stress boxes, consequence slots and conditions "
+        "Write a relationship aspect with another character and any free aspects you left "
+        "open, or finish now and add them later with `/character edit aspect`. Your stress boxes, consequence slots and conditions "
         "(Physique and Will set the boxes) are below."
     ),
     CreationStep.DONE: "Everything is in place. Press **Finish** to put the character on the table.",

@@ -41,7 +41,7 @@ async def rows(table: Table, model: Any) -> list[Any]:
 
 async def at_skills(table: Table, user: int) -> Reply:
     start = await table.slash("character create", user=user)
-    plain = await table.select(start, "Mantle group", ["none"], user=user)
+    plain = await table.select(start, "Mantle", ["none"], user=user)
     aspects = await table.submit(
         await table.click(plain, "Write aspects", user=user), ASPECTS, user=user
     )
@@ -55,7 +55,9 @@ async def test_guided_creation_is_one_message_edited_step_by_step(table: Table) 
     cost = table.tally() - before
     assert "is ready" in done.text
     assert cost.ephemeral == 1 and cost.public == 0, cost  # /character create's one message
-    assert cost.interactions == 14, cost  # was 16: "Keep refresh 3" and "Looks right" are gone
+    # 16 before: "Keep refresh 3", "Looks right", the mantle group and "Later" then "Finish"
+    # are gone (one mantle menu, one button that finishes leaving the relationship for later).
+    assert cost.interactions == 12, cost
     (message,) = [m for m in table.fake.sent if m["id"] == done.message["id"]]  # type: ignore[index]
     assert "Harriet" in str(message["embeds"])
 
@@ -115,20 +117,42 @@ async def test_steps_that_ask_nothing_are_passed(table: Table) -> None:
     # The stress boxes are shown with the relationship step (Will +3: four mental boxes).
     assert "7. Relationship" in relationship.text and "Looks right" not in relationship.labels()
     assert "**Mental stress** [1][1][1][1]" in relationship.text, relationship.text
-    ready = await table.click(relationship, "Later", user=user)
-    assert "**Mental stress** [1][1][1][1]" in ready.text and "Finish" in ready.labels()
+    assert "Finish (relationship later)" in relationship.labels()
+    ready = await table.submit(
+        await table.click(relationship, "Write relationship", user=user),
+        {"relationship": "Owes Dana a Favour"},
+        user=user,
+    )
+    assert "Ready" in ready.text and "**Mental stress** [1][1][1][1]" in ready.text
+    assert ready.labels()[0] == "Finish"
 
 
-async def test_a_group_of_one_mantle_is_taken_at_once(table: Table) -> None:
+async def test_one_menu_of_mantles_and_a_group_of_one_is_taken_at_once(table: Table) -> None:
     user = table.player
     start = await table.slash("character create", user=user)
-    fae = await table.select(start, "Mantle group", ["true_fae"], user=user)
+    (menu,) = [c for c in start.components() if c.get("placeholder") == "Mantle"]
+    options = {o["value"]: o for o in menu["options"]}
+    assert len(options) <= 25 and "none" in options and "all_fae" in options
+    assert options["all_fae"]["description"] == "True Fae"  # the group it belongs to
+    assert "Mantle group" not in str(start.message)
+
+    # A server with more mantles than one menu holds picks a group first (the menu of a
+    # group, here an older message's); a group of one mantle is taken at once.
+    (draft,) = await rows(table, CharacterDraftRow)
+    group = ids.draft_select_id(draft.id, "group", draft.version)
+    fae = await table.forge(group, user=user, channel=table.channel, values=["true_fae"])
     assert "2. Aspects" in fae.text and "All Fae" in fae.text, fae.text
-    several = await table.click(fae, "Start over", user=user)
-    mortals = await table.select(several, "Mantle group", ["pure_mortals"], user=user)
-    assert "1. Mantle" in mortals.text and "Mantle" in [
-        c.get("placeholder") for c in mortals.components()
-    ]
+    (draft,) = await rows(table, CharacterDraftRow)
+    old = await table.click(start, "Start over", user=user)  # the older message: refused
+    assert old.ephemeral and "earlier step" in old.text
+    again = await table.slash("character create", user=user)
+    restarted = await table.click(again, "Start over", user=user)
+    assert "1. Mantle" in restarted.text
+    (draft,) = await rows(table, CharacterDraftRow)
+    group = ids.draft_select_id(draft.id, "group", draft.version)
+    mortals = await table.forge(group, user=user, channel=table.channel, values=["pure_mortals"])
+    (menu,) = [c for c in mortals.components() if c.get("placeholder") == "Mantle"]
+    assert len(menu["options"]) == 8 and "1. Mantle" in mortals.text
 
 
 async def test_a_refused_pyramid_reopens_with_what_was_typed(table: Table) -> None:
@@ -165,7 +189,7 @@ async def test_a_refused_pyramid_reopens_with_what_was_typed(table: Table) -> No
 async def test_refused_aspects_and_stunts_reopen_filled_in(table: Table) -> None:
     user = table.player
     start = await table.slash("character create", user=user)
-    plain = await table.select(start, "Mantle group", ["none"], user=user)
+    plain = await table.select(start, "Mantle", ["none"], user=user)
     same = {"high_concept": "Same Words", "trouble": "same words", "free1": "Tall"}
     refused = await table.submit(
         await table.click(plain, "Write aspects", user=user), same, user=user
