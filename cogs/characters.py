@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from bot.errors import RuleError
 from bot.fate.ladder import describe
+from bot.fate.milestones import MajorMilestone, MinorChange
 from bot.fate.sheet import NOTES_MAX, AspectKind, Character, NpcKind
 from bot.fate.sheet_io import MAX_IMPORT_BYTES
 from bot.fate.tracks import TrackKind
@@ -23,7 +24,6 @@ from bot.services.campaigns import CampaignSettings
 from bot.services.characters import (
     Actor,
     CharacterService,
-    MilestoneResult,
     build_major_milestone,
     build_minor_change,
     get_service,
@@ -181,11 +181,15 @@ class Characters(commands.Cog):
         interaction: discord.Interaction,
         character: str | None,
         change: Callable[[Character, CampaignSettings], Character],
-        done: str,
+        done: str | Callable[[Character], str],
+        actor: Actor | None = None,
     ) -> None:
-        actor = await self._actor(interaction)
+        """Make one change to a sheet and say privately what it is now (`done` may read the
+        changed sheet). `actor`: the one asking, when the change needed it already."""
+        actor = actor or await self._actor(interaction)
         record = await self.service.edit(actor, character, change)
-        await interaction.response.send_message(f"**{record.name}**: {done}", ephemeral=True)
+        said = done if isinstance(done, str) else done(record.sheet)
+        await interaction.response.send_message(f"**{record.name}**: {said}", ephemeral=True)
 
     # ----- create / import / export -----
 
@@ -391,12 +395,12 @@ class Characters(commands.Cog):
         character: str | None = None,
     ) -> None:
         actor = await self._actor(interaction)
-        record = await self.service.edit(
-            actor, character, self.service.skill_edit(actor, skill, rating)
-        )
-        value = record.sheet.rating(skill)
-        await interaction.response.send_message(
-            f"**{record.name}**: {skill.strip()} is now {describe(value)}.", ephemeral=True
+        await self._edited(
+            interaction,
+            character,
+            self.service.skill_edit(actor, skill, rating),
+            lambda sheet: f"{skill.strip()} is now {describe(sheet.rating(skill))}.",
+            actor,
         )
 
     @edit.command(name="stunt", description="Add, rewrite or remove a stunt.")
@@ -490,12 +494,11 @@ class Characters(commands.Cog):
         def change(c: Character, _s: CampaignSettings) -> Character:
             return c.clear_box(track, box) if clear else c.mark_box(track, box)
 
-        actor = await self._actor(interaction)
-        record = await self.service.edit(actor, character, change)
-        shown = record.sheet.track(track)
-        await interaction.response.send_message(
-            f"**{record.name}**: {shown.label} {shown.render_boxes()}", ephemeral=True
-        )
+        def shown(sheet: Character) -> str:
+            marked = sheet.track(track)
+            return f"{marked.label} {marked.render_boxes()}"
+
+        await self._edited(interaction, character, change, shown)
 
     @edit.command(
         name="consequence", description="Take, rename (recovering) or clear a consequence."
@@ -584,10 +587,7 @@ class Characters(commands.Cog):
         text: app_commands.Range[str, 0, 500] | None = None,
         character: str | None = None,
     ) -> None:
-        actor = await self._actor(interaction)
-        minor = build_minor_change(change, old, new, text)
-        result = await self.service.milestone(actor, character, minor, None)
-        await self._milestone_reply(interaction, result)
+        await self._milestone(interaction, character, build_minor_change(change, old, new, text))
 
     @milestone.command(
         name="major", description="Growth: a skill step and more (GM grants extras)."
@@ -636,7 +636,6 @@ class Characters(commands.Cog):
         second_step: bool = False,
         character: str | None = None,
     ) -> None:
-        actor = await self._actor(interaction)
         choice = build_major_milestone(
             raise_skills=[raise_skill, raise_second],
             high_concept=high_concept,
@@ -651,8 +650,7 @@ class Characters(commands.Cog):
             gm_refresh=refresh,
             gm_second_step=second_step,
         )
-        result = await self.service.milestone(actor, character, None, choice)
-        await self._milestone_reply(interaction, result)
+        await self._milestone(interaction, character, None, choice)
 
     @milestone.command(name="log", description="The milestones a character has taken.")
     @app_commands.describe(character=CHARACTER_HELP)
@@ -667,10 +665,16 @@ class Characters(commands.Cog):
             embed=milestone_log_embed(record.name, rows, total), ephemeral=True
         )
 
-    async def _milestone_reply(
-        self, interaction: discord.Interaction, result: MilestoneResult
+    async def _milestone(
+        self,
+        interaction: discord.Interaction,
+        character: str | None,
+        minor: MinorChange | None,
+        major: MajorMilestone | None = None,
     ) -> None:
-        """The table sees a PC's milestone when it is made; an NPC's stays the GM's."""
+        """Spend a milestone. The table sees a PC's when it is made; an NPC's stays the GM's."""
+        actor = await self._actor(interaction)
+        result = await self.service.milestone(actor, character, minor, major)
         text = milestone_text(result.record.name, result.milestone.changes)
         await interaction.response.send_message(text, ephemeral=result.record.is_npc)
 
