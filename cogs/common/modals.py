@@ -114,9 +114,14 @@ class PersistentModal(SafeModal):
         if interaction.guild_id is None or interaction.response.is_done():
             await report_error(interaction, error)
             return
-        answer_id = await get_form_answers(interaction.client).keep(
-            interaction.guild_id, interaction.user.id, self.custom_id, self.typed()
-        )
+        try:
+            answer_id = await get_form_answers(interaction.client).keep(
+                interaction.guild_id, interaction.user.id, self.custom_id, self.typed()
+            )
+        except Exception:  # noqa: BLE001 - keeping them failed: the refusal still reaches them
+            log.warning("could not keep the answers of a refused form", exc_info=True)
+            await report_error(interaction, error)
+            return
         await self.refused(interaction, sentence, FixButton(answer_id))
 
     async def refused(

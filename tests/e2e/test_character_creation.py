@@ -91,11 +91,14 @@ async def test_an_earlier_steps_buttons_stop(table: Table) -> None:
 
     # A button posted before buttons carried the draft's version is still read.
     legacy = await table.forge(
-        ids.draft_button_id(draft.id, "skipstunts"), user=user, channel=table.channel
+        ids.draft_button_id(draft.id, "skipstunts"),
+        user=user,
+        channel=table.channel,
+        ephemeral=True,
     )
     assert "6. Extra stunts" in legacy.text, legacy.text
     gone = await table.forge(
-        ids.draft_button_id(draft.id, "refresh"), user=user, channel=table.channel
+        ids.draft_button_id(draft.id, "refresh"), user=user, channel=table.channel, ephemeral=True
     )
     assert gone.ephemeral and "older version" in gone.text
 
@@ -140,7 +143,9 @@ async def test_one_menu_of_mantles_and_a_group_of_one_is_taken_at_once(table: Ta
     # group, here an older message's); a group of one mantle is taken at once.
     (draft,) = await rows(table, CharacterDraftRow)
     group = ids.draft_select_id(draft.id, "group", draft.version)
-    fae = await table.forge(group, user=user, channel=table.channel, values=["true_fae"])
+    fae = await table.forge(
+        group, user=user, channel=table.channel, values=["true_fae"], ephemeral=True
+    )
     assert "2. Aspects" in fae.text and "All Fae" in fae.text, fae.text
     (draft,) = await rows(table, CharacterDraftRow)
     old = await table.click(start, "Start over", user=user)  # the older message: refused
@@ -150,7 +155,9 @@ async def test_one_menu_of_mantles_and_a_group_of_one_is_taken_at_once(table: Ta
     assert "1. Mantle" in restarted.text
     (draft,) = await rows(table, CharacterDraftRow)
     group = ids.draft_select_id(draft.id, "group", draft.version)
-    mortals = await table.forge(group, user=user, channel=table.channel, values=["pure_mortals"])
+    mortals = await table.forge(
+        group, user=user, channel=table.channel, values=["pure_mortals"], ephemeral=True
+    )
     (menu,) = [c for c in mortals.components() if c.get("placeholder") == "Mantle"]
     assert len(menu["options"]) == 8 and "1. Mantle" in mortals.text
 
