@@ -17,6 +17,8 @@ class FormAnswerRow(SQLModel, table=True):
     """One refused form's answers (input custom id -> text, as JSON), private to its writer."""
 
     __tablename__ = "form_answer"
+    # SQLite would hand a deleted row's id to the next row: an old button must not find it.
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: int | None = id_field()
     guild_id: int = snowflake(index=True)

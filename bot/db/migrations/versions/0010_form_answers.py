@@ -27,6 +27,7 @@ def upgrade() -> None:
         sa.Column("form_id", sa.String(length=100), nullable=False),
         sa.Column("answers_json", sa.Text(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sqlite_autoincrement=True,  # ids are never handed out twice
     )
     op.create_index("ix_form_answer_guild_id", "form_answer", ["guild_id"])
     op.create_index("ix_form_answer_user_id", "form_answer", ["user_id"])
