@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -55,6 +55,9 @@ from cogs.common.character_lookup import (
 )
 from cogs.common.modals import register_modals
 from cogs.common.web import answer_with_link, web_service
+
+if TYPE_CHECKING:
+    from bot.client import FateTableBot
 
 # ----------------------------------------------------------------------------- autocomplete
 
@@ -158,7 +161,7 @@ def _track_edit(
 
 
 class Characters(commands.Cog):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: FateTableBot) -> None:
         self.bot = bot
 
     character = app_commands.Group(
@@ -681,7 +684,7 @@ class Characters(commands.Cog):
     # ----- stunt writer -----
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: FateTableBot) -> None:
     get_service(bot)
     bot.add_dynamic_items(DraftButton, DraftSelect, MantleStuntSelect)
     register_modals(bot, DraftModal)
