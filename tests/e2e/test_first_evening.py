@@ -19,10 +19,10 @@ from tests.e2e.test_rolls import FixedDice, invoke, roll_message
 
 # Measured on main at e1477fd, before any issue-13 change to the flow.
 BEFORE = Tally(interactions=55, ephemeral=25, public=9)
-# Measured after the tracker stopped echoing privately what it shows (54 / 25 before that):
-# a click on a tracker edits it and says nothing more, a form sent from a private step edits
-# that step, and a menu of one choice is skipped.
-NOW = Tally(interactions=54, ephemeral=20, public=12)
+# Measured after guided creation became one message without its confirm-only steps, and the
+# tracker stopped echoing privately what it shows (a click edits it and says nothing more, a
+# form sent from a private step edits that step, a menu of one choice is skipped).
+NOW = Tally(interactions=50, ephemeral=14, public=12)
 
 
 async def first_evening(table: Table) -> dict[str, Tally]:
