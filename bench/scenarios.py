@@ -224,7 +224,10 @@ SCENARIOS: dict[str, Scenario] = {
     # the lane's player runs one hero, an AI seat the other; a map picture at each hero's phase
     "dreamwars-action": _table_game("dreamwars-action", "dreamwars", ai_seat=True),
     "conflict-turn": Scenario(
-        "conflict-turn", _conflict_turn, re.compile(r"^Bench \w+ \d+ acts next\.$"), _conflict_setup
+        "conflict-turn",
+        _conflict_turn,
+        re.compile(r"^(\*\*)?Bench \w+ \d+(\*\*)? acts next\.$"),
+        _conflict_setup,
     ),
     "scene-move": Scenario(
         "scene-move",
