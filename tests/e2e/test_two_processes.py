@@ -202,7 +202,6 @@ def _no_incident(*replies: Any) -> None:
 async def test_double_clicks_across_two_processes_apply_once(twins) -> None:  # type: ignore[no-untyped-def]
     from bot.db.models.campaigns import FatePointEntry
     from bot.db.models.games import GameActionLog
-    from tests.e2e.test_rolls import option_value
 
     fake, table, db = twins
     harry = await _harry(table, db)
@@ -225,11 +224,9 @@ async def test_double_clicks_across_two_processes_apply_once(twins) -> None:  # 
 
     # the same invoke paid twice at once
     roll = await table.ask("roll", user=table.player, skill="Lore")
-    picker = await table.click(roll, "Invoke +2", user=table.player)
-    value = option_value(picker.message or {}, "Wizard Private Eye")
-    # (only a fate point can pay, so the pick is the payment: no menu of one follows)
+    # (one aspect and only a fate point to pay: the click is the invoke, no menu follows)
     paid = await asyncio.gather(
-        *(table.select(picker, "Pick an aspect", [value], user=table.player) for _ in range(2))
+        *(table.click(roll, "Invoke +2", user=table.player, timeout=30) for _ in range(2))
     )
     _no_incident(*paid)
     assert await _fate_points(db, harry) == start - 1
