@@ -36,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.orm.session import Session as SQLModelSession
 
+from bot.db.cache import ParsedRows
 from bot.db.changes import (
     NOTIFY_CHANNEL,
     ChangeHub,
@@ -188,6 +189,8 @@ class Database:
         self.unit_timeout = unit_timeout
         # Who listens for committed changes (the live web view); see bot/db/changes.py.
         self.changes = ChangeHub()
+        # Sheets and settings parsed once per version (see bot/db/cache.py).
+        self.parsed = ParsedRows()
         # PostgreSQL: a writing unit of work tells the other processes too (pg_notify).
         self.origin = secrets.token_hex(6)
         self.notify_others = self.kind == "postgresql"
@@ -222,10 +225,13 @@ class Database:
             class_=AsyncSession,
             expire_on_commit=False,
             sync_session_class=TrackedSession,
-            info={"hub": self.changes},
+            info={"hub": self.changes, "parsed": self.parsed},
         )
         self._read_sessions = async_sessionmaker(
-            self._read_engine, class_=AsyncSession, expire_on_commit=False
+            self._read_engine,
+            class_=AsyncSession,
+            expire_on_commit=False,
+            info={"parsed": self.parsed},
         )
 
     def _deadline(self, timeout: float | None | object) -> float | None:
@@ -247,6 +253,7 @@ class Database:
                             if self.notify_others:
                                 await self._notify_in(session)
                         self.changes.after_commit(session.sync_session)
+                        self.parsed.keep(session.info)
                     return
                 async with self._writer_turn:
                     session = self._sessions()
@@ -254,6 +261,7 @@ class Database:
                         async with session.begin():
                             yield session
                         self.changes.after_commit(session.sync_session)
+                        self.parsed.keep(session.info)
                     finally:
                         await session.close()  # not `async with`: see the module's docstring
         except TimeoutError:
@@ -300,11 +308,13 @@ class Database:
                 if not self._inline:
                     async with self._read_sessions() as session, session.begin():
                         yield session
+                    self.parsed.keep(session.info)
                     return
                 session = self._read_sessions()
                 try:
                     async with session.begin():
                         yield session
+                    self.parsed.keep(session.info)
                 finally:
                     await session.close()
         except TimeoutError:

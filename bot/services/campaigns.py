@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
+from sqlalchemy import select as core_select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.cache import parsed, remember
 from bot.db.engine import Database
 from bot.db.models.campaigns import (
     ActiveCharacter,
@@ -127,27 +130,114 @@ class NameCache:
 
 
 # --------------------------------------------------------------------------- in-transaction helpers
+# The columns a CampaignInfo / CharacterRecord is made of; the objects themselves come from the
+# process's cache of parsed rows when it holds the version read (bot/db/cache.py).
+CAMPAIGN_COLUMNS = (
+    col(Campaign.id),
+    col(Campaign.guild_id),
+    col(Campaign.name),
+    col(Campaign.is_default),
+    col(Campaign.settings_json),
+    col(Campaign.version),
+)
+CHARACTER_COLUMNS = (
+    col(CharacterRow.id),
+    col(CharacterRow.campaign_id),
+    col(CharacterRow.guild_id),
+    col(CharacterRow.owner_id),
+    col(CharacterRow.sheet_json),
+    col(CharacterRow.version),
+)
+
+
+def _bound_campaign() -> Any:
+    """The channel's campaign, else the server's default one: bound first (one statement, made
+    once; parameters `guild` and `channel`)."""
+    bound = col(ChannelCampaign.channel_id)
+    return (
+        core_select(*CAMPAIGN_COLUMNS)
+        .outerjoin(
+            ChannelCampaign,
+            (col(ChannelCampaign.campaign_id) == col(Campaign.id))
+            & (bound == bindparam("channel")),
+        )
+        .where(
+            col(Campaign.guild_id) == bindparam("guild"),
+            bound.is_not(None) | col(Campaign.is_default),
+        )
+        .order_by(bound.is_(None))
+        .limit(1)
+    )
+
+
+def _active_character() -> Any:
+    """The user's character here: the channel's choice first, then the server-wide one, of the
+    campaign `campaign` (parameters `guild`, `user`, `channel`, `campaign`)."""
+    scope = col(ActiveCharacter.channel_id)
+    return (
+        core_select(*CHARACTER_COLUMNS)
+        .join(ActiveCharacter, col(ActiveCharacter.character_id) == col(CharacterRow.id))
+        .where(
+            col(ActiveCharacter.guild_id) == bindparam("guild"),
+            col(ActiveCharacter.user_id) == bindparam("user"),
+            scope.in_([bindparam("channel"), SERVER_WIDE]),
+            col(CharacterRow.campaign_id) == bindparam("campaign"),
+        )
+        .order_by(scope == SERVER_WIDE)
+        .limit(1)
+    )
+
+
+BOUND_CAMPAIGN = _bound_campaign()
+ACTIVE_CHARACTER = _active_character()
+CAMPAIGN_BY_ID = core_select(*CAMPAIGN_COLUMNS).where(col(Campaign.id) == bindparam("id"))
+CHARACTER_BY_ID = core_select(*CHARACTER_COLUMNS).where(col(CharacterRow.id) == bindparam("id"))
+
+
+def campaign_of(session: AsyncSession, found: Any) -> CampaignInfo:
+    """The CampaignInfo of CAMPAIGN_COLUMNS read in this transaction (parsed once per version)."""
+    key, guild_id, name, is_default, settings_json, version = found
+    info: CampaignInfo | None = parsed(session, "campaign", key, version)
+    if info is None:
+        settings = CampaignSettings.model_validate_json(settings_json or "{}")
+        info = CampaignInfo(key, guild_id, name, is_default, settings, version)
+        remember(session, "campaign", key, version, info)
+    return info
+
+
+def character_of(session: AsyncSession, found: Any) -> CharacterRecord:
+    """The CharacterRecord of CHARACTER_COLUMNS read in this transaction (parsed once per
+    version)."""
+    key, campaign_id, guild_id, owner_id, sheet_json, version = found
+    record: CharacterRecord | None = parsed(session, "character", key, version)
+    if record is None:
+        sheet = Character.model_validate_json(sheet_json).model_copy(update={"id": key})
+        record = CharacterRecord(key, campaign_id, guild_id, owner_id, sheet, version)
+        remember(session, "character", key, version, record)
+    return record
+
+
 async def resolve_campaign_in(
     session: AsyncSession, guild_id: int, channel_id: int
 ) -> CampaignInfo:
     """The channel's campaign, else the server's default one (created on first use).
     One statement: the bound campaign and the default come back together, bound first."""
-    bound = col(ChannelCampaign.channel_id)
     found = (
-        await session.exec(
-            select(Campaign)
-            .outerjoin(
-                ChannelCampaign,
-                (col(ChannelCampaign.campaign_id) == col(Campaign.id)) & (bound == channel_id),
-            )
-            .where(Campaign.guild_id == guild_id, bound.is_not(None) | col(Campaign.is_default))
-            .order_by(bound.is_(None))
-            .limit(1)
+        await session.exec(  # type: ignore[call-overload]
+            BOUND_CAMPAIGN, params={"guild": guild_id, "channel": channel_id}
         )
     ).first()
     if found is None:
-        found = await _create_default_in(session, guild_id)
-    return CampaignInfo.of(found)
+        return CampaignInfo.of(await _create_default_in(session, guild_id))
+    return campaign_of(session, found)
+
+
+async def campaign_by_id_in(session: AsyncSession, campaign_id: int) -> CampaignInfo | None:
+    """The campaign with this id (parsed once per version), None when it is gone."""
+    found = (
+        await session.exec(CAMPAIGN_BY_ID, params={"id": campaign_id})  # type: ignore[call-overload]
+    ).first()
+    return campaign_of(session, found) if found is not None else None
 
 
 async def _create_default_in(session: AsyncSession, guild_id: int) -> Campaign:
@@ -179,10 +269,24 @@ async def _create_default_in(session: AsyncSession, guild_id: int) -> Campaign:
 
 async def get_character_in(session: AsyncSession, character_id: int) -> CharacterRecord:
     """The character with this id; a sentence when it was deleted."""
-    row = await session.get(CharacterRow, character_id)
-    if row is None:
+    found = (
+        await session.exec(CHARACTER_BY_ID, params={"id": character_id})  # type: ignore[call-overload]
+    ).first()
+    if found is None:
         raise RuleError("That character no longer exists.")
-    return CharacterRecord.of(row)
+    return character_of(session, found)
+
+
+async def characters_in(
+    session: AsyncSession, character_ids: list[int]
+) -> dict[int, CharacterRecord]:
+    """The characters with these ids that still exist, in one statement."""
+    if not character_ids:
+        return {}
+    rows = await session.exec(  # type: ignore[call-overload]
+        core_select(*CHARACTER_COLUMNS).where(col(CharacterRow.id).in_(sorted(set(character_ids))))
+    )
+    return {record.id: record for record in (character_of(session, r) for r in rows.all())}
 
 
 def character_ref(text: str) -> int | None:
@@ -228,22 +332,14 @@ async def active_character_in(
 ) -> CharacterRecord | None:
     """The user's character here: the channel's choice first, then the server-wide one (one
     statement; a choice of a character of another campaign does not count)."""
-    scope = col(ActiveCharacter.channel_id)
-    row = (
-        await session.exec(
-            select(CharacterRow)
-            .join(ActiveCharacter, col(ActiveCharacter.character_id) == col(CharacterRow.id))
-            .where(
-                ActiveCharacter.guild_id == campaign.guild_id,
-                ActiveCharacter.user_id == user_id,
-                scope.in_([channel_id, SERVER_WIDE]),
-                CharacterRow.campaign_id == campaign.id,
-            )
-            .order_by(scope == SERVER_WIDE)
-            .limit(1)
-        )
-    ).first()
-    return CharacterRecord.of(row) if row is not None else None
+    params = {
+        "guild": campaign.guild_id,
+        "user": user_id,
+        "channel": channel_id,
+        "campaign": campaign.id,
+    }
+    found = (await session.exec(ACTIVE_CHARACTER, params=params)).first()  # type: ignore[call-overload]
+    return character_of(session, found) if found is not None else None
 
 
 async def require_active_in(

@@ -261,3 +261,31 @@ async def test_double_clicks_across_two_processes_apply_once(twins) -> None:  # 
     _no_incident(*moves)
     async with db.read() as s:
         assert len((await s.exec(select(GameActionLog))).all()) == 1
+
+
+async def test_no_process_rolls_with_a_sheet_it_cached_before_another_changed_it(twins) -> None:  # type: ignore[no-untyped-def]
+    """Both processes parse Harry's sheet once and keep it; a third (this test) raises his
+    Lore. The next roll in either process uses the new rating: the cache serves a sheet only
+    for the version its own transaction reads."""
+    import json
+
+    from bot.services.campaigns import get_character_in, save_character_in
+
+    _fake, table, db = twins
+    harry = await _harry(table, db)
+
+    async def ratings() -> list[int]:
+        async with db.read() as s:
+            rows = (await s.exec(select(RollRow).order_by(RollRow.id))).all()  # type: ignore[arg-type]
+        return [json.loads(r.roll_json)["skill_rating"] for r in rows]
+
+    for _ in range(2):  # one roll in each process: each has parsed version 1
+        rolled = await table.ask("roll", user=table.player, skill="Lore")
+        assert "Harry" in rolled.text, rolled.text
+    async with db.session() as s:
+        record = await get_character_in(s, harry)
+        await save_character_in(s, record, record.sheet.set_skill("Lore", 5))
+    for _ in range(2):
+        rolled = await table.ask("roll", user=table.player, skill="Lore")
+        assert "Harry" in rolled.text, rolled.text
+    assert await ratings() == [4, 4, 5, 5]
