@@ -55,6 +55,7 @@ from bot.ui.rolls import (
     scale_picker,
     stunt_select,
 )
+from cogs.common.brief_cache import BriefCache
 from cogs.common.errors import NotAllowed, guarded
 from cogs.common.installs import anywhere, has_table
 from cogs.common.permissions import member_is_gm
@@ -325,6 +326,10 @@ class Rolls(commands.Cog):
         self.service = RollService(bot.db, rng)
         self.rng = rng or random.SystemRandom()
         self._skills: dict[tuple[int, int, int], tuple[float, list[tuple[str, int]]]] = {}
+        self._void_choices: BriefCache[list[RollView]] = BriefCache()
+
+    async def cog_unload(self) -> None:
+        await self.service.flush()  # the new rolls' message ids still waiting to be written
 
     async def _skills_for(
         self, guild_id: int, channel_id: int, user_id: int
@@ -378,7 +383,7 @@ class Rolls(commands.Cog):
             return
         sent = await interaction.response.send_message(**new_roll_message(view))
         message_id = sent.message_id or (await interaction.original_response()).id
-        await self.service.set_messages(view.id, message_id=message_id)
+        await self.service.set_messages(view.id, message_id=message_id, guild_id=view.guild_id)
 
     async def _post_gm_copy(self, view: RollView) -> None:
         """A new hidden roll's copy in the campaign's GM channel (when there is one)."""
@@ -390,7 +395,9 @@ class Rolls(commands.Cog):
         except discord.HTTPException as error:
             log.info("could not post hidden roll %s to the GM channel: %s", view.id, error)
             return
-        await self.service.set_messages(view.id, message_id=None, gm_message_id=copy.id)
+        await self.service.set_messages(
+            view.id, message_id=None, gm_message_id=copy.id, guild_id=view.guild_id
+        )
 
     # ----------------------------------------------------------------- /roll
     @app_commands.command(name="roll", description="Roll 4dF (+ a skill) on the ladder, or dice.")
@@ -612,7 +619,11 @@ class Rolls(commands.Cog):
         if interaction.channel_id is None:
             return []
         is_gm = await member_is_gm(self.bot, interaction)
-        views = await self.service.log(interaction.channel_id, is_gm=is_gm)
+        channel_id = interaction.channel_id
+        views = await self._void_choices.get(
+            (interaction.user.id, channel_id, is_gm),
+            lambda: self.service.log(channel_id, is_gm=is_gm),
+        )
         needle = current.strip().casefold()
         choices = []
         for view in views:
@@ -825,7 +836,7 @@ class Rolls(commands.Cog):
         finally:  # the defence is stored: it is posted whatever became of the answer
             channel = self.bot.get_partial_messageable(view.channel_id)
             message = await channel.send(**new_roll_message(view))
-            await self.service.set_messages(view.id, message_id=message.id)
+            await self.service.set_messages(view.id, message_id=message.id, guild_id=view.guild_id)
             await self._redraw_all(change.others)
 
     async def on_scale_step(

@@ -160,6 +160,12 @@ def track_changes(session_class: type[Session], hub_of: Any) -> None:
             state.session.info[_WROTE] = True
 
 
+def touched(session: Any, guild_ids: set[int]) -> None:
+    """Name the servers whose rows a statement wrote without loading them (a bulk UPDATE by
+    id), so that the hub wakes their listeners only, not every listener."""
+    session.info.setdefault(_GUILDS, set()).update(guild_ids)
+
+
 def notify_payload(origin: str, guilds: set[int]) -> str:
     """`<origin>:<guild>,<guild>...`, or `<origin>:*` for "anything may have changed"."""
     listed = ",".join(str(g) for g in sorted(guilds))

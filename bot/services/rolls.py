@@ -7,16 +7,26 @@ and then pay: a fate point through the ledger, or a free invoke through its aspe
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
+from sqlalchemy import select as core_select
+from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.changes import touched
 from bot.db.engine import Database
+from bot.db.models.campaigns import ActiveCharacter, CharacterRow
 from bot.db.models.columns import utcnow
+from bot.db.models.conflicts import EncounterRow
 from bot.db.models.rolls import RollRow
 from bot.db.repos.encounters import active_encounter_in
 from bot.db.repos.rolls import invoke_entries_in, invoke_note
@@ -46,10 +56,15 @@ from bot.services.aspects_in_play import (
     spend_free_invoke_in,
 )
 from bot.services.campaigns import (
+    BOUND_CAMPAIGN,
+    CHARACTER_COLUMNS,
+    SERVER_WIDE,
     CampaignInfo,
     CharacterRecord,
     StaleError,
     active_character_in,
+    campaign_of,
+    character_of,
     get_character_in,
     move_fate_points_in,
     resolve_campaign_in,
@@ -80,6 +95,8 @@ CONFLICT_HINT = (
 PICKER_LIMIT = 25  # Discord's cap on select options
 PENDING_LIMIT = 25
 MODIFIER_RANGE = (-20, 20)
+log = logging.getLogger(__name__)
+MESSAGE_IDS_SECONDS = 0.05  # a new roll's message id is written this soon, or with the next roll
 GM_HOLDER = GM  # the GM side as a holder of free invokes
 GM_PAYER = 0  # payer/holder id that means "the GM" in the pure roll's events
 
@@ -122,6 +139,7 @@ class RollView:
     version: int
     roll: Roll
     stunts: tuple[StuntOption, ...] = ()
+    guild_id: int = 0
 
     @classmethod
     def of(cls, row: RollRow, stunts: tuple[StuntOption, ...] = ()) -> RollView:
@@ -140,6 +158,7 @@ class RollView:
             version=row.version,
             roll=Roll.model_validate_json(row.roll_json),
             stunts=stunts,
+            guild_id=row.guild_id,
         )
 
 
@@ -209,12 +228,148 @@ def stunt_options(view_roll: Roll, sheet_record: CharacterRecord | None) -> tupl
     return tuple(found[:PICKER_LIMIT])
 
 
+def _roll_context() -> Any:
+    """The campaign (bound, else the default), the roller's active character of it and whether
+    a conflict runs in the channel: one statement (parameters `guild`, `channel`, `user`)."""
+    campaign = BOUND_CAMPAIGN.subquery("bound")
+    scope = col(ActiveCharacter.channel_id)
+    chosen = aliased(CharacterRow)
+    active = (
+        core_select(col(ActiveCharacter.character_id))
+        .join(chosen, col(chosen.id) == col(ActiveCharacter.character_id))
+        .where(
+            col(ActiveCharacter.guild_id) == bindparam("guild"),
+            col(ActiveCharacter.user_id) == bindparam("user"),
+            scope.in_([bindparam("channel"), SERVER_WIDE]),
+            col(chosen.campaign_id) == campaign.c.id,
+        )
+        .order_by(scope == SERVER_WIDE)
+        .limit(1)
+        .scalar_subquery()
+    )
+    conflict = (
+        core_select(col(EncounterRow.id))
+        .where(
+            col(EncounterRow.channel_id) == bindparam("channel"),
+            col(EncounterRow.kind) == "conflict",
+            col(EncounterRow.active),
+        )
+        .exists()
+    )
+    return (
+        core_select(*campaign.c, *CHARACTER_COLUMNS, conflict.label("conflict"))
+        .select_from(campaign)
+        .outerjoin(CharacterRow, col(CharacterRow.id) == active)
+    )
+
+
+ROLL_CONTEXT = _roll_context()
+
+
+async def roll_context_in(
+    session: AsyncSession, guild_id: int, channel_id: int, user_id: int
+) -> tuple[CampaignInfo, CharacterRecord | None, bool]:
+    """(campaign, the user's active character, a conflict runs here) for a new roll: one
+    statement, with the parsed campaign and sheet from the process's cache when their
+    versions are the ones read."""
+    params = {"guild": guild_id, "channel": channel_id, "user": user_id}
+    found = (await session.exec(ROLL_CONTEXT, params=params)).first()  # type: ignore[call-overload]
+    if found is None:  # the server's first command: make its default campaign
+        campaign = await resolve_campaign_in(session, guild_id, channel_id)
+        character = await active_character_in(session, campaign, channel_id, user_id)
+        running = await active_encounter_in(session, channel_id, "conflict") is not None
+        return campaign, character, running
+    campaign = campaign_of(session, found[:6])
+    character = character_of(session, found[6:12]) if found[6] is not None else None
+    return campaign, character, bool(found[12])
+
+
+class _MessageIds:
+    """Where new rolls' messages are, written in batches: with the next roll's own transaction
+    (so a roll is one transaction), or after MESSAGE_IDS_SECONDS when no roll comes.
+
+    Until written, `overlay` puts them on the views this process reads. A process that stops
+    writes what is left (`flush`); one that crashes in between loses only where the message is
+    (the roll itself is stored before it is answered): that message is then not redrawn."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.waiting: dict[int, tuple[int | None, int | None, int]] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    def put(
+        self, roll_id: int, message_id: int | None, gm_message_id: int | None, guild: int
+    ) -> None:
+        self.waiting[roll_id] = (message_id, gm_message_id, guild)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(
+                self._later(), name="fatetable-roll-message-ids"
+            )
+
+    def overlay(self, view: RollView) -> RollView:
+        found = self.waiting.get(view.id)
+        if found is None or view.message_id is not None or view.gm_message_id is not None:
+            return view
+        return replace(view, message_id=found[0], gm_message_id=found[1])
+
+    async def write_in(
+        self, session: AsyncSession
+    ) -> dict[int, tuple[int | None, int | None, int]]:
+        """Write the waiting ids in the caller's transaction; `done` them once it commits."""
+        batch = dict(self.waiting)
+        if batch:
+            await session.exec(  # type: ignore[call-overload]
+                MESSAGE_IDS,
+                params=[
+                    {"roll": k, "message": m, "gm_message": g} for k, (m, g, _) in batch.items()
+                ],
+            )
+            touched(session, {guild for _, _, guild in batch.values() if guild})
+        return batch
+
+    def done(self, batch: dict[int, tuple[int | None, int | None, int]]) -> None:
+        for key, value in batch.items():
+            if self.waiting.get(key) == value:
+                del self.waiting[key]
+
+    async def flush(self) -> None:
+        if not self.waiting:
+            return
+        async with self.db.session() as session:
+            batch = await self.write_in(session)
+        self.done(batch)
+
+    async def _later(self) -> None:
+        await asyncio.sleep(MESSAGE_IDS_SECONDS)
+        try:
+            await self.flush()
+        except Exception:  # noqa: BLE001 - kept waiting; the next roll or flush writes them
+            log.warning("could not write roll message ids yet", exc_info=True)
+
+
+MESSAGE_IDS = (
+    update(RollRow.__table__)  # type: ignore[attr-defined]
+    .where(RollRow.__table__.c.id == bindparam("roll"))  # type: ignore[attr-defined]
+    .values(message_id=bindparam("message"), gm_message_id=bindparam("gm_message"))
+)
+
+
 class RollService:
     """Rolls: make one, invoke, teamwork, defend, scale, close, the log."""
 
     def __init__(self, db: Database, rng: random.Random | None = None) -> None:
         self.db = db
         self.rng = rng or random.SystemRandom()
+        self._message_ids = _MessageIds(db)
+
+    @asynccontextmanager
+    async def _unit(self) -> AsyncIterator[AsyncSession]:
+        """A unit of work that may write; it first stores the message ids still waiting, so
+        that what it reads has them (see `_MessageIds`)."""
+        async with self.db.session() as session:
+            written = await self._message_ids.write_in(session)
+            yield session
+        self._message_ids.done(written)
 
     # ----------------------------------------------------------------- helpers
     async def _row_in(self, session: AsyncSession, roll_id: int) -> RollRow:
@@ -318,7 +473,7 @@ class RollService:
                 raise RuleError("Difficulties run from -10 to +20; pick one on the ladder.")
         if target is not None and request.against is not None:
             raise RuleError("Give either a difficulty or a roll to oppose, not both.")
-        async with self.db.session() as session:
+        async with self._unit() as session:
             return await self._start_in(session, request, target)
 
     async def defend(
@@ -333,7 +488,7 @@ class RollService:
     ) -> RollChange:
         """Defend against a roll: a new roll in its channel that opposes it. A hidden roll is
         opposed in secret (the defence is hidden too)."""
-        async with self.db.session() as session:
+        async with self._unit() as session:
             acting = await self._row_in(session, roll_id)
             if acting.hidden:
                 await self._role_in(session, acting, user_id, is_gm)  # the roller and the GM only
@@ -354,8 +509,7 @@ class RollService:
         self, session: AsyncSession, request: RollRequest, target: int | None
     ) -> RollChange:
         """The roll itself, once the options are checked: in the caller's transaction."""
-        campaign = await resolve_campaign_in(session, request.guild_id, request.channel_id)
-        character_record = await self._roller_in(session, campaign, request)
+        campaign, character_record, conflict = await self._context_in(session, request)
         aim = await self._aim_in(session, campaign, request, character_record)
         hidden = request.hidden or (aim is not None and aim.hidden)  # a GM-hidden aspect
         skill_name, rating, modifier = self._skill(
@@ -406,10 +560,22 @@ class RollService:
         others = list(closed)
         if opposed_row is not None:
             others.append(await self._oppose_in(session, opposed_row, row, roll))
-        note = (
-            CONFLICT_HINT if await active_encounter_in(session, row.channel_id, "conflict") else ""
-        )
+        if conflict is None:
+            conflict = await active_encounter_in(session, row.channel_id, "conflict") is not None
+        note = CONFLICT_HINT if conflict else ""
         return RollChange(RollView.of(row, stunt_options(roll, character_record)), others, note)
+
+    async def _context_in(
+        self, session: AsyncSession, request: RollRequest
+    ) -> tuple[CampaignInfo, CharacterRecord | None, bool | None]:
+        """The campaign, who rolls and whether a conflict runs here (None: not known yet); for
+        the usual roll of one's own active character, all three in one statement."""
+        if request.character is None:
+            return await roll_context_in(
+                session, request.guild_id, request.channel_id, request.user_id
+            )
+        campaign = await resolve_campaign_in(session, request.guild_id, request.channel_id)
+        return campaign, await self._roller_in(session, campaign, request), None
 
     async def _roller_in(
         self, session: AsyncSession, campaign: CampaignInfo, request: RollRequest
@@ -560,25 +726,31 @@ class RollService:
         return closed
 
     async def set_messages(
-        self, roll_id: int, *, message_id: int | None, gm_message_id: int | None = None
+        self,
+        roll_id: int,
+        *,
+        message_id: int | None,
+        gm_message_id: int | None = None,
+        guild_id: int = 0,
     ) -> None:
-        """Remember where a new roll's messages are (one UPDATE, no read)."""
-        async with self.db.session() as session:
-            await session.exec(  # type: ignore[call-overload]
-                update(RollRow)
-                .where(col(RollRow.id) == roll_id)
-                .values(message_id=message_id, gm_message_id=gm_message_id)
-            )
+        """Remember where a new roll's messages are: written with the next roll, or in a moment
+        (see `_MessageIds`)."""
+        self._message_ids.put(roll_id, message_id, gm_message_id, guild_id)
+
+    async def flush(self) -> None:
+        """Write the message ids still waiting (when the bot stops)."""
+        await self._message_ids.flush()
 
     async def get(self, roll_id: int) -> RollView:
         async with self.db.read() as session:
-            return await self._view_in(session, await self._row_in(session, roll_id))
+            view = await self._view_in(session, await self._row_in(session, roll_id))
+        return self._message_ids.overlay(view)
 
     # ----------------------------------------------------------------- invokes
     async def invoke_picker(
         self, roll_id: int, *, user_id: int, is_gm: bool, hostile: bool
     ) -> InvokePicker:
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             role, mine = await self._role_in(session, row, user_id, is_gm)
             self._require_open(row)
@@ -647,7 +819,7 @@ class RollService:
     async def payment_options(
         self, roll_id: int, *, user_id: int, is_gm: bool, aspect_key: str, hostile: bool
     ) -> tuple[RollView, AspectInPlay, list[PaymentOption]]:
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             self._require_open(row)
             aspect = await self._aspect_in(session, row, aspect_key, is_gm)
@@ -685,7 +857,7 @@ class RollService:
         hostile: bool,
         payment: str,
     ) -> RollChange:
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             self._require_open(row)
             if row.version != version:
@@ -769,7 +941,7 @@ class RollService:
 
     # ----------------------------------------------------------------- other buttons
     async def teamwork(self, roll_id: int, *, user_id: int, is_gm: bool) -> RollChange:
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             role, mine = await self._role_in(session, row, user_id, is_gm)
             self._require_open(row)
@@ -794,7 +966,7 @@ class RollService:
             return RollChange(await self._view_in(session, row), others, note)
 
     async def close(self, roll_id: int, *, user_id: int, is_gm: bool) -> RollChange:
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             role, _ = await self._role_in(session, row, user_id, is_gm)
             if role is Role.ALLY:
@@ -810,7 +982,7 @@ class RollService:
         """Take a mistaken roll back, once: the GM any time, its roller while it is open. The
         fate points paid on it come back through the ledger, its free invokes to their holders
         (a used boost, or an aspect gone from play, stays gone: the note says so)."""
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             if channel_id is not None and row.channel_id != channel_id:
                 raise RuleError(f"There is no roll #{roll_id} here; pick one from the suggestions.")
@@ -875,7 +1047,7 @@ class RollService:
         """Apply a create-an-advantage roll's outcome to the scene, once; this closes the roll.
 
         A roll closed by its character's next roll can still be resolved."""
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             role, _ = await self._role_in(session, row, user_id, is_gm)
             if role is Role.ALLY:
@@ -922,7 +1094,7 @@ class RollService:
         """The roll the GM is about to set scale on (still open)."""
         if not is_gm:
             raise RollNotAllowed("Only the GM sets scale.")
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             if row.closed:
                 raise RuleError("This roll is closed; scale can no longer change it.")
@@ -940,7 +1112,7 @@ class RollService:
     ) -> RollChange:
         if not is_gm:
             raise RollNotAllowed("Only the GM sets scale.")
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             self._require_open(row)
             if row.version != version:
@@ -958,7 +1130,7 @@ class RollService:
     async def add_stunt(
         self, roll_id: int, *, user_id: int, is_gm: bool, stunt_index: int
     ) -> RollChange:
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             role, _ = await self._role_in(session, row, user_id, is_gm)
             if role is Role.ALLY:
@@ -977,7 +1149,7 @@ class RollService:
         self, roll_id: int, *, user_id: int, is_gm: bool
     ) -> tuple[RollView, list[str]]:
         """The roll to defend against, and the clicker's skills best first for the Defend select."""
-        async with self.db.session() as session:
+        async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             role, mine = await self._role_in(session, row, user_id, is_gm)
             self._require_open(row)
@@ -995,7 +1167,7 @@ class RollService:
             if not is_gm:
                 query = query.where(col(RollRow.hidden).is_(False))
             rows = await session.exec(query.order_by(col(RollRow.id).desc()).limit(limit))
-            return [RollView.of(r) for r in rows.all()]
+            return [self._message_ids.overlay(RollView.of(r)) for r in rows.all()]
 
     async def pending(self, channel_id: int, *, is_gm: bool) -> list[RollView]:
         async with self.db.read() as session:
@@ -1005,7 +1177,7 @@ class RollService:
             if not is_gm:
                 query = query.where(col(RollRow.hidden).is_(False))
             rows = await session.exec(query.order_by(col(RollRow.id).desc()).limit(PENDING_LIMIT))
-            return [RollView.of(r) for r in rows.all()]
+            return [self._message_ids.overlay(RollView.of(r)) for r in rows.all()]
 
     async def roller_name(self, guild_id: int, channel_id: int, user_id: int) -> str | None:
         """The name of the user's active character here (None without one): who a plain dice
@@ -1019,7 +1191,7 @@ class RollService:
         self, guild_id: int, channel_id: int, user_id: int
     ) -> list[tuple[str, int]]:
         """The user's active character's skills here (best first), then the campaign's others."""
-        async with self.db.session() as session:
+        async with self._unit() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             character = await active_character_in(session, campaign, channel_id, user_id)
             if character is None:

@@ -800,3 +800,46 @@ async def test_the_gm_voids_a_closed_roll_and_the_roller_cannot(table: Table) ->
     assert again.ephemeral and "already void" in again.text
     elsewhere = await table.slash("roll-void", user=table.gm, roll=roll_id + 999)
     assert elsewhere.ephemeral and "roll" in elsewhere.text
+
+
+async def test_a_roll_is_one_transaction_of_a_handful_of_statements(
+    table: Table, monkeypatch: Any
+) -> None:
+    """A roll reads its campaign, character and the channel's conflict in one statement, and the
+    previous roll's message id rides along in the same transaction; the sheet is parsed once
+    per version for the whole process."""
+    from sqlalchemy import event
+
+    from bot.db.models.rolls import RollRow
+    from bot.services import rolls as roll_service
+
+    monkeypatch.setattr(roll_service, "MESSAGE_IDS_SECONDS", 30.0)  # only the next roll writes it
+    await make_character(table, table.player, "Harry", {"Lore": 4})
+    first = await table.slash("roll", user=table.player, skill="Lore")
+    assert "Harry" in first.text
+    assert table.bot is not None
+    db = table.bot.db  # type: ignore[attr-defined]
+    statements: list[str] = []
+    commits: list[int] = []
+
+    def seen(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        statements.append(sql.split()[0].upper())
+
+    engines = {db.engine.sync_engine, db._read_engine.sync_engine}
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", seen)
+        event.listen(engine, "commit", lambda _conn: commits.append(1))
+    hits = db.parsed.hits
+    record = await table.fire("roll", user=table.player, skill="Lore")
+    await asyncio.wait_for(record.completed.wait(), 10)
+    for engine in engines:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert len(commits) == 1, statements
+    # the waiting message id, the context, the previous roll and its closing, the new roll
+    assert len(statements) <= 5, statements
+    assert statements.count("SELECT") == 2, statements
+    assert db.parsed.hits >= hits + 2  # the campaign and the sheet, not parsed again
+    async with db.read() as session:
+        row = await session.get(RollRow, int(first.text.split("#")[1].split()[0]))
+        assert row is not None and row.message_id == int(first.message["id"])
+        assert row.closed
