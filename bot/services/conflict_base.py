@@ -45,11 +45,14 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
 
     async def _act_with_campaign(
         self,
-        conflict_id: int,
+        conflict_id: int | None,
         version: int | None,
         step: Callable[[AsyncSession, CampaignInfo, EncounterRow, ConflictState], Awaitable[str]],
+        *,
+        channel_id: int | None = None,
     ) -> ConflictSnapshot:
-        """One conflict step in one transaction; when it ends the conflict, the payouts too."""
+        """One conflict step in one transaction; when it ends the conflict, the payouts too.
+        Without an id, on the conflict running in `channel_id`."""
 
         async def run(session: AsyncSession, row: EncounterRow, state: ConflictState) -> str:
             campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
@@ -58,7 +61,7 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
                 await self._pay_in(session, campaign, row, state)
             return message
 
-        return await self._act(conflict_id, version, run)
+        return await self._act(conflict_id, version, run, channel_id=channel_id)
 
     async def _pay_in(
         self, session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
@@ -122,7 +125,7 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
 
     async def _running(self, channel_id: int) -> tuple[int, Conflict]:
         """The id and rules state of the conflict running here, without loading sheets."""
-        async with self.db.session() as session:
+        async with self.db.read() as session:
             row = await self._running_in(session, channel_id)
             assert row.id is not None
             return row.id, self._state(row).conflict

@@ -14,13 +14,15 @@ challenges share with it.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.conflicts import EncounterRow
 from bot.db.repos.encounters import active_encounter_in, load_encounter_in, new_encounter_in
 from bot.errors import RuleError
 from bot.fate import conflict as rules
-from bot.fate.conflict import Combatant, ConflictKind, PendingAttack, Phase
+from bot.fate.conflict import Combatant, Conflict, ConflictKind, PendingAttack, Phase
 from bot.fate.harm import AbsorbChoice, suggest_absorb_options
 from bot.fate.ladder import describe
 from bot.fate.rolls import Action
@@ -171,46 +173,58 @@ class ConflictService(ConflictActions, ConflictInvokes):
 
     # ------------------------------------------------------------------ turn order
     async def pick_next(self, click: ClickContext, next_id: str) -> ConflictSnapshot:
+        step = self._next_step(click.user_id, click.is_gm, lambda _c: next_id)
+        return await self._act_with_campaign(click.ident, click.version, step)
+
+    def _next_step(
+        self, user_id: int, is_gm: bool, next_of: Callable[[Conflict], str]
+    ) -> Callable[[AsyncSession, CampaignInfo, EncounterRow, ConflictState], Awaitable[str]]:
+        """The step that ends the turn (or, for the GM, picks who starts) with `next_of`'s
+        combatant, chosen from the state as loaded for this very step."""
+
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
             c = state.conflict
+            next_id = next_of(c)
             state.require_no_action()
             if c.phase is Phase.CHOOSING_NEXT:
-                if not click.is_gm:
+                if not is_gm:
                     raise RuleError("The GM picks who acts next now.")
                 c, events = rules.gm_pick_next(c, next_id)
             else:
-                self._require_control(
-                    state, c.current, click.user_id, click.is_gm, "pick who acts next"
-                )
+                self._require_control(state, c.current, user_id, is_gm, "pick who acts next")
                 assert c.current is not None
                 c, events = rules.end_turn(c, c.current, next_id)
             state.conflict = c
             state.add_log(*events_text(state, events))
             return f"{state.name(next_id)} acts next."
 
-        return await self._act_with_campaign(click.ident, click.version, step)
+        return step
 
     async def pass_turn(
         self, channel_id: int, user_id: int, is_gm: bool, who: str | None
     ) -> ConflictSnapshot:
-        """/conflict next: hand the turn to `who` (a name), or to the first eligible character."""
-        conflict_id, c = await self._running(channel_id)
-        eligible = [p for p in rules.eligible_next(c) if p.id != c.current] or rules.eligible_next(
-            c
-        )
-        if who:
-            wanted = " ".join(who.split()).casefold()
-            found = next((p for p in c.combatants if p.name.casefold() == wanted), None)
-            if found is None:
-                raise RuleError(f"'{who[:80]}' is not in this conflict; pick from the suggestions.")
-            target = found.id
-        elif eligible:
-            target = eligible[0].id
-        else:
+        """/conflict next: hand the turn to `who` (a name), or to the first eligible character.
+        One unit of work that loads the running conflict once."""
+
+        def target(c: Conflict) -> str:
+            eligible = [p for p in rules.eligible_next(c) if p.id != c.current]
+            eligible = eligible or rules.eligible_next(c)
+            if who:
+                wanted = " ".join(who.split()).casefold()
+                found = next((p for p in c.combatants if p.name.casefold() == wanted), None)
+                if found is None:
+                    raise RuleError(
+                        f"'{who[:80]}' is not in this conflict; pick from the suggestions."
+                    )
+                return found.id
+            if eligible:
+                return eligible[0].id
             raise RuleError("Nobody is left to act in this conflict.")
-        return await self.pick_next(ClickContext(conflict_id, None, user_id, is_gm), target)
+
+        step = self._next_step(user_id, is_gm, target)
+        return await self._act_with_campaign(None, None, step, channel_id=channel_id)
 
     # ------------------------------------------------------------------ attack and defence
     async def attack(

@@ -18,7 +18,6 @@ from pydantic import BaseModel, Field
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models.campaigns import Campaign
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.scenes import SceneRow
 from bot.db.repos.encounters import (
@@ -41,7 +40,8 @@ from bot.services import aspects_in_play
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
-    get_character_in,
+    campaign_by_id_in,
+    characters_in,
     move_fate_points_in,
 )
 from bot.services.scenes import spend_gm_point_in
@@ -81,14 +81,14 @@ def roller_of(member: Member) -> Roller:
 
 
 async def sheets_in(session: AsyncSession, members: dict[str, Member]) -> dict[str, Character]:
-    """The sheets of the members that still exist (a deleted character is left out)."""
-    sheets: dict[str, Character] = {}
-    for key, member in members.items():
-        try:
-            sheets[key] = (await get_character_in(session, member.character_id)).sheet
-        except RuleError:
-            continue
-    return sheets
+    """The sheets of the members that still exist (a deleted character is left out): one
+    statement for all of them."""
+    records = await characters_in(session, [m.character_id for m in members.values()])
+    return {
+        key: records[member.character_id].sheet
+        for key, member in members.items()
+        if member.character_id in records
+    }
 
 
 def without_spent(aspects: list[Aspect], key: str, spent: Aspect | None) -> list[Aspect]:
@@ -375,9 +375,9 @@ class EncounterService(Generic[StateT, SnapshotT]):
         sheets = await sheets_in(session, state.members) if with_sheets else {}
         skills: tuple[str, ...] = ()
         if with_sheets:
-            campaign = await session.get(Campaign, row.campaign_id)
+            campaign = await campaign_by_id_in(session, row.campaign_id)
             if campaign is not None:
-                skills = tuple(CampaignInfo.of(campaign).settings.skill_list().names)
+                skills = tuple(campaign.settings.skill_list().names)
         return self.snapshot_type(
             row.id,
             row.version,
@@ -398,12 +398,20 @@ class EncounterService(Generic[StateT, SnapshotT]):
 
     async def _act(
         self,
-        encounter_id: int,
+        encounter_id: int | None,
         version: int | None,
         step: Callable[[AsyncSession, EncounterRow, StateT], Awaitable[str]],
+        *,
+        channel_id: int | None = None,
     ) -> SnapshotT:
+        """One step on the encounter `encounter_id`, or (None) the one running in
+        `channel_id`: loaded once, in the step's own transaction."""
         async with self.db.session() as session:
-            row = await load_encounter_in(session, encounter_id, self.kind)
+            if encounter_id is None:
+                assert channel_id is not None
+                row = await self._running_in(session, channel_id)
+            else:
+                row = await load_encounter_in(session, encounter_id, self.kind)
             return await self._act_on_in(session, row, version, step)
 
     async def _act_on_in(
@@ -432,7 +440,7 @@ class EncounterService(Generic[StateT, SnapshotT]):
 
     async def get(self, encounter_id: int, *, with_sheets: bool = True) -> SnapshotT:
         """The encounter as it is; without the sheets when only its state is asked about."""
-        async with self.db.session() as session:
+        async with self.db.read() as session:
             row = await load_encounter_in(session, encounter_id, self.kind)
             return await self._snapshot_in(session, row, self._state(row), with_sheets=with_sheets)
 

@@ -66,6 +66,7 @@ from bot.services.campaigns import (
     CharacterRecord,
     StaleError,
     active_character_in,
+    characters_in,
     find_character_in,
     get_character_in,
     log_gm_points_in,
@@ -1037,7 +1038,7 @@ class SceneService:
             return record.name, scene.zone(zone_key).name
 
     async def board(self, channel_id: int) -> BoardData | None:
-        async with self.db.session() as session:
+        async with self.db.read() as session:  # a read: never queued behind a writer
             row = await session.get(SceneRow, channel_id)
             if row is None:
                 return None
@@ -1048,23 +1049,23 @@ class SceneService:
             for person in scene.participants:
                 names[person.id] = person.name
             holders = {h for a in [*scene.aspects, *play.game_aspects] for h in a.free_invokes}
-            for person in scene.participants:
-                character_id = holder_character_id(person.id)
-                if character_id is None or not person.is_pc:
-                    continue
-                try:
-                    record = await get_character_in(session, character_id)
-                except RuleError:
-                    continue
-                points[person.id] = record.sheet.fate_points
-            for holder in holders - set(names):
-                character_id = holder_character_id(holder)
-                if character_id is None:
-                    continue
-                try:
-                    names[holder] = (await get_character_in(session, character_id)).name
-                except RuleError:
-                    names[holder] = "someone gone"
+            pcs = {
+                person.id: character_id
+                for person in scene.participants
+                if person.is_pc and (character_id := holder_character_id(person.id)) is not None
+            }
+            absent = {
+                holder: character_id
+                for holder in holders - set(names)
+                if (character_id := holder_character_id(holder)) is not None
+            }
+            records = await characters_in(session, [*pcs.values(), *absent.values()])
+            for holder, character_id in pcs.items():
+                if character_id in records:
+                    points[holder] = records[character_id].sheet.fate_points
+            for holder, character_id in absent.items():
+                found = records.get(character_id)
+                names[holder] = found.name if found is not None else "someone gone"
             return BoardData(
                 channel_id=channel_id,
                 scene=scene,
