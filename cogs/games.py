@@ -11,6 +11,7 @@ import contextlib
 import io
 import logging
 import re
+import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -533,6 +534,10 @@ class GameTable(commands.Cog):
         self._idle_task: asyncio.Task[None] | None = None
         # game id -> the picture_key of the board picture this process last posted
         self._picture_keys: dict[int, str] = {}
+        # game id -> when this process last drew its picture, and the redraws waiting for
+        # PICTURE_EVERY_SECONDS to pass (see _new_picture)
+        self._picture_at: dict[int, float] = {}
+        self._late_pictures: dict[int, asyncio.TimerHandle] = {}
 
     async def cog_load(self) -> None:
         self._idle_task = asyncio.create_task(self._idle_loop(), name="fatetable-idle")
@@ -543,6 +548,9 @@ class GameTable(commands.Cog):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._idle_task
         self._boards.cancel()
+        for late in self._late_pictures.values():
+            late.cancel()
+        self._late_pictures.clear()
 
     @property
     def _board_tasks(self) -> dict[int, asyncio.Task[None]]:
@@ -849,13 +857,37 @@ class GameTable(commands.Cog):
         key = picture_key(info)
         if key is not None and self._picture_keys.get(info.id) == key:
             return None
+        if self._too_soon_for_a_picture(info):
+            return None
         files = await asyncio.to_thread(self._board_files, info)
+        self._picture_at[info.id] = time.monotonic()
         self._picture_keys.pop(info.id, None)
         if key is not None:
             self._picture_keys[info.id] = key
-            while len(self._picture_keys) > PICTURE_KEYS_MAX:
-                del self._picture_keys[next(iter(self._picture_keys))]
+        for remembered in (self._picture_keys, self._picture_at):
+            while len(remembered) > PICTURE_KEYS_MAX:
+                del remembered[next(iter(remembered))]
         return files
+
+    def _too_soon_for_a_picture(self, info: GameInfo) -> bool:
+        """A running game keeps the picture it has for PICTURE_EVERY_SECONDS after the last
+        one was drawn (drawing is CPU work: tens of ms per picture); one edit of the board
+        then brings the picture up to date when that time is over."""
+        drawn = self._picture_at.get(info.id)
+        every = table_ui.PICTURE_EVERY_SECONDS
+        if drawn is None or info.status != "running" or every <= 0:
+            return False
+        wait = drawn + every - time.monotonic()
+        if wait <= 0:
+            return False
+        if info.id not in self._late_pictures:
+
+            def redraw(game_id: int = info.id) -> None:
+                self._late_pictures.pop(game_id, None)
+                self.schedule_board(game_id)
+
+            self._late_pictures[info.id] = asyncio.get_running_loop().call_later(wait, redraw)
+        return True
 
     def schedule_board(self, game_id: int) -> None:
         """Edit the public board soon; a burst of calls produces one edit (or two)."""
@@ -869,8 +901,9 @@ class GameTable(commands.Cog):
         if info.view is None:  # abandoned in the lobby
             return {"embed": status_embed(info), "view": None}
         parts: dict[str, Any] = {"embed": board_embed(info), "view": board_view(info)}
-        if new:
+        if new:  # a new message has no picture yet: draw one now
             self._picture_keys.pop(info.id, None)
+            self._picture_at.pop(info.id, None)
         files = await self._new_picture(info)
         if files is not None:  # None: the picture posted is still current, keep it
             parts["files"] = files

@@ -127,3 +127,4 @@ def fast_board(monkeypatch: pytest.MonkeyPatch) -> None:
     import bot.ui.games
 
     monkeypatch.setattr(bot.ui.games, "BOARD_COALESCE_SECONDS", 0.01)
+    monkeypatch.setattr(bot.ui.games, "PICTURE_EVERY_SECONDS", 0.0)

@@ -50,9 +50,10 @@ def wrap(draw: ImageDraw.ImageDraw, text: str, face: Font, width: int, lines: in
     return [fit(draw, line, face, width) for line in out[:lines]]
 
 
-def png(image: Image.Image, compress_level: int = -1) -> bytes:
+def png(image: Image.Image, compress_level: int = 1) -> bytes:
     """Encode a board picture as PNG, favouring speed over size (`compress_level` 0-9 as zlib
-    takes it; -1 is zlib's default)."""
+    takes it, -1 its default; 1, the fastest level, takes about half the encoding time of the
+    default for a tenth more bytes)."""
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False, compress_level=compress_level)
     return buffer.getvalue()

@@ -28,6 +28,9 @@ from bot.ui.common import (
 # A burst of moves within this window edits the board once. Read at every edit from here, not
 # from the cog (discord.py loads an extension as a fresh module, so tests patch this one).
 BOARD_COALESCE_SECONDS = 0.3
+# A running game's board picture is drawn again at most this often (the board's text follows
+# every edit; the picture catches up within this many seconds, and at the end of the game).
+PICTURE_EVERY_SECONDS = 3.0
 ACTIONS_PER_PAGE = 20  # four rows of five buttons; the fifth row holds the page buttons
 ACTION_ROWS = 4
 BUTTONS_PER_ROW = 5
