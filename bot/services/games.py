@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
 from bot.db.models.games import EVENT_TEXT_LIMIT, GameActionLog, GameEventLog, GameRow
@@ -467,6 +468,7 @@ class GameService:
         values["version"] = await update_versioned_in(
             session, GameRow, row.id, expected, values, stale
         )
+        touched(session, {row.guild_id})  # the row may never have been loaded in this unit
         if row in session:
             session.expunge(row)  # the conditional UPDATE above is the only write of the row
         for key, value in values.items():
@@ -861,12 +863,12 @@ class GameService:
 
     # ------------------------------------------------------------------ queries and endings
     async def status(self, channel_id: int) -> GameInfo | None:
-        async with self.db.session() as session:
+        async with self.db.read() as session:  # reads: never queued behind a writer
             row = await self._live_in_channel_in(session, channel_id)
             return self._info(row) if row else None
 
     async def get(self, game_id: int) -> GameInfo:
-        async with self.db.session() as session:
+        async with self.db.read() as session:
             return self._info(await self._load_in(session, game_id))
 
     async def abandon(self, channel_id: int, user_id: int, *, is_gm: bool) -> GameInfo:

@@ -78,6 +78,8 @@ class LinkScope:
     guild_id: int
     target_id: int
     campaign_id: int | None = None
+    # a game link: the game as read while checking the link (its page shows that one)
+    game: GameInfo | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -259,7 +261,7 @@ class WebService:
         game = await self._game(claims.target_id)
         if game is None or game.guild_id != claims.guild_id:
             raise LinkRefused("no such game on that server")
-        return LinkScope(claims.kind, claims.guild_id, claims.target_id)
+        return LinkScope(claims.kind, claims.guild_id, claims.target_id, game=game)
 
     async def _check_gens_in(
         self, session: AsyncSession, claims: LinkClaims, scopes: list[tuple[str, int]]
@@ -276,8 +278,9 @@ class WebService:
 
     # ------------------------------------------------------------------ pages
     async def game_view(self, scope: LinkScope) -> GameInfo:
-        """The public snapshot of a game (never a hand)."""
-        game = await self._game(scope.target_id)
+        """The public snapshot of a game (never a hand): the one read when the link was opened,
+        else read now."""
+        game = scope.game or await self._game(scope.target_id)
         if game is None or game.guild_id != scope.guild_id:
             raise LinkRefused("the game is gone")
         return game

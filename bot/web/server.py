@@ -22,6 +22,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from typing import Any
 
@@ -62,8 +63,9 @@ class Rendered:
     kind: str
     scope: LinkScope
 
-    @property
+    @cached_property
     def version(self) -> str:
+        """A hash of the body, taken once (every listener of a shared render compares it)."""
         return pages.version_of(self.body)
 
 

@@ -111,13 +111,15 @@ class Where:
 
 
 async def load_scoped_in(session: AsyncSession, kind: str, key: int, where: Where) -> Any:
-    """The row of `kind` whose key is `key`, if it belongs to `where`'s server (and channel
-    when the kind lives in a channel); `NotHere` otherwise, the same for a missing row."""
+    """The key of the row of `kind` whose key is `key`, if it belongs to `where`'s server (and
+    channel when the kind lives in a channel); `NotHere` otherwise, the same for a missing row.
+    (Only the key is read: a game's row carries its whole state, and the click's own service
+    call reads the row it acts on anyway.)"""
     reach = REACH[kind]
     if where.guild_id is None:
         raise NotHere(reach.missing)
     model = reach.model
-    query = select(model).where(getattr(model, reach.key) == key)
+    query = select(getattr(model, reach.key)).where(getattr(model, reach.key) == key)
     for name, value in reach.filters.items():
         query = query.where(getattr(model, name) == value)
     if reach.via_campaign:
