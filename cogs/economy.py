@@ -12,7 +12,7 @@ from discord.ext import commands
 
 from bot.fate.recovery import MilestoneKind
 from bot.services.compels import CompelService
-from bot.services.economy import EconomyService, LedgerPage, MilestoneReport
+from bot.services.economy import EconomyService, LedgerLine, LedgerPage, MilestoneReport
 from bot.ui.common import clip
 from bot.ui.custom_ids import (
     COMPEL_BUTTON_TEMPLATE,
@@ -34,6 +34,7 @@ from bot.ui.scenes import (
     undo_preview_text,
     undo_text,
 )
+from cogs.common.brief_cache import BriefCache
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
 from cogs.common.scope import ScopedItem
@@ -225,6 +226,7 @@ class Economy(commands.Cog):
         self.bot = bot
         self.economy = EconomyService(bot.db)
         self.compels = CompelService(bot.db)
+        self._undo_choices: BriefCache[list[LedgerLine]] = BriefCache()
 
     async def character_autocomplete(
         self, interaction: discord.Interaction, current: str
@@ -314,7 +316,11 @@ class Economy(commands.Cog):
             return []
         if not await member_is_gm(self.bot, interaction):
             return []
-        lines = await self.economy.undo_choices(interaction.guild_id, interaction.channel_id)
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        lines = await self._undo_choices.get(
+            (interaction.user.id, guild_id, channel_id),
+            lambda: self.economy.undo_choices(guild_id, channel_id),
+        )
         needle = current.strip().casefold().lstrip("#")
         return [
             app_commands.Choice(name=undo_choice_label(line), value=line.id)
