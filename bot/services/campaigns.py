@@ -191,6 +191,10 @@ def _active_character() -> Any:
 BOUND_CAMPAIGN = _bound_campaign()
 ACTIVE_CHARACTER = _active_character()
 CAMPAIGN_BY_ID = core_select(*CAMPAIGN_COLUMNS).where(col(Campaign.id) == bindparam("id"))
+CHARACTER_BY_NAME = core_select(*CHARACTER_COLUMNS).where(
+    col(CharacterRow.campaign_id) == bindparam("campaign"),
+    func.lower(col(CharacterRow.name)) == bindparam("name"),
+)
 CHARACTER_BY_ID = core_select(*CHARACTER_COLUMNS).where(col(CharacterRow.id) == bindparam("id"))
 
 
@@ -306,17 +310,11 @@ async def find_character_in(session: AsyncSession, campaign_id: int, name: str) 
         record = await get_character_in(session, ref)
         if record.campaign_id == campaign_id:
             return record
-    row = (
-        await session.exec(
-            select(CharacterRow).where(
-                CharacterRow.campaign_id == campaign_id,
-                func.lower(CharacterRow.name) == wanted.lower(),
-            )
-        )
-    ).first()
-    if row is None:
+    params = {"campaign": campaign_id, "name": wanted.lower()}
+    found = (await session.exec(CHARACTER_BY_NAME, params=params)).first()  # type: ignore[call-overload]
+    if found is None:
         raise unknown_character(wanted)
-    return CharacterRecord.of(row)
+    return character_of(session, found)
 
 
 def unknown_character(name: str) -> RuleError:
