@@ -347,6 +347,17 @@ class _MessageIds:
             log.warning("could not write roll message ids yet", exc_info=True)
 
 
+_OPEN_ROLLS = select(RollRow).where(
+    col(RollRow.campaign_id) == bindparam("campaign"), col(RollRow.closed).is_(False)
+)
+# the open rolls a new roll closes: its character's, or a plain roller's in the channel
+OPEN_ROLLS_OF_CHARACTER = _OPEN_ROLLS.where(col(RollRow.character_id) == bindparam("character"))
+OPEN_PLAIN_ROLLS = _OPEN_ROLLS.where(
+    col(RollRow.user_id) == bindparam("user"),
+    col(RollRow.character_id).is_(None),
+    col(RollRow.channel_id) == bindparam("channel"),
+)
+
 MESSAGE_IDS = (
     update(RollRow.__table__)  # type: ignore[attr-defined]
     .where(RollRow.__table__.c.id == bindparam("roll"))  # type: ignore[attr-defined]
@@ -707,19 +718,13 @@ class RollService:
         character: CharacterRecord | None,
     ) -> list[RollView]:
         """A character's (or a plain roller's) new roll closes their open ones."""
-        query = select(RollRow).where(
-            RollRow.campaign_id == campaign.id, col(RollRow.closed).is_(False)
-        )
         if character is not None:
-            query = query.where(RollRow.character_id == character.id)
+            query, params = OPEN_ROLLS_OF_CHARACTER, {"character": character.id}
         else:
-            query = query.where(
-                RollRow.user_id == user_id,
-                col(RollRow.character_id).is_(None),
-                RollRow.channel_id == channel_id,
-            )
+            query, params = OPEN_PLAIN_ROLLS, {"user": user_id, "channel": channel_id}
         closed = []
-        for row in (await session.exec(query)).all():
+        found = await session.exec(query, params={"campaign": campaign.id, **params})
+        for row in found.all():
             roll, _ = rules.close_roll(Roll.model_validate_json(row.roll_json))
             row = await self._save_in(session, row, roll)
             closed.append(RollView.of(row))

@@ -7,9 +7,10 @@ and the caller's error says so. This is the one place that does it.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -37,17 +38,35 @@ async def update_versioned_in(
     With `synchronize` an object of that row already loaded in the session is updated too, so a
     later read in the same transaction sees the write.
     """
+    if not synchronize:  # one statement per (table, key, columns), built once
+        params = {f"new_{name}": value for name, value in values.items()}
+        params.update(old_key=key_value, old_version=version, new_version=version + 1)
+        result = await session.exec(  # type: ignore[call-overload]
+            _unsynchronized(model, key, tuple(values)), params=params
+        )
+        if result.rowcount != 1:
+            raise stale
+        return version + 1
     statement = (
         update(model)
         .where(getattr(model, key) == key_value, model.version == version)
         .values(**values, version=version + 1)
     )
-    if not synchronize:
-        statement = statement.execution_options(synchronize_session=False)
     result = await session.exec(statement)  # type: ignore[call-overload]
     if result.rowcount != 1:
         raise stale
     return version + 1
+
+
+@lru_cache(maxsize=256)
+def _unsynchronized(model: Any, key: str, names: tuple[str, ...]) -> Any:
+    """UPDATE model SET names..., version WHERE key AND version, with bound parameters."""
+    table = model.__table__
+    return (
+        update(table)
+        .where(table.c[key] == bindparam("old_key"), table.c.version == bindparam("old_version"))
+        .values({**{n: bindparam(f"new_{n}") for n in names}, "version": bindparam("new_version")})
+    )
 
 
 def mark_saved(row: Any, **values: Any) -> None:
