@@ -195,6 +195,9 @@ CHARACTER_BY_NAME = core_select(*CHARACTER_COLUMNS).where(
     col(CharacterRow.campaign_id) == bindparam("campaign"),
     func.lower(col(CharacterRow.name)) == bindparam("name"),
 )
+CHARACTERS_BY_ID = core_select(*CHARACTER_COLUMNS).where(
+    col(CharacterRow.id).in_(bindparam("ids", expanding=True))
+)
 CHARACTER_BY_ID = core_select(*CHARACTER_COLUMNS).where(col(CharacterRow.id) == bindparam("id"))
 
 
@@ -288,7 +291,7 @@ async def characters_in(
     if not character_ids:
         return {}
     rows = await session.exec(  # type: ignore[call-overload]
-        core_select(*CHARACTER_COLUMNS).where(col(CharacterRow.id).in_(sorted(set(character_ids))))
+        CHARACTERS_BY_ID, params={"ids": sorted(set(character_ids))}
     )
     return {record.id: record for record in (character_of(session, r) for r in rows.all())}
 

@@ -4,32 +4,34 @@ and the tracker message id. Every function runs in the caller's transaction.
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.columns import utcnow
 from bot.db.models.conflicts import EncounterRow
-from bot.db.repos.versioned import StaleError, update_versioned_in
+from bot.db.repos.versioned import StaleError, mark_saved, update_versioned_in
 from bot.errors import RuleError
 
 STALE = "Someone acted first (or you clicked twice); look at the tracker again and retry."
 
 
+ACTIVE_ENCOUNTER = (
+    select(EncounterRow)
+    .where(
+        col(EncounterRow.channel_id) == bindparam("channel"),
+        col(EncounterRow.kind) == bindparam("kind"),
+        col(EncounterRow.active),
+    )
+    .order_by(col(EncounterRow.id).desc())
+)  # built once: a conflict turn or a roll asks for it
+
+
 async def active_encounter_in(
     session: AsyncSession, channel_id: int, kind: str
 ) -> EncounterRow | None:
-    return (
-        await session.exec(
-            select(EncounterRow)
-            .where(
-                EncounterRow.channel_id == channel_id,
-                EncounterRow.kind == kind,
-                col(EncounterRow.active),
-            )
-            .order_by(col(EncounterRow.id).desc())
-        )
-    ).first()
+    params = {"channel": channel_id, "kind": kind}
+    return (await session.exec(ACTIVE_ENCOUNTER, params=params)).first()
 
 
 async def new_encounter_in(
@@ -69,7 +71,11 @@ async def save_encounter_in(
     assert row.id is not None
     stale = StaleError(STALE)
     values = {"state_json": state_json, "active": active, "updated_at": utcnow()}
-    return await update_versioned_in(session, EncounterRow, row.id, row.version, values, stale)
+    version = await update_versioned_in(
+        session, EncounterRow, row.id, row.version, values, stale, synchronize=False
+    )
+    mark_saved(row, **values, version=version)  # the loaded row holds what was written
+    return version
 
 
 async def set_tracker_in(session: AsyncSession, encounter_id: int, message_id: int) -> None:
