@@ -201,7 +201,7 @@ CHARACTERS_BY_ID = core_select(*CHARACTER_COLUMNS).where(
 CHARACTER_BY_ID = core_select(*CHARACTER_COLUMNS).where(col(CharacterRow.id) == bindparam("id"))
 
 
-def campaign_of(session: AsyncSession, found: Any) -> CampaignInfo:
+def parsed_campaign_in(session: AsyncSession, found: Any) -> CampaignInfo:
     """The CampaignInfo of CAMPAIGN_COLUMNS read in this transaction (parsed once per version)."""
     key, guild_id, name, is_default, settings_json, version = found
     info: CampaignInfo | None = parsed(session, "campaign", key, version)
@@ -212,7 +212,7 @@ def campaign_of(session: AsyncSession, found: Any) -> CampaignInfo:
     return info
 
 
-def character_of(session: AsyncSession, found: Any) -> CharacterRecord:
+def parsed_character_in(session: AsyncSession, found: Any) -> CharacterRecord:
     """The CharacterRecord of CHARACTER_COLUMNS read in this transaction (parsed once per
     version)."""
     key, campaign_id, guild_id, owner_id, sheet_json, version = found
@@ -236,7 +236,7 @@ async def resolve_campaign_in(
     ).first()
     if found is None:
         return CampaignInfo.of(await _create_default_in(session, guild_id))
-    return campaign_of(session, found)
+    return parsed_campaign_in(session, found)
 
 
 async def campaign_by_id_in(session: AsyncSession, campaign_id: int) -> CampaignInfo | None:
@@ -244,7 +244,7 @@ async def campaign_by_id_in(session: AsyncSession, campaign_id: int) -> Campaign
     found = (
         await session.exec(CAMPAIGN_BY_ID, params={"id": campaign_id})  # type: ignore[call-overload]
     ).first()
-    return campaign_of(session, found) if found is not None else None
+    return parsed_campaign_in(session, found) if found is not None else None
 
 
 async def _create_default_in(session: AsyncSession, guild_id: int) -> Campaign:
@@ -281,7 +281,7 @@ async def get_character_in(session: AsyncSession, character_id: int) -> Characte
     ).first()
     if found is None:
         raise RuleError("That character no longer exists.")
-    return character_of(session, found)
+    return parsed_character_in(session, found)
 
 
 async def characters_in(
@@ -293,7 +293,7 @@ async def characters_in(
     rows = await session.exec(  # type: ignore[call-overload]
         CHARACTERS_BY_ID, params={"ids": sorted(set(character_ids))}
     )
-    return {record.id: record for record in (character_of(session, r) for r in rows.all())}
+    return {record.id: record for record in (parsed_character_in(session, r) for r in rows.all())}
 
 
 def character_ref(text: str) -> int | None:
@@ -317,7 +317,7 @@ async def find_character_in(session: AsyncSession, campaign_id: int, name: str) 
     found = (await session.exec(CHARACTER_BY_NAME, params=params)).first()  # type: ignore[call-overload]
     if found is None:
         raise unknown_character(wanted)
-    return character_of(session, found)
+    return parsed_character_in(session, found)
 
 
 def unknown_character(name: str) -> RuleError:
@@ -340,7 +340,7 @@ async def active_character_in(
         "campaign": campaign.id,
     }
     found = (await session.exec(ACTIVE_CHARACTER, params=params)).first()  # type: ignore[call-overload]
-    return character_of(session, found) if found is not None else None
+    return parsed_character_in(session, found) if found is not None else None
 
 
 async def require_active_in(

@@ -63,10 +63,10 @@ from bot.services.campaigns import (
     CharacterRecord,
     StaleError,
     active_character_in,
-    campaign_of,
-    character_of,
     get_character_in,
     move_fate_points_in,
+    parsed_campaign_in,
+    parsed_character_in,
     resolve_campaign_in,
 )
 from bot.services.character_aspects import parse_key
@@ -279,8 +279,8 @@ async def roll_context_in(
         character = await active_character_in(session, campaign, channel_id, user_id)
         running = await active_encounter_in(session, channel_id, "conflict") is not None
         return campaign, character, running
-    campaign = campaign_of(session, found[:6])
-    character = character_of(session, found[6:12]) if found[6] is not None else None
+    campaign = parsed_campaign_in(session, found[:6])
+    character = parsed_character_in(session, found[6:12]) if found[6] is not None else None
     return campaign, character, bool(found[12])
 
 
