@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bot.games.base import get_engine
+from bot.games.base import Action, find_action, get_engine
 from bot.games.simulate import MAX_STEPS
 
 
@@ -193,3 +193,69 @@ def test_apply_leaves_its_input_state_alone(key: str, players: int) -> None:
             after, _events = engine.apply(state, seat, action, rng)
             assert state.model_dump_json() == before
             state = after
+
+
+def _legal_ids(engine: Any, state: Any) -> str:
+    """Every seat's legal action ids in ``state``, in order, as one line."""
+    return json.dumps([[a.id for a in engine.legal_actions(state, s)] for s in state.seats])
+
+
+def _clicked_game(
+    key: str, options: dict[str, Any], players: int, rng: random.Random, click: bool
+) -> tuple[str, str]:
+    """A pinned game played again, with every seat's legal ids hashed at every step.
+
+    ``click``: on alternate steps the AI's choice goes in the way a human's click does
+    (bot/services/games.py ``_act_on``: the state loaded from its JSON, ``find_action`` by
+    id), or as the bare id; either way ``LastChoice`` does not match, so ``apply`` checks legality itself. Returns
+    (the game's digest as ``_game_digest`` makes it, the digest of the legal ids)."""
+    engine = get_engine(key)
+    digest, legal = hashlib.sha256(), hashlib.sha256()
+    state = engine.new_game(engine.parse_options(options), [f"ai{i}" for i in range(players)], rng)
+    for step in range(MAX_STEPS):
+        legal.update(_legal_ids(engine, state).encode())
+        if engine.is_over(state):
+            break
+        seat = engine.current_seats(state)[0]
+        action = engine.choose_action(state, seat, rng)
+        allowed = [a.id for a in engine.legal_actions(state, seat)]
+        assert action.id in allowed, f"the AI chose {action.id!r}, not among {allowed}"
+        given: Action | str = action
+        if click and step % 4 == 1:  # as a click: the stored JSON loaded, the id looked up
+            state = engine.load_state(state.model_dump_json())
+            given = find_action(engine, state, seat, action.id)
+        elif click and step % 4 == 3:  # the bare id, on the AI's own state object
+            given = action.id
+        state, events = engine.apply(state, seat, given, rng)
+        digest.update(action.id.encode())
+        for event in events:
+            line = [event.text, event.kind, event.public, event.audience]
+            digest.update(json.dumps(line).encode())
+    else:
+        raise AssertionError(f"a {key} game did not end")
+    result = engine.result(state)
+    assert result is not None
+    digest.update(state.model_dump_json().encode())
+    digest.update(result.model_dump_json().encode())
+    return digest.hexdigest()[:10], legal.hexdigest()[:10]
+
+
+# The first few games of some pins above: (index into PINS, how many games).
+CLICKED = [(0, 3), (1, 2), (2, 2), (3, 1), (4, 1), (5, 4), (6, 2), (7, 1), (8, 1)]
+
+
+@pytest.mark.parametrize(("pin", "games"), CLICKED)
+def test_clicked_moves_give_the_pinned_games(pin: int, games: int) -> None:
+    """The click path (legality checked by ``apply``) plays the same games as the AI's fast
+    path, and offers every seat the same legal ids at every step."""
+    key, options, players, _games, seed, expected = PINS[pin]
+    fast_rng, click_rng = random.Random(seed), random.Random(seed)
+    for number in range(games):
+        fast = _clicked_game(
+            key, options, players, random.Random(fast_rng.getrandbits(64)), click=False
+        )
+        clicked = _clicked_game(
+            key, options, players, random.Random(click_rng.getrandbits(64)), click=True
+        )
+        assert fast[0] == expected[number]  # hashing the legal ids changed nothing
+        assert clicked == fast
