@@ -141,7 +141,7 @@ class Challenges(TrackerCog):
         await require_gm(self.bot, interaction, "assign challenge tasks")
         assert interaction.channel_id is not None
         snap = await self.challenges.assign(interaction.channel_id, task, character)
-        await self.reply_and_refresh(interaction, snap, snap.message)
+        await self.reply_and_refresh(interaction, snap, snap.message, on_tracker=True)
 
     @challenge_assign.autocomplete("character")
     async def _assign_ac(
@@ -160,14 +160,14 @@ class Challenges(TrackerCog):
         await require_gm(self.bot, interaction, "note a task's cost")
         assert interaction.channel_id is not None
         snap = await self.challenges.cost(interaction.channel_id, task, cost)
-        await self.reply_and_refresh(interaction, snap, snap.message)
+        await self.reply_and_refresh(interaction, snap, snap.message, on_tracker=True)
 
     @challenge.command(name="end", description="Close the challenge running here (GM).")
     async def challenge_end(self, interaction: discord.Interaction) -> None:
         await require_gm(self.bot, interaction, "end a challenge")
         assert interaction.channel_id is not None
         snap = await self.challenges.end(interaction.channel_id)
-        await self.reply_and_refresh(interaction, snap, snap.message)
+        await self.reply_and_refresh(interaction, snap, snap.message, on_tracker=True)
 
 
 async def setup(bot: FateTableBot) -> None:

@@ -396,7 +396,7 @@ class Conflicts(TrackerCog):
         await require_gm(self.bot, interaction, "set the scale")
         assert interaction.channel_id is not None
         snap = await self.conflicts.set_scale(interaction.channel_id, side.value, level.value)
-        await self.reply_and_refresh(interaction, snap, snap.message)
+        await self.reply_and_refresh(interaction, snap, snap.message, on_tracker=True)
 
     conflict_start.autocomplete("participants")(TrackerCog._name_list_ac)
 

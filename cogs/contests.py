@@ -221,7 +221,7 @@ class Contests(TrackerCog):
         await require_gm(self.bot, interaction, "end a contest")
         assert interaction.channel_id is not None
         snap = await self.contests.end(interaction.channel_id)
-        await self.reply_and_refresh(interaction, snap, "The contest is stopped.")
+        await self.reply_and_refresh(interaction, snap, "The contest is stopped.", on_tracker=True)
 
 
 async def setup(bot: FateTableBot) -> None:

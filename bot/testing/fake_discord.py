@@ -26,6 +26,7 @@ from aiohttp import WSMsgType, web
 
 JSON = dict[str, Any]
 EPHEMERAL = 1 << 6
+LOADING = 1 << 7  # a deferred answer still "thinking": it has said nothing yet
 ADMINISTRATOR = 1 << 3
 ALL_PERMISSIONS = (1 << 50) - 1
 MEMBER_PERMISSIONS = (
@@ -707,7 +708,9 @@ class FakeDiscord:
         return json_response(self._apply_edit(message, request[BODY], request[FILES]))
 
     async def _delete_message(self, request: web.Request) -> web.Response:
-        self.messages.pop(int(request.match_info["message"]), None)
+        gone = self.messages.pop(int(request.match_info["message"]), None)
+        if gone is not None:
+            gone["deleted"] = True
         return web.Response(status=204)
 
     async def _pin(self, request: web.Request) -> web.Response:
@@ -767,7 +770,7 @@ class FakeDiscord:
             record.deferred = True
             record.ephemeral = bool((data.get("flags") or 0) & EPHEMERAL)
             message = self._new_message(record.channel_id, {"flags": data.get("flags") or 0}, [])
-            message["flags"] = (data.get("flags") or 0) | (1 << 7)  # LOADING
+            message["flags"] = (data.get("flags") or 0) | LOADING
             record.original_id = int(message["id"])
         elif kind == 6:  # deferred update of the component's message
             record.deferred = True
@@ -831,7 +834,7 @@ class FakeDiscord:
         record, message = self._webhook_target(request)
         if record is None or message is None:
             return json_response({"code": 10008, "message": "Unknown Message"}, 404)
-        message["flags"] = (message.get("flags") or 0) & ~(1 << 7)
+        message["flags"] = (message.get("flags") or 0) & ~LOADING
         self._apply_edit(message, request[BODY], request[FILES])
         record.edited_ids.append(int(message["id"]))
         record.complete()
@@ -841,6 +844,9 @@ class FakeDiscord:
         record, message = self._webhook_target(request)
         if message is not None:
             self.messages.pop(int(message["id"]), None)
+            message["deleted"] = True  # kept in `sent`, marked: see Table.tally
+        if record is not None:
+            record.complete()  # the answer is that nothing stays
         return web.Response(status=204)
 
     # ----------------------------------------------------------------- sending interactions

@@ -25,6 +25,7 @@ from bot.testing.fake_discord import (
     ALL_PERMISSIONS,
     EPHEMERAL,
     JSON,
+    LOADING,
     FakeDiscord,
     InteractionRecord,
 )
@@ -572,10 +573,18 @@ class Table:
 
     # ----------------------------------------------------------------- reading the channel
     def tally(self) -> Tally:
-        """Interactions so far and the messages they (and the bot on its own) created."""
+        """Interactions so far and the messages they (and the bot on its own) created.
+
+        A message counts once it said something, even if it was deleted later (someone may
+        have read it). A deferred answer deleted while still "thinking" never said anything
+        and is gone: it is not a message anyone reads, so it is not counted (the interaction
+        that caused it is)."""
         interactions = sum(1 for r in self.fake.interactions.values() if r.type != AUTOCOMPLETE)
-        private = sum(1 for m in self.fake.sent if (m.get("flags") or 0) & EPHEMERAL)
-        return Tally(interactions, private, len(self.fake.sent) - private)
+        read = [
+            m for m in self.fake.sent if not (m.get("deleted") and (m.get("flags") or 0) & LOADING)
+        ]
+        private = sum(1 for m in read if (m.get("flags") or 0) & EPHEMERAL)
+        return Tally(interactions, private, len(read) - private)
 
     def channel_messages(self, channel: int | None = None) -> list[JSON]:
         return self.fake.channel_messages(channel or self.channel)

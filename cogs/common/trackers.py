@@ -449,14 +449,33 @@ class TrackerCog(commands.Cog):
             log.warning("could not edit tracker %s", key)
 
     async def reply_and_refresh(
-        self, interaction: discord.Interaction, snapshot: Snapshot, text: str
+        self,
+        interaction: discord.Interaction,
+        snapshot: Snapshot,
+        text: str,
+        *,
+        on_tracker: bool = False,
     ) -> None:
         """Answer a slash command and bring the tracker up to date. When the turn passes, the
-        public whose-turn line is the answer (no private copy of it); else a private one."""
+        public whose-turn line is the answer (no private copy of it). When the tracker shows
+        `text` (or `on_tracker`: the command's change is what the tracker's edit shows), that
+        edit is the answer: Discord needs a response, so a private "thinking" one is made and
+        deleted at once, and nothing stays. Else (no tracker to edit) `text` is said privately."""
         said = await self.announce_turn(snapshot, interaction)
+        shown = snapshot.tracker_message_id is not None and (
+            on_tracker or shows(render(snapshot)[0], text)
+        )
+        if said is None and shown:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            await self.refresh(snapshot)
+            try:
+                await interaction.delete_original_response()
+            except discord.HTTPException:
+                log.info("could not delete the empty answer to a tracker command")
+            return
         if said is None:
-            await interaction.response.send_message(text, ephemeral=True)
-        elif text != said and not shows(render(snapshot)[0], text):
+            await interaction.response.send_message(clip(text, 2000), ephemeral=True)
+        elif text != said and not shown:
             await interaction.followup.send(clip(text, 2000), ephemeral=True)
         await self.refresh(snapshot)
 

@@ -540,7 +540,7 @@ async def test_challenge_of_three_tasks_with_restart(table: Table) -> None:
     claimed = await choose(table, opened, "Which task?", "2. Athletics", user=alice)
     assert "Charles takes the Athletics task" in claimed.text
     assigned = await table.slash("challenge assign", user=gm, task=3, character="Molly")
-    assert "Molly" in assigned.text
+    assert assigned.message is None and "task to Molly" in message_text(tracker())  # no echo
     # one task is left to claim, and Charles has one task to roll: no menus of one
     claimed = await table.click(tracker(), "Claim a task", user=bob)
     assert taken_at_once(claimed)
@@ -578,7 +578,7 @@ async def test_challenge_of_three_tasks_with_restart(table: Table) -> None:
     kept = await table.click(tracker(), "Keep the roll", user=bob)
     assert "tie" in kept.text
     cost = await table.slash("challenge cost", user=gm, task=1, cost="The runes wake the guardian")
-    assert cost.ephemeral
+    assert cost.deferred and cost.message is None and not cost.followups  # the tracker says it
     text = message_text(tracker())
     assert "1 success" in text and "2 ties" in text and "0 failures" in text
     assert "complete" in text and "The runes wake the guardian" in text
@@ -660,7 +660,7 @@ async def test_teamwork_scale_stunts_pending_rolls_and_existing_advantage(table:
     refused = await table.slash("conflict scale", user=alice, side="npcs", level=1)
     assert refused.ephemeral and "Only the GM" in refused.text
     scaled = await table.slash("conflict scale", user=gm, side="npcs", level=1)
-    assert scaled.ephemeral and "Supernatural" in scaled.text
+    assert scaled.deferred and scaled.message is None and not scaled.followups  # no echo
     assert "NPCs: Supernatural" in run.text
 
     # Exchange 1: Charles creates an advantage (no aspect in play yet: straight to the form).

@@ -1,0 +1,87 @@
+"""The GM's slash commands that change a tracker leave no private echo: the tracker's edit,
+which the whole channel sees, is the answer. Mistakes are still answered privately, with what
+to type instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.testing.harness import Reply, Table, message_text
+from tests.e2e.test_conflicts import make_characters
+
+
+def silent(reply: Reply) -> bool:
+    """Answered, and nothing of the answer stays: no message, no follow-up."""
+    return reply.deferred and reply.message is None and not reply.followups
+
+
+async def test_conflict_scale_leaves_only_the_tracker_edit(table: Table) -> None:
+    await make_characters(table)
+    gm, alice = table.gm, table.player
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Charles"
+    )
+    assert started.message is not None
+    tracker_id = int(started.message["id"])
+    refused = await table.slash("conflict scale", user=alice, side="npcs", level=1)
+    assert refused.ephemeral and "Only the GM" in refused.text
+    before = table.tally()
+    scaled = await table.slash("conflict scale", user=gm, side="npcs", level=1)
+    assert silent(scaled), scaled.text
+    assert "NPCs: Supernatural" in message_text(table.message(tracker_id))
+    cost = table.tally() - before
+    assert (cost.interactions, cost.ephemeral, cost.public) == (1, 0, 0)
+
+
+async def test_challenge_assign_cost_and_end_leave_only_the_tracker_edit(table: Table) -> None:
+    await make_characters(table)
+    gm = table.gm
+    started = await table.slash(
+        "challenge start", user=gm, tasks="Lore:3:read the runes, Athletics:Fair"
+    )
+    assert started.message is not None
+    tracker_id = int(started.message["id"])
+
+    def tracker() -> str:
+        return message_text(table.message(tracker_id))
+
+    wrong = await table.slash("challenge assign", user=gm, task=7, character="Molly")
+    assert wrong.ephemeral and "task" in wrong.text.lower(), wrong.text
+    before = table.tally()
+    assigned = await table.slash("challenge assign", user=gm, task=1, character="Molly")
+    assert silent(assigned), assigned.text
+    assert "The GM gives the Lore task to Molly." in tracker()
+    # a cost is noted after a tie (test_conflicts' challenge shows the silent one); too early:
+    early = await table.slash("challenge cost", user=gm, task=1, cost="The runes wake")
+    assert early.ephemeral and "Roll the task before noting its cost." in early.text
+    ended = await table.slash("challenge end", user=gm)
+    assert silent(ended), ended.text
+    assert "The GM closes the challenge: 0 successes" in tracker(), tracker()
+    cost = table.tally() - before
+    # the one private line is the early cost's refusal
+    assert (cost.interactions, cost.ephemeral, cost.public) == (3, 1, 0)
+    again = await table.slash("challenge end", user=gm)
+    assert again.ephemeral and "/challenge start" in again.text, again.text  # what to type
+
+
+async def test_contest_end_leaves_only_the_tracker_edit(table: Table) -> None:
+    await make_characters(table)
+    gm, alice = table.gm, table.player
+    started = await table.slash(
+        "contest start",
+        user=gm,
+        side_a="Charles, Molly",
+        side_b="Ghoul",
+        intent_a="Reach the car",
+        intent_b="Catch them",
+    )
+    assert started.message is not None
+    tracker: dict[str, Any] = table.message(int(started.message["id"]))
+    refused = await table.slash("contest end", user=alice)
+    assert refused.ephemeral and "Only the GM" in refused.text
+    before = table.tally()
+    ended = await table.slash("contest end", user=gm)
+    assert silent(ended), ended.text
+    assert "The GM stopped the contest." in message_text(table.message(int(tracker["id"])))
+    cost = table.tally() - before
+    assert (cost.interactions, cost.ephemeral, cost.public) == (1, 0, 0)
