@@ -338,7 +338,8 @@ def move(
     overcome_effort: int | None = None,
     difficulty: int | None = None,
 ) -> tuple[Conflict, list[Event]]:
-    """A free move to an adjacent zone; an impeded or long move takes the action and an overcome."""
+    """A free move to an adjacent zone; an impeded or long move takes the action and an overcome
+    (a tie costs a minor cost, with style the mover gets a boost as for any overcome)."""
     _require_turn(state, actor, action=False)
     if to_zone not in state.adjacency:
         raise ConflictError(f"There is no zone '{to_zone}' in this conflict.")
@@ -368,6 +369,8 @@ def move(
     events = [_event("moved", f"{person.name} moves.", actor, zone=to_zone, outcome=outcome.value)]
     if outcome is OutcomeKind.TIE:
         events.append(_event("minor_cost", "Made it, at a minor cost.", actor))
+    if outcome is OutcomeKind.SUCCESS_WITH_STYLE:  # an overcome like any other: plus a boost
+        events.append(_event("boost", "Overcome with style: a boost.", actor, boost_for=actor))
     return _update(state, combatants=_replace(state, moved), action_used=True), events
 
 

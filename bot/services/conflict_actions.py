@@ -278,7 +278,7 @@ class ConflictActions(ConflictBase):
                         overcome_effort=effort,
                         difficulty=target,
                     )
-                    moved = events_text(state, events)
+                    moved = self._after_resolution(state, events)  # with style: a boost
                     if any(e.kind == "moved" for e in events) and moved:
                         moved[0] = moved[0].rstrip(".") + f" to {zone}."
                         await self._on_the_scene_in(

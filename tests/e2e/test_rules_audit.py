@@ -19,6 +19,7 @@ from tests.e2e.test_conflicts import (
     ConflictDriver,
     ScriptedDice,
     choose,
+    make_characters,
     option_labels,
     step_message,
     use_dice,
@@ -220,6 +221,46 @@ async def test_overcome_with_style_in_a_conflict_gives_a_boost(table: Table) -> 
     await table.submit(opened, {"skill": "Fight", "difficulty": "Mediocre"}, user=table.gm)
     plain = await table.click(run.tracker, "Resolve the roll", user=table.gm)
     assert "overcome: success." in plain.text.lower() and "Head start for Alice" not in run.text
+
+
+async def test_a_rolled_move_with_style_gives_a_boost_too(table: Table) -> None:
+    """A move past the touching zone is an overcome (Fate Condensed, zones), so with style it
+    is a success and a boost. Charles's Good (+3) Athletics and [+][+][0][0] make Superb (+5)
+    against Fair (+2): three shifts, success with style. The Ghoul's Average (+1) Athletics and
+    [+][0][0][0] make Fair (+2) against Mediocre (+0): two shifts, a plain success, no boost."""
+    await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    fight = await table.slash(
+        "conflict start",
+        user=table.gm,
+        kind="physical",
+        participants="Charles, Ghoul",
+        first="Charles",
+        zones="Street, Alley, Roof",
+    )
+    assert fight.message is not None
+    run = ConflictDriver(table, int(fight.message["id"]))
+    assert "Charles (PC) in Street" in run.text
+    opened = await table.click(run.tracker, "Move", user=table.player)
+    form = await choose(table, opened, "Move where?", "Roof", user=table.player)  # two zones off
+    dice.load(1, 1, 0, 0)
+    rolled = await table.submit(
+        form, {"skill": "Athletics", "difficulty": "Fair"}, user=table.player
+    )
+    assert "Superb (+5) vs Fair (+2)" in rolled.text + run.text, rolled.text
+    resolved = await table.click(run.tracker, "Resolve the roll", user=table.player)
+    assert "Charles (PC) in Roof" in run.text
+    assert "Overcome with style: a boost." in resolved.text + run.text
+    assert "Head start for Charles" in run.text
+
+    await run.next(table.player, "Ghoul")
+    opened = await table.click(run.tracker, "Move", user=table.gm)
+    form = await choose(table, opened, "Move where?", "Roof", user=table.gm)
+    dice.load(1, 0, 0, 0)
+    await table.submit(form, {"skill": "Athletics", "difficulty": "Mediocre"}, user=table.gm)
+    await table.click(run.tracker, "Resolve the roll", user=table.gm)
+    assert "Ghoul (NPC) in Roof" in run.text and "Head start for Ghoul" not in run.text
 
 
 async def test_scene_end_clears_the_stress_of_everyone_who_fought_in_it(table: Table) -> None:
