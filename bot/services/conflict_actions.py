@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import assert_never
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -291,6 +292,8 @@ class ConflictActions(ConflictBase):
                     lines += await self._advantage_in(
                         session, campaign, row, state, pending, outcome
                     )
+                case _:
+                    assert_never(pending)
             state.action = None
             state.add_log(*lines[1:])
             return " ".join(lines)

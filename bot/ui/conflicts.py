@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import assert_never
 
 import discord
 
@@ -173,6 +174,8 @@ def _now_line(snapshot: ConflictSnapshot) -> str:
                 what = f"a move to {zone}"
             case PendingAdvantage(aspect_name=name, aspect_text=text):
                 what = f"an advantage on {name or text}"
+            case _:
+                assert_never(pending)
         target = pending.roll.opposition()
         return (
             f"{state.name(pending.actor)} rolled {what}: {describe(pending.roll.effort())} vs "

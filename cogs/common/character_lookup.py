@@ -4,8 +4,6 @@ service and the character-name autocomplete.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import discord
 from discord import app_commands
 
@@ -14,9 +12,6 @@ from bot.services.characters import Actor, CharacterService, get_service
 from bot.ui.common import clip
 from cogs.common.bot_of import as_bot, bot_of
 from cogs.common.permissions import member_is_gm
-
-if TYPE_CHECKING:
-    pass
 
 Choice = app_commands.Choice
 

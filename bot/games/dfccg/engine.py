@@ -71,8 +71,20 @@ def side_jobs_counts(first: int, second: int) -> tuple[int, int, int, int]:
 
 
 AiPolicy = Callable[["DfccgEngine", DfState, str, random.Random], Move]
-# The rules' queries never roll: every read-only Context shares this one (unused) RNG.
-_NO_DICE = random.Random(0)
+
+
+class _NoDice(random.Random):
+    """The dice of a read-only Context: the rules' queries never roll, and one that did would
+    make an answer depend on earlier calls, so rolling here is a bug that says so."""
+
+    def random(self) -> float:
+        raise AssertionError("a read-only rules query rolled dice")
+
+    def getrandbits(self, k: int, /) -> int:
+        raise AssertionError("a read-only rules query rolled dice")
+
+
+_NO_DICE = _NoDice(0)
 
 
 class DfRuleError(RuleError):
