@@ -128,7 +128,7 @@ class Campaigns(commands.Cog):
         default_skills="Go back to Fate Condensed's 19 skills.",
         gm_channel="Where hidden information for the GM goes.",
         no_gm_channel="Stop using a GM channel.",
-        turn_ping="Whether the line naming who acts next in a conflict pings that player.",
+        turn_ping="Whether the line naming who acts next in a conflict, contest or challenge pings that player.",
     )
     @app_commands.choices(stress=STYLES)
     async def settings(

@@ -58,6 +58,14 @@ class ChallengeState(EncounterState):
     def complete(self) -> bool:
         return rules.summary(self.challenge).complete
 
+    def waiting_on(self) -> ChallengeTask | None:
+        """The next task in the list still to roll, once a task has been rolled (None before
+        the first roll, when no assigned task is left, or when the challenge is closed)."""
+        tasks = self.challenge.tasks
+        if self.stopped or not any(t.result is not None for t in tasks):
+            return None
+        return next((t for t in tasks if t.result is None and t.assigned_to), None)
+
 
 @dataclass
 class ChallengeSnapshot:

@@ -112,6 +112,19 @@ class ContestState(EncounterState):
         draft = self.contest.exchange
         return all(s.key in draft.rolls or s.key in draft.forfeited for s in self.contest.sides)
 
+    def waiting_on(self) -> ContestSide | None:
+        """The one side still to roll once another has rolled this exchange (None when no
+        side has rolled yet, several still may, hits wait to be taken, or it is over)."""
+        draft = self.contest.exchange
+        if not self.open or self.hits or not draft.rolls:
+            return None
+        left = [
+            s
+            for s in self.contest.sides
+            if s.key not in draft.rolls and s.key not in draft.forfeited
+        ]
+        return left[0] if len(left) == 1 else None
+
     def side_of(self, member_id: str) -> ContestSide:
         for side in self.contest.sides:
             if member_id in side.members:
