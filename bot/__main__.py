@@ -92,7 +92,7 @@ def run_validate_pack(args: argparse.Namespace) -> int:
 def _configure_simulate(parser: argparse.ArgumentParser) -> None:
     """One sub-command per registered game, its flags built from the game's options."""
     from bot.games.base import registered_engines
-    from bot.services.games import option_fields, option_titles
+    from bot.services.game_info import option_fields, option_titles
 
     games = parser.add_subparsers(dest="game", required=True, metavar="GAME")
     for engine in registered_engines():

@@ -10,7 +10,8 @@ from discord.ext import commands
 
 from bot.fate.stress import StressStyle
 from bot.services.campaigns import CampaignSettings
-from bot.services.characters import Actor, get_service, settings_with
+from bot.services.character_base import Actor, settings_with
+from bot.services.characters import get_service
 from bot.ui.sheet import campaign_list_embed, overview_embeds, settings_embed
 from cogs.common.permissions import require_gm
 from cogs.common.web import answer_with_link, web_service

@@ -15,13 +15,8 @@ from bot.dfc.mantles import mantle_data, open_additional_stunts, take_additional
 from bot.errors import RuleError
 from bot.fate.sheet import MAX_FREE_ASPECTS, MIN_PC_REFRESH, STARTING_REFRESH
 from bot.fate.stunts import Stunt
-from bot.services.characters import (
-    CustomEntry,
-    DraftState,
-    mantle_step,
-    parse_stunt_line,
-    pyramid_ratings,
-)
+from bot.services.character_base import CustomEntry, DraftState, parse_stunt_line, pyramid_ratings
+from bot.services.character_mantles import mantle_step
 from bot.ui.common import clip
 from bot.ui.custom_ids import (
     DRAFT_BUTTON_TEMPLATE,

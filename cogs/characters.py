@@ -21,14 +21,8 @@ from bot.fate.sheet import NOTES_MAX, AspectKind, Character, NpcKind
 from bot.fate.sheet_io import MAX_IMPORT_BYTES
 from bot.fate.tracks import TrackKind
 from bot.services.campaigns import CampaignSettings
-from bot.services.characters import (
-    Actor,
-    CharacterService,
-    build_major_milestone,
-    build_minor_change,
-    get_service,
-    make_stunt,
-)
+from bot.services.character_base import Actor, build_major_milestone, build_minor_change, make_stunt
+from bot.services.characters import CharacterService, get_service
 from bot.ui.common import clip
 from bot.ui.sheet import (
     character_list_embed,

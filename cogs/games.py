@@ -21,10 +21,9 @@ from discord.ext import commands
 
 from bot.errors import RuleError
 from bot.games.base import get_display, get_engine
-from bot.services.games import (
+from bot.services.game_info import (
     RESET,
     GameInfo,
-    GameService,
     HandInfo,
     engine_choices,
     multi_option_fields,
@@ -35,6 +34,7 @@ from bot.services.games import (
     options_help,
     parse_option_text,
 )
+from bot.services.games import GameService
 from bot.ui import games as table_ui
 from bot.ui.common import SELECT_OPTION_LIMIT, clip
 from bot.ui.custom_ids import (

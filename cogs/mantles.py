@@ -10,7 +10,8 @@ from discord.ext import commands
 
 from bot.dfc.mantles import mantle_data, mantles_by_group, search_mantles
 from bot.fate.tracks import Recovery
-from bot.services.characters import get_service, make_stunt
+from bot.services.character_base import make_stunt
+from bot.services.characters import get_service
 from bot.ui.common import clip
 from bot.ui.sheet import mantle_embed, mantle_list_embed, sheet_embed, stunt_line, track_line
 from cogs.characters import actor_of, character_autocomplete

@@ -21,7 +21,8 @@ from bot.fate.dice_expr import looks_like_dice_expression, roll_dice_expression
 from bot.fate.quick_roll import quick_roll
 from bot.fate.rolls import Action, InvokeMode, ScaleLevel, ScaleMode
 from bot.fate.rules_ref import get_topic, search_topics
-from bot.services.rolls import RollRequest, RollService, RollView
+from bot.services.roll_base import RollRequest, RollView
+from bot.services.rolls import RollService
 from bot.ui.common import clip
 from bot.ui.custom_ids import (
     ABSTRACT_TEMPLATE,

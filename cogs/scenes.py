@@ -13,8 +13,10 @@ from discord.ext import commands
 from bot.errors import RuleError
 from bot.fate.aspects import AspectKind
 from bot.fate.rolls import Action
-from bot.services.characters import Actor, get_service
-from bot.services.scenes import SceneService, board_listeners, split_list
+from bot.services.character_base import Actor
+from bot.services.characters import get_service
+from bot.services.scene_state import board_listeners, split_list
+from bot.services.scenes import SceneService
 from bot.ui.custom_ids import SCENE_BOARD_TEMPLATE, scene_board_id
 from bot.ui.scenes import board_embed, ended_text, started_text
 from cogs.common.character_lookup import character_list_autocomplete

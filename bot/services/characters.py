@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func
@@ -21,34 +19,20 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.db.engine import Database
 from bot.db.models.campaigns import ActiveCharacter, Campaign, CharacterRow
 from bot.db.models.columns import utcnow
-from bot.db.models.drafts import CharacterDraftRow, CustomMantleEntry, MilestoneLog
+from bot.db.models.drafts import CharacterDraftRow, MilestoneLog
 from bot.db.models.scenes import SceneRow
 from bot.db.repos.versioned import update_versioned_in
 from bot.dfc.creation import CreationDraft
 from bot.dfc.mantles import (
-    Mantle,
-    condition_tracks,
-    core_stunts,
     get_mantle,
-    incomplete_conditions,
-    stress_for_style,
 )
 from bot.errors import RuleError
 from bot.fate import recovery
-from bot.fate.ladder import parse_rating
 from bot.fate.milestones import (
-    BuyStunt,
     MajorMilestone,
-    MilestoneRecord,
     MinorChange,
-    RecoveryStart,
-    ReplaceAverageSkill,
-    RewriteAspect,
-    RewriteStunt,
-    SwapSkills,
     major_milestone,
     minor_milestone,
 )
@@ -57,9 +41,6 @@ from bot.fate.sheet import (
     Character,
     NpcKind,
     SheetError,
-    apply_mantle,
-    clean_text,
-    condition_track,
     make_npc,
     new_character,
     new_minor_npc,
@@ -67,13 +48,10 @@ from bot.fate.sheet import (
 )
 from bot.fate.sheet_io import ConversionResult, convert_bytes, export_character
 from bot.fate.skills import SkillList, column_violation
-from bot.fate.stress import StressStyle
-from bot.fate.stunts import STUNT_NAME_MAX, STUNT_TEXT_MAX, Stunt
-from bot.fate.tracks import Recovery, Track
+from bot.fate.stunts import Stunt
 from bot.services.campaigns import (
     SERVER_WIDE,
     CampaignInfo,
-    CampaignService,
     CampaignSettings,
     CharacterName,
     CharacterRecord,
@@ -84,365 +62,38 @@ from bot.services.campaigns import (
     get_character_in,
     insert_character_in,
     move_fate_points_in,
-    require_active_in,
     resolve_campaign_in,
     save_character_in,
     set_active_in,
 )
-from bot.services.scenes import (
-    load_play_in,
+from bot.services.character_base import (
+    MILESTONE_LOG_SHOWN,
+    Actor,
+    CustomEntry,
+    DraftState,
+    ImportResult,
+    MilestoneEntry,
+    MilestoneResult,
+    NotYours,
+    changes_of,
+    hide_npc,
+    parse_rating_text,
+    parse_skill_names,
+    spend_grant_in,
+)
+from bot.services.character_mantles import (
+    CharacterMantles,
+)
+from bot.services.scene_state import (
     load_recovery_in,
     read_play_in,
-    save_play_in,
     save_recovery_in,
     scene_of,
 )
 
-CACHE_SECONDS = 30.0
-MAX_CUSTOM_ENTRIES_PER_MANTLE = 20
-MILESTONE_LOG_SHOWN = 50  # the latest ones; older ones are counted, not loaded
-STUNT_LINE_SEPARATORS = (":", " - ", " — ")
 
-
-class NotYours(RuleError):
-    """A player tried to change (or look at) something that belongs to someone else."""
-
-    offers_retry = False
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who is asking, and where."""
-
-    guild_id: int
-    channel_id: int
-    user_id: int
-    is_gm: bool = False
-
-
-@dataclass(frozen=True)
-class DraftState:
-    """A guided creation draft with its row id and version."""
-
-    id: int
-    user_id: int
-    campaign: CampaignInfo
-    draft: CreationDraft
-    version: int
-    resumed: bool = False
-
-
-@dataclass(frozen=True)
-class ImportResult:
-    """What an imported sheet became, and what was left out of it."""
-
-    record: CharacterRecord
-    source: str
-    unmapped: list[str]
-
-
-@dataclass(frozen=True)
-class MilestoneResult:
-    """A milestone applied to a sheet, and the lines that describe it."""
-
-    record: CharacterRecord
-    milestone: MilestoneRecord
-
-
-@dataclass(frozen=True)
-class MilestoneEntry:
-    """One recorded milestone: "minor" or "major", its changes, when, and who ran it."""
-
-    kind: str
-    changes: list[str]
-    at: datetime
-    actor_id: int
-
-
-@dataclass(frozen=True)
-class CustomEntry:
-    """A skill or mantle entry the campaign added to the defaults."""
-
-    id: int
-    mantle_key: str
-    kind: str  # "stunt" or "condition"
-    name: str
-    stunt: Stunt | None
-    track: Track | None
-
-
-@dataclass(frozen=True)
-class MantleView:
-    """A mantle as /mantle show presents it."""
-
-    mantle: Mantle
-    custom: list[CustomEntry]
-    one_point_boxes: bool
-
-    @property
-    def condition_values(self) -> dict[str, int]:
-        """Condition name -> shifts it absorbs under this campaign's stress style."""
-        tracks = condition_tracks(self.mantle, one_point_boxes=self.one_point_boxes)
-        return {t.label: t.absorb for t in tracks}
-
-
-@dataclass
-class _Cache:
-    """Short-lived per-process memory for autocomplete (which must answer without waiting)."""
-
-    campaigns: dict[tuple[int, int], tuple[float, CampaignInfo]] = field(default_factory=dict)
-    active: dict[tuple[int, int, int], tuple[float, int | None]] = field(default_factory=dict)
-    sheets: dict[int, tuple[float, Character]] = field(default_factory=dict)
-    campaign_names: dict[int, tuple[float, list[str]]] = field(default_factory=dict)  # by guild
-    # (campaign id, mantle key) -> names of the campaign's custom entries for that mantle
-    mantle_entries: dict[tuple[int, str], tuple[float, list[str]]] = field(default_factory=dict)
-
-    @staticmethod
-    def fresh(stamp: float) -> bool:
-        return time.monotonic() - stamp < CACHE_SECONDS
-
-
-# --------------------------------------------------------------------------- parsing helpers
-def parse_stunt_line(line: str, what: str = "stunt") -> Stunt:
-    """'Name: what it does' (or 'Name - what it does', or just 'Name') to a Stunt."""
-    cleaned = line.strip()
-    if not cleaned:
-        raise SheetError(f"The {what} is empty; write it as 'Name: what it does'.")
-    name, text = cleaned, ""
-    for separator in STUNT_LINE_SEPARATORS:
-        if separator in cleaned:
-            name, text = (part.strip() for part in cleaned.split(separator, 1))
-            break
-    return make_stunt(name, text)
-
-
-def make_stunt(name: str, text: str = "") -> Stunt:
-    """A stunt from its name and text, as a user typed them."""
-    clean_name = clean_text(name, "stunt name", STUNT_NAME_MAX)
-    clean_body = " ".join(text.split())
-    if len(clean_body) > STUNT_TEXT_MAX:
-        raise SheetError(
-            f"The stunt text is {len(clean_body)} characters long; keep it to "
-            f"{STUNT_TEXT_MAX} or fewer."
-        )
-    return Stunt(name=clean_name, text=clean_body)
-
-
-def parse_skill_names(text: str) -> list[str]:
-    """Skill names from a comma-separated list, cleaned and without repeats."""
-    return [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
-
-
-def pyramid_ratings(rows: dict[int, str]) -> dict[str, int]:
-    """{4: "Fight", 3: "Athletics, Will", ...} -> {skill: rating}; a skill twice is refused."""
-    ratings: dict[str, int] = {}
-    for rating, text in rows.items():
-        for name in parse_skill_names(text):
-            if name.casefold() in {k.casefold() for k in ratings}:
-                raise SheetError(f"{name} appears twice; each skill sits at one rating.")
-            ratings[name] = rating
-    return ratings
-
-
-def parse_rating_text(text: str) -> int:
-    """A rating typed as a number or a ladder word; a sentence when it is neither."""
-    try:
-        return parse_rating(text)
-    except ValueError as error:
-        raise SheetError(str(error)) from None
-
-
-def build_minor_change(
-    change: str, old: str | None, new: str | None, text: str | None
-) -> MinorChange:
-    """The slash options of a minor milestone to the rules' change object."""
-
-    def need(value: str | None, label: str) -> str:
-        if not value or not value.strip():
-            raise SheetError(f"This change needs the `{label}` option.")
-        return value
-
-    if change == "swap_skills":
-        return SwapSkills(first=need(old, "old"), second=need(new, "new"))
-    if change == "replace_average_skill":
-        return ReplaceAverageSkill(old=need(old, "old"), new=need(new, "new"))
-    if change == "rewrite_stunt":
-        name = need(old, "old")
-        return RewriteStunt(name=name, stunt=make_stunt(new or name, need(text, "text")))
-    if change == "buy_stunt":
-        return BuyStunt(stunt=make_stunt(need(new, "new"), text or ""))
-    if change == "rewrite_aspect":
-        return RewriteAspect(old=need(old, "old"), new=need(new, "new"))
-    raise SheetError(
-        "Pick a change: swap skills, replace an Average skill, rewrite a stunt, buy a stunt "
-        "or rewrite an aspect."
-    )
-
-
-def build_major_milestone(
-    *,
-    raise_skills: list[str | None],
-    high_concept: str | None = None,
-    recover_slot: str | None = None,
-    recover_as: str | None = None,
-    finish_slot: str | None = None,
-    change: str | None = None,
-    old: str | None = None,
-    new: str | None = None,
-    text: str | None = None,
-    bank: bool = False,
-    gm_refresh: bool = False,
-    gm_second_step: bool = False,
-) -> MajorMilestone:
-    """The slash options of a major milestone to the rules' choice object."""
-    if recover_slot and not recover_as:
-        raise RuleError("Give `recover_as`: the consequence's new name while it recovers.")
-    if recover_as and not recover_slot:
-        raise RuleError("Give `recover_slot`: the consequence that starts recovering.")
-    if (old or new or text) and not change:
-        raise RuleError("Pick the minor `change` that `old`, `new` and `text` belong to.")
-    return MajorMilestone(
-        minor=build_minor_change(change, old, new, text) if change else None,
-        new_high_concept=high_concept or None,
-        start_recovery=[RecoveryStart(slot=recover_slot, new_aspect=recover_as or "")]
-        if recover_slot
-        else [],
-        finish_recovery=[finish_slot] if finish_slot else [],
-        raise_skills=[s for s in raise_skills if s],
-        bank_unused_skill_point=bank,
-        gm_grants_refresh=gm_refresh,
-        gm_grants_second_skill=gm_second_step,
-    )
-
-
-def settings_with(
-    base: CampaignSettings,
-    *,
-    stress: str | None = None,
-    skills: str | None = None,
-    default_skills: bool = False,
-    gm_channel: int | None = None,
-    no_gm_channel: bool = False,
-    turn_ping: bool | None = None,
-) -> CampaignSettings:
-    """New campaign settings from the options given (the rest kept); validates the skill list."""
-    if skills and default_skills:
-        raise RuleError("Give a custom `skills` list or `default_skills`, not both.")
-    if gm_channel is not None and no_gm_channel:
-        raise RuleError("Give a `gm_channel` or `no_gm_channel`, not both.")
-    values = base.model_dump()
-    if stress:
-        values["stress_style"] = StressStyle(stress)
-    if default_skills:
-        values["skills"] = None
-    elif skills:
-        names = parse_skill_names(skills)
-        SkillList.from_names(names)  # raises a sentence the user can act on
-        values["skills"] = names
-    if no_gm_channel:
-        values["gm_channel_id"] = None
-    elif gm_channel is not None:
-        values["gm_channel_id"] = gm_channel
-    if turn_ping is not None:
-        values["turn_ping"] = turn_ping
-    return CampaignSettings.model_validate(values)
-
-
-def _hide_npc(actor: Actor, record: CharacterRecord, name: str) -> CharacterRecord:
-    """A player naming someone else's NPC hears what an unknown name gets: the GM's NPCs
-    stay secret, their very existence included."""
-    if record.is_npc and not actor.is_gm and record.owner_id != actor.user_id:
-        raise NotYours(
-            f"No character called '{name.strip()[:80]}' in this campaign. "
-            "Pick one from the suggestions, or see `/character list`."
-        )
-    return record
-
-
-def _one_point(settings: CampaignSettings) -> bool:
-    return settings.stress_style is StressStyle.CONDENSED
-
-
-def _changes_of(text: str) -> list[str]:
-    """The stored change lines; a damaged row reads as one line saying so, not a crash."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return ["(this entry could not be read)"]
-    if not isinstance(value, list):
-        return ["(this entry could not be read)"]
-    return [str(v) for v in value]
-
-
-def _entry_of(row: CustomMantleEntry) -> CustomEntry:
-    assert row.id is not None
-    stunt = Stunt.model_validate_json(row.entry_json) if row.kind == "stunt" else None
-    track = Track.model_validate_json(row.entry_json) if row.kind == "condition" else None
-    return CustomEntry(row.id, row.mantle_key, row.kind, row.name, stunt, track)
-
-
-# --------------------------------------------------------------------------- the service
-async def _spend_grant_in(
-    session: AsyncSession, campaign_id: int, record: CharacterRecord, major: bool
-) -> None:
-    """A milestone's changes need a milestone the GM awarded and the character has not used."""
-    kind = recovery.MilestoneKind.MAJOR if major else recovery.MilestoneKind.MINOR
-    row, play = await load_play_in(session, campaign_id)
-    try:
-        milestones = recovery.use_milestone(play.milestones, str(record.id), kind)
-    except recovery.RecoveryError:
-        raise RuleError(
-            f"{record.name} has no {kind.value} milestone to spend. The GM awards them: a minor "
-            "one to every PC with `/session end`, a major one with `/session arc-end`, or one "
-            "to a single character with `/session award`."
-        ) from None
-    await save_play_in(session, row, play.model_copy(update={"milestones": milestones}))
-
-
-class CharacterService:
+class CharacterService(CharacterMantles):
     """Characters: guided creation, imports, edits, milestones and their caches."""
-
-    def __init__(self, db: Database, campaigns: CampaignService) -> None:
-        self.db = db
-        self.campaigns = campaigns
-        self.cache = _Cache()
-
-    # ----- small shared steps -----
-
-    def _remember(self, record: CharacterRecord) -> None:
-        self.cache.sheets[record.id] = (time.monotonic(), record.sheet)
-
-    def _forget_names(self, campaign_id: int) -> None:
-        self.campaigns.names.forget(campaign_id)
-
-    def _forget_active(self, actor: Actor) -> None:
-        for key in [
-            k for k in self.cache.active if k[0] == actor.guild_id and k[2] == actor.user_id
-        ]:
-            self.cache.active.pop(key, None)
-
-    @staticmethod
-    def _check_may_edit(actor: Actor, record: CharacterRecord, doing: str) -> None:
-        if record.owner_id != actor.user_id and not actor.is_gm:
-            raise NotYours(
-                f"{record.name} is not your character, so you cannot {doing}. Players change "
-                "only their own characters; ask the GM."
-            )
-
-    @staticmethod
-    def _check_may_view(actor: Actor, record: CharacterRecord) -> None:
-        if record.is_npc and not actor.is_gm and record.owner_id != actor.user_id:
-            raise NotYours(f"{record.name} is an NPC; only the GM can look at NPC sheets.")
-
-    async def _target_in(
-        self, session: AsyncSession, actor: Actor, name: str | None
-    ) -> tuple[CampaignInfo, CharacterRecord]:
-        campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-        if name and name.strip():
-            record = _hide_npc(actor, await find_character_in(session, campaign.id, name), name)
-        else:
-            record = await require_active_in(session, campaign, actor.channel_id, actor.user_id)
-        return campaign, record
 
     # ----- campaigns -----
 
@@ -572,7 +223,7 @@ class CharacterService:
     async def switch(self, actor: Actor, name: str, *, server_wide: bool) -> CharacterRecord:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-            record = _hide_npc(actor, await find_character_in(session, campaign.id, name), name)
+            record = hide_npc(actor, await find_character_in(session, campaign.id, name), name)
             if record.owner_id != actor.user_id and not actor.is_gm:
                 raise NotYours(
                     f"{record.name} is not your character; you can only play your own. "
@@ -586,7 +237,7 @@ class CharacterService:
     async def delete(self, actor: Actor, name: str) -> str:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-            record = _hide_npc(actor, await find_character_in(session, campaign.id, name), name)
+            record = hide_npc(actor, await find_character_in(session, campaign.id, name), name)
             self._check_may_edit(actor, record, "delete it")
             await session.exec(  # type: ignore[call-overload]
                 delete(ActiveCharacter).where(col(ActiveCharacter.character_id) == record.id)
@@ -723,7 +374,7 @@ class CharacterService:
             campaign, record = await self._target_in(session, actor, name)
             self._check_may_edit(actor, record, "give it a milestone")
             skills = campaign.settings.skill_list()
-            await _spend_grant_in(session, campaign.id, record, major is not None)
+            await spend_grant_in(session, campaign.id, record, major is not None)
             if major is not None:
                 updated, log = major_milestone(record.sheet, major, skills)
                 await self._follow_recovery_in(session, campaign.id, record, updated, major)
@@ -782,7 +433,7 @@ class CharacterService:
                 .limit(MILESTONE_LOG_SHOWN)
             )
             entries = [
-                MilestoneEntry(r.kind, _changes_of(r.changes_json), r.created_at, r.actor_id)
+                MilestoneEntry(r.kind, changes_of(r.changes_json), r.created_at, r.actor_id)
                 for r in rows.all()
             ]
             total = len(entries)
@@ -792,150 +443,6 @@ class CharacterService:
                 )
                 total = int(counted.one())
         return record, entries, total
-
-    # ----- mantles -----
-
-    async def _custom_in(
-        self, session: AsyncSession, campaign_id: int, mantle_key: str | None = None
-    ) -> list[CustomEntry]:
-        query = select(CustomMantleEntry).where(CustomMantleEntry.campaign_id == campaign_id)
-        if mantle_key is not None:
-            query = query.where(CustomMantleEntry.mantle_key == mantle_key)
-        rows = await session.exec(query.order_by(col(CustomMantleEntry.id)))
-        return [_entry_of(r) for r in rows.all()]
-
-    async def mantle_view(self, actor: Actor, mantle_name: str) -> MantleView:
-        mantle = get_mantle(mantle_name)
-        async with self.db.session() as session:
-            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-            custom = await self._custom_in(session, campaign.id, mantle.key)
-        return MantleView(mantle, custom, _one_point(campaign.settings))
-
-    @staticmethod
-    def mantle_parts(
-        mantle: Mantle, custom: list[CustomEntry], settings: CampaignSettings
-    ) -> tuple[list[Stunt], list[Track]]:
-        """Core stunts and condition tracks of a mantle, the campaign's custom ones included
-        (a custom entry with the same name as a data one replaces it)."""
-        stunts = core_stunts(mantle)
-        tracks = condition_tracks(mantle, one_point_boxes=_one_point(settings))
-        for entry in custom:
-            if entry.stunt is not None:
-                stunts = [s for s in stunts if s.name.casefold() != entry.name.casefold()]
-                stunts.append(entry.stunt.model_copy(update={"core": True, "cost": 0}))
-            if entry.track is not None:
-                tracks = [t for t in tracks if t.label.casefold() != entry.name.casefold()]
-                tracks.append(entry.track)
-        return stunts, tracks
-
-    async def apply_mantle(
-        self, actor: Actor, name: str | None, mantle_name: str
-    ) -> tuple[CharacterRecord, list[str]]:
-        """Add the mantle's core stunts and conditions; returns the names of conditions the
-        data only names (the GM completes them in the editor)."""
-        mantle = get_mantle(mantle_name)
-        async with self.db.session() as session:
-            campaign, record = await self._target_in(session, actor, name)
-            self._check_may_edit(actor, record, "give it a mantle")
-            if record.sheet.mantle:
-                raise SheetError(
-                    f"{record.name} already carries the {record.sheet.mantle} mantle; a "
-                    "character has one mantle."
-                )
-            custom = await self._custom_in(session, campaign.id, mantle.key)
-            stunts, tracks = self.mantle_parts(mantle, custom, campaign.settings)
-            updated = apply_mantle(record.sheet, stunts, tracks, mantle.name)
-            saved = await save_character_in(session, record, updated)
-        self._remember(saved)
-        covered = {e.name.casefold() for e in custom if e.track is not None}
-        missing = [
-            c.name for c in incomplete_conditions(mantle) if c.name.casefold() not in covered
-        ]
-        return saved, missing
-
-    async def add_custom_stunt(
-        self, actor: Actor, mantle_name: str, stunt: Stunt
-    ) -> tuple[Mantle, CustomEntry]:
-        return await self._add_custom(
-            actor, mantle_name, "stunt", stunt.name, stunt.model_dump_json()
-        )
-
-    async def add_custom_condition(
-        self,
-        actor: Actor,
-        mantle_name: str,
-        name: str,
-        recovery: Recovery,
-        boxes: int | None,
-        stress: int,
-    ) -> tuple[Mantle, CustomEntry]:
-        mantle = get_mantle(mantle_name)
-        async with self.db.session() as session:
-            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-        if not 1 <= stress <= 20:
-            raise SheetError("A condition absorbs 1 to 20 shifts.")
-        if recovery is Recovery.LASTING and boxes not in (None, 2):
-            raise SheetError("A lasting condition has two boxes.")
-        value = stress_for_style(stress, one_point_boxes=_one_point(campaign.settings))
-        label = clean_text(name, "condition name", 60)
-        key = f"{mantle.key}:{'_'.join(label.casefold().split())}"
-        track = condition_track(key, label, recovery, value, boxes)
-        return await self._add_custom(
-            actor, mantle.name, "condition", label, track.model_dump_json()
-        )
-
-    async def _add_custom(
-        self, actor: Actor, mantle_name: str, kind: str, name: str, payload: str
-    ) -> tuple[Mantle, CustomEntry]:
-        if not actor.is_gm:
-            raise NotYours("Only the GM edits the campaign's mantles.")
-        mantle = get_mantle(mantle_name)
-        async with self.db.session() as session:
-            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-            existing = await self._custom_in(session, campaign.id, mantle.key)
-            if len(existing) >= MAX_CUSTOM_ENTRIES_PER_MANTLE:
-                raise SheetError(
-                    f"A mantle holds at most {MAX_CUSTOM_ENTRIES_PER_MANTLE} custom entries; "
-                    "remove one first."
-                )
-            same = [e for e in existing if e.kind == kind and e.name.casefold() == name.casefold()]
-            for old in same:
-                row = await session.get(CustomMantleEntry, old.id)
-                if row is not None:
-                    await session.delete(row)
-            await session.flush()
-            row = CustomMantleEntry(
-                campaign_id=campaign.id,
-                mantle_key=mantle.key,
-                kind=kind,
-                name=name[:80],
-                entry_json=payload,
-                author_id=actor.user_id,
-            )
-            session.add(row)
-            await session.flush()
-            self.cache.mantle_entries.pop((campaign.id, mantle.key), None)
-            return mantle, _entry_of(row)
-
-    async def remove_custom(self, actor: Actor, mantle_name: str, name: str) -> Mantle:
-        if not actor.is_gm:
-            raise NotYours("Only the GM edits the campaign's mantles.")
-        mantle = get_mantle(mantle_name)
-        async with self.db.session() as session:
-            campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-            entries = await self._custom_in(session, campaign.id, mantle.key)
-            found = [e for e in entries if e.name.casefold() == name.strip().casefold()]
-            if not found:
-                raise SheetError(
-                    f"The {mantle.name} mantle has no custom entry '{name.strip()[:80]}' in this "
-                    "campaign; see `/mantle show`."
-                )
-            for entry in found:
-                row = await session.get(CustomMantleEntry, entry.id)
-                if row is not None:
-                    await session.delete(row)
-        self.cache.mantle_entries.pop((campaign.id, mantle.key), None)
-        return mantle
 
     # ----- guided creation drafts -----
 
@@ -1178,23 +685,6 @@ def _stored_draft(row: CharacterDraftRow) -> CreationDraft:
     """A stored draft, past the steps that ask nothing (one saved before they were passed
     automatically may still sit on one)."""
     return CreationDraft.model_validate_json(row.draft_json).past_confirmations()
-
-
-def mantle_step(
-    key: str | None,
-) -> Callable[[CreationDraft, CampaignInfo, list[CustomEntry]], CreationDraft]:
-    """The guided flow's mantle choice: the mantle's core stunts and conditions, the
-    campaign's custom ones included, go on the draft (None: plain Fate Condensed)."""
-
-    def apply(d: CreationDraft, campaign: CampaignInfo, custom: list[CustomEntry]) -> CreationDraft:
-        if key is None:
-            return d.choose_mantle(None)
-        mantle = get_mantle(key)
-        mine = [e for e in custom if e.mantle_key == mantle.key]
-        stunts, tracks = CharacterService.mantle_parts(mantle, mine, campaign.settings)
-        return d.choose_mantle(mantle.name, stunts, tracks)
-
-    return apply
 
 
 def get_service(bot: Any) -> CharacterService:

@@ -11,6 +11,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from bot.db.engine import Database
 from bot.db.models.campaigns import Campaign
 from bot.db.models.scenes import CompelOfferRow, SceneRow
+from bot.db.repos.versioned import save_versioned_in
 from bot.errors import RuleError
 from bot.fate import compels
 from bot.fate.aspects import GM
@@ -27,13 +28,7 @@ from bot.services.campaigns import (
     require_active_in,
     resolve_campaign_in,
 )
-from bot.services.scenes import (
-    change_gm_pool_in,
-    holder_of,
-    retry_stale,
-    save_versioned_in,
-    scene_of,
-)
+from bot.services.scene_state import change_gm_pool_in, holder_of, retry_stale, scene_of
 
 MAX_OPEN_LISTED = 25
 MAX_OPEN_OFFERS = 100  # open offers per campaign

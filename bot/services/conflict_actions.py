@@ -50,7 +50,7 @@ from bot.services.encounters import (
     parse_difficulty,
     roll_line,
 )
-from bot.services.scenes import (
+from bot.services.scene_state import (
     find_ref,
     load_play_in,
     place_in_scene_in,

@@ -30,7 +30,7 @@ from bot.services.conflict_state import (
     resolve_skill,
 )
 from bot.services.encounters import EncounterService, Member, roller_of
-from bot.services.scenes import carry_gm_points_in
+from bot.services.scene_state import carry_gm_points_in
 
 
 class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):

@@ -35,7 +35,7 @@ from bot.services.encounters import (
     rank_aspects,
     without_spent,
 )
-from bot.services.rolls import stunt_options
+from bot.services.roll_base import stunt_options
 
 
 class ConflictInvokes(ConflictBase):

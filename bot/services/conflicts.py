@@ -54,7 +54,7 @@ from bot.services.encounters import (
     name_slots,
     roll_line,
 )
-from bot.services.scenes import join_scene_in, place_in_scene_in
+from bot.services.scene_state import join_scene_in, place_in_scene_in
 
 # --------------------------------------------------------------------------- shared row helpers
 

@@ -61,7 +61,7 @@ from bot.services.encounters import (
     roller_of,
     without_spent,
 )
-from bot.services.scenes import join_scene_in
+from bot.services.scene_state import join_scene_in
 
 MAX_SIDE_MEMBERS = 10
 SIDE_NAMES = ("Side A", "Side B", "Side C")

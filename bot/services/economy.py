@@ -40,7 +40,7 @@ from bot.services.campaigns import (
     save_character_in,
     unknown_character,
 )
-from bot.services.scenes import (
+from bot.services.scene_state import (
     carry_gm_points_in,
     change_gm_pool_in,
     load_play_in,

@@ -44,7 +44,7 @@ from bot.services.campaigns import (
     characters_in,
     move_fate_points_in,
 )
-from bot.services.scenes import spend_gm_point_in
+from bot.services.scene_state import spend_gm_point_in
 
 HIDDEN_NAME = "a hidden aspect"
 LOG_KEEP = 8

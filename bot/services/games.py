@@ -12,7 +12,6 @@ import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,7 +24,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
-from bot.db.models.games import EVENT_TEXT_LIMIT, GameActionLog, GameEventLog, GameRow
+from bot.db.models.games import GameActionLog, GameEventLog, GameRow
 from bot.db.repos.versioned import update_versioned_in
 from bot.errors import RuleError
 from bot.fate.words import plural
@@ -35,7 +34,27 @@ from bot.games.base import (
     GameEvent,
     find_action,
     get_engine,
-    registered_engines,
+)
+from bot.services.game_info import (
+    LIVE_CACHE_MAX,
+    NO_GAME_TTL,
+    RESET,
+    ActOutcome,
+    AlreadyDone,
+    GameInfo,
+    HandInfo,
+    IdleNotice,
+    LiveGame,
+    NotSeated,
+    Seat,
+    acting_seat,
+    log_events_in,
+    multi_option_fields,
+    option_fields,
+    option_titles,
+    option_token,
+    row_rng,
+    seats_of,
 )
 
 AI_STEP_LIMIT = 400  # AI seats acting in a row after one human action
@@ -48,292 +67,6 @@ WATCHED = ("lobby", "running")  # live games the idle check may warn and end (no
 AUTO = "auto"  # an action id meaning: let the AI pick my move
 
 
-class NotSeated(RuleError):
-    """The user has no seat in this game."""
-
-
-class AlreadyDone(RuleError):
-    """The click was for an older version of the game (double click, or someone was faster)."""
-
-
-@dataclass(frozen=True)
-class Seat:
-    """A seat at a game: the player (or an AI) and the name shown."""
-
-    seat: str
-    user_id: int | None
-    name: str
-    ai: bool = False
-
-    def as_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "user_id": self.user_id, "name": self.name, "ai": self.ai}
-
-
-@dataclass
-class GameInfo:
-    """A snapshot of a game row, with the public view of its state (never a hand)."""
-
-    id: int
-    engine: str
-    engine_name: str
-    guild_id: int
-    channel_id: int
-    host_id: int
-    seats: list[Seat]
-    options: dict[str, Any]
-    status: str
-    version: int
-    board_message_id: int | None
-    public_log: list[str]
-    result: dict[str, Any] | None
-    created_at: datetime
-    last_activity: datetime
-    view: dict[str, Any] | None = None
-    current_names: list[str] = field(default_factory=list)
-    min_players: int = 1
-    max_players: int = 1
-
-    def seat_of(self, user_id: int) -> Seat | None:
-        return next((s for s in self.seats if s.user_id == user_id), None)
-
-
-@dataclass
-class HandInfo:
-    """A seat's private view (its hand) and where it is shown."""
-
-    game: GameInfo
-    seat: Seat
-    private_view: dict[str, Any]
-    actions: list[Action]
-    private_log: list[str] = field(default_factory=list)
-
-
-@dataclass
-class ActOutcome:
-    """What an action did to a game, for the board and the replies."""
-
-    game: GameInfo
-    public_events: list[str]
-    private_events: list[str]  # for the acting user only
-    hand: HandInfo  # the acting user's hand after the move (no second read to show it)
-
-
-@dataclass
-class IdleNotice:
-    """A game that has waited too long, and what to say about it."""
-
-    game: GameInfo
-    kind: str  # "warn" or "abandon"
-    idle_minutes: int
-
-
-@dataclass
-class _Live:
-    """What /game move autocomplete needs, kept in memory per channel for one game version."""
-
-    game_id: int
-    version: int
-    status: str
-    engine: str
-    seats: list[Seat]
-    state_json: str | None
-    actions: dict[int, list[Action]] = field(default_factory=dict)  # per user id, lazily
-
-
-LIVE_CACHE_MAX = 2000  # channels remembered (oldest dropped first)
-NO_GAME_TTL = 5.0  # seconds a channel read as having no live game is answered from memory
-
-
-def engine_choices() -> list[tuple[str, str]]:
-    """(key, name) of every registered engine, builtin ones imported on demand."""
-    return [(engine.key, engine.name) for engine in registered_engines()]
-
-
-RESET = "none"  # the lobby value that puts an option back to its default
-BOOL_VALUES = {"true": "yes", "false": "no"}
-
-
-def option_token(value: Any) -> str:
-    """An option value as the lobby writes it (``true``/``false`` for a yes/no option)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def _lobby_props(engine: GameEngine[Any, Any]) -> dict[str, dict[str, Any]]:
-    props: dict[str, dict[str, Any]] = engine.options_schema().get("properties", {})
-    return {name: spec for name, spec in props.items() if spec.get("lobby", True)}
-
-
-def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
-    """Lobby options that take one of a few values: name -> allowed values (for selects and
-    autocomplete). Enums come from the options schema (in its order), yes/no
-    options offer ``true``/``false``; an option whose default is empty also offers ``none``
-    (back to the default). The engine adds values that live in its content (e.g. the card
-    game's books and characters). An option marked ``lobby: False`` is left out."""
-    schema = engine.options_schema()
-    extra = engine.option_values()
-    fields: dict[str, list[str]] = {}
-    for name, spec in _lobby_props(engine).items():
-        if name in extra:
-            continue
-        values = _enum_of(spec, schema)
-        if not values and spec.get("type") == "boolean":
-            values = list(BOOL_VALUES)
-        if values:
-            fields[name] = [*values, RESET] if spec.get("default", "") is None else values
-    fields.update(extra)  # content values after the schema's own, in the engine's order
-    first = [name for name in engine.lobby_first if name in fields]
-    if first:  # the engine's main options get the lobby's own menus
-        fields = {n: fields[n] for n in first} | {n: v for n, v in fields.items() if n not in first}
-    return fields
-
-
-def multi_option_fields(engine: GameEngine[Any, Any]) -> set[str]:
-    """Lobby options holding a list (several values may be picked; none = the default)."""
-    multi = set()
-    for name, spec in _lobby_props(engine).items():
-        kinds = [spec.get("type")] + [alt.get("type") for alt in spec.get("anyOf", [])]
-        if "array" in kinds:
-            multi.add(name)
-    return multi
-
-
-def option_labels(engine: GameEngine[Any, Any]) -> dict[str, dict[str, str]]:
-    """Readable names of option values: the engine's (characters, books), yes/no for the
-    yes/no options."""
-    labels = engine.option_value_labels()
-    fields = option_fields(engine)
-    for name, values in fields.items():
-        if values == list(BOOL_VALUES):
-            labels.setdefault(name, BOOL_VALUES)
-    return labels
-
-
-def option_titles(engine: GameEngine[Any, Any]) -> dict[str, str]:
-    """Readable names of the options (the schema's titles): name -> title."""
-    return {
-        name: str(spec.get("title") or name.replace("_", " ").capitalize())
-        for name, spec in engine.options_schema().get("properties", {}).items()
-    }
-
-
-@dataclass(frozen=True)
-class OptionHelp:
-    """One lobby option as /game rules explains it."""
-
-    name: str
-    title: str
-    default: str
-    meaning: str
-    choices: list[str]
-
-
-def options_help(engine: GameEngine[Any, Any]) -> list[OptionHelp]:
-    """Every lobby option with its default and what it means, for /game rules."""
-    titles = option_titles(engine)
-    labels = option_labels(engine)
-    fields = option_fields(engine)
-    out = []
-    for name, spec in _lobby_props(engine).items():
-        default = spec.get("default")
-        shown = (
-            "none"
-            if default is None or default == []
-            else labels.get(name, {}).get(option_token(default), option_token(default))
-        )
-        choices = [labels.get(name, {}).get(v, v) for v in fields.get(name, []) if v != RESET]
-        out.append(OptionHelp(name, titles[name], shown, str(spec.get("description", "")), choices))
-    return out
-
-
-OPTION_TEXT_MAX = 400
-
-
-def _key(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum())
-
-
-def parse_option_text(engine: GameEngine[Any, Any], text: str) -> dict[str, Any]:
-    """``name=value`` pairs typed in /game new (spaces or commas between pairs; a name may be
-    the option's key or its title; a list option takes values joined by ``+``)."""
-    text = text.strip()[:OPTION_TEXT_MAX]
-    if not text:
-        return {}
-    fields = option_fields(engine)
-    titles = option_titles(engine)
-    by_key = {_key(name): name for name in fields} | {_key(titles[n]): n for n in fields}
-    multi = multi_option_fields(engine)
-    options: dict[str, Any] = {}
-    for pair in text.replace(",", " ").split():
-        typed, sep, value = pair.partition("=")
-        name = by_key.get(_key(typed))
-        if not sep or not value or name is None:
-            known = ", ".join(f"{n}=…" for n in fields) or "none"
-            raise RuleError(
-                f"{pair[:40]!r} is not an option of {engine.name}; type name=value pairs, "
-                f"e.g. {known}."
-            )
-        options[name] = value.split("+") if name in multi else value
-    return options
-
-
-def _enum_of(spec: dict[str, Any], schema: dict[str, Any]) -> list[str]:
-    if "enum" in spec:
-        return [str(v) for v in spec["enum"] if v is not None]
-    if "$ref" in spec:
-        ref = spec["$ref"].rsplit("/", 1)[-1]
-        return _enum_of(schema.get("$defs", {}).get(ref, {}), schema)
-    for alt in spec.get("anyOf", []):
-        values = _enum_of(alt, schema)
-        if values:
-            return values
-    return []
-
-
-def _log_events_in(session: Any, row: GameRow, texts: list[str]) -> None:
-    """Append public events to the game's whole history (at the row's new version)."""
-    assert row.id is not None
-    for text in texts:
-        short = text if len(text) <= EVENT_TEXT_LIMIT else text[: EVENT_TEXT_LIMIT - 1] + "…"
-        session.add(GameEventLog(game_id=row.id, version=row.version, text=short))
-
-
-def _rng(row: GameRow, step: int) -> random.Random:
-    return random.Random(f"{row.seed}:{row.version}:{step}")
-
-
-def _seats(row: GameRow) -> list[Seat]:
-    return [Seat(**s) for s in json.loads(row.seats)]
-
-
-def _acting_seat(row: GameRow, user_id: int, version: int | None) -> tuple[list[Seat], Seat, int]:
-    """The seats and the clicking player's seat of a running game whose version the click
-    saw (None: the current one); a sentence for anything else."""
-    if row.status == "paused":
-        raise RuleError(
-            "This game is paused; any of its players can continue it with `/game resume`."
-        )
-    if row.status != "running":
-        raise AlreadyDone(
-            "Already done: this game is "
-            + ("over" if row.status != "lobby" else "still in its lobby")
-            + "."
-        )
-    seats = _seats(row)
-    seat = next((s for s in seats if s.user_id == user_id), None)
-    if seat is None:
-        raise NotSeated("You are not playing in this game; only its players can act.")
-    if version is not None and row.version != version:
-        raise AlreadyDone(
-            "Already done: that choice was made or the table has moved on. "
-            "Press **My hand** for what you can do now."
-        )
-    return seats, seat, row.version if version is None else version
-
-
-# Idle games settled per write transaction: a backlog (after a long outage) never makes one
-# unit of work miss its deadline.
 IDLE_BATCH = 100
 
 
@@ -344,7 +77,7 @@ class GameService:
         self.db = db
         # channel id -> the live game's latest known version (refreshed on every read/write of
         # a row by this process), so autocomplete answers without a database read.
-        self._live: dict[int, _Live] = {}
+        self._live: dict[int, LiveGame] = {}
         # channel id -> when it was read as having no live game: autocomplete typed in such a
         # channel answers from memory for a few seconds instead of reading on every keystroke.
         # A game created by this process clears it at once; one created elsewhere within TTL.
@@ -364,13 +97,13 @@ class GameService:
         if known is not None and known.game_id == row.id and known.version >= row.version:
             return  # already current (or a stale row read after a newer write)
         self._live.pop(row.channel_id, None)
-        self._live[row.channel_id] = _Live(
-            row.id, row.version, row.status, row.engine, _seats(row), row.state
+        self._live[row.channel_id] = LiveGame(
+            row.id, row.version, row.status, row.engine, seats_of(row), row.state
         )
         while len(self._live) > LIVE_CACHE_MAX:
             del self._live[next(iter(self._live))]
 
-    async def _checked_live(self, channel_id: int) -> _Live | None:
+    async def _checked_live(self, channel_id: int) -> LiveGame | None:
         """The remembered live game of the channel, forgotten when the stored row moved on."""
         live = self._live.get(channel_id)
         if live is None:
@@ -424,7 +157,7 @@ class GameService:
         assert row.id is not None
         self._remember(row)
         engine = get_engine(row.engine)
-        seats = _seats(row)
+        seats = seats_of(row)
         info = GameInfo(
             id=row.id,
             engine=row.engine,
@@ -574,7 +307,7 @@ class GameService:
                     "This game has already started (or ended); use the table's **My hand** button."
                 )
             engine = get_engine(row.engine)
-            seats = _seats(row)
+            seats = seats_of(row)
             mine = next((s for s in seats if s.user_id == user_id), None)
             host = user_id == row.host_id
             if op == "join":
@@ -663,7 +396,7 @@ class GameService:
             json.loads(row.options), await self._past_games_in(session, row)
         )
         options = engine.parse_options(raw)
-        state = engine.new_game(options, [s.seat for s in seats], _rng(row, 0))
+        state = engine.new_game(options, [s.seat for s in seats], row_rng(row, 0))
         log = [f"The game begins: {', '.join(s.name for s in seats)}."]
         if note:
             log.append(note)
@@ -684,7 +417,7 @@ class GameService:
         for entry in ai_logs:
             entry.game_id = row.id  # type: ignore[assignment]
             session.add(entry)
-        _log_events_in(session, row, log)
+        log_events_in(session, row, log)
         return self._info(row)
 
     @staticmethod
@@ -726,7 +459,7 @@ class GameService:
             if not current or any(s not in ai for s in current):
                 break
             seat = current[0]
-            rng = _rng(row, step + n)
+            rng = row_rng(row, step + n)
             action = engine.choose_action(state, seat, rng)
             state, new = engine.apply(state, seat, action, rng)
             events += new
@@ -815,7 +548,7 @@ class GameService:
     ) -> ActOutcome:
         """The engine and the AI run outside any transaction, on the row as read; the result
         is one versioned write, so a move that landed in between wins and this one is refused."""
-        seats, seat, version = _acting_seat(row, user_id, version)
+        seats, seat, version = acting_seat(row, user_id, version)
         engine = get_engine(row.engine)
         state = engine.load_state(row.state or "{}")
         current = engine.current_seats(state)
@@ -824,10 +557,10 @@ class GameService:
             names = ", ".join(s.name for s in seats if s.seat in current) or "nobody"
             raise RuleError(f"It is not your turn: waiting for {names}.")
         if action_id == AUTO:
-            action = engine.choose_action(state, seat.seat, _rng(row, 0))
+            action = engine.choose_action(state, seat.seat, row_rng(row, 0))
         else:
             action = find_action(engine, state, seat.seat, action_id)
-        state, events = engine.apply(state, seat.seat, action, _rng(row, 0))
+        state, events = engine.apply(state, seat.seat, action, row_rng(row, 0))
         logs = [
             GameActionLog(
                 game_id=row.id or 0,
@@ -857,7 +590,7 @@ class GameService:
             )
             for entry in logs:
                 session.add(entry)
-            _log_events_in(session, row, public)
+            log_events_in(session, row, public)
         info = self._info(row)
         return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
 
@@ -897,7 +630,7 @@ class GameService:
             row = await self._live_in_channel_in(session, channel_id)
             if row is None:
                 raise RuleError("There is no game in this channel; start one with `/game new`.")
-            seated = any(s.user_id == user_id for s in _seats(row))
+            seated = any(s.user_id == user_id for s in seats_of(row))
             if not seated and not is_gm:
                 raise NotSeated("Only the game's players or a GM can pause or resume it.")
             wanted, now = ("running", "paused") if pause else ("paused", "running")

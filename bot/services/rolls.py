@@ -7,454 +7,73 @@ and then pay: a fate point through the ledger, or a free invoke through its aspe
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import random
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
-from typing import Any
+from dataclasses import replace
 
-from sqlalchemy import bindparam, update
-from sqlalchemy import select as core_select
-from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.db.changes import touched
-from bot.db.engine import Database
-from bot.db.models.campaigns import ActiveCharacter, CharacterRow
-from bot.db.models.columns import utcnow
-from bot.db.models.conflicts import EncounterRow
 from bot.db.models.rolls import RollRow
 from bot.db.repos.encounters import active_encounter_in
-from bot.db.repos.rolls import invoke_entries_in, invoke_note
+from bot.db.repos.rolls import invoke_entries_in
 from bot.errors import RuleError
 from bot.fate import rolls as rules
-from bot.fate.aspects import GM, character_holder, holder_character_id
+from bot.fate.aspects import character_holder
 from bot.fate.ladder import parse_rating
 from bot.fate.outcomes import OutcomeKind
 from bot.fate.rolls import (
     Action,
     AdvantageTarget,
-    FatePointToSpend,
-    FreeInvokeToSpend,
-    InvokeMode,
-    Payment,
     Roll,
     Roller,
     RollEvent,
     ScaleLevel,
     ScaleMode,
 )
-from bot.fate.sheet import ASPECT_MAX
 from bot.services.aspects_in_play import (
-    AspectInPlay,
-    aspects_in_play_in,
     return_free_invoke_in,
-    spend_free_invoke_in,
 )
 from bot.services.campaigns import (
-    BOUND_CAMPAIGN,
-    CHARACTER_COLUMNS,
-    SERVER_WIDE,
     CampaignInfo,
     CharacterRecord,
     StaleError,
     active_character_in,
-    get_character_in,
-    move_fate_points_in,
-    parsed_campaign_in,
-    parsed_character_in,
     resolve_campaign_in,
 )
-from bot.services.character_aspects import parse_key
 from bot.services.economy import undo_entry_in
-from bot.services.scenes import (
+from bot.services.roll_base import (
+    CONFLICT_HINT,
+    DESCRIPTION_MAX,
+    GM_HOLDER,
+    GM_PAYER,
+    LOG_LIMIT,
+    MODIFIER_RANGE,
+    OPEN_PLAIN_ROLLS,
+    OPEN_ROLLS_OF_CHARACTER,
+    PENDING_LIMIT,
+    PICKER_LIMIT,
+    RESULT_MAX,
+    Role,
+    RollChange,
+    RollNotAllowed,
+    RollRequest,
+    RollView,
+    roll_context_in,
+    squeezed,
+    stunt_options,
+)
+from bot.services.roll_invokes import (
+    RollInvokes,
+)
+from bot.services.scene_state import (
     advantage_target_in,
     apply_advantage_in,
     named_character_in,
     retry_stale,
-    save_versioned_in,
-    spend_gm_point_in,
-)
-
-DESCRIPTION_MAX = 200
-RESULT_MAX = 300
-HIDDEN_NAME = "a hidden aspect"
-HIDDEN_ROLL = (
-    "That is a hidden roll: only its roller and the GM act on it. Make your own with `/roll`."
-)
-LOG_LIMIT = 10
-CONFLICT_HINT = (
-    "A conflict is running here: this roll does not count for it. Act through the conflict's "
-    "tracker instead (Attack, Defend, Overcome, Create advantage on your turn); `/conflict "
-    "tracker` posts it again."
-)
-PICKER_LIMIT = 25  # Discord's cap on select options
-PENDING_LIMIT = 25
-MODIFIER_RANGE = (-20, 20)
-log = logging.getLogger(__name__)
-MESSAGE_IDS_SECONDS = 0.05  # a new roll's message id is written this soon, or with the next roll
-GM_HOLDER = GM  # the GM side as a holder of free invokes
-GM_PAYER = 0  # payer/holder id that means "the GM" in the pure roll's events
-
-
-class RollNotAllowed(RuleError):
-    """The clicker may not do that on this roll."""
-
-
-class Role(StrEnum):
-    """Who is looking at a roll: its roller, another player or the GM."""
-
-    ROLLER = "roller"
-    GM = "gm"
-    ALLY = "ally"
-
-
-@dataclass(frozen=True)
-class StuntOption:
-    """A stunt that may add its bonus to a roll."""
-
-    index: int
-    name: str
-    bonus: int
-
-
-@dataclass(frozen=True)
-class RollView:
-    """One roll as the renderers need it."""
-
-    id: int
-    channel_id: int
-    user_id: int
-    character_id: int | None
-    message_id: int | None
-    gm_channel_id: int | None
-    gm_message_id: int | None
-    opposes_id: int | None
-    hidden: bool
-    closed: bool
-    version: int
-    roll: Roll
-    stunts: tuple[StuntOption, ...] = ()
-    guild_id: int = 0
-
-    @classmethod
-    def of(cls, row: RollRow, stunts: tuple[StuntOption, ...] = ()) -> RollView:
-        assert row.id is not None
-        return cls(
-            id=row.id,
-            channel_id=row.channel_id,
-            user_id=row.user_id,
-            character_id=row.character_id,
-            message_id=row.message_id,
-            gm_channel_id=row.gm_channel_id,
-            gm_message_id=row.gm_message_id,
-            opposes_id=row.opposes_id,
-            hidden=row.hidden,
-            closed=row.closed,
-            version=row.version,
-            roll=Roll.model_validate_json(row.roll_json),
-            stunts=stunts,
-            guild_id=row.guild_id,
-        )
-
-
-@dataclass(frozen=True)
-class RollRequest:
-    """A roll as /roll, /advantage or a Defend click asks for it; `RollService.start` checks it."""
-
-    guild_id: int
-    channel_id: int
-    user_id: int
-    user_name: str
-    skill: str | None = None
-    modifier: int = 0
-    difficulty: str | None = None
-    description: str | None = None
-    hidden: bool = False
-    against: int | None = None
-    action: Action | None = None
-    is_gm: bool = False
-    advantage_aspect: str | None = None
-    zone: str | None = None
-    character: str | None = None
-    enemy_on_fail: bool = False
-
-
-@dataclass(frozen=True)
-class RollChange:
-    """What a change touched: the roll itself plus rolls whose message must be redrawn."""
-
-    view: RollView
-    others: list[RollView] = field(default_factory=list)
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class PaymentOption:
-    """One way to pay for an invoke (a free invoke someone holds, or a fate point)."""
-
-    value: str
-    label: str
-
-
-@dataclass(frozen=True)
-class InvokePicker:
-    """What the invoke menu of a roll offers to one user."""
-
-    view: RollView
-    aspects: list[AspectInPlay]
-
-
-def _clean(text: str | None, limit: int) -> str:
-    return " ".join((text or "").split())[:limit]
-
-
-def stunt_options(view_roll: Roll, sheet_record: CharacterRecord | None) -> tuple[StuntOption, ...]:
-    """Bonus stunts of the roller that apply to this roll's skill and are not used yet."""
-    if sheet_record is None or view_roll.skill is None:
-        return ()
-    used = {m.label.casefold() for m in view_roll.modifiers}
-    found = []
-    for index, stunt in enumerate(sheet_record.sheet.stunts):
-        if not stunt.applies_to(view_roll.skill, view_roll.action):
-            continue
-        if stunt.name.casefold() in used:
-            continue
-        found.append(StuntOption(index, stunt.name, stunt.bonus))
-    return tuple(found[:PICKER_LIMIT])
-
-
-def _roll_context() -> Any:
-    """The campaign (bound, else the default), the roller's active character of it and whether
-    a conflict runs in the channel: one statement (parameters `guild`, `channel`, `user`)."""
-    campaign = BOUND_CAMPAIGN.subquery("bound")
-    scope = col(ActiveCharacter.channel_id)
-    chosen = aliased(CharacterRow)
-    active = (
-        core_select(col(ActiveCharacter.character_id))
-        .join(chosen, col(chosen.id) == col(ActiveCharacter.character_id))
-        .where(
-            col(ActiveCharacter.guild_id) == bindparam("guild"),
-            col(ActiveCharacter.user_id) == bindparam("user"),
-            scope.in_([bindparam("channel"), SERVER_WIDE]),
-            col(chosen.campaign_id) == campaign.c.id,
-        )
-        .order_by(scope == SERVER_WIDE)
-        .limit(1)
-        .scalar_subquery()
-    )
-    conflict = (
-        core_select(col(EncounterRow.id))
-        .where(
-            col(EncounterRow.channel_id) == bindparam("channel"),
-            col(EncounterRow.kind) == "conflict",
-            col(EncounterRow.active),
-        )
-        .exists()
-    )
-    return (
-        core_select(*campaign.c, *CHARACTER_COLUMNS, conflict.label("conflict"))
-        .select_from(campaign)
-        .outerjoin(CharacterRow, col(CharacterRow.id) == active)
-    )
-
-
-ROLL_CONTEXT = _roll_context()
-
-
-async def roll_context_in(
-    session: AsyncSession, guild_id: int, channel_id: int, user_id: int
-) -> tuple[CampaignInfo, CharacterRecord | None, bool]:
-    """(campaign, the user's active character, a conflict runs here) for a new roll: one
-    statement, with the parsed campaign and sheet from the process's cache when their
-    versions are the ones read."""
-    params = {"guild": guild_id, "channel": channel_id, "user": user_id}
-    found = (await session.exec(ROLL_CONTEXT, params=params)).first()  # type: ignore[call-overload]
-    if found is None:  # the server's first command: make its default campaign
-        campaign = await resolve_campaign_in(session, guild_id, channel_id)
-        character = await active_character_in(session, campaign, channel_id, user_id)
-        running = await active_encounter_in(session, channel_id, "conflict") is not None
-        return campaign, character, running
-    campaign = parsed_campaign_in(session, found[:6])
-    character = parsed_character_in(session, found[6:12]) if found[6] is not None else None
-    return campaign, character, bool(found[12])
-
-
-class _MessageIds:
-    """Where new rolls' messages are, written in batches: with the next roll's own transaction
-    (so a roll is one transaction), or after MESSAGE_IDS_SECONDS when no roll comes.
-
-    Until written, `overlay` puts them on the views this process reads. A process that stops
-    writes what is left (`flush`); one that crashes in between loses only where the message is
-    (the roll itself is stored before it is answered): that message is then not redrawn."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-        self.waiting: dict[int, tuple[int | None, int | None, int]] = {}
-        self._task: asyncio.Task[None] | None = None
-
-    def put(
-        self, roll_id: int, message_id: int | None, gm_message_id: int | None, guild: int
-    ) -> None:
-        self.waiting[roll_id] = (message_id, gm_message_id, guild)
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(
-                self._later(), name="fatetable-roll-message-ids"
-            )
-
-    def overlay(self, view: RollView) -> RollView:
-        found = self.waiting.get(view.id)
-        if found is None or view.message_id is not None or view.gm_message_id is not None:
-            return view
-        return replace(view, message_id=found[0], gm_message_id=found[1])
-
-    async def write_in(
-        self, session: AsyncSession
-    ) -> dict[int, tuple[int | None, int | None, int]]:
-        """Write the waiting ids in the caller's transaction; `done` them once it commits."""
-        batch = dict(self.waiting)
-        if batch:
-            await session.exec(  # type: ignore[call-overload]
-                MESSAGE_IDS,
-                params=[
-                    {"roll": k, "message": m, "gm_message": g} for k, (m, g, _) in batch.items()
-                ],
-            )
-            touched(session, {guild for _, _, guild in batch.values() if guild})
-        return batch
-
-    def done(self, batch: dict[int, tuple[int | None, int | None, int]]) -> None:
-        for key, value in batch.items():
-            if self.waiting.get(key) == value:
-                del self.waiting[key]
-
-    async def flush(self) -> None:
-        if not self.waiting:
-            return
-        async with self.db.session() as session:
-            batch = await self.write_in(session)
-        self.done(batch)
-
-    async def _later(self) -> None:
-        await asyncio.sleep(MESSAGE_IDS_SECONDS)
-        try:
-            await self.flush()
-        except Exception:  # noqa: BLE001 - kept waiting; the next roll or flush writes them
-            log.warning("could not write roll message ids yet", exc_info=True)
-
-
-_OPEN_ROLLS = select(RollRow).where(
-    col(RollRow.campaign_id) == bindparam("campaign"), col(RollRow.closed).is_(False)
-)
-# the open rolls a new roll closes: its character's, or a plain roller's in the channel
-OPEN_ROLLS_OF_CHARACTER = _OPEN_ROLLS.where(col(RollRow.character_id) == bindparam("character"))
-OPEN_PLAIN_ROLLS = _OPEN_ROLLS.where(
-    col(RollRow.user_id) == bindparam("user"),
-    col(RollRow.character_id).is_(None),
-    col(RollRow.channel_id) == bindparam("channel"),
-)
-
-MESSAGE_IDS = (
-    update(RollRow.__table__)  # type: ignore[attr-defined]
-    .where(RollRow.__table__.c.id == bindparam("roll"))  # type: ignore[attr-defined]
-    .values(message_id=bindparam("message"), gm_message_id=bindparam("gm_message"))
 )
 
 
-class RollService:
+class RollService(RollInvokes):
     """Rolls: make one, invoke, teamwork, defend, scale, close, the log."""
-
-    def __init__(self, db: Database, rng: random.Random | None = None) -> None:
-        self.db = db
-        self.rng = rng or random.SystemRandom()
-        self._message_ids = _MessageIds(db)
-
-    @asynccontextmanager
-    async def _unit(self) -> AsyncIterator[AsyncSession]:
-        """A unit of work that may write; it first stores the message ids still waiting, so
-        that what it reads has them (see `_MessageIds`)."""
-        async with self.db.session() as session:
-            written = await self._message_ids.write_in(session)
-            yield session
-        self._message_ids.done(written)
-
-    # ----------------------------------------------------------------- helpers
-    async def _row_in(self, session: AsyncSession, roll_id: int) -> RollRow:
-        row = await session.get(RollRow, roll_id)
-        if row is None:
-            raise RuleError("That roll no longer exists; make a new one with `/roll`.")
-        return row
-
-    async def _campaign_in(self, session: AsyncSession, row: RollRow) -> CampaignInfo:
-        return await resolve_campaign_in(session, row.guild_id, row.channel_id)
-
-    async def _view_in(self, session: AsyncSession, row: RollRow) -> RollView:
-        record = None
-        if row.character_id is not None and not row.closed:
-            try:
-                record = await get_character_in(session, row.character_id)
-            except RuleError:
-                record = None
-        roll = Roll.model_validate_json(row.roll_json)
-        return RollView.of(row, stunt_options(roll, record))
-
-    async def _save_in(self, session: AsyncSession, row: RollRow, roll: Roll) -> RollRow:
-        """Write the roll if nobody changed it since it was read."""
-        await save_versioned_in(
-            session,
-            row,
-            "id",
-            {"roll_json": roll.model_dump_json(), "closed": roll.closed, "updated_at": utcnow()},
-            "Someone changed this roll at the same moment; look at it again and retry.",
-        )
-        return row
-
-    async def _role_in(
-        self, session: AsyncSession, row: RollRow, user_id: int, is_gm: bool
-    ) -> tuple[Role, CharacterRecord | None]:
-        """Who the clicker is for this roll, with their character here (if any)."""
-        campaign = await self._campaign_in(session, row)
-        mine = await active_character_in(session, campaign, row.channel_id, user_id)
-        if user_id == row.user_id:
-            if row.character_id is not None:
-                try:
-                    mine = await get_character_in(session, row.character_id)
-                except RuleError:
-                    mine = None
-            return Role.ROLLER, mine
-        if is_gm:
-            return Role.GM, mine
-        if mine is not None and mine.id == row.character_id:
-            return Role.ROLLER, mine  # the GM rolled for this player's character
-        if row.hidden:
-            raise RollNotAllowed(HIDDEN_ROLL)
-        if mine is not None:
-            return Role.ALLY, mine
-        raise RollNotAllowed(
-            "Only the roller, the GM and players with a character in this campaign can act on "
-            "this roll. Make your own with `/roll`."
-        )
-
-    async def _sync_partner_in(self, session: AsyncSession, row: RollRow) -> list[RollView]:
-        """Keep an opposed pair of rolls pointing at each other's current effort."""
-        if row.opposes_id is None:
-            return []
-        partner = await session.get(RollRow, row.opposes_id)
-        if partner is None:
-            return []
-        effort = Roll.model_validate_json(row.roll_json).effort()
-        partner_roll = Roll.model_validate_json(partner.roll_json)
-        if partner_roll.opposition_effort == effort and partner_roll.difficulty is None:
-            return []
-        partner_roll = partner_roll.model_copy(
-            update={"opposition_effort": effort, "difficulty": None}
-        )
-        partner = await self._save_in(session, partner, partner_roll)
-        return [await self._view_in(session, partner)]
 
     # ----------------------------------------------------------------- making a roll
     async def start(self, request: RollRequest) -> RollChange:
@@ -536,7 +155,7 @@ class RollService:
             user_id=request.user_id,
             name=character_record.name
             if character_record
-            else _clean(request.user_name, 80) or "someone",
+            else squeezed(request.user_name, 80) or "someone",
         )
         roll, _ = rules.make_roll(
             self.rng,
@@ -547,7 +166,7 @@ class RollService:
             difficulty=target,
             opposition_effort=opposition_effort,
             action=request.action,
-            description=_clean(request.description, DESCRIPTION_MAX),
+            description=squeezed(request.description, DESCRIPTION_MAX),
             hidden=hidden,
         )
         if aim is not None:
@@ -750,199 +369,6 @@ class RollService:
         async with self.db.read() as session:
             view = await self._view_in(session, await self._row_in(session, roll_id))
         return self._message_ids.overlay(view)
-
-    # ----------------------------------------------------------------- invokes
-    async def invoke_picker(
-        self, roll_id: int, *, user_id: int, is_gm: bool, hostile: bool
-    ) -> InvokePicker:
-        async with self._unit() as session:
-            row = await self._row_in(session, roll_id)
-            role, mine = await self._role_in(session, row, user_id, is_gm)
-            self._require_open(row)
-            if hostile and not is_gm:
-                raise RollNotAllowed("Only the GM can make a hostile invoke.")
-            campaign = await self._campaign_in(session, row)
-            found = await aspects_in_play_in(
-                session, campaign, row.channel_id, include_hidden=is_gm
-            )
-            if role is Role.ALLY and mine is not None:
-                held = character_holder(mine.id)
-                found = [a for a in found if a.free_invokes.get(held)]
-                if not found:
-                    raise RollNotAllowed(
-                        f"{mine.name} holds no free invoke to pass on; help with Teamwork +1, "
-                        "or create an advantage first."
-                    )
-            if not found:
-                raise RuleError("There is no aspect in play to invoke yet.")
-            found = _ordered(found, row, mine)[:PICKER_LIMIT]
-            return InvokePicker(await self._view_in(session, row), found)
-
-    def _require_open(self, row: RollRow) -> None:
-        if row.closed:
-            raise rules.RollClosedError(
-                "This roll is closed and takes no more invokes; make a new roll instead."
-            )
-
-    async def _payments_in(
-        self,
-        session: AsyncSession,
-        row: RollRow,
-        user_id: int,
-        is_gm: bool,
-        aspect: AspectInPlay,
-        hostile: bool,
-    ) -> list[PaymentOption]:
-        role, mine = await self._role_in(session, row, user_id, is_gm)
-        options: list[PaymentOption] = []
-        holders: list[str] = []
-        if mine is not None:
-            holders.append(character_holder(mine.id))
-        if is_gm:
-            holders.append(GM_HOLDER)
-        for holder in holders:
-            count = aspect.free_invokes.get(holder, 0)
-            if count:
-                who = "GM" if holder == GM_HOLDER else (mine.name if mine else "you")
-                options.append(
-                    PaymentOption(f"free:{holder}", f"Free invoke held by {who} ({count} left)")
-                )
-        if not aspect.is_boost:
-            if hostile:
-                options.append(PaymentOption("fp:gm", "A fate point from the GM pool"))
-            elif role is Role.ROLLER and mine is not None and not mine.is_npc:
-                options.append(
-                    PaymentOption(
-                        f"fp:{character_holder(mine.id)}",
-                        f"A fate point of {mine.name} ({mine.sheet.fate_points} left)",
-                    )
-                )
-            elif role is Role.ROLLER and is_gm:
-                options.append(PaymentOption("fp:gm", "A fate point from the GM pool"))
-        return options
-
-    async def payment_options(
-        self, roll_id: int, *, user_id: int, is_gm: bool, aspect_key: str, hostile: bool
-    ) -> tuple[RollView, AspectInPlay, list[PaymentOption]]:
-        async with self._unit() as session:
-            row = await self._row_in(session, roll_id)
-            self._require_open(row)
-            aspect = await self._aspect_in(session, row, aspect_key, is_gm)
-            options = await self._payments_in(session, row, user_id, is_gm, aspect, hostile)
-            if not options:
-                if aspect.is_boost:
-                    raise RuleError(f"'{aspect.name}' is a boost and you hold no invoke on it.")
-                raise RuleError(
-                    f"You cannot pay for '{aspect.name}': you have no fate point to spend on "
-                    "this roll and hold no free invoke on it."
-                )
-            return await self._view_in(session, row), aspect, options
-
-    async def _aspect_in(
-        self, session: AsyncSession, row: RollRow, key: str, is_gm: bool
-    ) -> AspectInPlay:
-        campaign = await self._campaign_in(session, row)
-        for aspect in await aspects_in_play_in(
-            session, campaign, row.channel_id, include_hidden=is_gm
-        ):
-            if aspect.key == key:
-                return aspect
-        raise RuleError("That aspect is no longer in play; click Invoke again and pick another.")
-
-    async def invoke(
-        self,
-        roll_id: int,
-        *,
-        version: int,
-        user_id: int,
-        user_name: str,
-        is_gm: bool,
-        aspect_key: str,
-        mode: InvokeMode,
-        hostile: bool,
-        payment: str,
-    ) -> RollChange:
-        async with self._unit() as session:
-            row = await self._row_in(session, roll_id)
-            self._require_open(row)
-            if row.version != version:
-                raise StaleError(
-                    "The roll changed since you opened this picker; click Invoke again."
-                )
-            aspect = await self._aspect_in(session, row, aspect_key, is_gm)
-            options = await self._payments_in(session, row, user_id, is_gm, aspect, hostile)
-            if payment not in {o.value for o in options}:
-                raise RuleError("You cannot pay that way any more; click Invoke again.")
-            kind, _, holder = payment.partition(":")
-            payer = GM_PAYER if holder == GM_HOLDER else holder_character_id(holder)
-            assert payer is not None
-            owner = None
-            parsed = parse_key(aspect.key)
-            if hostile and parsed is not None:
-                owner = parsed.character_id
-            campaign = await self._campaign_in(session, row)
-            roll, events = rules.apply_invoke(
-                Roll.model_validate_json(row.roll_json),
-                self.rng,
-                invoker_id=user_id,
-                invoker_name=_clean(user_name, 80) or "someone",
-                aspect_key=aspect.key,
-                # a GM-hidden aspect (an NPC's) stays unnamed on a roll the table sees
-                aspect_name=HIDDEN_NAME
-                if aspect.hidden and not row.hidden
-                else aspect.name[:ASPECT_MAX],
-                mode=mode,
-                payment=Payment.FATE_POINT if kind == "fp" else Payment.FREE_INVOKE,
-                payer_id=payer,
-                hostile=hostile,
-                is_boost=aspect.is_boost,
-                aspect_owner_id=owner,
-            )
-            row = await self._save_in(session, row, roll)
-            await self._pay_in(session, campaign, row, events, user_id, aspect)
-            others = await self._sync_partner_in(session, row)
-            return RollChange(await self._view_in(session, row), others)
-
-    async def _pay_in(
-        self,
-        session: AsyncSession,
-        campaign: CampaignInfo,
-        row: RollRow,
-        events: list[RollEvent],
-        actor_id: int,
-        aspect: AspectInPlay,
-    ) -> None:
-        for event in events:
-            if isinstance(event, FatePointToSpend):
-                note = invoke_note(aspect.name, row.id or 0)
-                if event.payer_id == GM_PAYER:
-                    await self._spend_gm_point_in(session, campaign, row, actor_id, note)
-                else:
-                    record = await get_character_in(session, event.payer_id)
-                    await move_fate_points_in(
-                        session,
-                        record,
-                        -1,
-                        reason="invoke",
-                        actor_id=actor_id,
-                        note=note,
-                        channel_id=row.channel_id,
-                    )
-            elif isinstance(event, FreeInvokeToSpend):
-                holder = (
-                    GM_HOLDER if event.holder_id == GM_PAYER else character_holder(event.holder_id)
-                )
-                await spend_free_invoke_in(
-                    session, campaign, row.channel_id, event.aspect_key, holder
-                )
-
-    async def _spend_gm_point_in(
-        self, session: AsyncSession, campaign: CampaignInfo, row: RollRow, actor_id: int, note: str
-    ) -> None:
-        """One point out of the GM pool of the channel's scene (with its ledger entry)."""
-        await spend_gm_point_in(
-            session, campaign, row.channel_id, reason="invoke", actor_id=actor_id, note=note
-        )
 
     # ----------------------------------------------------------------- other buttons
     async def teamwork(self, roll_id: int, *, user_id: int, is_gm: bool) -> RollChange:
@@ -1207,22 +633,3 @@ class RollService:
                 (n, 0) for n in campaign.settings.skill_list().names if n.casefold() not in known
             ]
             return own + rest
-
-
-def _ordered(
-    found: list[AspectInPlay], row: RollRow, mine: CharacterRecord | None
-) -> list[AspectInPlay]:
-    """The roller's own aspects first, then the clicker's free invokes, then the rest."""
-    own = f"{character_holder(row.character_id)}:" if row.character_id is not None else None
-    held = character_holder(mine.id) if mine is not None else None
-
-    def rank(aspect: AspectInPlay) -> int:
-        if held is not None and aspect.free_invokes.get(held):
-            return 0
-        if own is not None and aspect.key.startswith(own):
-            return 1
-        if parse_key(aspect.key) is None:
-            return 2
-        return 3
-
-    return sorted(found, key=rank)

@@ -47,8 +47,9 @@ from bot.services.conflict_base import ConflictBase
 from bot.services.conflict_state import ConflictState
 from bot.services.contests import ContestService, ContestState
 from bot.services.encounters import EncounterState
-from bot.services.games import GameInfo, GameService
-from bot.services.scenes import read_play_in, scene_of
+from bot.services.game_info import GameInfo
+from bot.services.games import GameService
+from bot.services.scene_state import read_play_in, scene_of
 from bot.services.web_tokens import BadToken, LinkClaims, LinkKind, sign, verify
 
 DAY = 86_400

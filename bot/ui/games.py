@@ -15,7 +15,7 @@ import discord
 from bot.fate.words import plural
 from bot.games.base import Action, GameEngine, get_display
 from bot.games.display import GameDisplay, PanelField
-from bot.services.games import GameInfo, HandInfo, OptionHelp, option_token
+from bot.services.game_info import GameInfo, HandInfo, OptionHelp, option_token
 from bot.ui.common import (
     BUTTON_LABEL_LIMIT,
     COLOUR,

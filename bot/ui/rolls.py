@@ -19,7 +19,7 @@ from bot.fate.rolls import Action, Invoke, InvokeMode, Payment, Roll, ScaleLevel
 from bot.fate.rules_ref import RulesTopic
 from bot.fate.words import plural
 from bot.services.aspects_in_play import AspectInPlay
-from bot.services.rolls import PaymentOption, RollView
+from bot.services.roll_base import PaymentOption, RollView
 from bot.ui.common import (
     COLOUR,
     CONTENT_LIMIT,

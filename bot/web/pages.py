@@ -19,7 +19,7 @@ from bot.fate.sheet import Character
 from bot.fate.tracks import Track, TrackKind
 from bot.fate.words import tally
 from bot.games.base import get_display
-from bot.services.games import GameInfo
+from bot.services.game_info import GameInfo
 from bot.services.web import AspectView, EncounterView, SceneView, TableView
 
 ChannelName = Callable[[int], str | None]

@@ -8,7 +8,8 @@ import discord
 from discord import app_commands
 
 from bot.errors import RuleError
-from bot.services.characters import Actor, CharacterService, get_service
+from bot.services.character_base import Actor
+from bot.services.characters import CharacterService, get_service
 from bot.ui.common import clip
 from cogs.common.bot_of import as_bot, bot_of
 from cogs.common.permissions import member_is_gm

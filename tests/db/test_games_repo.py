@@ -9,7 +9,8 @@ import pytest
 
 from bot.db.engine import Database
 from bot.errors import RuleError
-from bot.services.games import AlreadyDone, GameService, NotSeated
+from bot.services.game_info import AlreadyDone, NotSeated
+from bot.services.games import GameService
 
 GUILD = 1_234_567_890_123_456_789
 CHANNEL = GUILD + 1
@@ -119,7 +120,7 @@ async def test_campaign_lobbies_follow_the_channels_finished_games(db: Database)
 
     from bot.db.models.games import GameRow
     from bot.games.base import GameResult
-    from bot.services.games import GameInfo
+    from bot.services.game_info import GameInfo
 
     service = GameService(db)
 
@@ -162,7 +163,7 @@ async def test_campaign_lobbies_follow_the_channels_finished_games(db: Database)
 async def test_move_choices_in_a_channel_without_game_reads_briefly_once(db: Database) -> None:
     from contextlib import asynccontextmanager
 
-    from bot.services.games import NO_GAME_TTL
+    from bot.services.game_info import NO_GAME_TTL
 
     service = GameService(db)
     now = [100.0]

@@ -19,7 +19,8 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     set_active_in,
 )
-from bot.services.rolls import RollNotAllowed, RollRequest, RollService
+from bot.services.roll_base import RollNotAllowed, RollRequest
+from bot.services.rolls import RollService
 
 GUILD, CHANNEL, ALICE, BOB, CAROL = 10**18 + 1, 10**18 + 2, 10**18 + 4, 10**18 + 5, 10**18 + 6
 
@@ -258,7 +259,8 @@ async def test_hostile_invokes_owe_the_aspect_owner(db: Database) -> None:
 async def test_scene_end_pays_pcs_and_carries_an_npcs_points(db: Database) -> None:
     from bot.fate.sheet import NpcKind, make_npc
     from bot.services.campaigns import get_character_in, save_character_in
-    from bot.services.scenes import SceneService, read_play_in
+    from bot.services.scene_state import read_play_in
+    from bot.services.scenes import SceneService
 
     harry_id, _ = await _setup(db)
     scenes = SceneService(db)

@@ -23,13 +23,13 @@ from bot.services.campaigns import (
 )
 from bot.services.compels import CompelService
 from bot.services.economy import LOG_PAGE_SIZE, EconomyService
-from bot.services.scenes import (
-    SceneService,
+from bot.services.scene_state import (
     board_listeners,
     carry_gm_points_in,
     scene_of,
     spend_gm_point_in,
 )
+from bot.services.scenes import SceneService
 
 GUILD, CHANNEL, OTHER = 10**18 + 11, 10**18 + 12, 10**18 + 13
 GM, ALICE, BOB = 10**18 + 21, 10**18 + 22, 10**18 + 23
@@ -115,7 +115,7 @@ async def test_stale_scene_save_is_refused(db: Database) -> None:
     service = SceneService(db)
     try:
         await service.start(GUILD, CHANNEL, actor_id=GM, aspects=["Fog"])
-        from bot.services.scenes import save_scene_in
+        from bot.services.scene_state import save_scene_in
 
         async with db.session() as s:
             old = await s.get(SceneRow, CHANNEL)
@@ -161,7 +161,8 @@ async def test_board_listeners_fire_only_after_commit(db: Database) -> None:
 
 async def test_advantage_outcomes_on_new_and_existing_aspects(db: Database) -> None:
     from bot.fate.rolls import ScaleLevel, ScaleMode
-    from bot.services.rolls import RollRequest, RollService
+    from bot.services.roll_base import RollRequest
+    from bot.services.rolls import RollService
 
     people = await _people(db)
     service = SceneService(db)

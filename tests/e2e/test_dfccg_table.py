@@ -194,7 +194,7 @@ async def test_the_waiting_player_proposes_the_showdown_and_it_honours_an_obstac
         row = await _row(table, game_id)
         assert get_engine("dfccg").load_state(row.state or "").phase == "play"  # not yet
         assert "proposes the Showdown" in message_text(table.message(board_id))
-        monkeypatch.setattr(games_service, "_rng", lambda row, step: _BlankDice(step))
+        monkeypatch.setattr(games_service, "row_rng", lambda row, step: _BlankDice(step))
         other = await table.click(table.message(board_id), "My hand", user=active)
         assert "Agree: start the Showdown" in other.labels()
         await table.click(other, "Agree: start the Showdown", user=active)

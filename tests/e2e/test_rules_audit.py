@@ -12,7 +12,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     set_active_in,
 )
-from bot.services.scenes import carry_gm_points_in
+from bot.services.scene_state import carry_gm_points_in
 from bot.testing.harness import Table, message_text
 from tests.e2e.test_characters import imported
 from tests.e2e.test_conflicts import (

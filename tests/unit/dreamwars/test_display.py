@@ -11,7 +11,7 @@ from PIL import Image
 
 from bot.games.base import get_display
 from bot.games.dreamwars import ENGINE, DwState
-from bot.services.games import GameInfo, HandInfo, Seat
+from bot.services.game_info import GameInfo, HandInfo, Seat
 from bot.ui.common import EMBED_TOTAL_LIMIT
 from bot.ui.games import board_embed, hand_embed, picture_key
 

@@ -34,7 +34,7 @@ def test_options_schema_is_built_once_per_engine() -> None:
 
 
 def test_card_game_lobby_offers_its_packs_books_and_set_up_rules() -> None:
-    from bot.services.games import option_fields, option_labels
+    from bot.services.game_info import option_fields, option_labels
 
     engine = get_engine("dfccg")
     fields = option_fields(engine)

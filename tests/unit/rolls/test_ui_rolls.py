@@ -6,7 +6,7 @@ import random
 
 from bot.fate.rolls import InvokeMode, Payment, Roller, apply_invoke, make_roll
 from bot.services.aspects_in_play import AspectInPlay
-from bot.services.rolls import PaymentOption, RollView, StuntOption
+from bot.services.roll_base import PaymentOption, RollView, StuntOption
 from bot.ui.common import EMBED_TOTAL_LIMIT
 from bot.ui.custom_ids import PAYMENT_SELECT_TEMPLATE
 from bot.ui.rolls import (

@@ -144,7 +144,7 @@ def test_stunt_writer_validates_skill_action_and_blanks():
 
 
 def test_major_milestone_options_become_the_rules_choice():
-    from bot.services.characters import build_major_milestone
+    from bot.services.character_base import build_major_milestone
 
     choice = build_major_milestone(
         raise_skills=["Stealth", None],
