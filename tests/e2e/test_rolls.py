@@ -811,7 +811,7 @@ async def test_a_roll_is_one_transaction_of_a_handful_of_statements(
     from sqlalchemy import event
 
     from bot.db.models.rolls import RollRow
-    from bot.services import rolls as roll_service
+    from bot.services import roll_base as roll_service
 
     monkeypatch.setattr(roll_service, "MESSAGE_IDS_SECONDS", 30.0)  # only the next roll writes it
     await make_character(table, table.player, "Harry", {"Lore": 4})
