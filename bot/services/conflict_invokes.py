@@ -354,9 +354,8 @@ class ConflictInvokes(ConflictBase):
                 raise RuleError("Pick the PCs' or the NPCs' side (one that is in this conflict).")
             state.scale = {**state.scale, side: level}
             label = {"pcs": "The PCs", "npcs": "The NPCs"}.get(side, side)
-            line = f"Scale: {label} are {ScaleLevel(level).label}."
-            state.add_log(line)
-            return line + " It counts from the next roll."
+            # the tracker's log is the GM's only answer now, so it says when the scale applies
+            return state.logged(f"Scale: {label} are {ScaleLevel(level).label} from the next roll.")
 
         return await self._act_with_campaign(conflict_id, None, step)
 

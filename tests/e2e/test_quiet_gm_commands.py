@@ -28,7 +28,8 @@ async def test_conflict_scale_leaves_only_the_tracker_edit(table: Table) -> None
     before = table.tally()
     scaled = await table.slash("conflict scale", user=gm, side="npcs", level=1)
     assert silent(scaled), scaled.text
-    assert "NPCs: Supernatural" in message_text(table.message(tracker_id))
+    shown = message_text(table.message(tracker_id))
+    assert "NPCs: Supernatural" in shown and "Supernatural from the next roll" in shown
     cost = table.tally() - before
     assert (cost.interactions, cost.ephemeral, cost.public) == (1, 0, 0)
 
