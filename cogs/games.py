@@ -942,7 +942,13 @@ class GameTable(commands.Cog):
                 return
             except discord.NotFound:
                 pass
-        await self._post_board(info)
+            except discord.HTTPException:  # e.g. no longer allowed to read the channel
+                log.info("could not look for game %s's board", info.id)
+                return
+        try:
+            await self._post_board(info)
+        except discord.HTTPException:  # the command was answered already: only log it
+            log.warning("could not repost game %s's board", info.id)
 
     # ------------------------------------------------------------------ idle games
     async def _idle_loop(self) -> None:

@@ -580,10 +580,16 @@ class CampaignService:
             row = await session.get(Campaign, campaign_id)
             if row is None:
                 raise RuleError("That campaign no longer exists.")
-            row.settings_json = settings.model_dump_json()
-            row.version += 1
-            session.add(row)
-            await session.flush()
+            # versioned like every write the parsed-row cache trusts: two edits at once never
+            # both become the same version
+            await update_versioned_in(
+                session,
+                Campaign,
+                campaign_id,
+                row.version,
+                {"settings_json": settings.model_dump_json()},
+                RuleError("The settings changed meanwhile; run the command again."),
+            )
             return CampaignInfo.of(row)
 
     async def character_names(self, campaign_id: int) -> list[CharacterName]:

@@ -52,7 +52,8 @@ class FormAnswerService:
                 delete(FormAnswerRow).where(
                     (col(FormAnswerRow.created_at) < utcnow() - KEPT_FOR)
                     | (
-                        (col(FormAnswerRow.user_id) == user_id)
+                        (col(FormAnswerRow.guild_id) == guild_id)
+                        & (col(FormAnswerRow.user_id) == user_id)
                         & (col(FormAnswerRow.form_id) == form_id)
                     )
                 )
