@@ -173,6 +173,10 @@ class Challenges(TrackerCog):
         snap = await self.challenges.cost(interaction.channel_id, task, cost)
         await self.reply_and_refresh(interaction, snap, snap.message, on_tracker=True)
 
+    @challenge.command(name="tracker", description="Post the tracker again (the old one stops).")
+    async def challenge_tracker_cmd(self, interaction: discord.Interaction) -> None:
+        await self.repost(interaction)
+
     @challenge.command(name="end", description="Close the challenge running here (GM).")
     async def challenge_end(self, interaction: discord.Interaction) -> None:
         await require_gm(self.bot, interaction, "end a challenge")

@@ -361,12 +361,7 @@ class Conflicts(TrackerCog):
 
     @conflict.command(name="tracker", description="Post the tracker again (the old one stops).")
     async def conflict_tracker_cmd(self, interaction: discord.Interaction) -> None:
-        assert interaction.channel_id is not None
-        snap = await self.conflicts.in_channel(interaction.channel_id)
-        old = snap.tracker_message_id
-        await self.publish(interaction, snap)
-        if old is not None and old != snap.tracker_message_id:
-            await self.retire(snap.channel_id, old)
+        await self.repost(interaction)
 
     @conflict.command(name="end", description="End the conflict here and pay concessions (GM).")
     async def conflict_end(self, interaction: discord.Interaction) -> None:

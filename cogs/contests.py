@@ -232,6 +232,10 @@ class Contests(TrackerCog):
     for side in ("side_a", "side_b", "side_c"):
         contest_start.autocomplete(side)(TrackerCog._name_list_ac)
 
+    @contest.command(name="tracker", description="Post the tracker again (the old one stops).")
+    async def contest_tracker_cmd(self, interaction: discord.Interaction) -> None:
+        await self.repost(interaction)
+
     @contest.command(name="end", description="Stop the contest running here (GM).")
     async def contest_end(self, interaction: discord.Interaction) -> None:
         await require_gm(self.bot, interaction, "end a contest")

@@ -154,12 +154,6 @@ class ConflictService(ConflictActions, ConflictInvokes):
             state.add_log(f"A {kind.value} conflict begins; {first_record.name} acts first.")
             return await self._begin_in(session, row, state)
 
-    async def in_channel(self, channel_id: int) -> ConflictSnapshot:
-        async with self.db.session() as session:
-            row = await self._running_in(session, channel_id)
-            state = self._state(row)
-            return await self._snapshot_in(session, row, state)
-
     async def next_names(self, channel_id: int, typed: str) -> list[str]:
         """For /conflict next autocomplete: who may act next here, matching what is typed (the
         row alone, no sheets: this runs on every keystroke)."""

@@ -359,6 +359,10 @@ class EncounterService(Generic[StateT, SnapshotT]):
     def _is_open(self, state: StateT) -> bool:
         raise NotImplementedError(f"{type(self).__name__} must say when it is still open")
 
+    def is_open(self, state: StateT) -> bool:
+        """Whether the encounter still takes actions (its tracker still matters)."""
+        return self._is_open(state)
+
     def _state(self, row: EncounterRow) -> StateT:
         return self.state_model.model_validate_json(row.state_json)
 
@@ -437,6 +441,12 @@ class EncounterService(Generic[StateT, SnapshotT]):
         if row is None:
             raise RuleError(f"No {self.kind} is running here; start one with `/{self.kind} start`.")
         return row
+
+    async def in_channel(self, channel_id: int) -> SnapshotT:
+        """The encounter of this kind running in the channel (a sentence when none is)."""
+        async with self.db.session() as session:
+            row = await self._running_in(session, channel_id)
+            return await self._snapshot_in(session, row, self._state(row))
 
     async def get(self, encounter_id: int, *, with_sheets: bool = True) -> SnapshotT:
         """The encounter as it is; without the sheets when only its state is asked about."""

@@ -8,6 +8,7 @@ click applies once. The id's prefix names the kind, and the kind names the cog t
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -436,6 +437,35 @@ class TrackerCog(commands.Cog):
         self._trackers.poke(key)
         await self.announce_turn(snapshot)
 
+    async def drawn(self, snapshot: Snapshot) -> bool:
+        """Bring the tracker up to date and wait for its edit: whether it now shows `snapshot`
+        (or a newer state). False when there is no tracker or its message could not be edited
+        (someone deleted it)."""
+        await self.refresh(snapshot)
+        key = snapshot.tracker_message_id
+        if key is None:
+            return False
+        task = self._trackers.tasks.get(key)
+        if task is not None:
+            await asyncio.shield(task)
+        return self._shown.get(key, 0) >= snapshot.version
+
+    def undrawn_note(self, snapshot: Snapshot) -> str:
+        """What a GM is told when the change is saved but the tracker could not show it."""
+        note = "The change is saved, but I could not update the tracker (was it deleted?)."
+        if self.service.is_open(snapshot.state):
+            note += f" Type `/{self.service.kind} tracker` to post it again."
+        return note
+
+    async def repost(self, interaction: discord.Interaction) -> None:
+        """Post the tracker of the encounter running here again; the old copy stops."""
+        assert interaction.channel_id is not None
+        snap = await self.service.in_channel(interaction.channel_id)
+        old = snap.tracker_message_id
+        await self.publish(interaction, snap)
+        if old is not None and old != snap.tracker_message_id:
+            await self.retire(snap.channel_id, old)
+
     async def _draw(self, key: int) -> None:
         snapshot = self._pending.pop(key, None)
         if snapshot is None or snapshot.version <= self._shown.get(key, 0):
@@ -467,7 +497,11 @@ class TrackerCog(commands.Cog):
         )
         if said is None and shown:
             await interaction.response.defer(ephemeral=True, thinking=True)
-            await self.refresh(snapshot)
+            if not await self.drawn(snapshot):
+                await interaction.edit_original_response(
+                    content=clip(f"{text}\n{self.undrawn_note(snapshot)}", 2000)
+                )
+                return
             try:
                 await interaction.delete_original_response()
             except discord.HTTPException:

@@ -86,3 +86,49 @@ async def test_contest_end_leaves_only_the_tracker_edit(table: Table) -> None:
     assert "The GM stopped the contest." in message_text(table.message(int(tracker["id"])))
     cost = table.tally() - before
     assert (cost.interactions, cost.ephemeral, cost.public) == (1, 0, 0)
+
+
+async def test_a_quiet_command_whose_tracker_was_deleted_answers_privately(table: Table) -> None:
+    """The tracker's edit is the answer only once it is made: a tracker message someone deleted
+    cannot be edited, so the GM is told privately that the change is saved and how to post the
+    tracker again (no silent success)."""
+    await make_characters(table)
+    gm = table.gm
+    started = await table.slash(
+        "challenge start", user=gm, tasks="Lore:3:read the runes, Athletics:Fair"
+    )
+    assert started.message is not None
+    table.fake.messages.pop(int(started.message["id"]))  # someone deleted the tracker
+    before = table.tally()
+    assigned = await table.slash("challenge assign", user=gm, task=1, character="Molly")
+    assert assigned.ephemeral and not silent(assigned), assigned.text
+    assert "The GM gives the Lore task to Molly." in assigned.text
+    assert "could not update the tracker" in assigned.text
+    assert "`/challenge tracker`" in assigned.text, assigned.text
+    cost = table.tally() - before
+    assert (cost.interactions, cost.ephemeral, cost.public) == (1, 1, 0)
+
+    reposted = await table.slash("challenge tracker", user=gm)
+    assert reposted.message is not None and not reposted.ephemeral
+    assert "Molly" in message_text(reposted.message)
+    quiet = await table.slash("challenge assign", user=gm, task=2, character="Charles")
+    assert silent(quiet), quiet.text  # the new tracker takes the edit
+    assert "Athletics task to Charles" in message_text(table.message(int(reposted.message["id"])))
+
+    ended = await table.slash("challenge end", user=gm)
+    assert silent(ended), ended.text
+
+
+async def test_a_quiet_end_on_a_deleted_tracker_says_so_without_a_command(table: Table) -> None:
+    await make_characters(table)
+    gm = table.gm
+    started = await table.slash(
+        "contest start", user=gm, side_a="Charles", side_b="Ghoul", intent_a="Flee"
+    )
+    assert started.message is not None
+    table.fake.messages.pop(int(started.message["id"]))
+    ended = await table.slash("contest end", user=gm)
+    assert ended.ephemeral and "The contest is stopped." in ended.text, ended.text
+    assert "could not update the tracker" in ended.text and "tracker`" not in ended.text
+    gone = await table.slash("contest tracker", user=gm)
+    assert gone.ephemeral and "/contest start" in gone.text, gone.text
