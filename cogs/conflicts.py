@@ -219,7 +219,7 @@ class Conflicts(TrackerCog):
             else:
                 aspect = values.get("aspect", "")
                 snap = await svc.create_advantage(click, skill, difficulty, aspect, existing)
-            await self.answer(modal_interaction, snap, snap.message)
+            await self.answer(modal_interaction, snap)
 
         fields = [SKILL_FIELD, DIFFICULTY_FIELD]
         title = "Overcome" if action is A.OVERCOME else "Create an advantage"
@@ -257,7 +257,7 @@ class Conflicts(TrackerCog):
 
     async def _attack_with(self, click: Click, arg: str | None, skill: str) -> None:
         snap = await self.conflicts.attack(click, arg or "", skill)
-        await self.answer(click.interaction, snap, snap.message)
+        await self.answer(click.interaction, snap)
 
     async def _attack_skill_menu(self, click: Click, _arg: str | None, target: str) -> None:
         current = await self.conflicts.get(click.ident)
@@ -284,13 +284,13 @@ class Conflicts(TrackerCog):
         current = await svc.get(click.ident, with_sheets=False)
         if not (rolled or svc.needs_roll_to_move(current, zone)):
             moved = await svc.move(click, zone)
-            await self.answer(click.interaction, moved, moved.message)
+            await self.answer(click.interaction, moved)
             return
 
         async def done(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
             skill, difficulty = values["skill"], values["difficulty"]
             moved = await svc.move(click, zone, skill, difficulty)
-            await self.answer(modal_interaction, moved, moved.message)
+            await self.answer(modal_interaction, moved)
 
         fields = [("skill", "Skill", "Athletics", 40), DIFFICULTY_FIELD]
         await click.interaction.response.send_modal(
@@ -348,7 +348,8 @@ class Conflicts(TrackerCog):
         snap = await self.conflicts.pass_turn(
             interaction.channel_id, interaction.user.id, await self._is_gm(interaction), who
         )
-        await self.reply_and_refresh(interaction, snap, snap.message)
+        # the whose-turn line is the answer; without one (the GM picks next), say it privately
+        await self.reply_and_refresh(interaction, snap, snap.message, on_tracker=False)
 
     @conflict_next.autocomplete("who")
     async def _next_ac(

@@ -79,7 +79,7 @@ class Contests(TrackerCog):
 
         async def twisted(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
             result = await self.contests.twist(click.ident, click.version, values["aspect"])
-            await self.answer(modal_interaction, result, result.message)
+            await self.answer(modal_interaction, result)
 
         await click.interaction.response.send_modal(
             FormModal("A twist on the tie", [("aspect", "Twist aspect", "", 80)], twisted)
@@ -148,7 +148,7 @@ class Contests(TrackerCog):
         async def done(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
             skill, difficulty, aspect = values["skill"], values["difficulty"], values["aspect"]
             snap = await self.contests.advantage(click, member, skill, difficulty, aspect)
-            await self.answer(modal_interaction, snap, snap.message)
+            await self.answer(modal_interaction, snap)
 
         fields = [SKILL_FIELD, DIFFICULTY_FIELD, NEW_ASPECT_FIELD]
         await click.interaction.response.send_modal(FormModal("Create an advantage", fields, done))
@@ -179,7 +179,7 @@ class Contests(TrackerCog):
 
     async def _roll_with(self, click: Click, member: str | None, skill: str) -> None:
         snap = await self.contests.roll(click, member or "", skill)
-        await self.answer(click.interaction, snap, snap.message)
+        await self.answer(click.interaction, snap)
 
     contest = app_commands.Group(
         name="contest",

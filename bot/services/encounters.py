@@ -319,6 +319,17 @@ class DiceSource:
         return self.factory()
 
 
+class LogLines(str):
+    """A step's answer that is exactly the lines it added to the tracker's log: the tracker's
+    edit shows it, so the clicker needs no private copy. Any other answer (a plain `str`, or
+    one built from these with more text) is said privately too."""
+
+
+def on_tracker(message: str) -> bool:
+    """Whether a step's answer is what its tracker shows (see `LogLines`)."""
+    return isinstance(message, LogLines)
+
+
 class EncounterState(BaseModel):
     """What every encounter's stored state has: who takes part and the tracker's log."""
 
@@ -335,7 +346,7 @@ class EncounterState(BaseModel):
     def logged(self, *lines: str) -> str:
         """Add `lines` to the log and return them as one message (what a step answers)."""
         self.add_log(*lines)
-        return " ".join(lines)
+        return LogLines(" ".join(lines))
 
 
 StateT = TypeVar("StateT", bound=EncounterState)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 import discord
@@ -27,6 +27,22 @@ def clip(text: str, limit: int) -> str:
     """Shorten to `limit` characters, marking the cut."""
     text = text or ""
     return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
+
+
+def newest_lines(lines: Sequence[str], limit: int) -> str:
+    """The newest of `lines` (last first to go in) that fit in `limit` characters, one per
+    line: a log cut to fit loses its oldest lines, never the newest one."""
+    kept: list[str] = []
+    used = 0
+    for line in reversed(lines):
+        size = len(line) + (1 if kept else 0)  # with the line break before the newer one
+        if used + size > limit:
+            break
+        kept.append(line)
+        used += size
+    if not kept and lines:
+        return clip(lines[-1], limit)
+    return "\n".join(reversed(kept))
 
 
 def greedy_pages(

@@ -29,7 +29,14 @@ from bot.services.conflict_state import (
 )
 from bot.services.contests import ContestSnapshot
 from bot.services.encounters import Choice
-from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, MAX_SELECT_OPTIONS, clip, safe_embed
+from bot.ui.common import (
+    COLOUR,
+    FIELD_VALUE_LIMIT,
+    MAX_SELECT_OPTIONS,
+    clip,
+    newest_lines,
+    safe_embed,
+)
 
 ENDED_COLOUR = discord.Colour.dark_grey()
 MAX_TRACKER_FIELDS = 20
@@ -110,7 +117,7 @@ def conflict_tracker(snapshot: ConflictSnapshot) -> discord.Embed:
     title = f"Conflict #{snapshot.id} ({c.kind.value})"
     title += " - over" if ended else f" - exchange {c.exchange}"
     embed = discord.Embed(title=title, colour=ENDED_COLOUR if ended else COLOUR)
-    embed.description = clip("\n".join(state.log) or "The conflict begins.", 2000)
+    embed.description = newest_lines(state.log, 2000) or "The conflict begins."
     for combatant in c.combatants[:MAX_TRACKER_FIELDS]:
         mark = standing(c, combatant)
         kind = "NPC" if combatant.is_npc else "PC"
@@ -266,7 +273,7 @@ def contest_tracker(snapshot: ContestSnapshot) -> discord.Embed:
     over = contest.winner is not None
     title = f"Contest #{snapshot.id} - to {contest.victories_needed} victories"
     embed = discord.Embed(title=title, colour=ENDED_COLOUR if over else COLOUR)
-    embed.description = clip("\n".join(state.log) or "The contest begins.", 2000)
+    embed.description = newest_lines(state.log, 2000) or "The contest begins."
     for side in contest.sides:
         names = ", ".join(state.name(m) for m in side.members)
         rolled = contest.exchange.rolls.get(side.key)
@@ -413,7 +420,7 @@ def challenge_tracker(snapshot: ChallengeSnapshot) -> discord.Embed:
         lines.append(line)
     embed.description = clip("\n".join(lines), 3000)
     if snapshot.state.log:
-        embed.add_field(name="Rolls", value=clip("\n".join(snapshot.state.log), 1024), inline=False)
+        embed.add_field(name="Rolls", value=newest_lines(snapshot.state.log, 1024), inline=False)
     embed.add_field(
         name="Summary",
         value=(

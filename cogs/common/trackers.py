@@ -25,7 +25,13 @@ from bot.services.clicks import ClickContext
 from bot.services.conflict_state import ConflictSnapshot
 from bot.services.conflicts import ConflictService
 from bot.services.contests import ContestService, ContestSnapshot
-from bot.services.encounters import AbsorbOption, Choice, EncounterService, skill_choices
+from bot.services.encounters import (
+    AbsorbOption,
+    Choice,
+    EncounterService,
+    on_tracker,
+    skill_choices,
+)
 from bot.ui.common import clip
 from bot.ui.conflicts import (
     Controls,
@@ -111,18 +117,6 @@ def build_view(prefix: str, ident: int, version: int, controls: Controls) -> dis
             )
         )
     return view
-
-
-def shows(embed: discord.Embed, text: str) -> bool:
-    """Whether everything `text` says is already on the tracker `embed` (each sentence appears
-    in it, whatever the line breaks), so that a private copy would only repeat it."""
-    seen = " ".join(
-        " ".join(part.split())
-        for part in [embed.title or "", embed.description or ""]
-        + [f"{f.name} {f.value}" for f in embed.fields]
-    )
-    lines = [" ".join(line.split()) for line in re.split(r"(?<=[.!?])\s+|\n", text)]
-    return all(line in seen for line in lines if line)
 
 
 def select_options(choices: Sequence[Choice]) -> list[discord.SelectOption]:
@@ -484,17 +478,16 @@ class TrackerCog(commands.Cog):
         snapshot: Snapshot,
         text: str,
         *,
-        on_tracker: bool = False,
+        on_tracker: bool,
     ) -> None:
         """Answer a slash command and bring the tracker up to date. When the turn passes, the
-        public whose-turn line is the answer (no private copy of it). When the tracker shows
-        `text` (or `on_tracker`: the command's change is what the tracker's edit shows), that
-        edit is the answer: Discord needs a response, so a private "thinking" one is made and
-        deleted at once, and nothing stays. Else (no tracker to edit) `text` is said privately."""
+        public whose-turn line is the answer (no private copy of it). When `on_tracker` (the
+        caller says the command's change is what the tracker's edit shows), that edit is the
+        answer: Discord needs a response, so a private "thinking" one is made and deleted once
+        the tracker shows the change, and nothing stays. Else (or with no tracker to edit, or
+        when the edit fails) `text` is said privately."""
         said = await self.announce_turn(snapshot, interaction)
-        shown = snapshot.tracker_message_id is not None and (
-            on_tracker or shows(render(snapshot)[0], text)
-        )
+        shown = on_tracker and snapshot.tracker_message_id is not None
         if said is None and shown:
             await interaction.response.defer(ephemeral=True, thinking=True)
             if not await self.drawn(snapshot):
@@ -513,9 +506,11 @@ class TrackerCog(commands.Cog):
             await interaction.followup.send(clip(text, 2000), ephemeral=True)
         await self.refresh(snapshot)
 
-    async def answer(self, interaction: discord.Interaction, snapshot: Snapshot, text: str) -> None:
-        """Answer a click or a form. From the tracker: edit it in place, and say privately only
-        what the tracker does not show. From a private step: that step becomes the answer."""
+    async def answer(self, interaction: discord.Interaction, snapshot: Snapshot) -> None:
+        """Answer a click or a form with the service's `snapshot.message`. From the tracker:
+        edit it in place, and say the message privately only when the service did not put it
+        on the tracker (`on_tracker`). From a private step: that step becomes the answer."""
+        text = snapshot.message
         message = interaction.message
         from_message = message is not None and interaction.type in (
             discord.InteractionType.component,
@@ -530,7 +525,7 @@ class TrackerCog(commands.Cog):
                 await interaction.response.edit_message(embed=embed, view=view)
                 self._shown[key] = snapshot.version
             posted = await self.announce_turn(snapshot)
-            if text and not shows(embed, text) and text != posted:
+            if text and not on_tracker(text) and text != posted:
                 await interaction.followup.send(clip(text, 2000), ephemeral=True)
             return
         if from_message and message is not None and message.flags.ephemeral:
@@ -556,7 +551,7 @@ class TrackerCog(commands.Cog):
             raise RuleError(none)
         if len(choices) == 1:
             result = await only(choices[0].value)
-            await self.answer(click.interaction, result, result.message)
+            await self.answer(click.interaction, result)
             return
         await self.ask(click.interaction, question, click.menu(action, placeholder, list(choices)))
 
@@ -573,7 +568,7 @@ class TrackerCog(commands.Cog):
         options = skill_options(snap, member)
         if len(options) == 1:
             result = await step(options[0].value)
-            await self.answer(click.interaction, result, result.message)
+            await self.answer(click.interaction, result)
             return
         action, arg, placeholder = menu
         select = TrackerSelect(
@@ -624,7 +619,7 @@ class TrackerCog(commands.Cog):
 
         async def act(click: Click, _snap: Any) -> None:
             snap = await call(click)
-            await self.answer(click.interaction, snap, snap.message)
+            await self.answer(click.interaction, snap)
 
         return act
 
@@ -635,7 +630,7 @@ class TrackerCog(commands.Cog):
 
         async def act(click: Click, _arg: str | None, value: str) -> None:
             snap = await call(click, value)
-            await self.answer(click.interaction, snap, snap.message)
+            await self.answer(click.interaction, snap)
 
         return act
 
@@ -709,13 +704,13 @@ class TrackerCog(commands.Cog):
         needing = option.slots_needing_text
         if not needing:
             snap = await service.absorb(click, index, [])
-            await self.answer(click.interaction, snap, snap.message)
+            await self.answer(click.interaction, snap)
             return
 
         async def absorbed(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
             texts = [values[f"c{i}"] for i in range(len(needing))]
             result = await service.absorb(click, index, texts)
-            await self.answer(modal_interaction, result, result.message)
+            await self.answer(modal_interaction, result)
 
         fields = [(f"c{i}", label, "", 80) for i, label in enumerate(needing)]
         await click.interaction.response.send_modal(

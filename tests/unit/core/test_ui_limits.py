@@ -6,7 +6,14 @@ import discord
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.ui.common import EMBED_TOTAL_LIMIT, FIELD_VALUE_LIMIT, MAX_FIELDS, clip, safe_embed
+from bot.ui.common import (
+    EMBED_TOTAL_LIMIT,
+    FIELD_VALUE_LIMIT,
+    MAX_FIELDS,
+    clip,
+    newest_lines,
+    safe_embed,
+)
 from bot.ui.help import CommandEntry, CommandGroup, help_page, page_count
 
 texts = st.text(min_size=0, max_size=5000)
@@ -26,6 +33,19 @@ def test_safe_embed_fits(title: str, description: str, fields: list[tuple[str, s
 
 def test_clip_marks_the_cut() -> None:
     assert clip("abcdef", 4) == "abc…" and clip("abc", 4) == "abc"
+
+
+@settings(max_examples=50)
+@given(lines=st.lists(st.text(min_size=1, max_size=300), max_size=12), limit=st.integers(1, 2000))
+def test_a_cut_log_keeps_its_newest_line(lines: list[str], limit: int) -> None:
+    """A tracker's log cut to fit loses its oldest lines: the newest, which a quiet answer
+    relies on being shown, is always there (whole when it fits)."""
+    text = newest_lines(lines, limit)
+    assert len(text) <= limit
+    if lines and len(lines[-1]) <= limit:
+        assert text.endswith(lines[-1])
+    if len("\n".join(lines)) <= limit:
+        assert text == "\n".join(lines)
 
 
 def test_help_pages_fit_with_many_long_commands() -> None:
