@@ -231,6 +231,13 @@ async def _entry_to_undo_in(
     return entry
 
 
+def why_not_reversed(entry: FatePointEntry) -> str:
+    """Why `undo_entry_in` found nothing left to change for this entry."""
+    if entry.character_id is None and entry.who != "GM":
+        return "its character was deleted"
+    return "the scene whose GM pool it moved has ended"
+
+
 async def undo_entry_in(
     session: AsyncSession,
     campaign: CampaignInfo,
@@ -455,11 +462,7 @@ class EconomyService:
         entry = await _entry_to_undo_in(session, campaign.id, entry_id)
         inverse = await undo_entry_in(session, campaign, entry, actor_id)
         if inverse is None:
-            why = (
-                "its character was deleted"
-                if entry.character_id is None and entry.who != "GM"
-                else "the scene whose GM pool it moved has ended"
-            )
+            why = why_not_reversed(entry)
             raise RuleError(
                 f"Entry #{entry.id} ({entry.reason}, {entry.delta:+d} for {entry.who}) cannot be "
                 f"undone: {why}. Pick another with `entry:`, or set the balance with `/fp give`."

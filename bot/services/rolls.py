@@ -39,7 +39,7 @@ from bot.services.campaigns import (
     active_character_in,
     resolve_campaign_in,
 )
-from bot.services.economy import undo_entry_in
+from bot.services.economy import undo_entry_in, why_not_reversed
 from bot.services.roll_base import (
     CONFLICT_HINT,
     DESCRIPTION_MAX,
@@ -423,12 +423,13 @@ class RollService(RollInvokes):
                 raise RollNotAllowed(
                     "Only the GM can void this roll (its roller can, until it is closed)."
                 )
-            row = await self._save_in(session, row, roll)  # a second click finds a newer version
             campaign = await self._campaign_in(session, row)
             back = await self._refund_points_in(session, campaign, row, user_id)
             back += await self._refund_invokes_in(session, campaign, row, events)
             note = "Void: " + ("; ".join(back) if back else "nothing was spent on it") + "."
             roll = roll.model_copy(update={"void_note": note[:RESULT_MAX]})
+            # one versioned write: a second void at the same moment finds a newer version and
+            # rolls back with its refunds (each ledger entry is also claimed only once)
             row = await self._save_in(session, row, roll)
             return RollChange(await self._view_in(session, row), [], note)
 
@@ -442,9 +443,9 @@ class RollService(RollInvokes):
             inverse = await undo_entry_in(
                 session, campaign, entry, actor_id, reason="void", note=f"void roll #{row.id}"
             )
-            who = "the GM pool" if entry.character_id is None else entry.who
+            who = "the GM pool" if entry.who == "GM" else entry.who
             if inverse is None:
-                back.append(f"the point of {who} stays spent (its scene has ended)")
+                back.append(f"the point of {who} stays spent ({why_not_reversed(entry)})")
             else:
                 back.append(f"1 fate point back to {who} (ledger #{inverse.id})")
         return back

@@ -802,6 +802,38 @@ async def test_the_gm_voids_a_closed_roll_and_the_roller_cannot(table: Table) ->
     assert elsewhere.ephemeral and "roll" in elsewhere.text
 
 
+async def test_voiding_a_roll_says_why_a_point_stays_spent_and_writes_it_once(
+    table: Table,
+) -> None:
+    """The point of a character deleted since stays spent, and the void note says that (not
+    that a scene ended); the voided roll is written once."""
+    from sqlalchemy import event
+
+    await harry(table)
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    await invoke(table, reply, "Trouble Magnet", "fate point", user=table.player)
+    roll_id = int(message_text(roll_message(table, reply)).split("Roll #")[1].split(" ")[0])
+    gone = await table.slash("character delete", user=table.player, character="Harry")
+    assert "Deleted **Harry**" in gone.text
+    assert table.bot is not None
+    db = table.bot.db  # type: ignore[attr-defined]
+    writes: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        if sql.split()[:2] == ["UPDATE", "roll"]:
+            writes.append(sql)
+
+    event.listen(db.engine.sync_engine, "before_cursor_execute", seen)
+    try:
+        done = await table.slash("roll-void", user=table.gm, roll=roll_id)
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", seen)
+    assert not done.ephemeral and f"Roll #{roll_id} is void" in done.text, done.text
+    assert "the point of Harry stays spent (its character was deleted)" in done.text, done.text
+    assert "scene" not in done.text and "GM pool" not in done.text
+    assert len(writes) == 1, writes
+
+
 async def test_a_roll_is_one_transaction_of_a_handful_of_statements(
     table: Table, monkeypatch: Any
 ) -> None:
