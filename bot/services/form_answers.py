@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, timedelta
+from datetime import timedelta
 from typing import Any
 
 from sqlmodel import col, delete
 
 from bot.db.engine import Database
-from bot.db.models.columns import utcnow
+from bot.db.models.columns import as_utc, utcnow
 from bot.db.models.forms import FormAnswerRow
 from bot.db.repos.scope import REACH
 from bot.errors import RuleError
@@ -72,7 +72,7 @@ class FormAnswerService:
     async def get(self, answer_id: int, user_id: int) -> KeptAnswers:
         async with self.db.read() as session:
             row = await session.get(FormAnswerRow, answer_id)
-            if row is None or utcnow() - _aware(row.created_at) > KEPT_FOR:
+            if row is None or utcnow() - as_utc(row.created_at) > KEPT_FOR:
                 raise RuleError(GONE)
             if row.user_id != user_id:
                 raise NotYourAnswers("These are someone else's answers; open your own form.")
@@ -87,11 +87,6 @@ class FormAnswerService:
                     (col(FormAnswerRow.id) == answer_id) & (col(FormAnswerRow.user_id) == user_id)
                 )
             )
-
-
-def _aware(moment: Any) -> Any:
-    """SQLite hands timestamps back without their zone; they were written in UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def get_form_answers(bot: Any) -> FormAnswerService:

@@ -23,7 +23,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.changes import touched
 from bot.db.engine import Database
-from bot.db.models.columns import utcnow
+from bot.db.models.columns import as_utc, utcnow
 from bot.db.models.games import GameActionLog, GameEventLog, GameRow
 from bot.db.repos.versioned import update_versioned_in
 from bot.errors import RuleError
@@ -737,10 +737,7 @@ class GameService:
     ) -> IdleNotice | None:
         """Warn or abandon one idle game. Conditional writes: a move made meanwhile, or
         another process checking the same game, wins, and then this one announces nothing."""
-        last = row.last_activity
-        if last.tzinfo is None:  # SQLite returns naive datetimes
-            last = last.replace(tzinfo=now.tzinfo)
-        idle = now - last
+        idle = as_utc(now) - as_utc(row.last_activity)
         minutes = int(idle.total_seconds() // 60)
         if idle >= timedelta(minutes=timeout_minutes):
             ended = await session.exec(

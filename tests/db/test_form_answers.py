@@ -3,13 +3,13 @@ refusal of the same form, dropped once accepted, and unreadable (then deleted) a
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from sqlmodel import select, update
 
 from bot.db.engine import Database
-from bot.db.models.columns import utcnow
+from bot.db.models.columns import as_utc, utcnow
 from bot.db.models.forms import FormAnswerRow
 from bot.errors import RuleError
 from bot.services.form_answers import GONE, FormAnswerService, NotYourAnswers
@@ -51,3 +51,21 @@ async def test_answers_older_than_a_day_are_not_opened_and_are_dropped(db: Datab
     assert str(refused.value) == GONE
     await answers.keep(GUILD, BOB, "stuntw:rule:0:6", {"feat": "x"})
     assert await count(db) == 1  # the stale row went with the next one written
+
+
+async def test_a_timestamp_read_back_is_utc_on_every_database(db: Database) -> None:
+    """One helper makes every stored moment comparable with utcnow(): SQLite returns it
+    without its zone, PostgreSQL with it (form answers and idle games both use it)."""
+    answers = FormAnswerService(db)
+    written = utcnow()
+    kept = await answers.keep(GUILD, ALICE, "cdraftm:3:skills", {"good": "Lore"})
+    async with db.read() as session:
+        row = await session.get(FormAnswerRow, kept)
+    assert row is not None
+    moment = as_utc(row.created_at)
+    assert moment.utcoffset() == timedelta(0)
+    assert abs(moment - written) < timedelta(minutes=1)
+    naive = datetime(2026, 12, 1, 18, 0)
+    assert as_utc(naive) == naive.replace(tzinfo=UTC)
+    paris = datetime(2026, 12, 1, 19, 0, tzinfo=timezone(timedelta(hours=1)))
+    assert as_utc(paris) is paris  # an aware moment is kept as it is

@@ -19,6 +19,12 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """A timestamp read back from a row, zone-aware: SQLite hands them back without their zone
+    (they were written in UTC), PostgreSQL with it."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def id_field() -> Any:
     """An autoincrementing surrogate primary key."""
     return Field(default=None, sa_column=Column(BIG_ID, primary_key=True, autoincrement=True))
