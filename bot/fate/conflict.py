@@ -106,6 +106,11 @@ def _event(kind: str, text: str, who: str | None = None, **data: int | str | boo
     return Event(kind=kind, text=text, who=who, data=data)
 
 
+def _boost(text: str, holder: str, name: str, **data: int | str | bool | None) -> Event:
+    """A boost for `holder`; `name` is the start of its aspect's name ("Opening for Molly")."""
+    return _event("boost", text, holder, boost_for=holder, boost_name=name, **data)
+
+
 def _update(state: Conflict, **changes: object) -> Conflict:
     return state.model_copy(update=changes)
 
@@ -202,15 +207,11 @@ def _resolve(state: Conflict, pending: PendingAttack) -> tuple[Conflict, list[Ev
     ]
     if outcome is OutcomeKind.FAIL:
         if pending.defence_effort - pending.attack_effort >= 3:
-            events.append(
-                _event("boost", "Defended with style: a boost.", defender, boost_for=defender)
-            )
+            events.append(_boost("Defended with style: a boost.", defender, "Sure footing"))
         events.append(_event("missed", "The attack does not land.", attacker))
         return _update(state, pending=None, phase=Phase.ACTING), events
     if outcome is OutcomeKind.TIE:
-        events.append(
-            _event("boost", "A tie: the attacker gets a boost.", attacker, boost_for=attacker)
-        )
+        events.append(_boost("A tie: the attacker gets a boost.", attacker, "Opening"))
         return _update(state, pending=None, phase=Phase.ACTING), events
     shifts = pending.attack_effort - pending.defence_effort - (1 if pending.boost_traded else 0)
     pending = pending.model_copy(update={"shifts": shifts})
@@ -262,11 +263,10 @@ def trade_shift_for_boost(state: Conflict, attacker: str) -> tuple[Conflict, lis
         raise ConflictError("That hit was already reduced for a boost.")
     pending = pending.model_copy(update={"boost_traded": True, "shifts": pending.shifts - 1})
     return _update(state, pending=pending), [
-        _event(
-            "boost",
+        _boost(
             f"One shift traded for a boost; the hit is {pending.shifts}.",
             attacker,
-            boost_for=attacker,
+            "Momentum",
             shifts=pending.shifts,
         )
     ]
@@ -315,7 +315,7 @@ def overcome(
         )
     ]
     if outcome is OutcomeKind.SUCCESS_WITH_STYLE:
-        events.append(_event("boost", "Overcome with style: a boost.", actor, boost_for=actor))
+        events.append(_boost("Overcome with style: a boost.", actor, "Head start"))
     return _update(state, action_used=True), events
 
 
@@ -370,7 +370,7 @@ def move(
     if outcome is OutcomeKind.TIE:
         events.append(_event("minor_cost", "Made it, at a minor cost.", actor))
     if outcome is OutcomeKind.SUCCESS_WITH_STYLE:  # an overcome like any other: plus a boost
-        events.append(_event("boost", "Overcome with style: a boost.", actor, boost_for=actor))
+        events.append(_boost("Overcome with style: a boost.", actor, "Head start"))
     return _update(state, combatants=_replace(state, moved), action_used=True), events
 
 

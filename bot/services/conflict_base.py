@@ -136,15 +136,7 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
         for event in events:
             if event.kind == "boost" and isinstance(event.data.get("boost_for"), str):
                 holder = str(event.data["boost_for"])
-                text = (
-                    "Opening"
-                    if event.text.startswith("A tie")
-                    else "Sure footing"
-                    if event.text.startswith("Defended")
-                    else "Head start"
-                    if event.text.startswith("Overcome")
-                    else "Momentum"
-                )
+                text = str(event.data.get("boost_name") or "Momentum")  # the rules name it
                 boost = make_boost(
                     state.new_aspect_id(), f"{text} for {state.name(holder)}"[:80], holder
                 )

@@ -101,16 +101,22 @@ def test_tie_and_style_boosts() -> None:
     state = ghoul_fight()
     state, _ = attack(state, "ghoul", "charles", 3)
     state, events = defend(state, "charles", 3)
-    assert any(e.kind == "boost" and e.data["boost_for"] == "ghoul" for e in events)
+    # each boost event names its aspect (the service does not read the event's text)
+    assert [(e.data["boost_for"], e.data["boost_name"]) for e in events if e.kind == "boost"] == [
+        ("ghoul", "Opening")
+    ]
     assert state.phase is Phase.ACTING
     state, _ = end_turn(state, "ghoul", "charles")
     state, _ = attack(state, "charles", "ghoul", 0)
     state, events = defend(state, "ghoul", 3)
-    assert any(e.kind == "boost" and e.data["boost_for"] == "ghoul" for e in events)
+    assert [(e.data["boost_for"], e.data["boost_name"]) for e in events if e.kind == "boost"] == [
+        ("ghoul", "Sure footing")
+    ]
     state, _ = end_turn(state, "charles", "ghoul")
     state, _ = attack(state, "ghoul", "charles", 5)
     state, _ = defend(state, "charles", 1)
     state, events = trade_shift_for_boost(state, "ghoul")
+    assert [e.data["boost_name"] for e in events if e.kind == "boost"] == ["Momentum"]
     assert state.pending is not None and state.pending.shifts == 3
     with pytest.raises(RuleError):
         trade_shift_for_boost(state, "ghoul")
@@ -278,3 +284,22 @@ def test_teamwork_support_uses_the_helpers_action() -> None:
     after, _ = end_turn(helped, "charles", "ghoul")
     after, _ = end_turn(after, "ghoul", "molly")
     assert after.exchange == 2 and after.current == "molly"
+
+
+def test_a_boost_aspect_takes_the_name_the_rules_give_not_the_event_text() -> None:
+    from bot.fate.aspects import Event
+    from bot.services.conflict_base import ConflictBase
+    from bot.services.conflict_state import ConflictState
+
+    state = ConflictState(conflict=ghoul_fight(), members={})
+    events = [
+        Event(kind="boost", text="Reworded.", who="ghoul", data={"boost_for": "ghoul"}),
+        Event(
+            kind="boost",
+            text="Overcome, reworded.",
+            who="charles",
+            data={"boost_for": "charles", "boost_name": "Opening"},
+        ),
+    ]
+    ConflictBase._after_resolution(ConflictBase.__new__(ConflictBase), state, events)
+    assert [a.text for a in state.aspects] == ["Momentum for ghoul", "Opening for charles"]
