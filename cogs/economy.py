@@ -157,6 +157,7 @@ class UndoConfirmButton(
             interaction.channel_id,
             actor_id=interaction.user.id,
             entry_id=self.entry_id,
+            campaign_id=self.campaign_id,  # the preview's campaign: the channel must still play it
         )
         await interaction.response.edit_message(content=f"Undone `#{original.id}`.", view=None)
         # the channel hears of a PC's or the GM pool's reversal; an NPC's stays the GM's

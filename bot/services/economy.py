@@ -434,13 +434,21 @@ class EconomyService:
 
     @retry_stale
     async def undo(
-        self, guild_id: int, channel_id: int, *, actor_id: int, entry_id: int | None = None
+        self,
+        guild_id: int,
+        channel_id: int,
+        *,
+        actor_id: int,
+        entry_id: int | None = None,
+        campaign_id: int | None = None,
     ) -> tuple[LedgerLine, LedgerLine]:
         """Reverse one movement (by default the newest one not undone yet), once: a second
-        undo of the same entry gets a sentence, never a second reversal."""
+        undo of the same entry gets a sentence, never a second reversal. With `campaign_id`
+        (the campaign a preview was made in), a channel that plays another campaign now gets
+        a sentence instead."""
         async with self.db.session() as session:
             _, entry, inverse = await self._undo_in(
-                session, guild_id, channel_id, actor_id, entry_id
+                session, guild_id, channel_id, actor_id, entry_id, campaign_id
             )
             holder = (
                 await session.get(CharacterRow, entry.character_id)
@@ -457,8 +465,14 @@ class EconomyService:
         channel_id: int,
         actor_id: int,
         entry_id: int | None,
+        previewed_in: int | None = None,
     ) -> tuple[CampaignInfo, FatePointEntry, FatePointEntry]:
         campaign = await resolve_campaign_in(session, guild_id, channel_id)
+        if previewed_in is not None and campaign.id != previewed_in:
+            raise RuleError(
+                f"That preview was made for another campaign; this channel now plays "
+                f"**{campaign.name}**. Type `/fp undo` again to see what it would undo here."
+            )
         entry = await _entry_to_undo_in(session, campaign.id, entry_id)
         inverse = await undo_entry_in(session, campaign, entry, actor_id)
         if inverse is None:

@@ -451,6 +451,31 @@ async def test_gm_undoes_a_fate_point_movement_and_the_log_pages(table: Table) -
     assert "Hidden Sniper" in (await table.slash("fp log", user=table.gm)).text
 
 
+async def test_an_undo_preview_confirmed_after_its_channel_changed_campaign_is_refused(
+    table: Table,
+) -> None:
+    """Confirm undo carries the campaign it was previewed in; if the channel plays another
+    campaign by then, the click is refused with what to type, and nothing moves."""
+    harry = await make_character(table, table.player, "Harry")
+    await table.slash("fp give", user=table.gm, character="Harry", amount=2)
+    preview = await table.slash("fp undo", user=table.gm)
+    assert preview.ephemeral and "5 → 3" in preview.text
+    snapshot = dict(preview.message or {})
+    await table.slash("campaign create", user=table.gm, name="Second Table", bind=False)
+    moved = await table.slash("campaign bind", user=table.gm, name="Second Table")
+    assert "now plays **Second Table**" in moved.text
+    refused = await table.click(snapshot, "Confirm undo", user=table.gm)
+    assert refused.ephemeral and "preview was made for another campaign" in refused.text
+    assert "**Second Table**" in refused.text and "`/fp undo`" in refused.text, refused.text
+    assert (await sheet_of(table, harry)).fate_points == 5
+    # the other channel still plays the first campaign: its ledger is still whole there
+    there = await table.slash("fp undo", user=table.gm, channel=table.other_channel)
+    assert there.ephemeral and "5 → 3" in there.text, there.text
+    await table.slash("campaign bind", user=table.gm, name="Main campaign")
+    undone = await table.click(snapshot, "Confirm undo", user=table.gm)
+    assert "Undone" in undone.text and (await sheet_of(table, harry)).fate_points == 3
+
+
 async def test_fp_undo_names_the_entry_previews_and_never_skips_one(table: Table) -> None:
     harry = await make_character(table, table.player, "Harry")
     await start_scene(table, characters="Harry")
