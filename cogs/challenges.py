@@ -12,7 +12,7 @@ from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_t
 from bot.ui.conflicts import TrackerAction
 from cogs.common.character_lookup import character_list_autocomplete
 from cogs.common.permissions import require_gm
-from cogs.common.trackers import Click, NextUp, Snapshot, TrackerCog, handler_for
+from cogs.common.trackers import Click, TrackerCog, handler_for
 
 if TYPE_CHECKING:
     from bot.client import FateTableBot
@@ -24,17 +24,6 @@ class Challenges(TrackerCog):
     def __init__(self, bot: FateTableBot) -> None:
         super().__init__(bot)
         self.challenges = self.service = ChallengeService(bot.db, bot.dice)
-
-    def next_up(self, snapshot: Snapshot) -> NextUp | None:
-        if not isinstance(snapshot, ChallengeSnapshot):
-            return None
-        state = snapshot.state
-        task = state.waiting_on()
-        if task is None or task.assigned_to is None:
-            return None
-        member = state.members.get(task.assigned_to)
-        player = member.owner_id if member is not None and not member.is_npc else None
-        return NextUp((task.id,), state.name(task.assigned_to), player)
 
     async def on_button(
         self, interaction: discord.Interaction, ident: int, version: int, action: str

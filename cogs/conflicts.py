@@ -27,8 +27,6 @@ from cogs.common.trackers import (
     SKILL_FIELD,
     Click,
     FormModal,
-    NextUp,
-    Snapshot,
     TrackerButton,
     TrackerCog,
     TrackerSelect,
@@ -55,16 +53,6 @@ class Conflicts(TrackerCog):
     def __init__(self, bot: FateTableBot) -> None:
         super().__init__(bot)
         self.conflicts = self.service = ConflictService(bot.db, bot.dice)
-
-    def next_up(self, snapshot: Snapshot) -> NextUp | None:
-        if not isinstance(snapshot, ConflictSnapshot):
-            return None
-        acting = snapshot.state.acting()
-        if acting is None:
-            return None
-        who, player = acting
-        key = (snapshot.state.conflict.exchange, who)
-        return NextUp(key, snapshot.state.name(who), player)
 
     # ------------------------------------------------------------------ buttons
     async def on_button(

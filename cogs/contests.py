@@ -22,8 +22,6 @@ from cogs.common.trackers import (
     SKILL_FIELD,
     Click,
     FormModal,
-    NextUp,
-    Snapshot,
     TrackerCog,
     handler_for,
 )
@@ -38,20 +36,6 @@ class Contests(TrackerCog):
     def __init__(self, bot: FateTableBot) -> None:
         super().__init__(bot)
         self.contests = self.service = ContestService(bot.db, bot.dice)
-
-    def next_up(self, snapshot: Snapshot) -> NextUp | None:
-        if not isinstance(snapshot, ContestSnapshot):
-            return None
-        state = snapshot.state
-        side = state.waiting_on()
-        if side is None:
-            return None
-        key = (state.contest.exchange.number, side.key)
-        if len(side.members) != 1:
-            return NextUp(key, side.name, None)
-        member = state.members.get(side.members[0])
-        player = member.owner_id if member is not None and not member.is_npc else None
-        return NextUp(key, state.name(side.members[0]), player)
 
     async def on_button(
         self, interaction: discord.Interaction, ident: int, version: int, action: str

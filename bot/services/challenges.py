@@ -35,6 +35,7 @@ from bot.services.encounters import (
     EncounterService,
     EncounterState,
     Member,
+    NextUp,
     distinct_labels,
     in_play_choices,
     invoke_for_bonus,
@@ -65,6 +66,13 @@ class ChallengeState(EncounterState):
         if self.stopped or not any(t.result is not None for t in tasks):
             return None
         return next((t for t in tasks if t.result is None and t.assigned_to), None)
+
+    def next_up(self) -> NextUp | None:
+        """Who rolls the next task (see `waiting_on`)."""
+        task = self.waiting_on()
+        if task is None or task.assigned_to is None:
+            return None
+        return NextUp((task.id,), self.name(task.assigned_to), self.player_of(task.assigned_to))
 
 
 @dataclass

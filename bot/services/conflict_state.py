@@ -24,7 +24,13 @@ from bot.fate.sheet import Character
 from bot.fate.tracks import Track
 from bot.services import aspects_in_play
 from bot.services.campaigns import CampaignInfo
-from bot.services.encounters import HIDDEN_NAME, EncounterState, Member, without_spent
+from bot.services.encounters import (
+    HIDDEN_NAME,
+    EncounterState,
+    Member,
+    NextUp,
+    without_spent,
+)
 
 MAX_ZONES = 10
 HIDDEN_TAG = "hidden: only the GM sees it"
@@ -180,17 +186,14 @@ class ConflictState(EncounterState):
                 "teamwork, then press Resolve the roll."
             )
 
-    def acting(self) -> tuple[str, int | None] | None:
-        """Who takes their turn now, and the player to tell (None for an NPC); None while an
-        attack is resolved, the GM picks, or the conflict is over."""
+    def next_up(self) -> NextUp | None:
+        """Who takes their turn now (a new key each exchange); None while an attack is
+        resolved, the GM picks, or the conflict is over."""
         conflict = self.conflict
         if conflict.phase is not Phase.ACTING or conflict.current is None:
             return None
-        member = self.members.get(conflict.current)
-        return (
-            conflict.current,
-            member.owner_id if member is not None and not member.is_npc else None,
-        )
+        who = conflict.current
+        return NextUp((conflict.exchange, who), self.name(who), self.player_of(who))
 
     def name(self, combatant_id: str | None) -> str:
         if combatant_id is None:

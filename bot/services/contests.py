@@ -47,6 +47,7 @@ from bot.services.encounters import (
     EncounterService,
     EncounterState,
     Member,
+    NextUp,
     absorb_menu,
     distinct_labels,
     in_play_choices,
@@ -124,6 +125,18 @@ class ContestState(EncounterState):
             if s.key not in draft.rolls and s.key not in draft.forfeited
         ]
         return left[0] if len(left) == 1 else None
+
+    def next_up(self) -> NextUp | None:
+        """The side still to roll (see `waiting_on`): its one character, or the side by name
+        when several may roll for it (nobody in particular to tell)."""
+        side = self.waiting_on()
+        if side is None:
+            return None
+        key = (self.contest.exchange.number, side.key)
+        if len(side.members) != 1:
+            return NextUp(key, side.name, None)
+        only = side.members[0]
+        return NextUp(key, self.name(only), self.player_of(only))
 
     def side_of(self, member_id: str) -> ContestSide:
         for side in self.contest.sides:

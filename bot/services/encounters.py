@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -330,6 +330,17 @@ def on_tracker(message: str) -> bool:
     return isinstance(message, LogLines)
 
 
+@dataclass(frozen=True)
+class NextUp:
+    """Who acts next on an encounter, as its state decides: `key` changes exactly when the
+    turn does; `user_id` is the player to tell (None for an NPC, which the GM plays, or for a
+    side of several, which decides among itself)."""
+
+    key: tuple[Any, ...]
+    name: str
+    user_id: int | None
+
+
 class EncounterState(BaseModel):
     """What every encounter's stored state has: who takes part and the tracker's log."""
 
@@ -339,6 +350,15 @@ class EncounterState(BaseModel):
     def name(self, member_id: str | None) -> str:
         member = self.members.get(member_id or "")
         return member.name if member else str(member_id)
+
+    def player_of(self, member_id: str) -> int | None:
+        """The player who plays this member (None for an NPC or a member not here)."""
+        member = self.members.get(member_id)
+        return member.owner_id if member is not None and not member.is_npc else None
+
+    def next_up(self) -> NextUp | None:
+        """Who acts next, for encounters with a turn order (None: nobody in particular)."""
+        return None
 
     def add_log(self, *lines: str) -> None:
         self.log = [*self.log, *[line for line in lines if line]][-LOG_KEEP:]

@@ -29,6 +29,7 @@ from bot.services.encounters import (
     AbsorbOption,
     Choice,
     EncounterService,
+    NextUp,
     on_tracker,
     skill_choices,
 )
@@ -320,15 +321,6 @@ def handler_for(table: Mapping[TrackerAction, H], code: str, what: str) -> H:
     return handler
 
 
-@dataclass(frozen=True)
-class NextUp:
-    """Who acts next on a tracker: `key` changes exactly when the turn does."""
-
-    key: tuple[Any, ...]
-    name: str
-    user_id: int | None  # the player to ping; None for an NPC (the GM plays it)
-
-
 class TrackerCog(commands.Cog):
     """A cog that plays one kind of encounter on a pinned tracker. Subclasses set `service` and
     answer the tracker's clicks in `on_button` and `on_select`."""
@@ -344,8 +336,8 @@ class TrackerCog(commands.Cog):
         self._turns: dict[int, tuple[int, tuple[Any, ...]]] = {}  # id -> (version, NextUp.key)
 
     def next_up(self, snapshot: Snapshot) -> NextUp | None:
-        """Who acts next, for encounters with a turn order (None: no line to post)."""
-        return None
+        """Who acts next, as the encounter's state decides (None: no line to post)."""
+        return snapshot.state.next_up()
 
     async def announce_turn(
         self, snapshot: Snapshot, interaction: discord.Interaction | None = None
