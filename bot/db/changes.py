@@ -31,6 +31,7 @@ NOTIFY_CHANNEL = "fatetable_changes"
 MAX_PAYLOAD = 7000  # PostgreSQL's limit is 8000 bytes; more guilds than fit: "anything"
 _GUILDS = "fatetable_changed_guilds"
 _WROTE = "fatetable_wrote"
+WROTE = _WROTE  # the flag in a unit's `info` that says it wrote (raw units set it too)
 CAMPAIGN_CACHE_MAX = 10_000
 
 
@@ -125,11 +126,21 @@ class ChangeHub:
 
     def after_commit(self, session: Session) -> None:
         """Publish what a committed session touched (nothing when it only read)."""
-        if not session.info.pop(_WROTE, False):
-            session.info.pop(_GUILDS, None)
+        self.committed(session.info)
+
+    def committed(self, info: dict[str, Any]) -> None:
+        """Publish what a committed unit of work touched, from its `info` (a session's or a
+        raw unit's; nothing when it only read)."""
+        if not info.pop(_WROTE, False):
+            info.pop(_GUILDS, None)
             return
-        guilds: set[int] = session.info.pop(_GUILDS, set())
+        guilds: set[int] = info.pop(_GUILDS, set())
         self.publish(guilds or None)
+
+    @staticmethod
+    def named(info: dict[str, Any]) -> set[int]:
+        """The guilds a unit of work has named so far (`touched`)."""
+        return set(info.get(_GUILDS, set()))
 
 
 def track_changes(session_class: type[Session], hub_of: Any) -> None:

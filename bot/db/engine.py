@@ -18,6 +18,9 @@ cannot abandon the close half-way), and waiting for that task hands the event lo
 other ready request while the lock is still held: under load each writer then waits one full
 loop turn per unit ahead of it (at 50 concurrent rolls, most of them "busy"). With the inline
 connection the close cannot be interrupted, so it needs no task.
+
+The hot paths skip the ORM: `raw()` / `raw_read()` are the same units of work for statements
+written once in SQL (bot/db/raw.py), run on the driver's connection.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -44,6 +47,7 @@ from bot.db.changes import (
     notify_payload,
     track_changes,
 )
+from bot.db.raw import AsyncpgDriver, Driver, RawUnit, SessionDriver, SqliteDriver
 from bot.errors import TableBusy
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -118,12 +122,8 @@ class _InlineConnection:
     """
 
     def __init__(self, path: str, *, read_only: bool) -> None:
-        self._connection = sqlite3.connect(
-            path, isolation_level=None, check_same_thread=False, uri=path.startswith("file:")
-        )
-        self._begin = "BEGIN" if read_only else "BEGIN IMMEDIATE"
-        for pragma in _pragmas(read_only):
-            self._connection.execute(pragma)
+        self._connection = _sqlite_connection(path, read_only=read_only)
+        self._begin = _begin(read_only)
 
     def begin_if_needed(self) -> None:
         if not self._connection.in_transaction:
@@ -150,6 +150,19 @@ class _InlineConnection:
 
     def stop(self) -> None:
         self._connection.close()
+
+
+def _sqlite_connection(path: str, *, read_only: bool) -> sqlite3.Connection:
+    connection = sqlite3.connect(
+        path, isolation_level=None, check_same_thread=False, uri=path.startswith("file:")
+    )
+    for pragma in _pragmas(read_only):
+        connection.execute(pragma)
+    return connection
+
+
+def _begin(read_only: bool) -> str:
+    return "BEGIN" if read_only else "BEGIN IMMEDIATE"
 
 
 def _pragmas(read_only: bool) -> list[str]:
@@ -198,6 +211,12 @@ class Database:
         self._writer_turn: asyncio.Lock | None = None
         path = _sqlite_path(url) if self.kind == "sqlite" else None
         self._inline = path is not None
+        self._path = path
+        # Raw units (bot/db/raw.py) on SQLite: connections of their own, outside SQLAlchemy.
+        self._raw_writer: sqlite3.Connection | None = None
+        self._raw_readers: list[sqlite3.Connection] = []
+        # Tests hear every raw statement's text (and "COMMIT") here.
+        self.raw_trace: Callable[[str], None] | None = None
         if path is not None:
 
             async def writer() -> Any:
@@ -322,6 +341,84 @@ class Database:
                 raise TableBusy() from None
             raise
 
+    @asynccontextmanager
+    async def raw(self, *, timeout: float | None | object = _DEFAULT) -> AsyncIterator[RawUnit]:
+        """A unit of work of raw statements that may write (see bot/db/raw.py): the writer
+        lock, deadline, rollback, change hub and parsed-row cache of `session()`, no ORM."""
+        async with self._raw_unit(read_only=False, timeout=timeout) as unit:
+            yield unit
+
+    @asynccontextmanager
+    async def raw_read(
+        self, *, timeout: float | None | object = _DEFAULT
+    ) -> AsyncIterator[RawUnit]:
+        """A read-only unit of raw statements: like `read()`, never queued behind a writer."""
+        async with self._raw_unit(read_only=True, timeout=timeout) as unit:
+            yield unit
+
+    @asynccontextmanager
+    async def _raw_unit(
+        self, *, read_only: bool, timeout: float | None | object
+    ) -> AsyncIterator[RawUnit]:
+        deadline = asyncio.timeout(self._deadline(timeout))
+        try:
+            async with deadline:
+                async with self._raw_driver(read_only) as driver:
+                    unit = RawUnit(driver, self.kind, {"parsed": self.parsed}, self.raw_trace)
+                    await driver.begin()
+                    try:
+                        yield unit
+                        if self.notify_others and unit.wrote:
+                            guilds = self.changes.named(unit.info)
+                            await unit.notify(notify_payload(self.origin, guilds))
+                        await driver.commit()
+                    except BaseException:
+                        await driver.rollback()
+                        raise
+                    if unit.trace is not None:
+                        unit.trace("COMMIT")
+                self.changes.committed(unit.info)
+                self.parsed.keep(unit.info)
+        except TimeoutError:
+            if deadline.expired():
+                raise TableBusy() from None
+            raise
+
+    @asynccontextmanager
+    async def _raw_driver(self, read_only: bool) -> AsyncIterator[Driver]:
+        """A connection for one raw unit: SQLite's own (the writer's under the writer lock),
+        PostgreSQL's from the engine's pool, else (an in-memory SQLite) a session's."""
+        if self._path is not None and self._writer_turn is not None:
+            if read_only:
+                connection = (
+                    self._raw_readers.pop()
+                    if self._raw_readers
+                    else _sqlite_connection(self._path, read_only=True)
+                )
+                try:
+                    yield SqliteDriver(connection, _begin(True))
+                finally:
+                    self._raw_readers.append(connection)
+                return
+            async with self._writer_turn:
+                if self._raw_writer is None:
+                    self._raw_writer = _sqlite_connection(self._path, read_only=False)
+                yield SqliteDriver(self._raw_writer, _begin(False))
+            return
+        if self.kind == "postgresql":
+            async with self.engine.connect() as pooled:
+                raw = await pooled.get_raw_connection()
+                driver = AsyncpgDriver(raw.driver_connection, read_only=read_only)
+                try:
+                    yield driver
+                finally:
+                    if driver.connection.is_in_transaction():  # a rollback that failed
+                        await pooled.invalidate()
+            return
+        unit = self.read if read_only else self.session
+        async with unit(timeout=None) as session:
+            yield SessionDriver(session)
+
     async def migrate(self) -> None:
         """Bring the schema to the newest revision of every migration branch (with the
         standard driver: DDL as Alembic expects it, once at start-up)."""
@@ -336,6 +433,10 @@ class Database:
                 await engine.dispose()
 
     async def dispose(self) -> None:
+        for connection in [*self._raw_readers, *([self._raw_writer] if self._raw_writer else [])]:
+            connection.close()
+        self._raw_readers.clear()
+        self._raw_writer = None
         if self._listener is not None:
             await self._listener.stop()
             self._listener = None

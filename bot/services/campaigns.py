@@ -30,6 +30,7 @@ from bot.db.models.campaigns import (
     FatePointEntry,
 )
 from bot.db.models.columns import BIGINT_MAX, utcnow
+from bot.db.raw import RawUnit
 from bot.db.repos.versioned import StaleError, update_versioned_in
 from bot.errors import RuleError
 from bot.fate.sheet import Character
@@ -201,7 +202,7 @@ CHARACTERS_BY_ID = core_select(*CHARACTER_COLUMNS).where(
 CHARACTER_BY_ID = core_select(*CHARACTER_COLUMNS).where(col(CharacterRow.id) == bindparam("id"))
 
 
-def parsed_campaign_in(session: AsyncSession, found: Any) -> CampaignInfo:
+def parsed_campaign_in(session: AsyncSession | RawUnit, found: Any) -> CampaignInfo:
     """The CampaignInfo of CAMPAIGN_COLUMNS read in this transaction (parsed once per version)."""
     key, guild_id, name, is_default, settings_json, version = found
     info: CampaignInfo | None = parsed(session, "campaign", key, version)
@@ -212,7 +213,7 @@ def parsed_campaign_in(session: AsyncSession, found: Any) -> CampaignInfo:
     return info
 
 
-def parsed_character_in(session: AsyncSession, found: Any) -> CharacterRecord:
+def parsed_character_in(session: AsyncSession | RawUnit, found: Any) -> CharacterRecord:
     """The CharacterRecord of CHARACTER_COLUMNS read in this transaction (parsed once per
     version)."""
     key, campaign_id, guild_id, owner_id, sheet_json, version = found

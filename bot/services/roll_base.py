@@ -25,7 +25,9 @@ from bot.db.models.campaigns import ActiveCharacter, CharacterRow
 from bot.db.models.columns import utcnow
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.rolls import RollRow
+from bot.db.raw import RawUnit
 from bot.db.repos.encounters import active_encounter_in
+from bot.db.repos.rolls import MESSAGE_IDS as RAW_MESSAGE_IDS
 from bot.db.repos.versioned import save_versioned_in
 from bot.errors import RuleError
 from bot.fate.aspects import GM
@@ -66,6 +68,7 @@ PENDING_LIMIT = 25
 MODIFIER_RANGE = (-20, 20)
 log = logging.getLogger(__name__)
 MESSAGE_IDS_SECONDS = 0.05  # a new roll's message id is written this soon, or with the next roll
+SAME_MOMENT = "Someone changed this roll at the same moment; look at it again and retry."
 GM_HOLDER = GM  # the GM side as a holder of free invokes
 GM_PAYER = 0  # payer/holder id that means "the GM" in the pure roll's events
 
@@ -128,6 +131,30 @@ class RollView:
             roll=Roll.model_validate_json(row.roll_json),
             stunts=stunts,
             guild_id=row.guild_id,
+        )
+
+    @classmethod
+    def of_columns(cls, found: Any, stunts: tuple[StuntOption, ...] = ()) -> RollView:
+        """The view of a raw row of ROLL_COLUMNS (bot/db/repos/rolls.py)."""
+        (key, _campaign, guild, channel, user, character, message, gm_channel, gm_message) = found[
+            :9
+        ]
+        opposes, hidden, closed, roll_json, version = found[9:]
+        return cls(
+            id=key,
+            channel_id=channel,
+            user_id=user,
+            character_id=character,
+            message_id=message,
+            gm_channel_id=gm_channel,
+            gm_message_id=gm_message,
+            opposes_id=opposes,
+            hidden=bool(hidden),
+            closed=bool(closed),
+            version=version,
+            roll=Roll.model_validate_json(roll_json),
+            stunts=stunts,
+            guild_id=guild,
         )
 
 
@@ -297,6 +324,17 @@ class _MessageIds:
             touched(session, {guild for _, _, guild in batch.values() if guild})
         return batch
 
+    async def write_raw_in(self, unit: RawUnit) -> dict[int, tuple[int | None, int | None, int]]:
+        """`write_in` for a raw unit of work."""
+        batch = dict(self.waiting)
+        if batch:
+            await unit.run_many(
+                RAW_MESSAGE_IDS,
+                [{"roll": k, "message": m, "gm_message": g} for k, (m, g, _) in batch.items()],
+            )
+            touched(unit, {guild for _, _, guild in batch.values() if guild})
+        return batch
+
     def done(self, batch: dict[int, tuple[int | None, int | None, int]]) -> None:
         for key, value in batch.items():
             if self.waiting.get(key) == value:
@@ -305,8 +343,8 @@ class _MessageIds:
     async def flush(self) -> None:
         if not self.waiting:
             return
-        async with self.db.session() as session:
-            batch = await self.write_in(session)
+        async with self.db.raw() as unit:
+            batch = await self.write_raw_in(unit)
         self.done(batch)
 
     async def _later(self) -> None:
@@ -380,7 +418,7 @@ class RollBase:
             row,
             "id",
             {"roll_json": roll.model_dump_json(), "closed": roll.closed, "updated_at": utcnow()},
-            "Someone changed this roll at the same moment; look at it again and retry.",
+            SAME_MOMENT,
         )
         return row
 

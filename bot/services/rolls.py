@@ -8,13 +8,21 @@ and then pay: a fate point through the ledger, or a free invoke through its aspe
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.changes import touched
+from bot.db.models.columns import utcnow
 from bot.db.models.rolls import RollRow
+from bot.db.raw import RawUnit
 from bot.db.repos.encounters import active_encounter_in
-from bot.db.repos.rolls import invoke_entries_in
+from bot.db.repos.rolls import OPEN_PLAIN_ROLLS as RAW_OPEN_PLAIN
+from bot.db.repos.rolls import OPEN_ROLLS_OF_CHARACTER as RAW_OPEN_OF_CHARACTER
+from bot.db.repos.rolls import ROLL_CONTEXT as RAW_CONTEXT
+from bot.db.repos.rolls import invoke_entries_in, new_roll_raw_in
+from bot.db.repos.versioned import update_versioned_raw_in
 from bot.errors import RuleError
 from bot.fate import rolls as rules
 from bot.fate.aspects import character_holder
@@ -37,6 +45,8 @@ from bot.services.campaigns import (
     CharacterRecord,
     StaleError,
     active_character_in,
+    parsed_campaign_in,
+    parsed_character_in,
     resolve_campaign_in,
 )
 from bot.services.economy import undo_entry_in, why_not_reversed
@@ -52,6 +62,7 @@ from bot.services.roll_base import (
     PENDING_LIMIT,
     PICKER_LIMIT,
     RESULT_MAX,
+    SAME_MOMENT,
     Role,
     RollChange,
     RollNotAllowed,
@@ -70,6 +81,11 @@ from bot.services.scene_state import (
     named_character_in,
     retry_stale,
 )
+
+
+def aspect_free(request: RollRequest) -> bool:
+    """Whether a roll asks for no advantage aspect (nor a zone for one)."""
+    return request.advantage_aspect is None and request.zone is None
 
 
 class RollService(RollInvokes):
@@ -103,8 +119,122 @@ class RollService(RollInvokes):
                 raise RuleError("Difficulties run from -10 to +20; pick one on the ladder.")
         if target is not None and request.against is not None:
             raise RuleError("Give either a difficulty or a roll to oppose, not both.")
+        if request.character is None and request.against is None and aspect_free(request):
+            change = await self._start_raw(request, target)  # the usual roll: no ORM
+            if change is not None:
+                return change
         async with self._unit() as session:
             return await self._start_in(session, request, target)
+
+    async def _start_raw(self, request: RollRequest, target: int | None) -> RollChange | None:
+        """The usual roll (one's own active character, no aspect, nobody opposed) as one raw
+        unit of work: the waiting message ids, the context, the open rolls, their closing and
+        the new roll. None when the server has no campaign yet (the ORM path makes it)."""
+        async with self.db.raw() as unit:
+            written = await self._message_ids.write_raw_in(unit)
+            params = {"guild": request.guild_id, "channel": request.channel_id}
+            found = await unit.row(RAW_CONTEXT, {**params, "user": request.user_id})
+            change = (
+                None if found is None else await self._roll_raw_in(unit, request, target, found)
+            )
+        self._message_ids.done(written)
+        return change
+
+    async def _roll_raw_in(
+        self, unit: RawUnit, request: RollRequest, target: int | None, found: Any
+    ) -> RollChange:
+        campaign = parsed_campaign_in(unit, (*found[:3], bool(found[3]), *found[4:6]))
+        character = parsed_character_in(unit, found[6:12]) if found[6] is not None else None
+        roll = self._made(request, campaign, character, target, None, request.hidden)
+        if character is not None:
+            query, params = RAW_OPEN_OF_CHARACTER, {"character": character.id}
+        else:
+            query = RAW_OPEN_PLAIN
+            params = {"user": request.user_id, "channel": request.channel_id}
+        closed = []
+        for open_row in await unit.rows(query, {"campaign": campaign.id, **params}):
+            view = RollView.of_columns(open_row)
+            done, _ = rules.close_roll(view.roll)
+            version = await update_versioned_raw_in(
+                unit,
+                "roll",
+                view.id,
+                view.version,
+                {
+                    "roll_json": done.model_dump_json(),
+                    "closed": done.closed,
+                    "updated_at": unit.timestamp(utcnow()),
+                },
+                StaleError(SAME_MOMENT),
+            )
+            closed.append(replace(view, roll=done, closed=done.closed, version=version))
+        touched(unit, {request.guild_id})
+        gm_channel = campaign.settings.gm_channel_id if request.hidden else None
+        character_id = character.id if character else None
+        values = {
+            "campaign": campaign.id,
+            "guild": request.guild_id,
+            "channel": request.channel_id,
+            "user": request.user_id,
+            "character": character_id,
+            "gm_channel": gm_channel,
+            "hidden": request.hidden,
+            "closed": False,
+            "roll_json": roll.model_dump_json(),
+        }
+        key = await new_roll_raw_in(unit, values)
+        view = RollView(
+            id=key,
+            channel_id=request.channel_id,
+            user_id=request.user_id,
+            character_id=character_id,
+            message_id=None,
+            gm_channel_id=gm_channel,
+            gm_message_id=None,
+            opposes_id=None,
+            hidden=request.hidden,
+            closed=False,
+            version=1,
+            roll=roll,
+            stunts=stunt_options(roll, character),
+            guild_id=request.guild_id,
+        )
+        return RollChange(view, closed, CONFLICT_HINT if found[12] else "")
+
+    def _made(
+        self,
+        request: RollRequest,
+        campaign: CampaignInfo,
+        character_record: CharacterRecord | None,
+        target: int | None,
+        opposition_effort: int | None,
+        hidden: bool,
+    ) -> Roll:
+        """The new roll's dice and numbers (pure; nothing stored yet)."""
+        skill_name, rating, modifier = self._skill(
+            character_record, campaign, request.skill, request.modifier
+        )
+        modifiers = [rules.Modifier(label="modifier", value=modifier)] if modifier else []
+        roller = Roller(
+            character_id=character_record.id if character_record else None,
+            user_id=request.user_id,
+            name=character_record.name
+            if character_record
+            else squeezed(request.user_name, 80) or "someone",
+        )
+        roll, _ = rules.make_roll(
+            self.rng,
+            roller,
+            skill=skill_name,
+            skill_rating=rating,
+            modifiers=modifiers,
+            difficulty=target,
+            opposition_effort=opposition_effort,
+            action=request.action,
+            description=squeezed(request.description, DESCRIPTION_MAX),
+            hidden=hidden,
+        )
+        return roll
 
     async def defend(
         self,
@@ -142,33 +272,12 @@ class RollService(RollInvokes):
         campaign, character_record, conflict = await self._context_in(session, request)
         aim = await self._aim_in(session, campaign, request, character_record)
         hidden = request.hidden or (aim is not None and aim.hidden)  # a GM-hidden aspect
-        skill_name, rating, modifier = self._skill(
-            character_record, campaign, request.skill, request.modifier
-        )
-        modifiers = [rules.Modifier(label="modifier", value=modifier)] if modifier else []
+        self._skill(character_record, campaign, request.skill, request.modifier)  # checked first
         opposed_row = await self._opposed_in(session, campaign, request, hidden, character_record)
         opposition_effort = (
             Roll.model_validate_json(opposed_row.roll_json).effort() if opposed_row else None
         )
-        roller = Roller(
-            character_id=character_record.id if character_record else None,
-            user_id=request.user_id,
-            name=character_record.name
-            if character_record
-            else squeezed(request.user_name, 80) or "someone",
-        )
-        roll, _ = rules.make_roll(
-            self.rng,
-            roller,
-            skill=skill_name,
-            skill_rating=rating,
-            modifiers=modifiers,
-            difficulty=target,
-            opposition_effort=opposition_effort,
-            action=request.action,
-            description=squeezed(request.description, DESCRIPTION_MAX),
-            hidden=hidden,
-        )
+        roll = self._made(request, campaign, character_record, target, opposition_effort, hidden)
         if aim is not None:
             roll = roll.model_copy(update={"advantage": aim})
         closed = await self._close_previous_in(

@@ -1,16 +1,20 @@
-"""Roll rows as other features read them (the scene's end pays what hostile invokes owe).
+"""Roll rows as other features read them (the scene's end pays what hostile invokes owe), and
+the raw statements of making a roll (the hot path, bot/db/raw.py).
 Every function runs in the caller's transaction.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.campaigns import FatePointEntry
+from bot.db.models.columns import utcnow
 from bot.db.models.rolls import RollRow
+from bot.db.raw import RawUnit, Sql
 from bot.fate.rolls import Payment, Roll
 
 
@@ -61,3 +65,65 @@ async def invoke_entries_in(
         )
     )
     return list(rows.all())
+
+
+# ----------------------------------------------------------------- raw statements (bot/db/raw.py)
+# What a new roll reads in one statement: the channel's campaign (bound, else the server's
+# default), the user's active character of it (the channel's choice, else the server-wide one)
+# and whether a conflict runs in the channel. No row: the server has no campaign yet.
+ROLL_CONTEXT = Sql(
+    """
+    SELECT bound.id, bound.guild_id, bound.name, bound.is_default, bound.settings_json,
+           bound.version, character.id, character.campaign_id, character.guild_id,
+           character.owner_id, character.sheet_json, character.version,
+           EXISTS (SELECT 1 FROM encounter WHERE encounter.channel_id = :channel
+                   AND encounter.kind = 'conflict' AND encounter.active) AS conflict
+    FROM (SELECT campaign.id, campaign.guild_id, campaign.name, campaign.is_default,
+                 campaign.settings_json, campaign.version
+          FROM campaign LEFT OUTER JOIN channel_campaign
+            ON channel_campaign.campaign_id = campaign.id
+           AND channel_campaign.channel_id = :channel
+          WHERE campaign.guild_id = :guild
+            AND (channel_campaign.channel_id IS NOT NULL OR campaign.is_default)
+          ORDER BY channel_campaign.channel_id IS NULL LIMIT 1) AS bound
+    LEFT OUTER JOIN character ON character.id = (
+        SELECT active_character.character_id FROM active_character
+        JOIN character AS chosen ON chosen.id = active_character.character_id
+        WHERE active_character.guild_id = :guild AND active_character.user_id = :user
+          AND active_character.channel_id IN (:channel, 0) AND chosen.campaign_id = bound.id
+        ORDER BY active_character.channel_id = 0 LIMIT 1)
+    """
+)
+# A roll's columns in the order `RollView.of_columns` reads them.
+ROLL_COLUMNS = (
+    "id, campaign_id, guild_id, channel_id, user_id, character_id, message_id, gm_channel_id, "
+    "gm_message_id, opposes_id, hidden, closed, roll_json, version"
+)
+# The open rolls a new roll closes: its character's, or a plain roller's in the channel.
+OPEN_ROLLS_OF_CHARACTER = Sql(
+    f"SELECT {ROLL_COLUMNS} FROM roll WHERE campaign_id = :campaign AND NOT closed "
+    "AND character_id = :character"
+)
+OPEN_PLAIN_ROLLS = Sql(
+    f"SELECT {ROLL_COLUMNS} FROM roll WHERE campaign_id = :campaign AND NOT closed "
+    "AND user_id = :user AND character_id IS NULL AND channel_id = :channel"
+)
+NEW_ROLL = Sql(
+    """
+    INSERT INTO roll (campaign_id, guild_id, channel_id, user_id, character_id, gm_channel_id,
+                      hidden, closed, roll_json, created_at, updated_at, version)
+    VALUES (:campaign, :guild, :channel, :user, :character, :gm_channel, :hidden, :closed,
+            :roll_json, :now, :now, 1)
+    RETURNING id
+    """
+)
+MESSAGE_IDS = Sql(
+    "UPDATE roll SET message_id = :message, gm_message_id = :gm_message WHERE id = :roll"
+)
+
+
+async def new_roll_raw_in(unit: RawUnit, values: dict[str, Any]) -> int:
+    """Insert a roll (NEW_ROLL's parameters but `now`); its id."""
+    found = await unit.row(NEW_ROLL, {**values, "now": unit.timestamp(utcnow())})
+    assert found is not None
+    return int(found[0])

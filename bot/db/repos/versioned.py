@@ -14,6 +14,7 @@ from sqlalchemy import bindparam, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.raw import RawUnit, Sql
 from bot.errors import RuleError
 
 
@@ -91,3 +92,32 @@ async def save_versioned_in(
         synchronize=False,
     )
     mark_saved(row, **values, version=new_version)
+
+
+async def update_versioned_raw_in(
+    unit: RawUnit,
+    table: str,
+    key_value: Any,
+    version: int,
+    values: dict[str, Any],
+    stale: RuleError,
+    *,
+    key: str = "id",
+) -> int:
+    """`update_versioned_in` for a raw unit of work (bot/db/raw.py): write `values` and
+    version + 1 to `table`'s row `key_value` only if its version is still `version`, else raise
+    `stale`. Returns the new version."""
+    params = {f"new_{name}": value for name, value in values.items()}
+    params.update(old_key=key_value, old_version=version, new_version=version + 1)
+    if await unit.run(_raw_versioned(table, key, tuple(values)), params) != 1:
+        raise stale
+    return version + 1
+
+
+@lru_cache(maxsize=256)
+def _raw_versioned(table: str, key: str, names: tuple[str, ...]) -> Sql:
+    sets = ", ".join(f"{name} = :new_{name}" for name in names)
+    return Sql(
+        f"UPDATE {table} SET {sets}, version = :new_version "
+        f"WHERE {key} = :old_key AND version = :old_version"
+    )

@@ -1,0 +1,193 @@
+"""Raw units of work (bot/db/raw.py) keep what ORM units give: commit, rollback, deadlines,
+the writer lock, versioned updates, the change hub and the parsed-row cache."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from bot.db.cache import parsed, remember
+from bot.db.changes import touched
+from bot.db.engine import Database
+from bot.db.models.campaigns import Campaign
+from bot.db.raw import RawUnit, Sql
+from bot.db.repos.versioned import StaleError, update_versioned_raw_in
+from bot.errors import TableBusy
+
+GUILD = 10**18 + 11
+ADD = Sql(
+    "INSERT INTO campaign (guild_id, name, is_default, settings_json, created_at, version) "
+    "VALUES (:guild, :name, :default, '{}', :now, 1) RETURNING id"
+)
+NAMES = Sql("SELECT name FROM campaign WHERE guild_id = :guild ORDER BY name")
+
+
+async def _add(unit: RawUnit, name: str) -> int:
+    from bot.db.models.columns import utcnow
+
+    found = await unit.row(
+        ADD, {"guild": GUILD, "name": name, "default": False, "now": unit.timestamp(utcnow())}
+    )
+    assert found is not None
+    return int(found[0])
+
+
+async def _names(db: Database) -> list[str]:
+    async with db.raw_read() as unit:
+        return [row[0] for row in await unit.rows(NAMES, {"guild": GUILD})]
+
+
+def test_named_parameters_become_numbered_once() -> None:
+    sql = Sql("SELECT :a, :b::text, :a WHERE x = :b AND y = ':no'")
+    assert sql.names == ("a", "b")
+    assert sql.numbered == "SELECT $1, $2::text, $1 WHERE x = $2 AND y = ':no'"
+    assert not sql.writes and Sql(" update t set a = 1").writes
+
+
+async def test_a_raw_unit_commits_and_the_orm_reads_it(db: Database) -> None:
+    async with db.raw() as unit:
+        await _add(unit, "Raw")
+    async with db.read() as session:
+        stored = (await session.exec(select(Campaign).where(Campaign.guild_id == GUILD))).one()
+    assert (stored.name, stored.is_default, stored.version) == ("Raw", False, 1)
+    assert stored.created_at.year >= 2026  # stored as the ORM stores it, read back by it
+
+
+async def test_an_exception_rolls_the_raw_unit_back(db: Database) -> None:
+    with pytest.raises(RuntimeError):
+        async with db.raw() as unit:
+            await _add(unit, "Gone")
+            raise RuntimeError("boom")
+    assert await _names(db) == []
+
+
+async def test_a_raw_unit_past_its_deadline_is_rolled_back_and_says_busy(db: Database) -> None:
+    with pytest.raises(TableBusy):
+        async with db.raw(timeout=0.05) as unit:
+            await _add(unit, "Too slow")
+            await asyncio.sleep(1)
+    assert await _names(db) == []
+
+
+async def test_a_raw_writer_waits_for_the_orm_writer_within_its_deadline(db: Database) -> None:
+    if db.kind != "sqlite":
+        pytest.skip("only SQLite queues writers in the process")
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def holder() -> None:
+        async with db.session() as session:
+            session.add(Campaign(guild_id=GUILD, name="Held", is_default=False))
+            await session.flush()
+            holding.set()
+            await release.wait()
+
+    task = asyncio.create_task(holder())
+    await holding.wait()
+    with pytest.raises(TableBusy):
+        async with db.raw(timeout=0.05) as unit:
+            await _add(unit, "Queued")
+    release.set()
+    await task
+    assert await _names(db) == ["Held"]
+    async with db.raw() as unit:
+        await _add(unit, "After")
+    assert await _names(db) == ["After", "Held"]
+
+
+async def test_a_versioned_raw_update_refuses_a_stale_version(db: Database) -> None:
+    async with db.raw() as unit:
+        key = await _add(unit, "Versioned")
+    async with db.raw() as unit:
+        assert (
+            await update_versioned_raw_in(unit, "campaign", key, 1, {"name": "V2"}, StaleError("x"))
+            == 2
+        )
+    with pytest.raises(StaleError, match="changed"):
+        async with db.raw() as unit:
+            await update_versioned_raw_in(
+                unit, "campaign", key, 1, {"name": "V3"}, StaleError("it changed")
+            )
+    assert await _names(db) == ["V2"]
+
+
+async def test_the_hub_hears_a_raw_write_once_committed_and_a_read_never(db: Database) -> None:
+    with db.changes.subscribe(GUILD) as mine, db.changes.subscribe(GUILD + 1) as other:
+        async with db.raw() as unit:
+            await _add(unit, "Heard")
+            touched(unit, {GUILD})
+            assert not mine._event.is_set()  # not before the commit
+        assert mine._event.is_set() and not other._event.is_set()
+        published = db.changes.published
+        await _names(db)
+        with pytest.raises(RuntimeError):
+            async with db.raw() as unit:
+                await _add(unit, "Not heard")
+                touched(unit, {GUILD})
+                raise RuntimeError
+        assert db.changes.published == published
+
+
+async def test_the_parsed_cache_keeps_only_what_a_raw_unit_committed(db: Database) -> None:
+    with pytest.raises(RuntimeError):
+        async with db.raw() as unit:
+            remember(unit, "campaign", 1, 7, "rolled back")
+            assert parsed(unit, "campaign", 1, 7) == "rolled back"  # its own, meanwhile
+            raise RuntimeError
+    async with db.raw_read() as unit:
+        assert parsed(unit, "campaign", 1, 7) is None
+        remember(unit, "campaign", 1, 7, "kept")
+    async with db.raw_read() as unit:
+        assert parsed(unit, "campaign", 1, 7) == "kept"
+        assert parsed(unit, "campaign", 1, 8) is None  # another version is parsed again
+
+
+async def test_a_raw_read_unit_cannot_write_on_sqlite(tmp_path: Path) -> None:
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'raw-ro.db'}")
+    await db.migrate()
+    try:
+        with pytest.raises(Exception, match="readonly|read-only|query_only"):
+            async with db.raw_read() as unit:
+                await _add(unit, "Nope")
+    finally:
+        await db.dispose()
+
+
+async def test_a_raw_sqlite_unit_never_hands_the_loop_over(tmp_path: Path) -> None:
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'raw-loop.db'}")
+    await db.migrate()
+    try:
+        turns = 0
+
+        def tick() -> None:
+            nonlocal turns
+            turns += 1
+
+        for unit_of in (db.raw, db.raw_read):
+            asyncio.get_running_loop().call_soon(tick)
+            before = turns
+            async with unit_of() as unit:
+                await unit.rows(NAMES, {"guild": GUILD})
+            assert turns == before, f"{unit_of.__name__} let the loop run other work"
+    finally:
+        await db.dispose()
+
+
+async def test_pg_notify_tells_another_process_what_a_raw_unit_wrote(db: Database) -> None:
+    if db.kind != "postgresql":
+        pytest.skip("pg_notify is PostgreSQL's")
+    other = Database(db.url)
+    try:
+        listener = await other.listen_for_changes()
+        assert listener is not None
+        await asyncio.wait_for(listener.connected.wait(), 10)
+        with other.changes.subscribe(GUILD) as heard:
+            heard.drain()
+            async with db.raw() as unit:
+                await _add(unit, "Told")
+                touched(unit, {GUILD})
+            assert await heard.wait(10)
+    finally:
+        await other.dispose()
