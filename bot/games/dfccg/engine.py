@@ -51,6 +51,7 @@ from bot.games.dfccg.state import (
     fork,
     new_job,
 )
+from bot.games.simulate import MAX_STEPS
 
 SIDE_JOBS = "side-jobs"
 # Two Fate dice (sorted high to low) -> Cases, Foes, Obstacles, Advantages.
@@ -431,19 +432,25 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         if ctx is None:
             ctx = self._read(state)
         actions: list[Move] = []
-        bonuses = self._range_bonuses(ctx, state.active)
+        active = state.active
+        bonuses = self._range_bonuses(ctx, active)
+        cards = ctx.cards
+        discard_label, play_label = self._discard_label, self._play_label
+        append = actions.append
         for ref in tableau.hand:
-            card = ctx.cards[ref.card_id]
+            card = cards[ref.card_id]
             assert isinstance(card, ActionCard)
-            actions.append(
-                Move(f"d:{ref.uid}", partial(self._discard_label, state, card), "discard", True)
-            )
+            uid = ref.uid
+            append(Move("d:" + uid, partial(discard_label, state, card), "discard", True))
+            reach = self._reach(ctx, active, card)
+            if reach is None:
+                continue
             for bonus_key, bonus in bonuses:
-                if self._playable(ctx, state.active, card, bonus):
-                    actions.append(
+                if reach is True or self._reach_bonus(ctx, active, card, reach, bonus):
+                    append(
                         Move(
-                            f"p:{ref.uid}" + (f":{bonus_key}" if bonus else ""),
-                            partial(self._play_label, ctx, state.active, card, bonus_key, bonus),
+                            "p:" + uid + (":" + bonus_key if bonus else ""),
+                            partial(play_label, ctx, active, card, bonus_key, bonus),
                             "play",
                             private=True,
                         )
@@ -501,27 +508,42 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return [*card.effects, *card.extra]
         return [_default_main(card.type), *card.extra]
 
-    def _playable(self, ctx: Context, tableau: int, card: ActionCard, bonus: int) -> bool:
+    def _reach(self, ctx: Context, tableau: int, card: ActionCard) -> int | bool | None:
+        """What decides whether ``card`` may be played with each Range bonus: None (never:
+        it costs too much or its action is forbidden), True (always), or what
+        ``_reach_bonus`` weighs per bonus: the nearest Range (0-based) of a target of a default
+        main effect, or False when the main effect's targets must be looked up per bonus."""
         cost = ctx.cost(tableau, card)
         if max(0, cost.base - cost.dice) > ctx.s.available:
-            return False
+            return None
         if ctx.action_blocked(card.type, tableau, None):
-            return False
+            return None
         if ctx.s.options.allow_play_without_target:
             return True
         main = self._main_effect(card)
         memo = ctx.memo
         if memo is None or main is not _default_main(card.type):
-            return self._has_target(ctx, tableau, card, main, bonus)
+            return False
         # The default main effect may target a card of its type when one it may use is in
         # Range: the nearest such card, worked out once per action type, tells for every card.
         key = ("nearest", card.type, tableau)
-        if key not in memo:
-            memo[key] = self._nearest_target(ctx, tableau, card.type, main)
-        nearest = memo[key]
-        return nearest is not None and (
-            card.range.unlimited or nearest < card.range.value.maximum + bonus
-        )
+        if key in memo:
+            nearest = memo[key]
+        else:
+            nearest = memo[key] = self._nearest_target(ctx, tableau, card.type, main)
+        if nearest is None:
+            return None
+        if card.range.unlimited:
+            return True
+        return nearest  # type: ignore[no-any-return]
+
+    def _reach_bonus(
+        self, ctx: Context, tableau: int, card: ActionCard, reach: int | bool, bonus: int
+    ) -> bool:
+        """Whether ``card`` has a target with this Range bonus (``reach`` from ``_reach``)."""
+        if reach is False:
+            return self._has_target(ctx, tableau, card, self._main_effect(card), bonus)
+        return reach < card.range.value.maximum + bonus
 
     @staticmethod
     def _nearest_target(ctx: Context, tableau: int, action: str, main: Effect) -> int | None:
@@ -587,15 +609,38 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         if not self._chosen.was_chosen(state, seat, action):
             self._check_legal(state, seat, action_id)
         ctx = self._ctx(fork(state), rng, forked=True)
-        s = ctx.s
-        if s.decision is not None:
+        self._act(ctx, seat, action_id)
+        return ctx.s, ctx.events
+
+    def _act(self, ctx: Context, seat: str, action_id: str) -> None:
+        """A legal action and everything it sets off, on ``ctx``'s state."""
+        if ctx.s.decision is not None:
             self._answer(ctx, seat, action_id)
         elif action_id == "sd":
             self._propose_showdown(ctx, seat)
         else:
             self._turn_action(ctx, action_id)
         self._advance(ctx)
-        return s, ctx.events
+
+    def play_ai_game(
+        self, options: DfOptions, players: int, rng: random.Random
+    ) -> tuple[DfState, int]:
+        """One AI-only game as ``bot.games.simulate.play_one`` plays it through
+        ``choose_action`` and ``apply`` (the same RNG calls, so the same game), but on one state
+        changed in place: nobody keeps the states in between, so no step forks one, and the
+        AI's moves are applied without making pydantic Actions. Returns (final state, actions).
+        """
+        if self.ai is None:
+            raise DfRuleError("This table has no AI player; every seat needs a person.")
+        state = self.new_game(options, [f"ai{i}" for i in range(players)], rng)
+        ai = self.ai
+        for step in range(MAX_STEPS):
+            if state.phase == "over":
+                return state, step
+            seat = self.current_seats(state)[0]
+            move = ai(self, state, seat, rng)
+            self._act(self._ctx(state, rng), seat, move.id)
+        raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
     def _check_legal(self, state: DfState, seat: str, action_id: str) -> None:
         legal = {move.id for move in self.moves(state, seat)}

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from bot.games.base import Action, find_action, get_engine
-from bot.games.simulate import MAX_STEPS
+from bot.games.simulate import MAX_STEPS, play_one
 
 
 def _game_digest(key: str, options: dict[str, Any], players: int, rng: random.Random) -> str:
@@ -259,3 +259,20 @@ def test_clicked_moves_give_the_pinned_games(pin: int, games: int) -> None:
         )
         assert fast[0] == expected[number]  # hashing the legal ids changed nothing
         assert clicked == fast
+
+
+@pytest.mark.parametrize("pin", [i for i, pin in enumerate(PINS) if pin[0] == "dfccg"])
+def test_simulation_fast_path_plays_the_pinned_games(pin: int) -> None:
+    """``simulate`` plays DFCCG through the engine's own loop (``play_ai_game``: one state
+    changed in place, no events kept); it must end every game exactly as the public
+    ``choose_action``/``apply`` loop does: the same final state, result and length."""
+    key, options, players, games, seed, _expected = PINS[pin]
+    engine: Any = get_engine(key)
+    parsed = engine.parse_options(options)
+    public_rng, fast_rng = random.Random(seed), random.Random(seed)
+    for _game in range(games):
+        public = play_one(engine, parsed, players, random.Random(public_rng.getrandbits(64)))
+        fast = engine.play_ai_game(parsed, players, random.Random(fast_rng.getrandbits(64)))
+        assert fast[1] == public[1]
+        assert fast[0].model_dump_json() == public[0].model_dump_json()
+        assert engine.result(fast[0]) == engine.result(public[0])
