@@ -165,9 +165,11 @@ def event(
 class Move:
     """One legal action as plain data, for an engine's hot path (its AI and its check of a
     clicked id): ``action()`` makes the pydantic Action the table shows. The label may be
-    given as a function that makes it: most moves are never shown (the AI weighs them all)."""
+    given as a function that makes it: most moves are never shown (the AI weighs them all).
+    ``info``: what the engine's own code may want to know of the move without working it out
+    again (e.g. the card it plays); never shown, never part of the Action."""
 
-    __slots__ = ("_label", "id", "kind", "private", "table")
+    __slots__ = ("_label", "id", "info", "kind", "private", "table")
 
     def __init__(
         self,
@@ -176,12 +178,14 @@ class Move:
         kind: str,
         private: bool = False,
         table: bool = False,
+        info: Any = None,
     ) -> None:
         self.id = id
         self._label = label
         self.kind = kind
         self.private = private
         self.table = table
+        self.info = info
 
     @property
     def label(self) -> str:

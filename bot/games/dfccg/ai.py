@@ -101,6 +101,8 @@ def _talent_worth(ctx: Context, state: DfState, option: str) -> float:
 # -- a turn ------------------------------------------------------------------------------------
 def _card(ctx: Context, state: DfState, action: Move) -> ActionCard:
     """The hand card a discard or play move names."""
+    if isinstance(action.info, ActionCard):  # the engine's moves carry it
+        return action.info
     memo = ctx.memo
     hand = None if memo is None else memo.get("hand")
     if hand is None:
@@ -110,27 +112,6 @@ def _card(ctx: Context, state: DfState, action: Move) -> ActionCard:
     card = hand[action.id.split(":")[1]]
     assert isinstance(card, ActionCard)
     return card
-
-
-def _play_worth(ctx: Context, state: DfState, action: Move) -> float:
-    card = _card(ctx, state, action)
-    value = card.value.maximum if card.value else 2.5
-    if card.range.unlimited:
-        value *= 2
-    penalty = 0.5 if action.id.count(":") == 2 else 0.0  # keeps a readied Talent for later
-    return value - FATE_WORTH * ctx.cost(state.active, card).base - penalty
-
-
-def _sure_cost(ctx: Context, state: DfState, action: Move) -> bool:
-    """The card's highest possible cost is affordable (a roll above it ends the game)."""
-    return ctx.cost(state.active, _card(ctx, state, action)).maximum <= state.available
-
-
-def _discard_worth(ctx: Context, state: DfState, action: Move, talent: float) -> float:
-    card = _card(ctx, state, action)
-    fate = min(card.discard.base + card.discard.dice / 2, state.spent)
-    lost = (card.value or _NO_VALUE).maximum * 0.5
-    return fate - lost + talent
 
 
 def _best_talent(ctx: Context, state: DfState) -> float:
@@ -154,26 +135,47 @@ def _turn(ctx: Context, state: DfState, actions: list[Move], rng: random.Random)
     by_kind: dict[str, list[Move]] = {}
     for action in actions:
         by_kind.setdefault(action.kind, []).append(action)
-    plays = [a for a in by_kind.get("play", []) if _sure_cost(ctx, state, a)]
+    # The plays whose highest cost is affordable (a roll above it would start the Showdown),
+    # with their worth: Hits or Clues against the Fate they cost now; an unlimited Range
+    # counts twice; a play that unreadies a Talent is worth a little less.
+    plays: list[tuple[float, Move]] = []
+    active, available = state.active, state.available
+    for action in by_kind.get("play", ()):
+        card = _card(ctx, state, action)
+        cost = ctx.cost(active, card)
+        if cost.base + cost.dice <= available:
+            value = card.value.base + card.value.dice if card.value else 2.5
+            if card.range.unlimited:
+                value *= 2
+            penalty = 0.5 if action.id.count(":") == 2 else 0.0  # keeps a readied Talent
+            plays.append((value - FATE_WORTH * cost.base - penalty, action))
     if plays:
-        best = max(plays, key=lambda a: _play_worth(ctx, state, a))
-        rich = state.available >= PLAY_ANYWAY_FATE or state.spent == 0
-        if _play_worth(ctx, state, best) > -1.5 or rich:
+        worth, best = max(plays, key=_first)  # the first of the best, as max(moves, key=...)
+        rich = available >= PLAY_ANYWAY_FATE or state.spent == 0
+        if worth > -1.5 or rich:
             return best
     if "stunt" in by_kind:
         return by_kind["stunt"][0]
     discards = by_kind.get("discard", [])
     if discards:
         talent = _best_talent(ctx, state)
-        return max(
-            discards,
-            key=lambda a: _discard_worth(ctx, state, a, talent) + rng.random() * 0.1,
-        )
+        spent, noise = state.spent, rng.random
+        scored: list[tuple[float, Move]] = []
+        for action in discards:  # the Fate it brings, less the card's worth, plus a little noise
+            card = _card(ctx, state, action)
+            fate = min(card.discard.base + card.discard.dice / 2, spent)
+            lost = (card.value or _NO_VALUE).maximum * 0.5
+            scored.append((fate - lost + talent + noise() * 0.1, action))
+        return max(scored, key=_first)[1]
     if all(not t.hand for t in state.tableaux) and "showdown" in by_kind:
         return by_kind["showdown"][0]
     if "pass" in by_kind:
         return by_kind["pass"][0]
     return next(a for a in actions if a.kind in ("end", "showdown"))
+
+
+def _first(pair: tuple[float, Move]) -> float:
+    return pair[0]
 
 
 # -- the Showdown ------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from bot.games.dfccg.cards import (
 )
 from bot.games.dfccg.state import BookSlot, DfState, Job, Tableau, copy_slot, new_job
 
+_TARGETED = (AddTokens, RemoveCard, MoveCard)  # the effects with a target selector
 _NONE: list[Any] = []  # no passive effect of a kind (shared: never changed)
 FACE = {1: "+", 0: "blank", -1: "-"}
 FACE_WORDS = {1: "plus", 0: "blank", -1: "minus"}  # for a die a card turned into another
@@ -232,16 +233,40 @@ class Context:
     # -- targets -----------------------------------------------------------------------------
     def candidates(self, effect: Effect, job: Job, amount: int = 0) -> list[list[str]]:
         """Possible target groups of an effect (each option is a list of card uids)."""
-        if not isinstance(effect, AddTokens | RemoveCard | MoveCard):
+        if not isinstance(effect, _TARGETED):
             return []
         selector = effect.target
-        if selector.pick == "same":
+        pick = selector.pick
+        if pick == "same":
             return [[u for u in job.targets if self.find(u)]]
-        if selector.pick == "self":
+        if pick == "self":
             return [[job.source_book]] if job.source_book and self.find(job.source_book) else []
+        # The cards the selector matches within reach, in row order: (row, position, slot).
+        limit = job.reach if selector.within_range and not job.unlimited else None
+        cards = self.cards
+        types = selector.types
+        only_types = selector.condition == "any" and not selector.link
+        only_types = only_types and not selector.name_contains
+        matches = self.matches
+        matching: list[tuple[int, int, BookSlot, BookCard]] = []
+        for r, row in enumerate(self.s.rows):
+            for p, s in enumerate(row):
+                if limit is not None and p >= limit:
+                    break
+                card = cards[s.card_id]
+                if only_types:
+                    if types and card.type not in types:
+                        continue
+                elif not matches(selector, s, amount, card):
+                    continue
+                matching.append((r, p, s, card))
+        adds = isinstance(effect, AddTokens)
+        restricted = bool(self.passive("restrict"))
 
-        def usable(slot: BookSlot) -> bool:
-            if isinstance(effect, AddTokens):
+        def usable(slot: BookSlot, card: BookCard) -> bool:
+            if not restricted:  # what the checks below come to with no restriction in force
+                return card.type in TOKEN_OF if adds else True
+            if adds:
                 if not self.can_receive(slot):
                     return False
                 # A "cannot Attack/Investigate" card skips its targets for the played card's
@@ -249,37 +274,27 @@ class Context:
                 action = job.action
                 return not (
                     action is not None
-                    and ACTION_TARGET.get(action) == self.book(slot).type
+                    and ACTION_TARGET.get(action) == card.type
                     and self.action_blocked(action, job.tableau, slot)
                 )
             if isinstance(effect, RemoveCard):
-                action = "overcome" if self.book(slot).type == "obstacle" else "advantage"
+                action = "overcome" if card.type == "obstacle" else "advantage"
                 return not self.action_blocked(action, job.tableau, slot)
             return True
 
-        def reachable(position: int) -> bool:
-            return not selector.within_range or job.unlimited or position < job.reach
-
-        matches = self.matches
-        cards = self.cards
-        matching = [
-            (r, p, s)
-            for r, row in enumerate(self.s.rows)
-            for p, s in enumerate(row)
-            if reachable(p) and matches(selector, s, amount, cards[s.card_id])
-        ]
-        if selector.pick in ("shortest", "longest"):
+        if pick in ("shortest", "longest"):
             # A position: if the card there is restricted, the effect cannot be used on it.
             if not matching:
                 return []
-            best = min(p for _, p, _ in matching) if selector.pick == "shortest" else None
-            if best is None:
-                best = max(p for _, p, _ in matching)
-            return [[s.uid] for _, p, s in matching if p == best and usable(s)]
-        targets = [(r, s) for r, _, s in matching if usable(s)]
-        if selector.pick == "all":
+            if pick == "shortest":
+                best = min(p for _, p, _, _ in matching)
+            else:
+                best = max(p for _, p, _, _ in matching)
+            return [[s.uid] for _, p, s, c in matching if p == best and usable(s, c)]
+        targets = [(r, s) for r, _, s, c in matching if usable(s, c)]
+        if pick == "all":
             return [[s.uid for _, s in targets]] if targets else []
-        if selector.pick == "row":
+        if pick == "row":
             groups = [[s.uid for r, s in targets if r == row] for row in (0, 1)]
             return [g for g in groups if g]
         return [[s.uid] for _, s in targets]

@@ -49,6 +49,7 @@ from bot.games.dfccg.state import (
     Job,
     Tableau,
     fork,
+    new_decision,
     new_job,
 )
 from bot.games.simulate import MAX_STEPS
@@ -257,7 +258,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             s.active = index
             who = ctx.char_names(tableau)
             if variant and tableau.named_type is None:
-                s.decision = Decision(
+                s.decision = new_decision(
                     kind="named_type",
                     prompt=f"{who}: name a card type before drawing (variant start).",
                     options={**{k: f"Name {v}" for k, v in TYPE_NAMES.items()}, "none": "No type"},
@@ -267,7 +268,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             self._draw_hand(ctx, tableau, HAND_SIZE[len(s.seats)])
             wanted = tableau.named_type
             if variant and wanted and self._redraw_may_help(ctx, tableau, wanted):
-                s.decision = Decision(
+                s.decision = new_decision(
                     kind="redraw",
                     prompt=f"{who}: the hand holds no {TYPE_NAMES[wanted]} card. Reshuffle and "
                     "draw again?",
@@ -278,7 +279,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         harry = next(i for i, t in enumerate(s.tableaux) if "harry" in t.characters)
         if s.options.harry_chooses_first:
             s.active = harry
-            s.decision = Decision(
+            s.decision = new_decision(
                 kind="first_player",
                 prompt="Harry's player chooses who goes first.",
                 options={
@@ -304,7 +305,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             what = f"deck {len(tableau.characters) + 1} of {self._decks_per_hand(s)}"
         else:
             what = "a deck"
-        return Decision(
+        return new_decision(
             kind="deck",
             prompt=f"Player {s.seats.index(tableau.seat) + 1}: choose {what}.",
             options={f"k:{key}": ctx.cards_char(key).name for key in free},
@@ -441,7 +442,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             card = cards[ref.card_id]
             assert isinstance(card, ActionCard)
             uid = ref.uid
-            append(Move("d:" + uid, partial(discard_label, state, card), "discard", True))
+            append(
+                Move("d:" + uid, partial(discard_label, state, card), "discard", True, info=card)
+            )
             reach = self._reach(ctx, active, card)
             if reach is None:
                 continue
@@ -453,6 +456,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                             partial(play_label, ctx, active, card, bonus_key, bonus),
                             "play",
                             private=True,
+                            info=card,
                         )
                     )
         for key in tableau.characters:
@@ -671,7 +675,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         waiting = [v for v in voters if v not in s.showdown_votes]
         who = self._seat_label(ctx, seat)
         ctx.say(f"{who} proposes the Showdown.", "showdown")
-        s.decision = Decision(
+        s.decision = new_decision(
             kind="showdown_vote",
             prompt=f"{who} proposes the Showdown: start it now?",
             options={"yes": "Agree: start the Showdown", "no": "Not yet: keep playing"},
@@ -756,9 +760,12 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     @staticmethod
     def _take_from_hand(tableau: Tableau, uid: str) -> CardRef:
-        ref = next(r for r in tableau.hand if r.uid == uid)
-        tableau.hand.remove(ref)
-        return ref
+        hand = tableau.hand
+        for index, ref in enumerate(hand):
+            if ref.uid == uid:
+                del hand[index]  # uids are unique: this is the card ``remove`` would take
+                return ref
+        raise StopIteration(uid)
 
     def _offer_talents(self, ctx: Context) -> None:
         s = ctx.s
@@ -777,7 +784,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     options[f"t:{key}"] = f"Use {talent.name}"
         if options:
             options["skip"] = "Do not use a Talent"
-            s.decision = Decision(kind="talent", prompt="Use a Talent?", options=options)
+            s.decision = new_decision(kind="talent", prompt="Use a Talent?", options=options)
 
     def _answer(self, ctx: Context, seat: str, option: str) -> None:
         s = ctx.s
@@ -880,7 +887,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             amount = self._amount(ctx, job, effect, roll=False)
             groups = ctx.target_groups(effect, job, amount)
             if len(groups) > 1:
-                ctx.s.decision = Decision(
+                ctx.s.decision = new_decision(
                     kind="choose",
                     prompt=f"{job.source}: choose a target.",
                     options={"+".join(g): self._group_label(ctx, g) for g in groups},
@@ -1025,7 +1032,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         if s.showdown_pick is None and len(s.showdown_queue) == 1:
             s.showdown_pick = s.showdown_queue[0]
         if s.showdown_pick is None:
-            s.decision = Decision(
+            s.decision = new_decision(
                 kind="showdown_pick",
                 prompt=f"Showdown: {len(s.showdown_queue)} card(s) are owed a roll. Which rolls "
                 "next?",
@@ -1044,7 +1051,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         }
         if len(s.showdown_queue) > 1:
             options["pick"] = "Roll for another card first"
-        s.decision = Decision(
+        s.decision = new_decision(
             kind="showdown",
             prompt=f"Showdown roll for {ctx.tokens_label(slot.uid)}: spend how much Fate?",
             options=options,

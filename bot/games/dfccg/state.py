@@ -272,3 +272,15 @@ def new_job(
         action=action,
         played=played,
     )
+
+
+def new_decision(
+    kind: DecisionKind,
+    prompt: str,
+    options: dict[str, str],
+    table: bool = False,
+    seats: list[str] | None = None,
+) -> Decision:
+    """A Decision as ``Decision(...)`` would build it from the engine's own values, without
+    validating them again (one is made at most steps)."""
+    return trusted(Decision, kind=kind, prompt=prompt, options=options, table=table, seats=seats)
