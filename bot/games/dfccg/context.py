@@ -83,6 +83,17 @@ class Context:
         self._owned: set[int] | None = set() if forked else None
         self.memo: dict[Any, Any] | None = {} if read_only else None
 
+    def step(self, rng: random.Random | None) -> None:
+        """The same Context, kept over the steps of one game by its only user (an AI-only
+        game): ``rng`` None, for the AI's reading (read only, answers remembered until the
+        next step); or the game's dice, for applying a move."""
+        if rng is None:
+            self.rng, self.memo = _READ_ONLY_DICE, {}
+        else:
+            self.rng, self.memo = rng, None
+        if self.s.phase == "setup":  # the hands' characters and seating may have changed
+            self.changed()
+
     def changed(self) -> None:
         """The rows (or an action's lingering Obstacles) changed: forget what was worked out."""
         self._where = None
@@ -457,3 +468,27 @@ class Context:
         card = self.book(slot)
         noun = "Hits" if card.type == "foe" else "Clues"
         return f"{card.name} ({slot.tokens}/{card.value} {noun})"
+
+
+class QuietContext(Context):
+    """A Context that keeps no events: an AI-only game's (nobody reads its log)."""
+
+    def say(self, text: str, kind: str = "info", **data: Any) -> None:
+        return None
+
+    def whisper(self, seat: str, text: str, kind: str = "private") -> None:
+        return None
+
+
+class _NoDice(random.Random):
+    """The dice of a read-only Context: the rules' queries never roll, and one that did would
+    make an answer depend on earlier calls, so rolling here is a bug that says so."""
+
+    def random(self) -> float:
+        raise AssertionError("a read-only rules query rolled dice")
+
+    def getrandbits(self, k: int, /) -> int:
+        raise AssertionError("a read-only rules query rolled dice")
+
+
+_READ_ONLY_DICE = _NoDice(0)

@@ -17,6 +17,7 @@ from bot.games.base import (
     IllegalAction,
     LastChoice,
     Move,
+    trusted,
 )
 from bot.games.dfccg import packs, views
 from bot.games.dfccg.campaign import CAMPAIGN, campaign_from_history
@@ -33,7 +34,7 @@ from bot.games.dfccg.cards import (
     Selector,
     ShowdownCard,
 )
-from bot.games.dfccg.context import FACE, TYPE_NAMES, Context
+from bot.games.dfccg.context import _READ_ONLY_DICE, FACE, TYPE_NAMES, Context, QuietContext
 from bot.games.dfccg.packs import Library, card_index, load_library
 from bot.games.dfccg.simulate import simulate_options
 from bot.games.dfccg.state import (
@@ -75,20 +76,6 @@ def side_jobs_counts(first: int, second: int) -> tuple[int, int, int, int]:
 AiPolicy = Callable[["DfccgEngine", DfState, str, random.Random], Move]
 
 
-class _NoDice(random.Random):
-    """The dice of a read-only Context: the rules' queries never roll, and one that did would
-    make an answer depend on earlier calls, so rolling here is a bug that says so."""
-
-    def random(self) -> float:
-        raise AssertionError("a read-only rules query rolled dice")
-
-    def getrandbits(self, k: int, /) -> int:
-        raise AssertionError("a read-only rules query rolled dice")
-
-
-_NO_DICE = _NoDice(0)
-
-
 class DfRuleError(RuleError):
     """A move the Dresden Files card game rules do not allow."""
 
@@ -108,6 +95,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
         self._chosen = LastChoice()
         self._main: dict[str, list[Effect]] = {}  # a card's main effects, by card id
+        self._index: dict[str, Any] | None = None  # every card by id, characters "char:key"
+        # The Context of the AI-only game being played (``play_ai_game``), while its AI reads.
+        self._game_ctx: Context | None = None
 
     @property
     def library(self) -> Library:
@@ -121,16 +111,20 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             index["char:" + key] = character
         return index
 
-    def _ctx(self, state: DfState, rng: random.Random, forked: bool = False) -> Context:
-        if not hasattr(self, "_index"):
+    def _card_index(self) -> dict[str, Any]:
+        if self._index is None:
             self._index = self._cards()
-        return Context(state, rng, self._index, forked=forked)
+        return self._index
+
+    def _ctx(self, state: DfState, rng: random.Random, forked: bool = False) -> Context:
+        return Context(state, rng, self._card_index(), forked=forked)
 
     def _read(self, state: DfState) -> Context:
         """A Context that only reads ``state`` (it may remember its answers)."""
-        if not hasattr(self, "_index"):
-            self._index = self._cards()
-        return Context(state, _NO_DICE, self._index, read_only=True)
+        game = self._game_ctx
+        if game is not None and game.s is state:
+            return game
+        return Context(state, _READ_ONLY_DICE, self._card_index(), read_only=True)
 
     # -- setup -----------------------------------------------------------------------------
     def option_values(self) -> dict[str, list[str]]:
@@ -182,8 +176,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 raise DfRuleError(f"Unknown book {options.book!r}; choose one of: {known}.")
             book_cards, showdown, book_name, roll = list(book.cards), book.showdown, book.name, ""
         rng.shuffle(book_cards)
-        rows = [[BookSlot(uid=f"b{i}", card_id=c.id) for i, c in enumerate(book_cards[:6])]]
-        rows.append([BookSlot(uid=f"b{i + 6}", card_id=c.id) for i, c in enumerate(book_cards[6:])])
+        slots = [
+            trusted(BookSlot, uid=f"b{i}", card_id=c.id, tokens=0) for i, c in enumerate(book_cards)
+        ]
+        rows = [slots[:6], slots[6:]]
         kinds = {c.id: c.type for c in book_cards}
         for row in rows:  # Range-6 swap: no Obstacle/Advantage may sit at the far end
             if kinds[row[-1].card_id] in ("obstacle", "advantage"):
@@ -228,11 +224,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _build_decks(self, ctx: Context) -> None:
         s = ctx.s
+        uid = s.next_uid
         for tableau in s.tableaux:
+            deck = tableau.deck
             for key in tableau.characters:
                 for card in self.library.characters[key].cards:
-                    tableau.deck.append(CardRef(uid=f"c{s.next_uid}", card_id=card.id))
-                    s.next_uid += 1
+                    deck.append(trusted(CardRef, uid=f"c{uid}", card_id=card.id))
+                    uid += 1
+        s.next_uid = uid
 
     def _continue_setup(self, ctx: Context) -> None:
         """Set-up as the rulebook runs it: chosen decks (then a random seating), each hand
@@ -638,12 +637,22 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             raise DfRuleError("This table has no AI player; every seat needs a person.")
         state = self.new_game(options, [f"ai{i}" for i in range(players)], rng)
         ai = self.ai
-        for step in range(MAX_STEPS):
-            if state.phase == "over":
-                return state, step
-            seat = self.current_seats(state)[0]
-            move = ai(self, state, seat, rng)
-            self._act(self._ctx(state, rng), seat, move.id)
+        # One Context for the whole game, read by the AI and changed by its moves: what it
+        # works out of the rows stays known until they change (``Context.changed``).
+        ctx = QuietContext(state, rng, self._card_index())
+        try:
+            for step in range(MAX_STEPS):
+                if state.phase == "over":
+                    return state, step
+                seat = self.current_seats(state)[0]
+                ctx.step(None)
+                self._game_ctx = ctx  # what ``reading`` gives the AI for this state
+                move = ai(self, state, seat, rng)
+                self._game_ctx = None
+                ctx.step(rng)
+                self._act(ctx, seat, move.id)
+        finally:
+            self._game_ctx = None
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
     def _check_legal(self, state: DfState, seat: str, action_id: str) -> None:
