@@ -70,6 +70,20 @@ AUTO = "auto"  # an action id meaning: let the AI pick my move
 IDLE_BATCH = 100
 
 
+def _logged(row: GameRow, seat: str, user_id: int | None, action: Action) -> GameActionLog:
+    """The action log's row for one applied action (an AI's or a person's). A private action's
+    label names hidden information (a card in hand), so only its kind is stored: no reader of
+    the log, now or later, can show what it named."""
+    return GameActionLog(
+        game_id=row.id or 0,
+        version=row.version + 1,
+        seat=seat,
+        user_id=user_id,
+        action_id=action.id[:64],
+        label=(action.kind if action.private else action.label)[:100],
+    )
+
+
 class GameService:
     """The game table: lobbies, seats, actions, AI turns, idle games."""
 
@@ -463,16 +477,7 @@ class GameService:
             action = engine.choose_action(state, seat, rng)
             state, new = engine.apply(state, seat, action, rng)
             events += new
-            logs.append(
-                GameActionLog(
-                    game_id=row.id or 0,
-                    version=row.version + 1,
-                    seat=seat,
-                    user_id=None,
-                    action_id=action.id[:64],
-                    label=action.label[:100],
-                )
-            )
+            logs.append(_logged(row, seat, None, action))
         return state, events, logs
 
     def _finish_values(self, engine: GameEngine[Any, Any], state: Any) -> dict[str, Any]:
@@ -561,16 +566,7 @@ class GameService:
         else:
             action = find_action(engine, state, seat.seat, action_id)
         state, events = engine.apply(state, seat.seat, action, row_rng(row, 0))
-        logs = [
-            GameActionLog(
-                game_id=row.id or 0,
-                version=row.version + 1,
-                seat=seat.seat,
-                user_id=user_id,
-                action_id=action.id[:64],
-                label=(action.label if not action.private else action.kind)[:100],
-            )
-        ]
+        logs = [_logged(row, seat.seat, user_id, action)]
         state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
         events += ai_events
         logs += ai_logs

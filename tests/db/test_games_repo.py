@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -260,3 +261,47 @@ async def test_move_choices_follow_a_move_made_by_another_process(db: Database) 
     assert now is None or now[0] == stored, (now, stored)  # never the stale version
     if now is not None:
         assert {a.id for a in now[1]} == {a.id for a in (await there.hand(game_id, user)).actions}
+
+
+async def test_the_action_log_never_stores_what_a_private_move_names(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A private move's label names a card in someone's hand; the action log keeps only its
+    kind, for the AI's moves as for a person's, so no reader of the log can show it."""
+    from bot.games.base import Action, get_engine
+
+    engine = get_engine("vampire-empire")
+    chosen: list[Action] = []
+    choose = engine.choose_action
+
+    def recording(state: Any, seat: str, rng: Any) -> Action:
+        action = choose(state, seat, rng)
+        chosen.append(action)
+        return action
+
+    monkeypatch.setattr(engine, "choose_action", recording)
+    service = GameService(db)
+    info = await service.create_lobby(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        host_id=HOST,
+        host_name="host",
+        engine_key="vampire-empire",
+        options={},
+    )
+    await service.lobby_action(info.id, HOST, "host", "ai")
+    await service.lobby_action(info.id, HOST, "host", "start")
+    for _ in range(60):  # the host lets the AI pick its moves too: every move is recorded
+        game = await service.get(info.id)
+        if game.status != "running":
+            break
+        await service.act(info.id, HOST, None, "auto")
+    logged = await service.action_log(info.id)
+    assert len(logged) == len(chosen) > 10
+    ai_private = [
+        a for a, row in zip(chosen, logged, strict=True) if a.private and row.user_id is None
+    ]
+    assert ai_private, "the AI made no private move to check"
+    for action, row in zip(chosen, logged, strict=True):
+        assert row.action_id == action.id[:64]
+        assert row.label == (action.kind if action.private else action.label[:100])

@@ -64,7 +64,9 @@ class GameActionLog(SQLModel, table=True):
     version: int = Field(sa_column=Column(Integer, nullable=False))
     seat: str = Field(sa_column=Column(String(64), nullable=False))
     user_id: int | None = snowflake(nullable=True)
+    # the engine's id of the move: like the stored state it may name a hidden card; never shown
     action_id: str = Field(sa_column=Column(String(64), nullable=False))
+    # what anyone may read: a private move (a card in hand) is stored as its kind only
     label: str = Field(sa_column=Column(String(100), nullable=False))
     created_at: datetime = timestamp()
 
