@@ -340,11 +340,17 @@ class TrackerCog(commands.Cog):
         return snapshot.state.next_up()
 
     async def announce_turn(
-        self, snapshot: Snapshot, interaction: discord.Interaction | None = None
+        self,
+        snapshot: Snapshot,
+        interaction: discord.Interaction | None = None,
+        *,
+        only_to_ping: bool = False,
     ) -> str | None:
         """One short public line when the turn passes to someone new; it pings that one
         player unless the campaign turned it off, and nothing else it posts ever pings.
         With `interaction` (a slash command not yet answered) the line is its answer.
+        With `only_to_ping` (a tracker just posted, which says whose turn it is) the line is
+        posted only when it pings someone: the turn is noted either way.
         Returns what it said (without the markup), None when it said nothing."""
         up = self.next_up(snapshot)
         seen = self._turns.get(snapshot.id)
@@ -357,6 +363,8 @@ class TrackerCog(commands.Cog):
         if up.user_id is not None and guild_id is not None:
             campaign = await self.bot.campaigns.current(guild_id, snapshot.channel_id)
             ping = campaign.settings.turn_ping
+        if only_to_ping and not ping:
+            return None
         text = f"**{clip(up.name, 100)}** acts next." + (f" <@{up.user_id}>" if ping else "")
         mentions = (
             discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(up.user_id)])
@@ -392,7 +400,7 @@ class TrackerCog(commands.Cog):
         await self.service.set_tracker(snapshot.id, message.id)
         snapshot.tracker_message_id = message.id
         self._shown[message.id] = snapshot.version
-        await self.announce_turn(snapshot)
+        await self.announce_turn(snapshot, only_to_ping=True)  # the tracker says whose turn
         try:
             await message.pin(reason=f"Fate Table {kind} tracker")
         except discord.HTTPException:

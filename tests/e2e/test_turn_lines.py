@@ -75,3 +75,29 @@ async def test_a_challenge_names_who_rolls_the_next_task(table: Table) -> None:
     await table.click(table.message(tracker_id), "Roll a task", user=bob)
     await table.click(table.message(tracker_id), "Keep the roll", user=bob)
     assert len(turn_lines(table)) == 1  # every task rolled: nobody is next
+
+
+async def test_a_new_tracker_adds_a_turn_line_only_to_ping_someone(table: Table) -> None:
+    """A tracker just posted says whose turn it is: a line under it that pings nobody (an NPC
+    first, or pings turned off) would only repeat it. Later turns still get their line."""
+    await make_characters(table)
+    gm = table.gm
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Ghoul"
+    )
+    assert started.message is not None and "Ghoul acts" in started.text
+    await table.settle()
+    assert turn_lines(table) == []
+    await table.slash("conflict next", user=gm, who="Charles")
+    await table.settle()
+    [charles] = turn_lines(table)
+    assert pings_only(charles, table.player), charles
+    await table.slash("conflict end", user=gm)
+
+    await table.slash("campaign settings", user=gm, turn_ping=False)
+    again = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Charles"
+    )
+    assert "Charles acts" in again.text
+    await table.settle()
+    assert len(turn_lines(table)) == 1  # no ping to give: the new tracker is the line
