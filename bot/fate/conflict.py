@@ -541,10 +541,12 @@ def _finish(state: Conflict, winner: str | None) -> tuple[Conflict, list[Event]]
     state = _update(state, phase=Phase.ENDED, current=None, pending=None, winner_side=winner)
     events = [_event("conflict_ended", "The conflict is over.", winner=winner)]
     for payout in state.payouts:
+        to_gm = " for the GM, in the next scene with them" if payout.is_npc else ""
         events.append(
             _event(
                 "payout",
-                f"+{plural(payout.change.delta, 'fate point')} ({payout.change.reason.value}).",
+                f"+{plural(payout.change.delta, 'fate point')}{to_gm} "
+                f"({payout.change.reason.value.replace('_', ' ')}).",
                 payout.change.who,
                 points=payout.change.delta,
             )

@@ -96,11 +96,6 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
                 note=note,
                 channel_id=row.channel_id,
             )
-        if state.conflict.payouts:
-            paid = ", ".join(
-                f"{state.name(p.change.who)} +{p.change.delta}" for p in state.conflict.payouts
-            )
-            state.add_log(f"Fate points paid: {paid}.")
 
     @staticmethod
     def _member(state: ConflictState, combatant_id: str) -> Member:

@@ -234,7 +234,8 @@ def events_text(state: ConflictState, events: list[RuleEvent]) -> list[str]:
         if event.kind in ("turn", "conflict_started"):
             continue
         who = state.name(event.who) if event.who and event.who in state.members else None
-        lines.append(f"{who}: {event.text}" if who else event.text)
+        named = who is not None and event.text.startswith(f"{who} ")  # "Ghoul concedes ..."
+        lines.append(f"{who}: {event.text}" if who and not named else event.text)
     return lines
 
 

@@ -396,6 +396,12 @@ async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> N
     opened = await table.click(run.tracker, "Concede", user=gm)
     await choose(table, opened, "Who concedes?", "Ghoul", user=gm)
     assert "over" in run.text and "The PCs carry the day" in run.text
+    # the log says each thing once, naming the ghoul once, and where an NPC's point goes
+    assert "Ghoul concedes and will gain 1 fate point." in run.text
+    assert "Ghoul: Ghoul" not in run.text and "Fate points paid" not in run.text
+    assert "Ghoul: +1 fate point for the GM, in the next scene with them (concession)." in (
+        run.text
+    )
     assert table.bot is not None
     async with table.bot.db.session() as s:  # type: ignore[attr-defined]
         entries = (await s.exec(select(FatePointEntry))).all()
