@@ -238,8 +238,8 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             state.rolls = {**state.rolls, task_id: dice_roll}
             return state.logged(
                 f"{roll_line(member.name, dice_roll)} vs {describe(task.difficulty)} for the "
-                f"{task.skill} task: invoke, or press Keep the roll."
-            )
+                f"{task.skill} task."
+            )  # the task's line on the tracker says "invoke or keep it" while it waits
 
         return await self._act(click.ident, click.version, step)
 

@@ -90,8 +90,8 @@ class ConflictActions(ConflictBase):
         target = roll.opposition()
         return state.logged(
             f"{roll_line(member.name, roll)} vs {describe(target if target is not None else 0)}"
-            f" - {what}. Invoke, add a stunt or teamwork, then press Resolve the roll."
-        )
+            f" - {what}."
+        )  # what to do next is the tracker's "Now" line: the log keeps no stale instruction
 
     async def overcome(
         self,

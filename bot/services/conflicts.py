@@ -261,9 +261,10 @@ class ConflictService(ConflictActions, ConflictInvokes):
             if state.defence_roll is not None:
                 raise RuleError("The defence is already rolled; invoke, or resolve the attack.")
             state.defence_roll = roll
+            # what to do next is the tracker's "Now" line: the log keeps no stale instruction
             return state.logged(
                 f"{roll_line(defender.name, roll)} - defends against "
-                f"{describe(c.pending.attack_effort)}. Invoke, or resolve the attack."
+                f"{describe(c.pending.attack_effort)}."
             )
 
         return await self._act_with_campaign(click.ident, click.version, step)

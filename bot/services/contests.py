@@ -342,9 +342,9 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                     *state.hits,
                     ContestHit(victim=event.who, attacker=attacker, shifts=shifts),
                 ]
-                lines.append(
+                lines.append(  # "Hits to take" on the tracker says to press Take the hit
                     f"{state.name(event.who)} takes a {shifts}-shift hit from "
-                    f"{state.name(attacker)}: press Take the hit to choose stress or consequences."
+                    f"{state.name(attacker)}."
                 )
             else:
                 lines.append(f"Exchange {number}: {event.text}")

@@ -555,7 +555,7 @@ async def test_challenge_of_three_tasks_with_restart(table: Table) -> None:
     dice.load(0, 0, 0, 0)
     rolled = await table.click(tracker(), "Roll a task", user=alice)
     assert taken_at_once(rolled)
-    assert "Good (+3) vs Fair (+2)" in rolled.text and "Keep the roll" in rolled.text
+    assert "Good (+3) vs Fair (+2)" in rolled.text and "Keep the roll" in rolled.labels()
     assert "rolled Good (+3), invoke or keep it" in message_text(tracker())
 
     # The roll waits for invokes across a restart; only its owner (or the GM) keeps it.

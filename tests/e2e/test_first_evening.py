@@ -124,6 +124,9 @@ async def first_evening(table: Table) -> dict[str, Tally]:
     opened = await table.click(run.tracker, "Concede", user=gm)
     await choose(table, opened, "Who concedes?", "Ghoul", user=gm)
     assert "over" in run.text
+    # the log is history: what to press next was the tracker's "Now" line, never a stale log line
+    assert "defends against Great (+4)." in run.text
+    assert "resolve the attack" not in run.text.lower() and "Fate points paid" not in run.text
     step("a conflict")
 
     await table.slash("scene end", user=gm)
