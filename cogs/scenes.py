@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from typing import Any, Literal
@@ -18,7 +19,7 @@ from bot.services.characters import get_service
 from bot.services.scene_state import board_listeners, split_list
 from bot.services.scenes import SceneService
 from bot.ui.custom_ids import SCENE_BOARD_TEMPLATE, scene_board_id
-from bot.ui.scenes import board_embed, ended_text, started_text
+from bot.ui.scenes import board_embed, ended_text
 from cogs.common.character_lookup import character_list_autocomplete
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded
@@ -63,11 +64,36 @@ class BoardUpdater:
         self._coalescer: Coalescer[int] = Coalescer(
             "scene-board", self.refresh, lambda: BOARD_DELAY
         )
+        self._posting: dict[int, asyncio.Lock] = {}
+
+    def posting(self, channel_id: int) -> asyncio.Lock:
+        """Held while /scene start posts the channel's board as its answer: a refresh waits
+        for it (and then edits that board) instead of posting a second one."""
+        return self._posting.setdefault(channel_id, asyncio.Lock())
 
     def schedule(self, channel_id: int) -> None:
         self._coalescer.poke(channel_id)
 
     async def refresh(self, channel_id: int) -> None:
+        async with self.posting(channel_id):
+            await self._refresh(channel_id)
+
+    async def post(self, interaction: discord.Interaction, channel_id: int) -> None:
+        """Answer /scene start with the new board itself (one public message, which says all a
+        summary line would), then pin it; the caller holds `posting(channel_id)`."""
+        data = await self.service.board(channel_id)
+        if data is None or not data.active:
+            await interaction.response.send_message("The scene starts.")
+            return
+        await interaction.response.send_message(
+            embed=board_embed(data), view=board_view(channel_id)
+        )
+        sent = await interaction.original_response()
+        await self.service.set_board_message(channel_id, sent.id)
+        with contextlib.suppress(discord.HTTPException):
+            await sent.pin()
+
+    async def _refresh(self, channel_id: int) -> None:
         data = await self.service.board(channel_id)
         if data is None:
             return
@@ -195,17 +221,18 @@ class Scenes(commands.Cog):
     ) -> None:
         await require_gm(self.bot, interaction, "start a scene")
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        result = await self.service.start(
-            interaction.guild_id,
-            interaction.channel_id,
-            actor_id=interaction.user.id,
-            title=title,
-            aspects=split_list(aspects, "aspects"),
-            zones=split_list(zones, "zones", 10),
-            characters=split_list(characters, "characters", 25),
-            carried=carried,
-        )
-        await interaction.response.send_message(started_text(result))
+        async with self.boards.posting(interaction.channel_id):
+            await self.service.start(
+                interaction.guild_id,
+                interaction.channel_id,
+                actor_id=interaction.user.id,
+                title=title,
+                aspects=split_list(aspects, "aspects"),
+                zones=split_list(zones, "zones", 10),
+                characters=split_list(characters, "characters", 25),
+                carried=carried,
+            )
+            await self.boards.post(interaction, interaction.channel_id)
 
     @scene.command(name="end", description="GM: end the scene (stress clears, boosts go).")
     @app_commands.describe(

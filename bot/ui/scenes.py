@@ -21,7 +21,7 @@ from bot.services.economy import (
     Treatment,
     UndoPreview,
 )
-from bot.services.scenes import BoardData, SceneEnded, SceneStarted
+from bot.services.scenes import BoardData, SceneEnded
 from bot.ui.common import COLOUR, FIELD_VALUE_LIMIT, clip, safe_embed
 
 MAX_LINES = 25
@@ -112,16 +112,6 @@ def board_embed(data: BoardData, *, for_gm: bool = False) -> discord.Embed:
     embed.add_field(name="Fate points", value=_lines(points, "none"), inline=False)
     embed.set_footer(text="Invoke these aspects with /roll; add some with /advantage.")
     return safe_embed(embed)
-
-
-def started_text(result: SceneStarted) -> str:
-    scene = result.scene
-    name = f" **{clip(scene.title, 60)}**" if scene.title else ""
-    return (
-        f"The scene{name} starts with {plural(len(scene.visible_aspects(False)), 'aspect')}, "
-        f"{plural(len(scene.zones), 'zone')} and {plural(len(scene.participants), 'character')}. "
-        f"GM pool: {scene.gm_pool}. The board is pinned in this channel."
-    )
 
 
 def ended_text(result: SceneEnded) -> str:

@@ -22,8 +22,9 @@ BEFORE = Tally(interactions=55, ephemeral=25, public=9)
 # Measured after guided creation became one message without its confirm-only steps, and the
 # tracker stopped echoing privately what it shows (a click edits it and says nothing more, a
 # form sent from a private step edits that step, a menu of one choice is skipped), and a new
-# tracker stopped being followed by a whose-turn line that pings nobody (it says whose turn).
-NOW = Tally(interactions=50, ephemeral=14, public=11)
+# tracker stopped being followed by a whose-turn line that pings nobody (it says whose turn),
+# and /scene start answers with the board itself instead of a summary line above it.
+NOW = Tally(interactions=50, ephemeral=14, public=10)
 
 
 async def first_evening(table: Table) -> dict[str, Tally]:

@@ -125,8 +125,9 @@ async def test_scene_start_pins_one_board_edited_in_place(table: Table) -> None:
         zones="Street, Rooftop",
         characters="Harry",
     )
-    assert "GM pool: 1" in reply.text
     first = board(table)
+    assert reply.message is not None and reply.message["id"] == first["id"]  # the answer is it
+    assert "Scene: The alley" in reply.text and len(table.channel_messages()) == 1
     text = message_text(first)
     assert "Pouring Rain" in text and "Dark Alley" in text and "Street" in text
     assert "GM pool: **1**" in text and "Harry: **3**" in text
