@@ -987,7 +987,7 @@ async def test_name_lists_complete_for_scenes_too_and_hide_npcs_from_players(tab
     started = await table.slash(
         "scene start", user=table.gm, zones="Street", characters=for_gm[0]["value"]
     )
-    assert not started.ephemeral and "1 zone and 2 characters" in started.text
+    assert not started.ephemeral and "Not in a zone\nCharles\nGhoul" in started.text  # the board
 
 
 async def test_the_target_undoes_the_last_absorb_and_takes_the_hit_again(table: Table) -> None:
