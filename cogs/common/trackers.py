@@ -504,6 +504,10 @@ class TrackerCog(commands.Cog):
             await interaction.response.send_message(clip(text, 2000), ephemeral=True)
         elif text != said and not shown:
             await interaction.followup.send(clip(text, 2000), ephemeral=True)
+        elif shown and not await self.drawn(snapshot):  # the turn line answered; say the rest
+            note = f"{text}\n{self.undrawn_note(snapshot)}"
+            await interaction.followup.send(clip(note, 2000), ephemeral=True)
+            return
         await self.refresh(snapshot)
 
     async def answer(self, interaction: discord.Interaction, snapshot: Snapshot) -> None:

@@ -132,3 +132,29 @@ async def test_a_quiet_end_on_a_deleted_tracker_says_so_without_a_command(table:
     assert "could not update the tracker" in ended.text and "tracker`" not in ended.text
     gone = await table.slash("contest tracker", user=gm)
     assert gone.ephemeral and "/contest start" in gone.text, gone.text
+
+
+async def test_a_turn_line_answer_still_says_when_the_tracker_could_not_be_updated(
+    table: Table,
+) -> None:
+    """When the command passes the turn, the public whose-turn line is its answer; if the
+    tracker's edit then fails, the GM still hears of it privately."""
+    from tests.e2e.test_conflicts import ScriptedDice, use_dice
+
+    await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, bob = table.gm, table.player2
+    started = await table.slash("challenge start", user=gm, tasks="Lore:Fair, Athletics:Fair")
+    assert started.message is not None
+    tracker_id = int(started.message["id"])
+    await table.slash("challenge assign", user=gm, task=1, character="Molly")
+    dice.load(0, 0, 0, 0)
+    await table.click(table.message(tracker_id), "Roll a task", user=bob)
+    await table.click(table.message(tracker_id), "Keep the roll", user=bob)
+    table.fake.messages.pop(tracker_id)  # someone deleted the tracker
+    assigned = await table.slash("challenge assign", user=gm, task=2, character="Charles")
+    assert not assigned.ephemeral and assigned.content.startswith("**Charles** acts next.")
+    [note] = assigned.followups
+    assert note["flags"] & 64 and "could not update the tracker" in message_text(note)
+    assert "`/challenge tracker`" in message_text(note)
