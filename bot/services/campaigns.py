@@ -21,6 +21,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.cache import parsed, remember
+from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.campaigns import (
     ActiveCharacter,
@@ -31,7 +32,8 @@ from bot.db.models.campaigns import (
 )
 from bot.db.models.columns import BIGINT_MAX, utcnow
 from bot.db.raw import RawUnit
-from bot.db.repos.versioned import StaleError, update_versioned_in
+from bot.db.repos.characters import new_ledger_entry_raw_in
+from bot.db.repos.versioned import StaleError, update_versioned_in, update_versioned_raw_in
 from bot.errors import RuleError
 from bot.fate.sheet import Character
 from bot.fate.skills import SkillList, default_skills
@@ -42,6 +44,10 @@ CAMPAIGN_NAME_MAX = 80
 MAX_CAMPAIGNS_PER_GUILD = 25
 MAX_CHARACTERS_PER_CAMPAIGN = 200
 SERVER_WIDE = 0  # ActiveCharacter.channel_id for the server-wide choice
+NO_ACTIVE_CHARACTER = (
+    "You have no active character here. Create one with `/character create` "
+    "or pick one with `/character switch`."
+)
 NAME_CACHE_SECONDS = 30.0
 
 
@@ -350,10 +356,7 @@ async def require_active_in(
     """The user's active character here; a sentence saying how to pick one."""
     record = await active_character_in(session, campaign, channel_id, user_id)
     if record is None:
-        raise RuleError(
-            "You have no active character here. Create one with `/character create` "
-            "or pick one with `/character switch`."
-        )
+        raise RuleError(NO_ACTIVE_CHARACTER)
     return record
 
 
@@ -417,17 +420,29 @@ async def save_character_in(
     session: AsyncSession, record: CharacterRecord, sheet: Character
 ) -> CharacterRecord:
     """Write a changed sheet if nobody else changed it since `record` was read."""
-    stale = StaleError(
-        f"{record.name} was changed by someone else at the same moment; "
-        "look at the sheet again and retry."
-    )
-    values = {
+    values = _sheet_values(sheet, utcnow())
+    stale = _stale_sheet(record)
+    await update_versioned_in(session, CharacterRow, record.id, record.version, values, stale)
+    return _saved(record, sheet)
+
+
+def _sheet_values(sheet: Character, now: Any) -> dict[str, Any]:
+    return {
         "sheet_json": sheet.model_copy(update={"id": None}).model_dump_json(),
         "name": sheet.name,
         "is_npc": sheet.is_npc,
-        "updated_at": utcnow(),
+        "updated_at": now,
     }
-    await update_versioned_in(session, CharacterRow, record.id, record.version, values, stale)
+
+
+def _stale_sheet(record: CharacterRecord) -> StaleError:
+    return StaleError(
+        f"{record.name} was changed by someone else at the same moment; "
+        "look at the sheet again and retry."
+    )
+
+
+def _saved(record: CharacterRecord, sheet: Character) -> CharacterRecord:
     return CharacterRecord(
         record.id,
         record.campaign_id,
@@ -436,6 +451,50 @@ async def save_character_in(
         sheet.model_copy(update={"id": record.id}),
         record.version + 1,
     )
+
+
+def target_of_in(unit: RawUnit, found: Any) -> tuple[CampaignInfo, CharacterRecord | None]:
+    """The campaign and character of a raw sheet-command row (bot/db/repos/characters.py)."""
+    campaign = parsed_campaign_in(unit, (*found[:3], bool(found[3]), *found[4:6]))
+    record = parsed_character_in(unit, found[6:12]) if found[6] is not None else None
+    return campaign, record
+
+
+async def move_fate_points_raw_in(
+    unit: RawUnit,
+    record: CharacterRecord,
+    delta: int,
+    *,
+    reason: str,
+    actor_id: int,
+    note: str = "",
+    channel_id: int | None = None,
+) -> CharacterRecord:
+    """`move_fate_points_in` in a raw unit of work: the versioned sheet save and the ledger
+    entry, two statements."""
+    if record.sheet.fate_points + delta < 0:
+        raise RuleError(f"{record.name} has no fate point to spend.")
+    sheet = record.sheet.adjust_fate_points(delta)
+    values = _sheet_values(sheet, unit.timestamp(utcnow()))
+    stale = _stale_sheet(record)
+    await update_versioned_raw_in(unit, "character", record.id, record.version, values, stale)
+    await new_ledger_entry_raw_in(
+        unit,
+        {
+            "campaign": record.campaign_id,
+            "channel": channel_id,
+            "character": record.id,
+            "who": record.name,
+            "delta": delta,
+            "balance": sheet.fate_points,
+            "reason": reason,
+            "note": note[:200],
+            "actor": actor_id,
+            "undone": False,
+        },
+    )
+    touched(unit, {record.guild_id})
+    return _saved(record, sheet)
 
 
 async def move_fate_points_in(

@@ -14,6 +14,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models.drafts import CustomMantleEntry
+from bot.db.raw import RawUnit
+from bot.db.repos.characters import target_raw_in
 from bot.dfc.creation import CreationDraft
 from bot.dfc.mantles import (
     Mantle,
@@ -43,13 +45,17 @@ from bot.fate.stress import StressStyle
 from bot.fate.stunts import STUNT_NAME_MAX, STUNT_TEXT_MAX, Stunt
 from bot.fate.tracks import Track
 from bot.services.campaigns import (
+    NO_ACTIVE_CHARACTER,
     CampaignInfo,
     CampaignService,
     CampaignSettings,
     CharacterRecord,
+    character_ref,
     find_character_in,
     require_active_in,
     resolve_campaign_in,
+    target_of_in,
+    unknown_character,
 )
 from bot.services.scene_state import (
     load_play_in,
@@ -394,6 +400,34 @@ class CharacterBase:
     def _check_may_view(actor: Actor, record: CharacterRecord) -> None:
         if record.is_npc and not actor.is_gm and record.owner_id != actor.user_id:
             raise NotYours(f"{record.name} is an NPC; only the GM can look at NPC sheets.")
+
+    async def _target_raw_in(
+        self, unit: RawUnit, actor: Actor, name: str | None
+    ) -> tuple[CampaignInfo, CharacterRecord] | None:
+        """`_target_in` as one raw statement; None when the ORM path must decide (the server
+        has no campaign yet, or an "#id" that is not this campaign's)."""
+        wanted = name.strip() if name and name.strip() else None
+        ref = character_ref(wanted) if wanted else None
+        found = await target_raw_in(
+            unit,
+            actor.guild_id,
+            actor.channel_id,
+            user_id=actor.user_id,
+            name=wanted.lower() if wanted else None,
+            ref=ref,
+        )
+        if found is None:
+            return None
+        campaign, record = target_of_in(unit, found)
+        if wanted is None:
+            if record is None:
+                raise RuleError(NO_ACTIVE_CHARACTER)
+            return campaign, record
+        if record is None or (ref is not None and record.id != ref):
+            if ref is not None:
+                return None
+            raise unknown_character(wanted)
+        return campaign, hide_npc(actor, record, wanted)
 
     async def _target_in(
         self, session: AsyncSession, actor: Actor, name: str | None

@@ -62,6 +62,7 @@ from bot.services.campaigns import (
     get_character_in,
     insert_character_in,
     move_fate_points_in,
+    move_fate_points_raw_in,
     resolve_campaign_in,
     save_character_in,
     set_active_in,
@@ -142,8 +143,12 @@ class CharacterService(CharacterMantles):
             return await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
 
     async def view(self, actor: Actor, name: str | None) -> tuple[CampaignInfo, CharacterRecord]:
-        async with self.db.session() as session:
-            campaign, record = await self._target_in(session, actor, name)
+        async with self.db.raw_read() as unit:  # one statement, no ORM
+            found = await self._target_raw_in(unit, actor, name)
+        if found is None:  # resolving may create the default campaign
+            async with self.db.session() as session:
+                found = await self._target_in(session, actor, name)
+        campaign, record = found
         self._check_may_view(actor, record)
         self._remember(record)
         return campaign, record
@@ -284,6 +289,24 @@ class CharacterService(CharacterMantles):
                 "Fate points move through play: invokes, compels, concessions and refresh. "
                 "Only the GM sets them by hand (this command, or `/fp give` / `/fp take`)."
             )
+        async with self.db.raw() as unit:  # the usual case: three statements, no ORM
+            found = await self._target_raw_in(unit, actor, name)
+            if found is not None:
+                record = found[1]
+                if value == record.sheet.fate_points:
+                    return record
+                saved = await move_fate_points_raw_in(
+                    unit,
+                    record,
+                    value - record.sheet.fate_points,
+                    reason="gm_edit",
+                    actor_id=actor.user_id,
+                    note=FATE_POINTS_NOTE,
+                    channel_id=actor.channel_id,
+                )
+        if found is not None:
+            self._remember(saved)
+            return saved
         async with self.db.session() as session:
             _campaign, record = await self._target_in(session, actor, name)
             delta = value - record.sheet.fate_points
@@ -295,7 +318,7 @@ class CharacterService(CharacterMantles):
                 delta,
                 reason="gm_edit",
                 actor_id=actor.user_id,
-                note="set with /character edit fate-points",
+                note=FATE_POINTS_NOTE,
                 channel_id=actor.channel_id,
             )
         self._remember(saved)
@@ -675,6 +698,7 @@ def parse_skill_ratings(text: str) -> dict[str, int]:
     return ratings
 
 
+FATE_POINTS_NOTE = "set with /character edit fate-points"
 EARLIER_STEP = (
     "That button belongs to an earlier step of your character draft, which has moved on since; "
     "use the newest step, or run `/character create` to see it here."

@@ -191,3 +191,51 @@ async def test_pg_notify_tells_another_process_what_a_raw_unit_wrote(db: Databas
             assert await heard.wait(10)
     finally:
         await other.dispose()
+
+
+async def test_the_sheet_statements_find_move_and_log_on_every_database(db: Database) -> None:
+    from bot.db.models.campaigns import CharacterRow, FatePointEntry
+    from bot.db.repos.characters import target_raw_in
+    from bot.fate.sheet import new_character
+    from bot.services.campaigns import (
+        insert_character_in,
+        move_fate_points_raw_in,
+        resolve_campaign_in,
+        set_active_in,
+        target_of_in,
+    )
+
+    async with db.session() as session:
+        campaign = await resolve_campaign_in(session, GUILD, 5)
+        record = await insert_character_in(session, campaign, 77, new_character("Ruth Kane"))
+        await set_active_in(session, GUILD, 77, record.id, None)
+    async with db.raw_read() as unit:
+        active = await target_raw_in(unit, GUILD, 5, user_id=77, name=None, ref=None)
+        named = await target_raw_in(unit, GUILD, 5, user_id=0, name="ruth kane", ref=None)
+        by_ref = await target_raw_in(unit, GUILD, 5, user_id=0, name="#x", ref=record.id)
+        nobody = await target_raw_in(unit, GUILD, 5, user_id=0, name="nobody", ref=None)
+        assert await target_raw_in(unit, GUILD + 9, 5, user_id=77, name=None, ref=None) is None
+    for found in (active, named, by_ref):
+        assert found is not None
+        got_campaign, got = target_of_in(unit, found)
+        assert got_campaign.id == campaign.id and got_campaign.is_default is True
+        assert got is not None and (got.id, got.version) == (record.id, record.version)
+    assert nobody is not None and nobody[6] is None
+    async with db.raw() as unit:
+        saved = await move_fate_points_raw_in(
+            unit, record, 2, reason="gm_edit", actor_id=1, note="raw", channel_id=5
+        )
+    assert saved.version == record.version + 1
+    async with db.read() as session:
+        row = await session.get(CharacterRow, record.id)
+        entry = (await session.exec(select(FatePointEntry))).one()
+    assert row is not None and row.version == saved.version and row.updated_at is not None
+    assert (entry.delta, entry.balance_after, entry.note, entry.undone) == (
+        2,
+        saved.sheet.fate_points,
+        "raw",
+        False,
+    )
+    with pytest.raises(StaleError):
+        async with db.raw() as unit:
+            await move_fate_points_raw_in(unit, record, 1, reason="gm_edit", actor_id=1)

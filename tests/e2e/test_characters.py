@@ -827,3 +827,52 @@ async def test_campaign_and_character_autocomplete_follow_create_and_bind(table:
     assert "Second Table" in values(after)  # the remembered list was dropped
     # This channel now plays the new, empty campaign: no stale suggestion from the old one.
     assert await table.autocomplete("character sheet", "character", user=table.player) == []
+
+
+async def test_sheet_view_and_fate_points_are_one_raw_unit_each(table: Table) -> None:
+    """`/character sheet` is one raw read statement and `/character edit fate-points` one raw
+    transaction of three (the target, the versioned sheet save, the ledger entry); neither
+    goes through the ORM, and a sheet is parsed once per version for the process."""
+    from sqlalchemy import event
+
+    await imported(table, table.player, "Ruth Kane")
+    first = await table.slash("character sheet", user=table.player)
+    assert "Ruth Kane" in first.text
+    assert table.bot is not None
+    db: Any = table.bot.db  # type: ignore[attr-defined]
+    orm: list[str] = []
+    raw: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        orm.append(sql.split()[0].upper())
+
+    engines = {db.engine.sync_engine, db._read_engine.sync_engine}
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", seen)
+    db.raw_trace = lambda sql: raw.append(sql.split()[0].upper())
+    try:
+        hits = db.parsed.hits
+        viewed = await table.slash("character sheet", user=table.player)
+        assert "Ruth Kane" in viewed.text and "Fate points" in viewed.text
+        assert raw == ["SELECT", "COMMIT"] and db.parsed.hits >= hits + 2, raw
+        raw.clear()
+        done = await table.slash(
+            "character edit fate-points", user=table.gm, value=7, character="ruth kane"
+        )
+        assert "**Ruth Kane**: 7 fate points" in done.text
+        assert raw == ["SELECT", "UPDATE", "INSERT", "COMMIT"], raw
+        assert orm == [], orm
+    finally:
+        db.raw_trace = None
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", seen)
+    log = await table.slash("fp log", user=table.gm, character="Ruth Kane")
+    assert "set with /character edit fate-points" in log.text and "7" in log.text
+    undone = await table.click(
+        await table.slash("fp undo", user=table.gm), "Confirm undo", user=table.gm
+    )
+    assert "Undone" in undone.text
+    again = await table.slash("character sheet", user=table.player)
+    assert "Ruth Kane" in again.text
+    wrong = await table.slash("character sheet", user=table.player, character="Nobody Here")
+    assert "No character called 'Nobody Here'" in wrong.text
