@@ -443,6 +443,7 @@ def _stale_sheet(record: CharacterRecord) -> StaleError:
 
 
 def _saved(record: CharacterRecord, sheet: Character) -> CharacterRecord:
+    """The record as just written (version + 1)."""
     return CharacterRecord(
         record.id,
         record.campaign_id,
@@ -494,7 +495,11 @@ async def move_fate_points_raw_in(
         },
     )
     touched(unit, {record.guild_id})
-    return _saved(record, sheet)
+    saved = _saved(record, sheet)
+    # the sheet was validated as it changed (the sheet API re-validates), so it is what a parse
+    # of the stored JSON gives: the next read of this version needs no parse (kept on commit)
+    remember(unit, "character", saved.id, saved.version, saved)
+    return saved
 
 
 async def move_fate_points_in(

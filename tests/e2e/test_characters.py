@@ -861,6 +861,10 @@ async def test_sheet_view_and_fate_points_are_one_raw_unit_each(table: Table) ->
         )
         assert "**Ruth Kane**: 7 fate points" in done.text
         assert raw == ["SELECT", "UPDATE", "INSERT", "COMMIT"], raw
+        misses = db.parsed.misses
+        after = await table.slash("character sheet", user=table.player)
+        assert "Ruth Kane" in after.text
+        assert db.parsed.misses == misses  # the written sheet was kept: no parse again
         assert orm == [], orm
     finally:
         db.raw_trace = None
