@@ -137,8 +137,15 @@ def _sheet_view(table: Table, lane: Lane, i: int) -> Request:
 
 
 def _sheet_update(table: Table, lane: Lane, i: int) -> Request:
-    """The GM sets a player's fate points: a real write, logged in the fate point ledger."""
-    return ("character edit fate-points", table.gm, {"value": i % 10, "character": lane["name"]})
+    """The GM sets a player's fate points: a real write, logged in the fate point ledger. The
+    value follows the lane's own count, so every request changes it (a value equal to the
+    current one is answered without a write)."""
+    lane["edits"] = lane.get("edits", 0) + 1
+    return (
+        "character edit fate-points",
+        table.gm,
+        {"value": lane["edits"] % 10, "character": lane["name"]},
+    )
 
 
 async def _scene_setup(table: Table, lanes: int) -> list[Lane]:
