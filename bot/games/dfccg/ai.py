@@ -33,16 +33,27 @@ class Table(Protocol):
 
     def moves(self, state: DfState, seat: str, ctx: Context | None = None) -> list[Move]: ...
 
+    # The parts of the active hand's turn, in the order ``moves`` lists them.
+    def play_moves(self, state: DfState, ctx: Context) -> list[Move]: ...
+
+    def discard_moves(self, state: DfState, ctx: Context) -> list[Move]: ...
+
+    def stunt_moves(self, state: DfState, ctx: Context) -> list[Move]: ...
+
 
 def choose(table: Table, state: DfState, seat: str, rng: random.Random) -> Move:
     """The action an AI seat takes now, decided from what that seat may see."""
     ctx = table.reading(state)
+    if state.decision is None and state.phase == "play":
+        tableau = state.tableaux[state.active]
+        if seat == tableau.seat:
+            return _turn(table, ctx, state, rng)
     actions = table.moves(state, seat, ctx)
     if not actions:
         raise ValueError("no legal action for this seat")
     if state.decision is not None:
         return _decide(ctx, state, actions)
-    return _turn(ctx, state, actions, rng)
+    return next(a for a in actions if a.kind == "showdown")  # not its turn: only a proposal
 
 
 # -- decisions ---------------------------------------------------------------------------------
@@ -131,16 +142,16 @@ def _best_talent(ctx: Context, state: DfState) -> float:
     return max(worths)
 
 
-def _turn(ctx: Context, state: DfState, actions: list[Move], rng: random.Random) -> Move:
-    by_kind: dict[str, list[Move]] = {}
-    for action in actions:
-        by_kind.setdefault(action.kind, []).append(action)
+def _turn(table: Table, ctx: Context, state: DfState, rng: random.Random) -> Move:
+    """The active hand's move: the best play, else a Stunt, else the best discard, else the
+    Showdown (every hand empty), a pass or the end. It asks for each kind of move only when
+    the kinds before it gave none worth making."""
     # The plays whose highest cost is affordable (a roll above it would start the Showdown),
     # with their worth: Hits or Clues against the Fate they cost now; an unlimited Range
     # counts twice; a play that unreadies a Talent is worth a little less.
     plays: list[tuple[float, Move]] = []
     active, available = state.active, state.available
-    for action in by_kind.get("play", ()):
+    for action in table.play_moves(state, ctx):
         card = _card(ctx, state, action)
         cost = ctx.cost(active, card)
         if cost.base + cost.dice <= available:
@@ -154,9 +165,10 @@ def _turn(ctx: Context, state: DfState, actions: list[Move], rng: random.Random)
         rich = available >= PLAY_ANYWAY_FATE or state.spent == 0
         if worth > -1.5 or rich:
             return best
-    if "stunt" in by_kind:
-        return by_kind["stunt"][0]
-    discards = by_kind.get("discard", [])
+    stunts = table.stunt_moves(state, ctx)
+    if stunts:
+        return stunts[0]
+    discards = table.discard_moves(state, ctx)
     if discards:
         talent = _best_talent(ctx, state)
         spent, noise = state.spent, rng.random
@@ -167,11 +179,12 @@ def _turn(ctx: Context, state: DfState, actions: list[Move], rng: random.Random)
             lost = (card.value or _NO_VALUE).maximum * 0.5
             scored.append((fate - lost + talent + noise() * 0.1, action))
         return max(scored, key=_first)[1]
-    if all(not t.hand for t in state.tableaux) and "showdown" in by_kind:
-        return by_kind["showdown"][0]
-    if "pass" in by_kind:
-        return by_kind["pass"][0]
-    return next(a for a in actions if a.kind in ("end", "showdown"))
+    # No card in this hand and no Stunt: the moves left are a pass (with Fate), the end (with
+    # none) and the proposal of the Showdown, taken when every hand is empty.
+    rest = {a.kind: a for a in table.moves(state, state.tableaux[active].seat, ctx)}
+    if all(not t.hand for t in state.tableaux):
+        return rest["showdown"]
+    return rest.get("pass") or rest.get("end") or rest["showdown"]
 
 
 def _first(pair: tuple[float, Move]) -> float:

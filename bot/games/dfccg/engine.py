@@ -73,6 +73,11 @@ def side_jobs_counts(first: int, second: int) -> tuple[int, int, int, int]:
     return SIDE_JOBS_TABLE[(high, low)]
 
 
+# The moves that are always the same (shared: nothing changes a Move).
+PROPOSE = Move("sd", "Propose the Showdown (the table confirms)", "showdown", table=True)
+PASS = Move("pass", "Pass (pay 1 Fate)", "pass")
+END = Move("end", "Out of cards and Fate: start the Showdown", "end")
+
 AiPolicy = Callable[["DfccgEngine", DfState, str, random.Random], Move]
 
 
@@ -425,49 +430,78 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return [Move(k, v[:80], kind, table=table) for k, v in decision.options.items()]
         if state.phase != "play" or seat not in state.seats:
             return []
-        propose = Move("sd", "Propose the Showdown (the table confirms)", "showdown", table=True)
         tableau = state.tableaux[state.active]
         if seat != tableau.seat:
-            return [propose]  # the end of any player's turn: anyone may propose the Showdown
+            return [PROPOSE]  # the end of any player's turn: anyone may propose the Showdown
         if ctx is None:
             ctx = self._read(state)
         actions: list[Move] = []
-        active = state.active
-        bonuses = self._range_bonuses(ctx, active)
-        cards = ctx.cards
-        discard_label, play_label = self._discard_label, self._play_label
-        append = actions.append
+        bonuses = self._range_bonuses(ctx, state.active)
         for ref in tableau.hand:
-            card = cards[ref.card_id]
+            card = ctx.cards[ref.card_id]
             assert isinstance(card, ActionCard)
-            uid = ref.uid
-            append(
-                Move("d:" + uid, partial(discard_label, state, card), "discard", True, info=card)
-            )
-            reach = self._reach(ctx, active, card)
-            if reach is None:
-                continue
-            for bonus_key, bonus in bonuses:
-                if reach is True or self._reach_bonus(ctx, active, card, reach, bonus):
-                    append(
-                        Move(
-                            "p:" + uid + (":" + bonus_key if bonus else ""),
-                            partial(play_label, ctx, active, card, bonus_key, bonus),
-                            "play",
-                            private=True,
-                            info=card,
-                        )
-                    )
-        for key in tableau.characters:
-            if key not in tableau.stunts_used and self._stunt_usable(ctx, state.active, key):
-                stunt = ctx.cards_char(key).stunt
-                actions.append(Move(f"s:{key}", f"Use Stunt: {stunt.name}", "stunt"))
+            actions.append(self._discard_move(state, ref, card))
+            actions += self._card_plays(ctx, ref, card, bonuses)
+        actions += self.stunt_moves(state, ctx)
         if state.available >= 1:
-            actions.append(Move("pass", "Pass (pay 1 Fate)", "pass"))
+            actions.append(PASS)
         elif not tableau.hand and not any(a.kind == "stunt" for a in actions):
-            actions.append(Move("end", "Out of cards and Fate: start the Showdown", "end"))
-        actions.append(propose)
+            actions.append(END)
+        actions.append(PROPOSE)
         return actions
+
+    # The parts of a turn's moves, for the AI to ask only what it weighs (the active hand's,
+    # in the order ``moves`` lists them).
+    def play_moves(self, state: DfState, ctx: Context) -> list[Move]:
+        """The active hand's play moves."""
+        bonuses = self._range_bonuses(ctx, state.active)
+        cards = ctx.cards
+        plays: list[Move] = []
+        for ref in state.tableaux[state.active].hand:
+            plays += self._card_plays(ctx, ref, cards[ref.card_id], bonuses)
+        return plays
+
+    def discard_moves(self, state: DfState, ctx: Context) -> list[Move]:
+        """The active hand's discard moves."""
+        cards = ctx.cards
+        return [
+            self._discard_move(state, ref, cards[ref.card_id])
+            for ref in state.tableaux[state.active].hand
+        ]
+
+    def stunt_moves(self, state: DfState, ctx: Context) -> list[Move]:
+        """The active hand's Stunts that would do something now."""
+        tableau = state.tableaux[state.active]
+        return [
+            Move(f"s:{key}", f"Use Stunt: {ctx.cards_char(key).stunt.name}", "stunt")
+            for key in tableau.characters
+            if key not in tableau.stunts_used and self._stunt_usable(ctx, state.active, key)
+        ]
+
+    def _discard_move(self, state: DfState, ref: CardRef, card: ActionCard) -> Move:
+        return Move(
+            "d:" + ref.uid, partial(self._discard_label, state, card), "discard", True, info=card
+        )
+
+    def _card_plays(
+        self, ctx: Context, ref: CardRef, card: ActionCard, bonuses: list[tuple[str, int]]
+    ) -> list[Move]:
+        """The moves that play this card of the active hand (one per Range bonus it may use)."""
+        active = ctx.s.active
+        reach = self._reach(ctx, active, card)
+        if reach is None:
+            return []
+        return [
+            Move(
+                "p:" + ref.uid + (":" + bonus_key if bonus else ""),
+                partial(self._play_label, ctx, active, card, bonus_key, bonus),
+                "play",
+                private=True,
+                info=card,
+            )
+            for bonus_key, bonus in bonuses
+            if reach is True or self._reach_bonus(ctx, active, card, reach, bonus)
+        ]
 
     @staticmethod
     def _discard_label(state: DfState, card: ActionCard) -> str:
