@@ -19,7 +19,7 @@ from typing import Protocol
 from bot.games.base import Move
 from bot.games.dfccg.cards import ActionCard, AddTokens, Dice, GainFate, MoveCard, ShowdownTier
 from bot.games.dfccg.context import Context
-from bot.games.dfccg.state import DfState, new_job
+from bot.games.dfccg.state import PlainState, new_job
 
 FATE_WORTH = 0.6  # what one Fate is worth against one Hit or Clue, during play
 PLAY_ANYWAY_FATE = 6  # with this much Fate available, the best play is made even if it is poor
@@ -29,19 +29,19 @@ _NO_VALUE = Dice(base=0)
 class Table(Protocol):
     """What the AI asks of the engine."""
 
-    def reading(self, state: DfState) -> Context: ...
+    def reading(self, state: PlainState) -> Context: ...
 
-    def moves(self, state: DfState, seat: str, ctx: Context | None = None) -> list[Move]: ...
+    def moves(self, state: PlainState, seat: str, ctx: Context | None = None) -> list[Move]: ...
 
     # The parts of the active hand's turn, in the order ``moves`` lists them.
-    def play_moves(self, state: DfState, ctx: Context) -> list[Move]: ...
+    def play_moves(self, state: PlainState, ctx: Context) -> list[Move]: ...
 
-    def discard_moves(self, state: DfState, ctx: Context) -> list[Move]: ...
+    def discard_moves(self, state: PlainState, ctx: Context) -> list[Move]: ...
 
-    def stunt_moves(self, state: DfState, ctx: Context) -> list[Move]: ...
+    def stunt_moves(self, state: PlainState, ctx: Context) -> list[Move]: ...
 
 
-def choose(table: Table, state: DfState, seat: str, rng: random.Random) -> Move:
+def choose(table: Table, state: PlainState, seat: str, rng: random.Random) -> Move:
     """The action an AI seat takes now, decided from what that seat may see."""
     ctx = table.reading(state)
     if state.decision is None and state.phase == "play":
@@ -57,7 +57,7 @@ def choose(table: Table, state: DfState, seat: str, rng: random.Random) -> Move:
 
 
 # -- decisions ---------------------------------------------------------------------------------
-def _decide(ctx: Context, state: DfState, actions: list[Move]) -> Move:
+def _decide(ctx: Context, state: PlainState, actions: list[Move]) -> Move:
     decision = state.decision
     assert decision is not None
     by_id = {a.id: a for a in actions}
@@ -91,7 +91,7 @@ def _target_score(ctx: Context, option_id: str) -> float:
     return score
 
 
-def _talent_worth(ctx: Context, state: DfState, option: str) -> float:
+def _talent_worth(ctx: Context, state: PlainState, option: str) -> float:
     """A Talent's use after a discard: a token or Fate now beats a move; skipping is last."""
     if option == "skip":
         return -1.0
@@ -110,7 +110,7 @@ def _talent_worth(ctx: Context, state: DfState, option: str) -> float:
 
 
 # -- a turn ------------------------------------------------------------------------------------
-def _card(ctx: Context, state: DfState, action: Move) -> ActionCard:
+def _card(ctx: Context, state: PlainState, action: Move) -> ActionCard:
     """The hand card a discard or play move names."""
     if isinstance(action.info, ActionCard):  # the engine's moves carry it
         return action.info
@@ -125,7 +125,7 @@ def _card(ctx: Context, state: DfState, action: Move) -> ActionCard:
     return card
 
 
-def _best_talent(ctx: Context, state: DfState) -> float:
+def _best_talent(ctx: Context, state: PlainState) -> float:
     """What the best Talent would bring after a discard now (0 when none would work)."""
     tableau = state.tableaux[state.active]
     worths = [0.0]
@@ -142,7 +142,7 @@ def _best_talent(ctx: Context, state: DfState) -> float:
     return max(worths)
 
 
-def _turn(table: Table, ctx: Context, state: DfState, rng: random.Random) -> Move:
+def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> Move:
     """The active hand's move: the best play, else a Stunt, else the best discard, else the
     Showdown (every hand empty), a pass or the end. It asks for each kind of move only when
     the kinds before it gave none worth making."""
@@ -219,7 +219,7 @@ def _removal_chance(ctx: Context, uid: str, tier_index: int) -> float:
     return _chance(tiers[min(tier_index, len(tiers) - 1)], need)
 
 
-def _fate_use_elsewhere(ctx: Context, state: DfState, picked: str) -> float:
+def _fate_use_elsewhere(ctx: Context, state: PlainState, picked: str) -> float:
     """The best gain in removal chance per Fate on another card still owed a roll."""
     best = 0.0
     for uid in state.showdown_queue:
@@ -232,7 +232,7 @@ def _fate_use_elsewhere(ctx: Context, state: DfState, picked: str) -> float:
     return best
 
 
-def _showdown_tier(ctx: Context, state: DfState, actions: list[Move]) -> str:
+def _showdown_tier(ctx: Context, state: PlainState, actions: list[Move]) -> str:
     """The tier whose removal chance, less what its Fate would do elsewhere, is best."""
     picked = state.showdown_pick or state.showdown_queue[0]
     tiers = ctx.tiers(ctx.located(picked)[2])

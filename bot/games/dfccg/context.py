@@ -31,7 +31,7 @@ from bot.games.dfccg.cards import (
     ShowdownCard,
     ShowdownTier,
 )
-from bot.games.dfccg.state import BookSlot, DfState, Job, Tableau, copy_slot, new_job
+from bot.games.dfccg.state import PlainJob, PlainSlot, PlainState, PlainTableau, new_job
 
 _TARGETED = (AddTokens, RemoveCard, MoveCard)  # the effects with a target selector
 _NONE: list[Any] = []  # no passive effect of a kind (shared: never changed)
@@ -56,31 +56,28 @@ class Context:
 
     def __init__(
         self,
-        state: DfState,
+        state: PlainState,
         rng: random.Random,
         cards: dict[str, Any],
         *,
-        forked: bool = False,
         read_only: bool = False,
     ) -> None:
-        """``forked``: ``state`` is a ``fork`` whose Book slots are still shared with the
-        state it was forked from (a slot is copied before its tokens change). ``read_only``:
-        nothing will change ``state``, so answers may be remembered (``memo``)."""
+        """``read_only``: nothing will change ``state``, so answers may be remembered
+        (``memo``)."""
         self.s = state
         self.rng = rng
         self.cards = cards
         self.events: list[GameEvent] = []
         # Effects of Book cards removed during this step (a taken Advantage, a solved Case):
         # they resolve at once, before the rest of the action that removed them.
-        self.triggered: list[Job] = []
+        self.triggered: list[PlainJob] = []
         # What the rows hold, worked out once and kept until they change (``changed``): the
         # place of each card and the passive effects in force, by kind.
-        self._where: dict[str, tuple[int, int, BookSlot]] | None = None
+        self._where: dict[str, tuple[int, int, PlainSlot]] | None = None
         self._passive: dict[str, list[tuple[BookCard, Any]]] | None = None
         # What the passive effects make of an action type for a hand (its cost modifier,
         # whether it is forbidden), by (what, action type, tableau); kept as long as _passive.
         self._by_action: dict[tuple[str, str, int], Any] = {}
-        self._owned: set[int] | None = set() if forked else None
         self.memo: dict[Any, Any] | None = {} if read_only else None
 
     def step(self, rng: random.Random | None) -> None:
@@ -107,17 +104,17 @@ class Context:
     def whisper(self, seat: str, text: str, kind: str = "private") -> None:
         self.events.append(event(text, kind, audience=[seat]))
 
-    def book(self, slot_or_id: BookSlot | str) -> BookCard:
+    def book(self, slot_or_id: PlainSlot | str) -> BookCard:
         if isinstance(slot_or_id, str):
             return self.cards[slot_or_id]  # type: ignore[no-any-return]
         return self.cards[slot_or_id.card_id]  # type: ignore[no-any-return]
 
-    def slots(self) -> Iterator[tuple[int, int, BookSlot]]:
+    def slots(self) -> Iterator[tuple[int, int, PlainSlot]]:
         for row_index, row in enumerate(self.s.rows):
             for position, slot in enumerate(row):
                 yield row_index, position, slot
 
-    def find(self, uid: str) -> tuple[int, int, BookSlot] | None:
+    def find(self, uid: str) -> tuple[int, int, PlainSlot] | None:
         where = self._where
         if where is None:
             where = self._where = {
@@ -127,7 +124,7 @@ class Context:
             }
         return where.get(uid)
 
-    def located(self, uid: str) -> tuple[int, int, BookSlot]:
+    def located(self, uid: str) -> tuple[int, int, PlainSlot]:
         found = self.find(uid)
         if found is None:
             raise KeyError(uid)
@@ -191,7 +188,7 @@ class Context:
 
     # -- restrictions ------------------------------------------------------------------------
     def matches(
-        self, selector: Selector, slot: BookSlot, amount: int = 0, card: BookCard | None = None
+        self, selector: Selector, slot: PlainSlot, amount: int = 0, card: BookCard | None = None
     ) -> bool:
         """Whether the slot's card (``card``, when the caller has it) fits the selector."""
         if card is None:
@@ -210,7 +207,7 @@ class Context:
             return card.value is not None and card.value - slot.tokens <= amount
         return True
 
-    def can_receive(self, slot: BookSlot) -> bool:
+    def can_receive(self, slot: PlainSlot) -> bool:
         card = self.book(slot)
         token = TOKEN_OF.get(card.type)
         if token is None:
@@ -222,7 +219,7 @@ class Context:
                     return False
         return True
 
-    def action_blocked(self, action: str, tableau: int, slot: BookSlot | None) -> bool:
+    def action_blocked(self, action: str, tableau: int, slot: PlainSlot | None) -> bool:
         if slot is None:
             key = ("blocked", action, tableau)
             found = self._by_action.get(key)
@@ -231,7 +228,7 @@ class Context:
             return found  # type: ignore[no-any-return]
         return self._blocked(action, tableau, slot)
 
-    def _blocked(self, action: str, tableau: int, slot: BookSlot | None) -> bool:
+    def _blocked(self, action: str, tableau: int, slot: PlainSlot | None) -> bool:
         for _source, effect in self.passive("restrict"):
             if effect.what != action:
                 continue
@@ -242,7 +239,7 @@ class Context:
         return False
 
     # -- targets -----------------------------------------------------------------------------
-    def candidates(self, effect: Effect, job: Job, amount: int = 0) -> list[list[str]]:
+    def candidates(self, effect: Effect, job: PlainJob, amount: int = 0) -> list[list[str]]:
         """Possible target groups of an effect (each option is a list of card uids)."""
         if not isinstance(effect, _TARGETED):
             return []
@@ -259,7 +256,7 @@ class Context:
         only_types = selector.condition == "any" and not selector.link
         only_types = only_types and not selector.name_contains
         matches = self.matches
-        matching: list[tuple[int, int, BookSlot, BookCard]] = []
+        matching: list[tuple[int, int, PlainSlot, BookCard]] = []
         for r, row in enumerate(self.s.rows):
             for p, s in enumerate(row):
                 if limit is not None and p >= limit:
@@ -274,7 +271,7 @@ class Context:
         adds = isinstance(effect, AddTokens)
         restricted = bool(self.passive("restrict"))
 
-        def usable(slot: BookSlot, card: BookCard) -> bool:
+        def usable(slot: PlainSlot, card: BookCard) -> bool:
             if not restricted:  # what the checks below come to with no restriction in force
                 return card.type in TOKEN_OF if adds else True
             if adds:
@@ -321,13 +318,6 @@ class Context:
         amount = min(amount, getattr(self.s, supply))
         if amount <= 0:
             return
-        owned = self._owned
-        if owned is not None and id(slot) not in owned:
-            slot = copy_slot(slot)  # the slot is still the forked-from state's: copy it first
-            owned.add(id(slot))
-            self.s.rows[row][position] = slot
-            if self._where is not None:
-                self._where[uid] = (row, position, slot)
         setattr(self.s, supply, getattr(self.s, supply) - amount)
         slot.tokens += amount
         noun = "Hit" if card.type == "foe" else "Clue"
@@ -397,7 +387,7 @@ class Context:
             self.whisper(tableau.seat, f"You draw {self.cards[ref.card_id].name}.")
         self.say(f"{self.char_names(tableau)} draws {drawn} card(s).")
 
-    def char_names(self, tableau: Tableau) -> str:
+    def char_names(self, tableau: PlainTableau) -> str:
         return " & ".join(self.cards_char(k).name for k in tableau.characters)
 
     def cards_char(self, key: str) -> Character:
@@ -423,13 +413,13 @@ class Context:
             return card.cost
         return _dice(card.cost.base + modifier, card.cost.dice)
 
-    def fate_amount(self, effect: GainFate, job: Job, roll: bool = True) -> int:
+    def fate_amount(self, effect: GainFate, job: PlainJob, roll: bool = True) -> int:
         base = self.roll(effect.amount, "value", job.tableau)[0] if roll else effect.amount.maximum
         if effect.per_tokened_card:
             base *= sum(1 for _, _, s in self.slots() if s.tokens)
         return base
 
-    def effect_possible(self, job: Job, effect: Effect) -> bool:
+    def effect_possible(self, job: PlainJob, effect: Effect) -> bool:
         """Whether the effect would do something now (a Stunt or Talent may only be used so)."""
         if isinstance(effect, GainFate):
             return self.s.spent > 0 and self.fate_amount(effect, job, roll=False) > 0
@@ -439,7 +429,7 @@ class Context:
         amount = effect.amount.maximum if isinstance(effect, AddTokens) and effect.amount else 0
         return bool(self.target_groups(effect, job, amount))
 
-    def target_groups(self, effect: Effect, job: Job, amount: int = 0) -> list[list[str]]:
+    def target_groups(self, effect: Effect, job: PlainJob, amount: int = 0) -> list[list[str]]:
         """The options of an effect: target uids, plus a direction for a one-space move."""
         groups = self.candidates(effect, job, amount)
         if isinstance(effect, MoveCard) and effect.to == "step":
@@ -459,7 +449,7 @@ class Context:
         assert isinstance(card, ShowdownCard)
         return card
 
-    def tiers(self, slot: BookSlot) -> list[ShowdownTier]:
+    def tiers(self, slot: PlainSlot) -> list[ShowdownTier]:
         showdown = self.showdown()
         return showdown.foe if self.book(slot).type == "foe" else showdown.case
 

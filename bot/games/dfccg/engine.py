@@ -42,16 +42,20 @@ from bot.games.dfccg.state import (
     HAND_SIZE,
     START_LABELS,
     STARTING_FATE,
+    AnyState,
     BookSlot,
     CardRef,
     Decision,
     DfOptions,
     DfState,
-    Job,
+    PlainJob,
+    PlainState,
+    PlainTableau,
     Tableau,
-    fork,
+    model,
     new_decision,
     new_job,
+    plain,
 )
 from bot.games.simulate import MAX_STEPS
 
@@ -78,7 +82,7 @@ PROPOSE = Move("sd", "Propose the Showdown (the table confirms)", "showdown", ta
 PASS = Move("pass", "Pass (pay 1 Fate)", "pass")
 END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 
-AiPolicy = Callable[["DfccgEngine", DfState, str, random.Random], Move]
+AiPolicy = Callable[["DfccgEngine", PlainState, str, random.Random], Move]
 
 
 class DfRuleError(RuleError):
@@ -121,14 +125,16 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             self._index = self._cards()
         return self._index
 
-    def _ctx(self, state: DfState, rng: random.Random, forked: bool = False) -> Context:
-        return Context(state, rng, self._card_index(), forked=forked)
+    def _ctx(self, state: PlainState, rng: random.Random) -> Context:
+        return Context(state, rng, self._card_index())
 
-    def _read(self, state: DfState) -> Context:
+    def _read(self, state: AnyState) -> Context:
         """A Context that only reads ``state`` (it may remember its answers)."""
         game = self._game_ctx
         if game is not None and game.s is state:
             return game
+        if isinstance(state, DfState):
+            state = plain(state)
         return Context(state, _READ_ONLY_DICE, self._card_index(), read_only=True)
 
     # -- setup -----------------------------------------------------------------------------
@@ -169,6 +175,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return {**raw, "book": book, "campaign": True}, note
 
     def new_game(self, options: DfOptions, seats: list[str], rng: random.Random) -> DfState:
+        return model(self._new_game(options, seats, rng))
+
+    def _new_game(self, options: DfOptions, seats: list[str], rng: random.Random) -> PlainState:
         if not self.min_players <= len(seats) <= self.max_players:
             raise DfRuleError("This game needs 1 to 5 players; change the seats and start again.")
         library = self.library
@@ -217,14 +226,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             seated=not choosing,
             setup_notes=[roll] if roll else [],
         )
-        ctx = self._ctx(state, rng)
+        ctx = self._ctx(plain(state), rng)
         if not choosing:
             self._build_decks(ctx)
         self._continue_setup(ctx)
-        return state
+        return ctx.s
 
     @staticmethod
-    def _decks_per_hand(state: DfState) -> int:
+    def _decks_per_hand(state: AnyState) -> int:
         return 2 if len(state.seats) == 2 else 1
 
     def _build_decks(self, ctx: Context) -> None:
@@ -317,7 +326,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         )
 
     @staticmethod
-    def _redraw_may_help(ctx: Context, tableau: Tableau, wanted: str) -> bool:
+    def _redraw_may_help(ctx: Context, tableau: PlainTableau, wanted: str) -> bool:
         """The hand lacks the named type and the rest of the deck holds one."""
 
         def holds(refs: list[CardRef]) -> bool:
@@ -371,7 +380,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             deck += rng.sample(pool, count)
         return deck, rng.choice(library.side_job_showdowns), "Side Jobs", roll
 
-    def _draw_hand(self, ctx: Context, tableau: Tableau, size: int) -> None:
+    def _draw_hand(self, ctx: Context, tableau: PlainTableau, size: int) -> None:
         tableau.deck += tableau.hand
         ctx.rng.shuffle(tableau.deck)
         tableau.hand, tableau.deck = tableau.deck[:size], tableau.deck[size:]
@@ -382,7 +391,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         )
 
     # -- queries ----------------------------------------------------------------------------
-    def current_seats(self, state: DfState) -> list[str]:
+    def current_seats(self, state: AnyState) -> list[str]:
         """Who the game waits for. Between turns any seat may also propose the Showdown (see
         ``legal_actions``) without being waited for."""
         if state.phase == "over":
@@ -394,10 +403,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return list(dict.fromkeys(state.seats))
         return [state.tableaux[state.active].seat]
 
-    def is_over(self, state: DfState) -> bool:
+    def is_over(self, state: AnyState) -> bool:
         return state.phase == "over"
 
-    def result(self, state: DfState) -> GameResult | None:
+    def result(self, state: AnyState) -> GameResult | None:
         if state.phase != "over":
             return None
         ctx = self._read(state)
@@ -419,7 +428,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def legal_actions(self, state: DfState, seat: str) -> list[Action]:
         return [move.action() for move in self.moves(state, seat)]
 
-    def moves(self, state: DfState, seat: str, ctx: Context | None = None) -> list[Move]:
+    def moves(self, state: AnyState, seat: str, ctx: Context | None = None) -> list[Move]:
         """``legal_actions`` as plain data (the AI and the check of a clicked id use these);
         ``ctx``: a read-only Context of ``state`` the caller has already."""
         decision = state.decision
@@ -452,7 +461,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     # The parts of a turn's moves, for the AI to ask only what it weighs (the active hand's,
     # in the order ``moves`` lists them).
-    def play_moves(self, state: DfState, ctx: Context) -> list[Move]:
+    def play_moves(self, state: AnyState, ctx: Context) -> list[Move]:
         """The active hand's play moves."""
         bonuses = self._range_bonuses(ctx, state.active)
         cards = ctx.cards
@@ -461,7 +470,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             plays += self._card_plays(ctx, ref, cards[ref.card_id], bonuses)
         return plays
 
-    def discard_moves(self, state: DfState, ctx: Context) -> list[Move]:
+    def discard_moves(self, state: AnyState, ctx: Context) -> list[Move]:
         """The active hand's discard moves."""
         cards = ctx.cards
         return [
@@ -469,7 +478,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             for ref in state.tableaux[state.active].hand
         ]
 
-    def stunt_moves(self, state: DfState, ctx: Context) -> list[Move]:
+    def stunt_moves(self, state: AnyState, ctx: Context) -> list[Move]:
         """The active hand's Stunts that would do something now."""
         tableau = state.tableaux[state.active]
         return [
@@ -478,7 +487,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             if key not in tableau.stunts_used and self._stunt_usable(ctx, state.active, key)
         ]
 
-    def _discard_move(self, state: DfState, ref: CardRef, card: ActionCard) -> Move:
+    def _discard_move(self, state: AnyState, ref: CardRef, card: ActionCard) -> Move:
         return Move(
             "d:" + ref.uid, partial(self._discard_label, state, card), "discard", True, info=card
         )
@@ -504,7 +513,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         ]
 
     @staticmethod
-    def _discard_label(state: DfState, card: ActionCard) -> str:
+    def _discard_label(state: AnyState, card: ActionCard) -> str:
         if state.spent == 0:
             return f"Discard {card.name} (no Fate: the Spent pool is empty)"[:80]
         return f"Discard {card.name} for {card.discard} Fate"[:80]
@@ -645,9 +654,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             raise DfRuleError("This game is over; start a new one.")
         if not self._chosen.was_chosen(state, seat, action):
             self._check_legal(state, seat, action_id)
-        ctx = self._ctx(fork(state), rng, forked=True)
+        ctx = self._ctx(plain(state), rng)
         self._act(ctx, seat, action_id)
-        return ctx.s, ctx.events
+        return model(ctx.s), ctx.events
 
     def _act(self, ctx: Context, seat: str, action_id: str) -> None:
         """A legal action and everything it sets off, on ``ctx``'s state."""
@@ -663,13 +672,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self, options: DfOptions, players: int, rng: random.Random
     ) -> tuple[DfState, int]:
         """One AI-only game as ``bot.games.simulate.play_one`` plays it through
-        ``choose_action`` and ``apply`` (the same RNG calls, so the same game), but on one state
-        changed in place: nobody keeps the states in between, so no step forks one, and the
-        AI's moves are applied without making pydantic Actions. Returns (final state, actions).
-        """
+        ``choose_action`` and ``apply`` (the same RNG calls, so the same game), but on one
+        plain state changed in place from the set-up to the end: nobody keeps the states in
+        between, so no step copies one, and the AI's moves are applied without making pydantic
+        Actions. Returns (final state, actions)."""
         if self.ai is None:
             raise DfRuleError("This table has no AI player; every seat needs a person.")
-        state = self.new_game(options, [f"ai{i}" for i in range(players)], rng)
+        state = self._new_game(options, [f"ai{i}" for i in range(players)], rng)
         ai = self.ai
         # One Context for the whole game, read by the AI and changed by its moves: what it
         # works out of the rows stays known until they change (``Context.changed``).
@@ -677,7 +686,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         try:
             for step in range(MAX_STEPS):
                 if state.phase == "over":
-                    return state, step
+                    return model(state), step
                 seat = self.current_seats(state)[0]
                 ctx.step(None)
                 self._game_ctx = ctx  # what ``reading`` gives the AI for this state
@@ -689,7 +698,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             self._game_ctx = None
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
-    def _check_legal(self, state: DfState, seat: str, action_id: str) -> None:
+    def _check_legal(self, state: AnyState, seat: str, action_id: str) -> None:
         legal = {move.id for move in self.moves(state, seat)}
         if not legal:
             raise IllegalAction("It is not your turn; wait for the active player.")
@@ -802,7 +811,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             self._start_showdown(ctx, "a player was out of cards and Fate")
 
     @staticmethod
-    def _take_from_hand(tableau: Tableau, uid: str) -> CardRef:
+    def _take_from_hand(tableau: PlainTableau, uid: str) -> CardRef:
         hand = tableau.hand
         for index, ref in enumerate(hand):
             if ref.uid == uid:
@@ -924,7 +933,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     continue
             break
 
-    def _step_job(self, ctx: Context, job: Job) -> None:
+    def _step_job(self, ctx: Context, job: PlainJob) -> None:
         effect = job.effects[0]
         if isinstance(effect, AddTokens | RemoveCard | MoveCard):
             amount = self._amount(ctx, job, effect, roll=False)
@@ -947,7 +956,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self._apply_effect(ctx, job, effect, [])
 
     @staticmethod
-    def _say_missed(ctx: Context, job: Job, effect: AddTokens | RemoveCard | MoveCard) -> None:
+    def _say_missed(ctx: Context, job: PlainJob, effect: AddTokens | RemoveCard | MoveCard) -> None:
         """A played card, Talent or Stunt whose main effect finds no target says so; riders
         after a hit, "that card" effects and Book card triggers stay quiet (nothing to tell)."""
         if job.source_book is not None or job.targets or effect.target.pick == "same":
@@ -973,7 +982,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             + ", ".join(n.split(" (")[0] for n in names)
         )[:80]
 
-    def _amount(self, ctx: Context, job: Job, effect: Effect, roll: bool) -> int:
+    def _amount(self, ctx: Context, job: PlainJob, effect: Effect, roll: bool) -> int:
         if isinstance(effect, AddTokens):
             if effect.amount is None:
                 return job.value or 0
@@ -982,7 +991,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             )
         return 0
 
-    def _apply_effect(self, ctx: Context, job: Job, effect: Effect, group: list[str]) -> None:
+    def _apply_effect(self, ctx: Context, job: PlainJob, effect: Effect, group: list[str]) -> None:
         s = ctx.s
         if isinstance(effect, AddTokens):
             amount = self._amount(ctx, job, effect, roll=True)
@@ -1119,18 +1128,18 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             ctx.sweep(s.active)
 
     # -- views --------------------------------------------------------------------------------
-    def public_view(self, state: DfState) -> dict[str, Any]:
+    def public_view(self, state: AnyState) -> dict[str, Any]:
         result = self.result(state)
         return views.public_view(self._read(state), self.key, result.summary if result else None)
 
-    def private_view(self, state: DfState, seat: str) -> dict[str, Any]:
+    def private_view(self, state: AnyState, seat: str) -> dict[str, Any]:
         view = self.public_view(state)
         view["hands"] = views.hands_of(self._read(state), seat)
-        view["actions"] = [a.model_dump() for a in self.legal_actions(state, seat)]
+        view["actions"] = [move.action().model_dump() for move in self.moves(state, seat)]
         return view
 
     # -- AI and tools -------------------------------------------------------------------------
-    def reading(self, state: DfState) -> Context:
+    def reading(self, state: AnyState) -> Context:
         """The rules' questions about ``state`` (costs, targets, restrictions) for the views and
         the AI; the caller only reads it."""
         return self._read(state)
@@ -1138,7 +1147,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def choose_action(self, state: DfState, seat: str, rng: random.Random) -> Action:
         if self.ai is None:
             raise DfRuleError("This table has no AI player; every seat needs a person.")
-        return self._chosen.remember(state, seat, self.ai(self, state, seat, rng).action())
+        move = self.ai(self, plain(state), seat, rng)
+        return self._chosen.remember(state, seat, move.action())
 
     def simulate(self, options: DfOptions, players: int, games: int, seed: int) -> dict[str, Any]:
         return simulate_options(self, options, players, games, seed)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from bot.games.base import shallow_copy, trusted
+from bot.games.base import trusted
 from bot.games.dfccg.cards import Effect
 
 Difficulty = Literal["apprentice", "wizard", "merlin"]
@@ -191,7 +192,145 @@ class DfState(BaseModel):
     setup_notes: list[str] = Field(default_factory=list)  # public set-up facts (Side Jobs roll)
 
 
+# -- the engine's working copy ---------------------------------------------------------------
+# The rules work on plain slotted objects with the same fields as the models above: pydantic's
+# attribute writes, copies and checks cost more than the rules themselves. A state becomes plain
+# when the engine takes it (``plain``) and a model again when it gives it back (``model``); an
+# AI-only game stays plain from its set-up to its end. Card refs, effects, the options and the
+# decision stay models, shared: the engine never changes one in place (it replaces them).
+
+
+class PlainSlot:
+    """A ``BookSlot``, plain."""
+
+    __slots__ = ("card_id", "tokens", "uid")
+
+    def __init__(self, uid: str, card_id: str, tokens: int = 0) -> None:
+        self.uid = uid
+        self.card_id = card_id
+        self.tokens = tokens
+
+
+class PlainTableau:
+    """A ``Tableau``, plain."""
+
+    __slots__ = (
+        "characters",
+        "deck",
+        "discard",
+        "hand",
+        "hand_kept",
+        "named_type",
+        "seat",
+        "stunts_used",
+        "talents_ready",
+    )
+    seat: str
+    characters: list[str]
+    hand: list[CardRef]
+    deck: list[CardRef]
+    discard: list[CardRef]
+    stunts_used: list[str]
+    talents_ready: list[str]
+    named_type: str | None
+    hand_kept: bool
+
+
+class PlainJob:
+    """A ``Job``, plain."""
+
+    __slots__ = (
+        "action",
+        "character",
+        "effects",
+        "lingering",
+        "played",
+        "reach",
+        "source",
+        "source_book",
+        "tableau",
+        "targets",
+        "unlimited",
+        "value",
+    )
+    source: str
+    tableau: int
+    character: str | None
+    effects: list[Effect]
+    value: int | None
+    reach: int
+    unlimited: bool
+    targets: list[str]
+    source_book: str | None
+    lingering: list[str]
+    action: str | None
+    played: CardRef | None
+
+
+class PlainState:
+    """A ``DfState``, plain: what the rules change."""
+
+    __slots__ = (
+        "active",
+        "available",
+        "book_discard",
+        "book_name",
+        "clue_supply",
+        "decision",
+        "hit_supply",
+        "jobs",
+        "next_uid",
+        "options",
+        "phase",
+        "rows",
+        "seated",
+        "seats",
+        "setup_notes",
+        "showdown_id",
+        "showdown_pick",
+        "showdown_queue",
+        "showdown_reason",
+        "showdown_rolls",
+        "showdown_votes",
+        "solved",
+        "spent",
+        "tableaux",
+        "turn",
+        "turn_open",
+    )
+    options: DfOptions
+    seats: list[str]
+    tableaux: list[PlainTableau]
+    rows: list[list[PlainSlot]]
+    book_name: str
+    showdown_id: str
+    available: int
+    spent: int
+    hit_supply: int
+    clue_supply: int
+    solved: list[str]
+    book_discard: list[str]
+    active: int
+    turn: int
+    phase: Literal["setup", "play", "showdown", "over"]
+    turn_open: bool
+    jobs: list[PlainJob]
+    decision: Decision | None
+    showdown_queue: list[str]
+    showdown_rolls: list[str]
+    showdown_pick: str | None
+    showdown_votes: list[str]
+    showdown_reason: str
+    next_uid: int
+    seated: bool
+    setup_notes: list[str]
+
+
+AnyState = DfState | PlainState  # what the read-only queries accept
+
+# The fields that hold lists the rules change in place (copied into and out of plain form).
 _STATE_LISTS = (
+    "seats",
     "solved",
     "book_discard",
     "showdown_queue",
@@ -199,48 +338,54 @@ _STATE_LISTS = (
     "showdown_votes",
     "setup_notes",
 )
+_TABLEAU_LISTS = ("characters", "hand", "deck", "discard", "stunts_used", "talents_ready")
+_JOB_LISTS = ("effects", "targets", "lingering")
 
 
-def copy_slot(slot: BookSlot) -> BookSlot:
-    """A copy of a Book slot to change (the one of a forked state is shared)."""
-    return shallow_copy(slot)
+def _copy_into(target: object, values: dict[str, Any], lists: tuple[str, ...]) -> None:
+    for name, value in values.items():
+        setattr(target, name, value)
+    for name in lists:
+        setattr(target, name, list(values[name]))
 
 
-def _fork_tableau(tableau: Tableau) -> Tableau:
-    new = shallow_copy(tableau)
-    values = new.__dict__
-    values["characters"] = list(values["characters"])  # every list a Tableau has
-    values["hand"] = list(values["hand"])
-    values["deck"] = list(values["deck"])
-    values["discard"] = list(values["discard"])
-    values["stunts_used"] = list(values["stunts_used"])
-    values["talents_ready"] = list(values["talents_ready"])
+def plain(state: DfState) -> PlainState:
+    """A plain copy of ``state`` for the rules to change (``state`` itself stays as it is)."""
+    new = PlainState.__new__(PlainState)
+    _copy_into(new, state.__dict__, _STATE_LISTS)
+    tableaux = []
+    for tableau in state.tableaux:
+        copied = PlainTableau.__new__(PlainTableau)
+        _copy_into(copied, tableau.__dict__, _TABLEAU_LISTS)
+        tableaux.append(copied)
+    new.tableaux = tableaux
+    new.rows = [[PlainSlot(s.uid, s.card_id, s.tokens) for s in row] for row in state.rows]
+    jobs = []
+    for job in state.jobs:
+        copied_job = PlainJob.__new__(PlainJob)
+        _copy_into(copied_job, job.__dict__, _JOB_LISTS)
+        jobs.append(copied_job)
+    new.jobs = jobs
     return new
 
 
-def _fork_job(job: Job) -> Job:
-    new = shallow_copy(job)
-    values = new.__dict__
-    values["effects"] = list(job.effects)
-    values["targets"] = list(job.targets)
-    values["lingering"] = list(job.lingering)
-    return new
+def _values(obj: object, names: Iterable[str]) -> dict[str, Any]:
+    return {name: getattr(obj, name) for name in names}
 
 
-def fork(state: DfState) -> DfState:
-    """A copy for an apply call to change, sharing only what the engine never changes in
-    place: card refs, effects, the options and a decision (the engine replaces those), and the
-    Book slots, which the engine copies (``copy_slot``) before it changes one. A deep copy cost
-    half of every step of a simulated game."""
-    new = shallow_copy(state)
-    values = new.__dict__
-    values["seats"] = list(state.seats)
-    values["tableaux"] = [_fork_tableau(t) for t in state.tableaux]
-    values["rows"] = [list(row) for row in state.rows]  # slots: see copy_slot
-    values["jobs"] = [_fork_job(job) for job in state.jobs]
-    for name in _STATE_LISTS:
-        values[name] = list(values[name])
-    return new
+def model(state: PlainState) -> DfState:
+    """The model of a plain state (it takes over the plain state's lists: the plain one is
+    not to be used afterwards)."""
+    values = _values(state, DfState.model_fields)
+    values["tableaux"] = [
+        trusted(Tableau, **_values(t, Tableau.model_fields)) for t in state.tableaux
+    ]
+    values["rows"] = [
+        [trusted(BookSlot, uid=s.uid, card_id=s.card_id, tokens=s.tokens) for s in row]
+        for row in state.rows
+    ]
+    values["jobs"] = [trusted(Job, **_values(j, Job.model_fields)) for j in state.jobs]
+    return trusted(DfState, **values)
 
 
 def new_job(
@@ -254,24 +399,23 @@ def new_job(
     source_book: str | None = None,
     action: str | None = None,
     played: CardRef | None = None,
-) -> Job:
-    """A Job as ``Job(...)`` would build it from the engine's own values, without validating
-    them again (the rules build one for every card they weigh)."""
-    return trusted(
-        Job,
-        source=source,
-        tableau=tableau,
-        character=character,
-        effects=list(effects),
-        value=value,
-        reach=reach,
-        unlimited=unlimited,
-        targets=[],
-        source_book=source_book,
-        lingering=[],
-        action=action,
-        played=played,
-    )
+) -> PlainJob:
+    """A Job, plain, as ``Job(...)`` would build it (the rules build one for every card they
+    weigh)."""
+    job = PlainJob.__new__(PlainJob)
+    job.source = source
+    job.tableau = tableau
+    job.character = character
+    job.effects = list(effects)
+    job.value = value
+    job.reach = reach
+    job.unlimited = unlimited
+    job.targets = []
+    job.source_book = source_book
+    job.lingering = []
+    job.action = action
+    job.played = played
+    return job
 
 
 def new_decision(

@@ -12,7 +12,7 @@ from typing import Any
 from bot.fate.words import plural
 from bot.games.dfccg.cards import ActionCard, BookCard, Dice, Effect, Restrict
 from bot.games.dfccg.context import TYPE_NAMES, Context
-from bot.games.dfccg.state import BookSlot, Job, Tableau
+from bot.games.dfccg.state import PlainSlot, PlainTableau, new_job
 from bot.games.dfccg.texts import REMOVED_AS, action_text, book_text
 
 _TARGETED = {"attack": "Attacked", "investigate": "Investigated"}
@@ -21,7 +21,7 @@ _TARGETED = {"attack": "Attacked", "investigate": "Investigated"}
 Passives = list[tuple[BookCard, Effect]]
 
 
-def restrictions(ctx: Context, slot: BookSlot, passives: Passives | None = None) -> list[str]:
+def restrictions(ctx: Context, slot: PlainSlot, passives: Passives | None = None) -> list[str]:
     """Why players cannot add tokens to (or act on) this card now, one reason per source
     (``passives``: the Book cards' lasting effects, when the caller has them already)."""
     reasons = []
@@ -74,7 +74,7 @@ def links(
 
 
 def book_card_view(
-    ctx: Context, slot: BookSlot, position: int, shared: tuple[list[BookCard], Passives]
+    ctx: Context, slot: PlainSlot, position: int, shared: tuple[list[BookCard], Passives]
 ) -> dict[str, Any]:
     """One Book card in the rows as players see it (``shared``: the game's Book cards and
     their lasting effects, read once per view)."""
@@ -105,13 +105,13 @@ def talent_note(ctx: Context, index: int, key: str) -> str:
         return "not ready: discard a card for Fate to ready it"
     if not talent.effects:
         return ""
-    job = Job(source=talent.name, tableau=index, character=key, effects=talent.effects)
+    job = new_job(source=talent.name, tableau=index, character=key, effects=talent.effects)
     if ctx.effect_possible(job, talent.effects[0]):
         return "works on a discard now"
     return "would do nothing on a discard now (no card it may target)"
 
 
-def _tableau_view(ctx: Context, index: int, tableau: Tableau) -> dict[str, Any]:
+def _tableau_view(ctx: Context, index: int, tableau: PlainTableau) -> dict[str, Any]:
     chars = [ctx.cards_char(k) for k in tableau.characters]
     return {
         "seat": tableau.seat,

@@ -11,7 +11,7 @@ import pickle
 from pydantic import BaseModel
 
 from bot.games.base import GameEvent, event, shallow_copy, trusted
-from bot.games.dfccg.state import BookSlot, Decision, Job, new_decision, new_job
+from bot.games.dfccg.state import BookSlot, Decision, Job, new_decision
 from bot.games.dreamwars.state import fast_model
 
 # The instance slots the helpers fill; pydantic 2 keeps every model's data in these four.
@@ -56,7 +56,8 @@ def test_trusted_models_behave_as_validated_ones() -> None:
         BookSlot(uid="b1", card_id="storm-front.foe"),
     )
     _same(
-        new_job(source="Talent", tableau=1, effects=[]), Job(source="Talent", tableau=1, effects=[])
+        trusted(Job, **Job(source="Talent", tableau=1, effects=[]).__dict__),
+        Job(source="Talent", tableau=1, effects=[]),
     )
     _same(
         new_decision("talent", "Use a Talent?", {"skip": "No"}),
