@@ -75,6 +75,9 @@ class Context:
         # place of each card and the passive effects in force, by kind.
         self._where: dict[str, tuple[int, int, PlainSlot]] | None = None
         self._passive: dict[str, list[tuple[BookCard, Any]]] | None = None
+        # Two kinds of ``_passive`` that nearly every query asks for (valid while it is set).
+        self._restricts: list[tuple[BookCard, Any]] = _NONE
+        self._cost_mods: list[tuple[BookCard, Any]] = _NONE
         # What the passive effects make of an action type for a hand (its cost modifier,
         # whether it is forbidden), by (what, action type, tableau); kept as long as _passive.
         self._by_action: dict[tuple[str, str, int], Any] = {}
@@ -167,7 +170,13 @@ class Context:
                 card = cards[card_id]
                 for effect in card.passive:  # what ``passives`` yields, in its order
                     index.setdefault(effect.kind, []).append((card, effect))
+            self._restricts = index.get("restrict") or _NONE
+            self._cost_mods = index.get("cost_mod") or _NONE
         return index.get(kind) or _NONE
+
+    def restrictions(self) -> list[tuple[BookCard, Any]]:
+        """``passive("restrict")``, the quickest way."""
+        return self._restricts if self._passive is not None else self.passive("restrict")
 
     # -- dice --------------------------------------------------------------------------------
     def roll(self, value: Dice, roll_kind: str, tableau: int | None) -> tuple[int, str]:
@@ -208,18 +217,23 @@ class Context:
         return True
 
     def can_receive(self, slot: PlainSlot) -> bool:
-        card = self.book(slot)
+        card = self.cards[slot.card_id]
         token = TOKEN_OF.get(card.type)
         if token is None:
             return False
+        restricts = self._restricts if self._passive is not None else self.passive("restrict")
+        if not restricts:
+            return True
         blocked = "receive_hits" if token == "hit" else "receive_clues"
-        for _source, effect in self.passive("restrict"):
+        for _source, effect in restricts:
             if effect.what == blocked and effect.target:
                 if self.matches(effect.target, slot, 0, card):
                     return False
         return True
 
     def action_blocked(self, action: str, tableau: int, slot: PlainSlot | None) -> bool:
+        if self._passive is not None and not self._restricts:
+            return False  # no restriction in force
         if slot is None:
             key = ("blocked", action, tableau)
             found = self._by_action.get(key)
@@ -269,7 +283,7 @@ class Context:
                     continue
                 matching.append((r, p, s, card))
         adds = isinstance(effect, AddTokens)
-        restricted = bool(self.passive("restrict"))
+        restricted = bool(self.restrictions())
 
         def usable(slot: PlainSlot, card: BookCard) -> bool:
             if not restricted:  # what the checks below come to with no restriction in force
@@ -404,6 +418,8 @@ class Context:
 
     def cost(self, tableau: int, card: ActionCard) -> Dice:
         """What the card costs this hand now (its printed cost plus Book card modifiers)."""
+        if self._passive is not None and not self._cost_mods:
+            return card.cost  # no cost modifier in force
         key = ("cost", card.type, tableau)
         modifier = self._by_action.get(key)
         if modifier is None:

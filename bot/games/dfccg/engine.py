@@ -103,7 +103,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self._library = library
         self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
         self._chosen = LastChoice()
-        self._main: dict[str, list[Effect]] = {}  # a card's main effects, by card id
+        self._main: dict[str, tuple[list[Effect], bool]] = {}  # see _main_info, by card id
         self._index: dict[str, Any] | None = None  # every card by id, characters "char:key"
         # The Context of the AI-only game being played (``play_ai_game``), while its AI reads.
         self._game_ctx: Context | None = None
@@ -536,17 +536,19 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def _main_effects(self, card: ActionCard) -> list[Effect]:
         """A new list of the card's effects (its main action first); the effects themselves
         are made once per card and shared (nothing changes an effect)."""
-        effects = self._main.get(card.id)
-        if effects is None:
-            effects = self._main[card.id] = self._make_main_effects(card)
-        return list(effects)
+        return list(self._main_info(card)[0])
 
     def _main_effect(self, card: ActionCard) -> Effect:
         """The first of ``_main_effects`` (without a new list)."""
-        effects = self._main.get(card.id)
-        if effects is None:
-            effects = self._main[card.id] = self._make_main_effects(card)
-        return effects[0]
+        return self._main_info(card)[0][0]
+
+    def _main_info(self, card: ActionCard) -> tuple[list[Effect], bool]:
+        """The card's main effects and whether the first is its type's default one."""
+        info = self._main.get(card.id)
+        if info is None:
+            effects = self._make_main_effects(card)
+            info = self._main[card.id] = (effects, effects[0] is _default_main(card.type))
+        return info
 
     @staticmethod
     def _make_main_effects(card: ActionCard) -> list[Effect]:
@@ -566,9 +568,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return None
         if ctx.s.options.allow_play_without_target:
             return True
-        main = self._main_effect(card)
         memo = ctx.memo
-        if memo is None or main is not _default_main(card.type):
+        effects, default = self._main_info(card)
+        if memo is None or not default:
             return False
         # The default main effect may target a card of its type when one it may use is in
         # Range: the nearest such card, worked out once per action type, tells for every card.
@@ -576,7 +578,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         if key in memo:
             nearest = memo[key]
         else:
-            nearest = memo[key] = self._nearest_target(ctx, tableau, card.type, main)
+            nearest = memo[key] = self._nearest_target(ctx, tableau, card.type, effects[0])
         if nearest is None:
             return None
         if card.range.unlimited:
