@@ -118,10 +118,14 @@ async def _measure(
                 await scenario.renew(table, lane)
 
     started, cpu_started = time.perf_counter(), time.process_time()
+    pictures_started = _picture_cpu(spread)
     stop_at = started + (budget or 0.0)
     await asyncio.gather(*(worker(lane) for lane in lanes))
     elapsed = time.perf_counter() - started
     cpu = time.process_time() - cpu_started  # the fake's share is the same for pong
+    # Board pictures are drawn in worker processes: their CPU is the bot's CPU too.
+    picture_cpu = _picture_cpu(spread) - pictures_started
+    cpu += picture_cpu
     if not latencies:
         raise RuntimeError(f"scenario {scenario.name}: no interaction was answered")
     await asyncio.gather(*(t.settle() for t in spread))
@@ -130,12 +134,19 @@ async def _measure(
         "p99_ms": _quantile(latencies, 0.99) * 1000,
         "throughput_per_s": len(latencies) / elapsed,
         "cpu_ms_per_request": cpu * 1000 / len(latencies),
+        "picture_cpu_ms_per_request": picture_cpu * 1000 / len(latencies),
         "samples": len(latencies),
         "setup_s": started - setup_started,
         "measure_s": elapsed,
         "failures": sum(wrong.values()),
         "wrong_replies": dict(wrong.most_common(3)),
     }
+
+
+def _picture_cpu(tables: list[Table]) -> float:
+    """CPU seconds the bots' picture workers have spent drawing (bot/pictures.py)."""
+    pools = [getattr(t.bot, "pictures", None) for t in tables]
+    return sum(pool.worker_cpu_seconds for pool in pools if pool is not None)
 
 
 async def _pong_factory() -> Any:
@@ -223,6 +234,9 @@ def _line(
             result["cpu_ms_per_request"] / max(baseline["cpu_ms_per_request"], 1e-9), 2
         ),
         "failures": result["failures"],
+        "picture_cpu_share": round(
+            result["picture_cpu_ms_per_request"] / max(result["cpu_ms_per_request"], 1e-9), 3
+        ),
         "samples": result["samples"],
         "baseline_samples": baseline["samples"],
         "setup_s": round(result["setup_s"], 2),

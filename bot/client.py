@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot import __version__
 from bot.config import Settings
 from bot.db.engine import Database
+from bot.pictures import PicturePool
 from bot.services.campaigns import CampaignService
 from bot.services.encounters import DiceSource
 from bot.services.guild_settings import GuildSettingsService
@@ -75,6 +76,8 @@ class FateTableBot(commands.AutoShardedBot):
         # The live web view (bot/web), when WEB_PORT is set: links come from `self.web`.
         self.web: WebService | None = None
         self.web_server: WebServer | None = None
+        # Board pictures are drawn in worker processes (bot/pictures.py).
+        self.pictures = PicturePool(settings.picture_workers)
 
     async def setup_hook(self) -> None:
         from cogs.common.errors import install_error_handler
@@ -82,6 +85,7 @@ class FateTableBot(commands.AutoShardedBot):
         from cogs.common.orphans import install_orphan_answers
 
         await self.db.migrate()
+        await self.pictures.start()
         install_error_handler(self)
         install_orphan_answers(self)
         install_server_only_answer(self)
@@ -113,6 +117,7 @@ class FateTableBot(commands.AutoShardedBot):
             self.db.changes,
             recheck_seconds=self.settings.web_recheck_seconds,
             channel_name=channel_name,
+            pictures=self.pictures,
         )
         self.web_server = WebServer(view)
         await self.web_server.start(port, self.settings.web_host)
@@ -145,6 +150,7 @@ class FateTableBot(commands.AutoShardedBot):
             await self.web_server.stop()
             self.web_server = None
         await super().close()
+        await self.pictures.close()
         await self.db.dispose()
 
 

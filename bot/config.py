@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     web_link_days: int = Field(default=30, ge=1, le=365)
     # Open pages also look again this often, for changes made by another process.
     web_recheck_seconds: float = Field(default=5.0, gt=0, le=3600)
+    # Processes that draw the game boards' pictures (0: a thread of the bot's own process).
+    picture_workers: int = Field(default=1, ge=0, le=16)
     game_idle_warn_minutes: int = Field(default=60, ge=1)
     game_idle_timeout_minutes: int = Field(default=240, ge=1)
 

@@ -59,7 +59,6 @@ from bot.ui.games import (
     action_page,
     board_embed,
     board_filename,
-    board_picture,
     hand_embed,
     has_texts,
     history_embed,
@@ -843,10 +842,10 @@ class GameTable(commands.Cog):
         )
 
     # ------------------------------------------------------------------ the board
-    @staticmethod
-    def _board_files(info: GameInfo) -> list[discord.File]:
-        """The board picture as an attachment (none for a game without a picture)."""
-        picture = board_picture(info)
+    async def _board_files(self, info: GameInfo) -> list[discord.File]:
+        """The board picture as an attachment (none for a game without a picture), drawn by
+        the bot's picture workers from the public view only."""
+        picture = await self.bot.pictures.draw(info.engine, info.view) if info.view else None
         if picture is None:
             return []
         return [discord.File(io.BytesIO(picture), filename=board_filename(info.id))]
@@ -859,7 +858,7 @@ class GameTable(commands.Cog):
             return None
         if self._too_soon_for_a_picture(info):
             return None
-        files = await asyncio.to_thread(self._board_files, info)
+        files = await self._board_files(info)
         self._picture_at[info.id] = time.monotonic()
         self._picture_keys.pop(info.id, None)
         if key is not None:

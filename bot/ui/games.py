@@ -183,13 +183,6 @@ def picture_key(info: GameInfo) -> str | None:
     return get_display(info.engine).picture_key(info.view)
 
 
-def board_picture(info: GameInfo) -> bytes | None:
-    """PNG of the public table, from the public view only (None: this game has no picture)."""
-    if not info.view:
-        return None
-    return get_display(info.engine).picture(info.view)
-
-
 def hand_embed(
     hand: HandInfo, page: int, pages: int, notes: list[str] | None = None
 ) -> discord.Embed:

@@ -29,6 +29,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.db.changes import ChangeHub
+from bot.pictures import PicturePool
 from bot.services.web import LinkRefused, LinkScope, WebService
 from bot.services.web_tokens import MAX_TOKEN_LENGTH, LinkKind
 from bot.web import pages
@@ -85,8 +86,10 @@ class WebView:
         *,
         recheck_seconds: float = 5.0,
         channel_name: Callable[[int], str | None] = lambda _id: None,
+        pictures: PicturePool | None = None,
     ) -> None:
         self.service = service
+        self.pictures = pictures or PicturePool(0)  # 0: drawn in a thread
         self.hub = hub
         self.recheck_seconds = recheck_seconds
         self.channel_name = channel_name
@@ -153,11 +156,7 @@ class WebView:
     async def _picture(self, game_id: int, version: int, info: Any) -> bytes | None:
         key = (game_id, version)
         if key not in self._pictures:
-            from bot.games.base import get_display
-
-            display = get_display(info.engine)
-            loop = asyncio.get_running_loop()
-            picture = await loop.run_in_executor(None, display.picture, info.view)
+            picture = await self.pictures.draw(info.engine, info.view)
             self._pictures[key] = picture
             while len(self._pictures) > PICTURE_CACHE:
                 self._pictures.popitem(last=False)

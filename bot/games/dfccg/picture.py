@@ -7,6 +7,8 @@ result. Only the public view goes in, so the picture can never show a hand.
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -92,6 +94,18 @@ def _card(draw: ImageDraw.ImageDraw, x: int, y: int, card: dict[str, Any]) -> No
     _tokens(draw, x, y, card)
 
 
+TILES_KEPT = 512  # card tiles drawn once and pasted again while the card looks the same
+
+
+@lru_cache(maxsize=TILES_KEPT)
+def _tile(card_json: str) -> Image.Image:
+    """One card drawn on its own (the table's background in its rounded corners): a card
+    changes when its tokens, links or blocks do, so most of a board is pasted, not drawn."""
+    tile = Image.new("RGB", (CARD_W + 1, CARD_H + 1), BACKGROUND)
+    _card(ImageDraw.Draw(tile), 0, 0, json.loads(card_json))
+    return tile
+
+
 def _title(draw: ImageDraw.ImageDraw, view: dict[str, Any], width: int) -> None:
     title = f"{view.get('book', '')} · turn {view.get('turn', 0)} · {view.get('phase', '')}"
     result = view.get("result")
@@ -169,7 +183,7 @@ def render_board(view: dict[str, Any]) -> bytes:
         for position in range(COLUMNS):
             x = MARGIN + position * (CARD_W + GAP)
             if position < len(row):
-                _card(draw, x, y, row[position])
+                image.paste(_tile(json.dumps(row[position], sort_keys=True)), (x, y))
             else:
                 draw.rounded_rectangle(
                     (x, y, x + CARD_W, y + CARD_H), radius=8, outline=(70, 74, 84)

@@ -1,0 +1,147 @@
+"""Board pictures: the worker processes draw exactly what the bot's process would, from the
+public view only; a game they cannot draw, or a worker that died, falls back to a thread; the
+card game's cached card tiles are the same pixels as cards drawn in place; a move's parsed
+state shows the same public view as the state read back from the row."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import signal
+from typing import Any
+
+import pytest
+from PIL import Image, ImageChops, ImageDraw
+
+from bot.games import base
+from bot.games.base import BUILTIN_ENGINE_MODULES, get_display, get_engine
+from bot.pictures import PicturePool
+
+SEATS = {"dfccg": ["1"], "vampire-empire": ["1", "ai:1"], "dreamwars": ["1", "ai:1"]}
+
+
+def _views(key: str, steps: int, seed: int = 5) -> list[dict[str, Any]]:
+    """Public views of one AI-played game, every few steps."""
+    engine = get_engine(key)
+    rng = random.Random(seed)
+    state = engine.new_game(engine.parse_options({}), SEATS[key], rng)
+    views = [engine.public_view(state)]
+    for _ in range(steps):
+        current = engine.current_seats(state)
+        if engine.is_over(state) or not current:
+            break
+        state, _events = engine.apply(
+            state, current[0], engine.choose_action(state, current[0], rng), rng
+        )
+        views.append(engine.public_view(state))
+    return views[::4]
+
+
+async def test_a_picture_drawn_by_the_workers_equals_one_drawn_in_the_process() -> None:
+    pool = PicturePool(1)
+    await pool.start()
+    try:
+        await pool.wait_ready()
+        assert pool.ready
+        drawn = 0
+        for key in BUILTIN_ENGINE_MODULES:
+            for view in _views(key, 12):
+                assert await pool.draw(key, view) == get_display(key).picture(view)
+                drawn += 1
+        assert pool.drawn_in_workers == drawn and pool.drawn_in_threads == 0
+        assert pool.worker_cpu_seconds > 0
+    finally:
+        await pool.close()
+
+
+async def test_the_workers_stop_with_the_pool_and_a_dead_one_is_replaced() -> None:
+    pool = PicturePool(1)
+    await pool.start()
+    view = _views("vampire-empire", 1)[0]
+    await pool.wait_ready()
+    executor = pool._executor
+    assert executor is not None
+    first = list(executor._processes.values())  # type: ignore[attr-defined]
+    os.kill(first[0].pid, signal.SIGKILL)
+    first[0].join(5)
+    # The picture still comes (from a thread), and new workers take the next ones.
+    assert await pool.draw("vampire-empire", view) == get_display("vampire-empire").picture(view)
+    await pool.wait_ready()
+    assert pool.ready and pool._executor is not executor
+    assert await pool.draw("vampire-empire", view) is not None
+    assert pool.drawn_in_workers == 1
+    workers = list(pool._executor._processes.values())  # type: ignore[union-attr]
+    await pool.close()
+    await pool.close()  # twice is harmless
+    assert workers and not any(process.is_alive() for process in workers)
+
+
+async def test_a_display_the_workers_do_not_have_is_drawn_in_a_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    builtin = get_display("vampire-empire")
+
+    class Replaced(type(builtin)):  # type: ignore[misc]
+        def picture(self, view: dict[str, Any]) -> bytes | None:
+            return b"drawn here"
+
+    monkeypatch.setitem(base.DISPLAYS, "vampire-empire", Replaced())
+    pool = PicturePool(1)
+    await pool.start()
+    try:
+        await pool.wait_ready()
+        assert await pool.draw("vampire-empire", {}) == b"drawn here"
+        assert pool.drawn_in_threads == 1 and pool.drawn_in_workers == 0
+    finally:
+        await pool.close()
+
+
+async def test_without_workers_pictures_are_drawn_in_a_thread() -> None:
+    pool = PicturePool(0)
+    await pool.start()
+    view = _views("vampire-empire", 1)[0]
+    assert await pool.draw("vampire-empire", view) == get_display("vampire-empire").picture(view)
+    assert pool.drawn_in_threads == 1 and not pool.ready
+    await pool.close()
+
+
+def test_cached_card_tiles_are_the_pixels_of_cards_drawn_in_place() -> None:
+    from bot.games.dfccg import picture
+
+    picture._tile.cache_clear()
+    compared = 0
+    for view in _views("dfccg", 40, seed=3):
+        board = Image.open(io.BytesIO(picture.render_board(view))).convert("RGB")
+        y = picture.MARGIN + picture.HEADER_H
+        for row in (view.get("rows") or [])[:2]:
+            y += picture.ROW_LABEL_H
+            for position, card in enumerate(row[: picture.COLUMNS]):
+                x = picture.MARGIN + position * (picture.CARD_W + picture.GAP)
+                in_place = Image.new("RGB", board.size, picture.BACKGROUND)
+                picture._card(ImageDraw.Draw(in_place), x, y, card)
+                box = (x, y, x + picture.CARD_W + 1, y + picture.CARD_H + 1)
+                diff = ImageChops.difference(board.crop(box), in_place.crop(box))
+                assert diff.getbbox() is None, card.get("name")
+                compared += 1
+            y += picture.CARD_H + picture.GAP
+    assert compared > 20 and picture._tile.cache_info().hits > 0
+
+
+@pytest.mark.parametrize("key", sorted(BUILTIN_ENGINE_MODULES))
+def test_a_moves_state_shows_what_the_stored_state_shows(key: str) -> None:
+    """The table shows a move's result from the state the engine returned, not from the
+    JSON it stored: both must give the same public view."""
+    engine = get_engine(key)
+    rng = random.Random(11)
+    state = engine.new_game(engine.parse_options({}), SEATS[key], rng)
+    for _ in range(60):
+        current = engine.current_seats(state)
+        if engine.is_over(state) or not current:
+            break
+        state, _events = engine.apply(
+            state, current[0], engine.choose_action(state, current[0], rng), rng
+        )
+        stored = engine.load_state(state.model_dump_json())
+        assert engine.public_view(state) == engine.public_view(stored)
+        assert engine.current_seats(state) == engine.current_seats(stored)
