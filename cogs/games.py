@@ -537,6 +537,10 @@ class GameTable(commands.Cog):
         # PICTURE_EVERY_SECONDS to pass (see _new_picture)
         self._picture_at: dict[int, float] = {}
         self._late_pictures: dict[int, asyncio.TimerHandle] = {}
+        # game id -> the game as the latest move here left it, for the next board edit (no
+        # read), and the version each board was last drawn at (an older one is never shown)
+        self._fresh: dict[int, GameInfo] = {}
+        self._shown_versions: dict[int, int] = {}
 
     async def cog_load(self) -> None:
         self._idle_task = asyncio.create_task(self._idle_loop(), name="fatetable-idle")
@@ -662,7 +666,7 @@ class GameTable(commands.Cog):
         outcome = await self.games.act_in_channel(
             interaction.channel_id, interaction.user.id, version, action_id[:40]
         )
-        self.schedule_board(outcome.game.id)
+        self.schedule_board(outcome.game.id, outcome.game)
         await self._send_hand(
             interaction, outcome.hand, 0, edit=False, notes=outcome.private_events[-5:]
         )
@@ -698,7 +702,7 @@ class GameTable(commands.Cog):
         await interaction.response.send_message(
             f"Game #{info.id} ({info.engine_name}) was abandoned by {_name(interaction.user)}."
         )
-        self.schedule_board(info.id)
+        self.schedule_board(info.id, info)
 
     @game.command(name="pause", description="Pause the game in this channel until /game resume.")
     async def pause(self, interaction: discord.Interaction) -> None:
@@ -709,7 +713,7 @@ class GameTable(commands.Cog):
             f"Game #{info.id} ({info.engine_name}) is paused by {_name(interaction.user)}; "
             "any of its players continues it with `/game resume`, today or another day."
         )
-        self.schedule_board(info.id)
+        self.schedule_board(info.id, info)
 
     @game.command(name="resume", description="Continue the paused game in this channel.")
     async def resume(self, interaction: discord.Interaction) -> None:
@@ -721,7 +725,7 @@ class GameTable(commands.Cog):
             f"Game #{info.id} ({info.engine_name}) continues; waiting for {waiting}. "
             "Press **My hand** on the board."
         )
-        self.schedule_board(info.id)
+        self.schedule_board(info.id, info)
 
     @game.command(
         name="history", description="The latest games on this server, or one game's whole log."
@@ -761,7 +765,7 @@ class GameTable(commands.Cog):
         message = interaction.message
         if message is not None and message.flags.ephemeral:  # picked from "More options"
             await interaction.response.edit_message(**self._option_message(info, name))
-            self.schedule_board(game_id)
+            self.schedule_board(game_id, info)
             return
         await interaction.response.edit_message(**lobby_message(info))
 
@@ -836,7 +840,7 @@ class GameTable(commands.Cog):
         self, interaction: discord.Interaction, game_id: int, version: int, action_id: str
     ) -> None:
         outcome = await self.games.act(game_id, interaction.user.id, version, action_id)
-        self.schedule_board(game_id)
+        self.schedule_board(game_id, outcome.game)
         await self._send_hand(
             interaction, outcome.hand, 0, edit=True, notes=outcome.private_events[-5:]
         )
@@ -888,8 +892,15 @@ class GameTable(commands.Cog):
             self._late_pictures[info.id] = asyncio.get_running_loop().call_later(wait, redraw)
         return True
 
-    def schedule_board(self, game_id: int) -> None:
-        """Edit the public board soon; a burst of calls produces one edit (or two)."""
+    def schedule_board(self, game_id: int, info: GameInfo | None = None) -> None:
+        """Edit the public board soon; a burst of calls produces one edit (or two). ``info``:
+        the game as the caller's own write left it (with its public view), which the edit
+        then shows without reading the game again; without it, or when this process already
+        showed a newer version, the edit reads the game."""
+        if info is not None and info.version >= self._shown_versions.get(game_id, -1):
+            waiting = self._fresh.get(game_id)
+            if waiting is None or waiting.version <= info.version:
+                self._fresh[game_id] = info
         self._boards.poke(game_id)
 
     async def _board_parts(self, info: GameInfo, *, new: bool = False) -> dict[str, Any]:
@@ -909,7 +920,13 @@ class GameTable(commands.Cog):
         return parts
 
     async def refresh_board(self, game_id: int) -> None:
-        info = await self.games.get(game_id)
+        info = self._fresh.pop(game_id, None)
+        if info is None or info.version < self._shown_versions.get(game_id, -1):
+            info = await self.games.get(game_id)
+        self._shown_versions.pop(game_id, None)  # re-inserted last: the oldest go first
+        self._shown_versions[game_id] = info.version
+        while len(self._shown_versions) > PICTURE_KEYS_MAX:
+            del self._shown_versions[next(iter(self._shown_versions))]
         if info.board_message_id is None:
             return
         message = self.bot.get_partial_messageable(info.channel_id).get_partial_message(
@@ -929,6 +946,7 @@ class GameTable(commands.Cog):
         channel = self.bot.get_partial_messageable(info.channel_id)
         message = await channel.send(**await self._board_parts(info, new=True))
         await self.games.set_board_message(info.id, message.id)
+        self._fresh.pop(info.id, None)  # it names the old board: the next edit reads again
 
     async def _ensure_board(self, info: GameInfo) -> None:
         """Repost the board of a live game whose board message is gone."""

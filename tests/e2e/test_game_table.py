@@ -502,3 +502,38 @@ async def test_a_games_history_pages_from_another_channel_of_the_server(table: T
     assert (page.message or {}).get("flags", 0) & 64, "the page is edited in the private reply"
     assert "no longer exists" not in page.text, page.text
     assert "the whole log" in page.text and "the whole log" in shown.text
+
+
+async def test_the_board_edit_after_a_move_shows_the_move_without_reading_the_game(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, board_id = await _lobby(table, [], options="difficulty=apprentice")
+    await table.settle()
+    cog = table.bot.get_cog("GameTable")  # type: ignore[union-attr]
+    assert cog is not None
+    reads = []
+    real_get = cog.games.get
+
+    async def counting_get(game: int) -> Any:
+        reads.append(game)
+        return await real_get(game)
+
+    monkeypatch.setattr(cog.games, "get", counting_get)
+    before = len(table.fake.requests)
+    moved = await table.slash("game move", user=table.player, action="auto")
+    assert moved.ephemeral and "Your hand" in moved.text
+    edits = [
+        r
+        for r in table.fake.requests[before:]
+        if r.method == "PATCH" and r.path.endswith(f"/messages/{board_id}")
+    ]
+    assert edits and reads == []  # the move's own outcome was drawn
+    row = await _row(table, game_id)
+    info = await real_get(game_id)
+    assert info.version == row.version and info.view is not None
+    assert info.public_log[-1] in message_text(table.message(board_id))
+    # A redraw nobody's move asked for (the picture catching up) reads the game as before.
+    cog.schedule_board(game_id)
+    await table.settle()
+    assert reads == [game_id]
+
