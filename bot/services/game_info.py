@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from bot.db.models.games import EVENT_TEXT_LIMIT, GameEventLog, GameRow
 from bot.errors import RuleError
 from bot.games.base import (
@@ -260,6 +262,30 @@ def _enum_of(spec: dict[str, Any], schema: dict[str, Any]) -> list[str]:
         if values:
             return values
     return []
+
+
+def validated_options(engine: GameEngine[Any, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The lobby options as the engine parses them (only those set), or a sentence naming the
+    first option that cannot take its value."""
+    allowed = option_fields(engine)
+    titles = option_titles(engine)
+    options = {k: v for k, v in options.items() if v != RESET}
+    for key, value in options.items():
+        for item in value if isinstance(value, list) else [value]:
+            if key in allowed and option_token(item) not in allowed[key]:
+                choices = ", ".join(v for v in allowed[key] if v != RESET)
+                raise RuleError(
+                    f"{titles.get(key, key)} (`{key}`) cannot be {str(item)[:40]!r}; "
+                    "choose one of: "
+                    f"{choices}."
+                )
+    try:
+        parsed = engine.parse_options(options)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "options"
+        raise RuleError(f"The option {where} is not valid: {first['msg']}.") from None
+    return {k: v for k, v in parsed.model_dump(mode="json").items() if k in options}
 
 
 def log_events_in(session: Any, row: GameRow, texts: list[str]) -> None:

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic import ValidationError
 from sqlalchemy import func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
@@ -52,9 +51,9 @@ from bot.services.game_info import (
     multi_option_fields,
     option_fields,
     option_titles,
-    option_token,
     row_rng,
     seats_of,
+    validated_options,
 )
 
 AI_STEP_LIMIT = 400  # AI seats acting in a row after one human action
@@ -96,6 +95,10 @@ class GameService:
         # channel answers from memory for a few seconds instead of reading on every keystroke.
         # A game created by this process clears it at once; one created elsewhere within TTL.
         self._no_game: dict[int, float] = {}
+        # game id -> its running row as this process last read or wrote it: a move starts from
+        # it without reading the game again (its versioned write still checks that nobody,
+        # in any process, moved in between; see `_act_cached`).
+        self._rows: dict[int, GameRow] = {}
         self.clock: Callable[[], float] = time.monotonic
         # Where a new game's seed comes from; tests set a fixed one to replay the same game.
         self.new_seed: Callable[[], int] = lambda: random.SystemRandom().getrandbits(48)
@@ -107,9 +110,14 @@ class GameService:
         if row.status not in LIVE:
             if known is not None and known.game_id == row.id:
                 del self._live[row.channel_id]
+            self._rows.pop(row.id, None)
             return
         if known is not None and known.game_id == row.id and known.version >= row.version:
             return  # already current (or a stale row read after a newer write)
+        self._rows.pop(row.id, None)
+        self._rows[row.id] = row
+        while len(self._rows) > LIVE_CACHE_MAX:
+            del self._rows[next(iter(self._rows))]
         self._live.pop(row.channel_id, None)
         self._live[row.channel_id] = LiveGame(
             row.id, row.version, row.status, row.engine, seats_of(row), row.state
@@ -167,7 +175,9 @@ class GameService:
         return live.version, actions
 
     # ------------------------------------------------------------------ snapshots
-    def _info(self, row: GameRow, *, with_view: bool = True) -> GameInfo:
+    def _info(self, row: GameRow, *, with_view: bool = True, state: Any = None) -> GameInfo:
+        """What the ui sees of the row; ``state``: the row's state already parsed (a move's
+        result), so that it is not parsed from its JSON again."""
         assert row.id is not None
         self._remember(row)
         engine = get_engine(row.engine)
@@ -192,7 +202,8 @@ class GameService:
             max_players=engine.max_players,
         )
         if with_view and row.state:
-            state = engine.load_state(row.state)
+            if state is None:
+                state = engine.load_state(row.state)
             info.view = engine.public_view(state)
             by_seat = {s.seat: s.name for s in seats}
             info.current_names = [by_seat.get(s, s) for s in engine.current_seats(state)]
@@ -212,8 +223,9 @@ class GameService:
         stale = AlreadyDone(
             "Already done: someone acted first. Press **My hand** to see the table now."
         )
+        # Built once per set of columns (no ORM synchronisation: the row is expunged below).
         values["version"] = await update_versioned_in(
-            session, GameRow, row.id, expected, values, stale
+            session, GameRow, row.id, expected, values, stale, synchronize=False
         )
         touched(session, {row.guild_id})  # the row may never have been loaded in this unit
         if row in session:
@@ -233,7 +245,7 @@ class GameService:
         options: dict[str, Any],
     ) -> GameInfo:
         engine = get_engine(engine_key)
-        clean = self._validated_options(engine, options)
+        clean = validated_options(engine, options)
         row = GameRow(
             engine=engine.key,
             guild_id=guild_id,
@@ -264,28 +276,6 @@ class GameService:
             "or end it with `/game abandon` (host or GM)."
         )
 
-    @staticmethod
-    def _validated_options(engine: GameEngine[Any, Any], options: dict[str, Any]) -> dict[str, Any]:
-        allowed = option_fields(engine)
-        titles = option_titles(engine)
-        options = {k: v for k, v in options.items() if v != RESET}
-        for key, value in options.items():
-            for item in value if isinstance(value, list) else [value]:
-                if key in allowed and option_token(item) not in allowed[key]:
-                    choices = ", ".join(v for v in allowed[key] if v != RESET)
-                    raise RuleError(
-                        f"{titles.get(key, key)} (`{key}`) cannot be {str(item)[:40]!r}; "
-                        "choose one of: "
-                        f"{choices}."
-                    )
-        try:
-            parsed = engine.parse_options(options)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "options"
-            raise RuleError(f"The option {where} is not valid: {first['msg']}.") from None
-        return {k: v for k, v in parsed.model_dump(mode="json").items() if k in options}
-
     async def _live_in_channel_in(self, session: Any, channel_id: int) -> GameRow | None:
         result = await session.exec(
             select(GameRow).where(
@@ -309,6 +299,9 @@ class GameService:
                 .where(col(GameRow.id) == game_id)
                 .values(board_message_id=message_id)
             )
+        cached = self._rows.get(game_id)
+        if cached is not None:  # a write without a new version: the cached row follows it
+            cached.board_message_id = message_id
 
     async def lobby_action(
         self, game_id: int, user_id: int, user_name: str, op: str, *, is_gm: bool = False
@@ -397,7 +390,7 @@ class GameService:
                 options[name] = values
             else:
                 options[name] = values[0]
-            clean = self._validated_options(engine, options)
+            clean = validated_options(engine, options)
             await self._save_in(session, row, row.version, options=json.dumps(clean))
             return self._info(row)
 
@@ -533,6 +526,9 @@ class GameService:
     ) -> ActOutcome:
         """Apply the user's action at ``version`` (None: whatever is current). The action id
         ``auto`` lets the engine's AI choose the move for the user's seat."""
+        outcome = await self._act_cached(game_id, user_id, version, action_id)
+        if outcome is not None:
+            return outcome
         async with self.db.read() as session:
             row = await self._load_in(session, game_id)
         return await self._act_on(row, user_id, version, action_id)
@@ -541,12 +537,33 @@ class GameService:
         self, channel_id: int, user_id: int, version: int | None, action_id: str
     ) -> ActOutcome:
         """`act` on the channel's live game (for /game move), found in the same transaction."""
+        live = self._live.get(channel_id)
+        if live is not None:
+            outcome = await self._act_cached(live.game_id, user_id, version, action_id)
+            if outcome is not None:
+                return outcome
         async with self.db.read() as session:
             row = await self._live_in_channel_in(session, channel_id)
         if row is None:
             raise RuleError("There is no game in this channel; start one with `/game new`.")
         self._remember(row)
         return await self._act_on(row, user_id, version, action_id)
+
+    async def _act_cached(
+        self, game_id: int, user_id: int, version: int | None, action_id: str
+    ) -> ActOutcome | None:
+        """The move made from the row this process last read or wrote, when that row is still
+        running at the version the click saw; None when it is not, or when the versioned write
+        found that the game moved meanwhile (another process, or a click that came first):
+        the caller then reads the game and decides again, as if nothing had been cached."""
+        row = self._rows.get(game_id)
+        if row is None or row.status != "running" or version not in (None, row.version):
+            return None
+        try:
+            return await self._act_on(row, user_id, version, action_id)
+        except AlreadyDone:
+            self._rows.pop(game_id, None)
+            return None
 
     async def _act_on(
         self, row: GameRow, user_id: int, version: int | None, action_id: str
@@ -587,7 +604,7 @@ class GameService:
             for entry in logs:
                 session.add(entry)
             log_events_in(session, row, public)
-        info = self._info(row)
+        info = self._info(row, state=state)
         return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
 
     # ------------------------------------------------------------------ queries and endings

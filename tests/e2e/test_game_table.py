@@ -537,3 +537,55 @@ async def test_the_board_edit_after_a_move_shows_the_move_without_reading_the_ga
     await table.settle()
     assert reads == [game_id]
 
+
+async def test_a_move_starts_from_the_game_in_memory_and_a_move_made_elsewhere_still_wins(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.services.games import GameService
+
+    game_id, board_id = await _lobby(table, [table.player2])
+    cog = table.bot.get_cog("GameTable")  # type: ignore[union-attr]
+    assert cog is not None
+    engine = get_engine("dfccg")
+    row = await _row(table, game_id)
+    mover = int(engine.current_seats(engine.load_state(row.state or ""))[0])
+    opened: list[str] = []
+    real_read = cog.games.db.read
+
+    def counting_read(*args: Any, **kwargs: Any) -> Any:
+        opened.append("read")
+        return real_read(*args, **kwargs)
+
+    monkeypatch.setattr(cog.games.db, "read", counting_read)
+    first = await cog.games.act(game_id, mover, row.version, "auto")
+    assert first.game.version == row.version + 1 and opened == []  # no read before it
+    monkeypatch.undo()
+    now = await _row(table, game_id)
+    next_seat = int(engine.current_seats(engine.load_state(now.state or ""))[0])
+    hand = await table.click(table.message(board_id), "My hand", user=next_seat)
+    button = next(
+        str(c["custom_id"])
+        for c in iter_components((hand.message or {}).get("components") or [])
+        if str(c.get("custom_id", "")).startswith(f"ftg:a:{game_id}:{now.version}:")
+    )
+    # Another process (its own service, the same database) makes that move first; this
+    # process's memory still holds the version the hand shows, so the click starts from it,
+    # its versioned write finds the game moved, and the answer is a sentence, not a move.
+    await GameService(cog.games.db).act(game_id, next_seat, now.version, "auto")
+    stale = await table.click(hand, button, user=next_seat)
+    assert stale.ephemeral and "Already done" in stale.text
+    after = await _row(table, game_id)
+    assert after.version == row.version + 2
+    # "Whatever is current" from the stale memory: the game is read again and moves once.
+    mover_now = int(engine.current_seats(engine.load_state(after.state or ""))[0])
+    auto = await cog.games.act(game_id, mover_now, None, "auto")
+    assert auto.game.version == row.version + 3 == (await _row(table, game_id)).version
+    async with table.bot.db.session() as session:  # type: ignore[union-attr]
+        logged = (
+            await session.exec(
+                select(GameActionLog.version).where(
+                    col(GameActionLog.game_id) == game_id, col(GameActionLog.user_id).isnot(None)
+                )
+            )
+        ).all()
+    assert sorted(logged)[-3:] == [row.version + 1, row.version + 2, row.version + 3]

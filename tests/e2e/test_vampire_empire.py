@@ -178,10 +178,13 @@ async def test_the_board_has_a_picture_and_a_player_picks_the_cards_that_pay(tab
         stored = await session.get(GameRow, game_id)
         assert stored is not None
         stored.state = s.model_dump_json()
+        # A new version, as every write of a game's state has: the bot, which remembers the
+        # game as it last wrote it, then reads it again.
+        stored.version = row.version + 1
         session.add(stored)
     seat, side, user = s.seats[VAMPIRES], VAMPIRES, table.player
     step = f"h:{s.castle[0]}"
-    begun = await table.slash("game move", user=user, action=f"{row.version}:{step}")
+    begun = await table.slash("game move", user=user, action=f"{row.version + 1}:{step}")
     assert begun.ephemeral and "Already done" not in begun.text, begun.text
     row, after_step = await _state(table, game_id)
     assert after_step.phase == "pay" and after_step.hands[side] == s.hands[side]  # nothing paid
