@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.db.models.games import EVENT_TEXT_LIMIT, GameEventLog, GameRow
+from bot.db.models.games import GameRow
 from bot.errors import RuleError
 from bot.games.base import (
     Action,
@@ -286,14 +286,6 @@ def validated_options(engine: GameEngine[Any, Any], options: dict[str, Any]) -> 
         where = ".".join(str(p) for p in first["loc"]) or "options"
         raise RuleError(f"The option {where} is not valid: {first['msg']}.") from None
     return {k: v for k, v in parsed.model_dump(mode="json").items() if k in options}
-
-
-def log_events_in(session: Any, row: GameRow, texts: list[str]) -> None:
-    """Append public events to the game's whole history (at the row's new version)."""
-    assert row.id is not None
-    for text in texts:
-        short = text if len(text) <= EVENT_TEXT_LIMIT else text[: EVENT_TEXT_LIMIT - 1] + "…"
-        session.add(GameEventLog(game_id=row.id, version=row.version, text=short))
 
 
 def row_rng(row: GameRow, step: int) -> random.Random:

@@ -24,6 +24,7 @@ from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.columns import as_utc, utcnow
 from bot.db.models.games import GameActionLog, GameEventLog, GameRow
+from bot.db.repos.games import insert_logs_in
 from bot.db.repos.versioned import update_versioned_in
 from bot.errors import RuleError
 from bot.fate.words import plural
@@ -47,7 +48,6 @@ from bot.services.game_info import (
     NotSeated,
     Seat,
     acting_seat,
-    log_events_in,
     multi_option_fields,
     option_fields,
     option_titles,
@@ -421,10 +421,8 @@ class GameService:
             public_log=json.dumps(log[-PUBLIC_LOG_KEEP:]),
             **self._finish_values(engine, state),
         )
-        for entry in ai_logs:
-            entry.game_id = row.id  # type: ignore[assignment]
-            session.add(entry)
-        log_events_in(session, row, log)
+        assert row.id is not None
+        await insert_logs_in(session, row.id, row.version, ai_logs, log)
         return self._info(row)
 
     @staticmethod
@@ -601,9 +599,7 @@ class GameService:
                 warned_at=None,
                 **self._finish_values(engine, state),
             )
-            for entry in logs:
-                session.add(entry)
-            log_events_in(session, row, public)
+            await insert_logs_in(session, row.id or 0, row.version, logs, public)
         info = self._info(row, state=state)
         return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
 

@@ -589,3 +589,45 @@ async def test_a_move_starts_from_the_game_in_memory_and_a_move_made_elsewhere_s
             )
         ).all()
     assert sorted(logged)[-3:] == [row.version + 1, row.version + 2, row.version + 3]
+
+
+async def test_a_move_and_its_board_edit_are_one_write_of_three_statements(table: Table) -> None:
+    """From the game in memory: no read before the move, the versioned UPDATE and one INSERT
+    per log, one commit; the board edit after it reads nothing."""
+    import asyncio
+
+    from sqlalchemy import event
+
+    game_id, board_id = await _lobby(table, [], options="difficulty=apprentice")
+    await table.settle()
+    assert table.bot is not None
+    db = table.bot.db  # type: ignore[attr-defined]
+    statements: list[str] = []
+    commits: list[int] = []
+
+    def seen(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        statements.append(sql.split()[0].upper())
+
+    def committed(_conn: Any) -> None:
+        commits.append(1)
+
+    engines = {db.engine.sync_engine, db._read_engine.sync_engine}
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", seen)
+        event.listen(engine, "commit", committed)
+    try:
+        before = len(table.fake.requests)
+        record = await table.fire("game move", user=table.player, action="auto")
+        await asyncio.wait_for(record.completed.wait(), 10)
+        await table.settle()
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", seen)
+            event.remove(engine, "commit", committed)
+    assert "Your hand" in Reply(table.fake, record).text
+    assert any(
+        r.method == "PATCH" and r.path.endswith(f"/messages/{board_id}")
+        for r in table.fake.requests[before:]
+    )
+    assert statements[0] == "UPDATE" and set(statements[1:]) <= {"INSERT"}, statements
+    assert len(statements) <= 3 and len(commits) == 1, statements
