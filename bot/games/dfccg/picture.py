@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 
 from bot.games.drawing import fit as _fit
 from bot.games.drawing import font as _font
-from bot.games.drawing import png
+from bot.games.drawing import png_palette
 from bot.games.drawing import wrap as _wrap
 
 CARD_W, CARD_H = 214, 212
@@ -168,6 +168,11 @@ def _showdown(
 
 def render_board(view: dict[str, Any]) -> bytes:
     """PNG bytes of the table described by ``view`` (an engine's public view)."""
+    return png_palette(draw_board(view))
+
+
+def draw_board(view: dict[str, Any]) -> Image.Image:
+    """The table described by ``view`` (an engine's public view), before encoding."""
     rows: list[list[dict[str, Any]]] = list(view.get("rows") or [])[:2]
     while len(rows) < 2:
         rows.append([])
@@ -191,4 +196,4 @@ def render_board(view: dict[str, Any]) -> bytes:
         y += CARD_H + GAP
     _fate(draw, y, view.get("fate") or {})
     _showdown(draw, y, width, view.get("showdown") or {}, list(view.get("solved") or []))
-    return png(image)
+    return image

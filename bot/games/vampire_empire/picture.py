@@ -9,7 +9,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from bot.games.drawing import fit, font, png
+from bot.games.drawing import fit, font, png_palette
 
 WIDTH, HEIGHT = 720, 640  # drawn tall, then cut to what was drawn
 MARGIN = 16
@@ -121,4 +121,4 @@ def render_board(view: dict[str, Any]) -> bytes:
             (MARGIN, y), fit(draw, text, font(13), WIDTH - 2 * MARGIN), font=font(13), fill=MUTED
         )
         y += 18
-    return png(image.crop((0, 0, WIDTH, min(HEIGHT, y + MARGIN))))
+    return png_palette(image.crop((0, 0, WIDTH, min(HEIGHT, y + MARGIN))))
