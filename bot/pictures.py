@@ -72,9 +72,13 @@ class PicturePool:
         server's imports (a second or two), which must not hold up the event loop."""
         if self.workers <= 0 or self._starting is not None:
             return
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)
-        self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+        try:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(PRELOAD)
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+        except (OSError, ImportError, ValueError):  # e.g. no working sem_open in a sandbox
+            log.warning("no picture workers on this system; drawing in threads", exc_info=True)
+            return
         self._starting = asyncio.create_task(self._warm_up(self._executor), name="pictures-start")
 
     async def _warm_up(self, executor: ProcessPoolExecutor) -> None:
@@ -102,14 +106,16 @@ class PicturePool:
 
     async def draw(self, engine: str, view: dict[str, Any]) -> bytes | None:
         """The PNG of a game's public view (None: the game draws no picture)."""
-        if self._ready and self._executor is not None and _drawn_by_builtin(engine):
+        executor = self._executor
+        if self._ready and executor is not None and _drawn_by_builtin(engine):
             try:
                 picture, cpu = await asyncio.wrap_future(
-                    self._executor.submit(draw_in_worker, engine, view)
+                    executor.submit(draw_in_worker, engine, view)
                 )
             except BrokenProcessPool:
-                log.warning("a picture worker died; starting new ones")
-                await self._restart()
+                if executor is self._executor:  # the first to notice starts new workers
+                    log.warning("a picture worker died; starting new ones")
+                    await self._restart()
             else:
                 self.worker_cpu_seconds += cpu
                 self.drawn_in_workers += 1
