@@ -195,6 +195,29 @@ def _active_character() -> Any:
     )
 
 
+def bound_campaign_id(guild: Any, channel: Any) -> Any:
+    """The id of the campaign `BOUND_CAMPAIGN` picks (bound to `channel`, else the server's
+    default), as a scalar subquery on an outer statement's columns: a statement that loads a
+    row of a channel brings that channel's campaign along instead of a second statement."""
+    campaign = Campaign.__table__.alias("bound_campaign")  # type: ignore[attr-defined]
+    binding = ChannelCampaign.__table__.alias("bound_channel")  # type: ignore[attr-defined]
+    return (
+        core_select(campaign.c.id)
+        .select_from(
+            campaign.outerjoin(
+                binding,
+                (binding.c.campaign_id == campaign.c.id) & (binding.c.channel_id == channel),
+            )
+        )
+        .where(
+            campaign.c.guild_id == guild, binding.c.channel_id.is_not(None) | campaign.c.is_default
+        )
+        .order_by(binding.c.channel_id.is_(None))
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
 BOUND_CAMPAIGN = _bound_campaign()
 ACTIVE_CHARACTER = _active_character()
 CAMPAIGN_BY_ID = core_select(*CAMPAIGN_COLUMNS).where(col(Campaign.id) == bindparam("id"))

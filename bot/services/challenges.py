@@ -23,6 +23,7 @@ from bot.fate.rolls import Action, Roll, make_roll
 from bot.fate.words import plural
 from bot.services import aspects_in_play
 from bot.services.campaigns import (
+    CampaignInfo,
     find_character_in,
     get_character_in,
     require_active_in,
@@ -127,6 +128,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
         message: str = "",
         *,
         with_sheets: bool = True,
+        campaign: CampaignInfo | None = None,
     ) -> ChallengeSnapshot:
         return self._snapshot(row, state, message)
 

@@ -21,7 +21,6 @@ from bot.services.campaigns import (
     get_character_in,
     log_gm_points_in,
     move_fate_points_in,
-    resolve_campaign_in,
 )
 from bot.services.conflict_state import (
     ConflictSnapshot,
@@ -52,16 +51,18 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
         channel_id: int | None = None,
     ) -> ConflictSnapshot:
         """One conflict step in one transaction; when it ends the conflict, the payouts too.
-        Without an id, on the conflict running in `channel_id`."""
+        Without an id, on the conflict running in `channel_id`. The row and its channel's
+        campaign come in one statement."""
+        async with self.db.session() as session:
+            loaded, campaign = await self._load_in(session, conflict_id, channel_id)
 
-        async def run(session: AsyncSession, row: EncounterRow, state: ConflictState) -> str:
-            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
-            message = await step(session, campaign, row, state)
-            if state.conflict.phase is Phase.ENDED:
-                await self._pay_in(session, campaign, row, state)
-            return message
+            async def run(session: AsyncSession, row: EncounterRow, state: ConflictState) -> str:
+                message = await step(session, campaign, row, state)
+                if state.conflict.phase is Phase.ENDED:
+                    await self._pay_in(session, campaign, row, state)
+                return message
 
-        return await self._act(conflict_id, version, run, channel_id=channel_id)
+            return await self._act_on_in(session, loaded, version, run, campaign=campaign)
 
     async def _pay_in(
         self, session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState

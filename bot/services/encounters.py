@@ -15,15 +15,16 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field
+from sqlalchemy import bindparam
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
+from bot.db.models.campaigns import Campaign
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.scenes import SceneRow
 from bot.db.repos.encounters import (
-    active_encounter_in,
     check_version,
-    load_encounter_in,
     save_encounter_in,
     set_tracker_in,
 )
@@ -38,11 +39,15 @@ from bot.fate.sheet import Character
 from bot.fate.tracks import Track, TrackKind
 from bot.services import aspects_in_play
 from bot.services.campaigns import (
+    CAMPAIGN_COLUMNS,
     CampaignInfo,
     CharacterRecord,
+    bound_campaign_id,
     campaign_by_id_in,
     characters_in,
     move_fate_points_in,
+    parsed_campaign_in,
+    resolve_campaign_in,
 )
 from bot.services.scene_state import spend_gm_point_in
 
@@ -78,6 +83,46 @@ def member_of(record: CharacterRecord) -> Member:
 def roller_of(member: Member) -> Roller:
     """Who rolls for a member."""
     return Roller(character_id=member.character_id, user_id=member.owner_id, name=member.name)
+
+
+def _with_campaign() -> Any:
+    """An encounter row with its channel's campaign (what `resolve_campaign_in` would pick)
+    in the same statement; the campaign's columns are NULL when it has none yet."""
+    campaign_id = bound_campaign_id(col(EncounterRow.guild_id), col(EncounterRow.channel_id))
+    return select(EncounterRow, *CAMPAIGN_COLUMNS).outerjoin(  # type: ignore[call-overload]
+        Campaign, col(Campaign.id) == campaign_id
+    )
+
+
+# built once: every tracker click loads by id, `/conflict next` the one running in a channel
+ENCOUNTER_BY_ID = _with_campaign().where(col(EncounterRow.id) == bindparam("id"))
+RUNNING_ENCOUNTER = (
+    _with_campaign()
+    .where(
+        col(EncounterRow.channel_id) == bindparam("channel"),
+        col(EncounterRow.kind) == bindparam("kind"),
+        col(EncounterRow.active),
+    )
+    .order_by(col(EncounterRow.id).desc())
+    .limit(1)
+)
+
+
+async def encounter_with_campaign_in(
+    session: AsyncSession, kind: str, encounter_id: int | None, channel_id: int | None = None
+) -> tuple[EncounterRow, CampaignInfo | None] | None:
+    """The encounter `encounter_id` of `kind`, or (None) the one of `kind` running in
+    `channel_id`, with its channel's campaign (None when that has to be made first): one
+    statement. None when there is no such encounter."""
+    if encounter_id is None:
+        params: dict[str, Any] = {"channel": channel_id, "kind": kind}
+        found = (await session.exec(RUNNING_ENCOUNTER, params=params)).first()  # type: ignore[call-overload]
+    else:
+        found = (await session.exec(ENCOUNTER_BY_ID, params={"id": encounter_id})).first()  # type: ignore[call-overload]
+    if found is None or found[0].kind != kind:
+        return None
+    row, *campaign = found
+    return row, parsed_campaign_in(session, campaign) if campaign[0] is not None else None
 
 
 async def sheets_in(session: AsyncSession, members: dict[str, Member]) -> dict[str, Character]:
@@ -405,12 +450,16 @@ class EncounterService(Generic[StateT, SnapshotT]):
         message: str = "",
         *,
         with_sheets: bool = True,
+        campaign: CampaignInfo | None = None,
     ) -> SnapshotT:
+        """What the tracker shows; the campaign's skills come from `campaign` when the unit
+        has it already (else it is read)."""
         assert row.id is not None
         sheets = await sheets_in(session, state.members) if with_sheets else {}
         skills: tuple[str, ...] = ()
         if with_sheets:
-            campaign = await campaign_by_id_in(session, row.campaign_id)
+            if campaign is None or campaign.id != row.campaign_id:
+                campaign = await campaign_by_id_in(session, row.campaign_id)
             if campaign is not None:
                 skills = tuple(campaign.settings.skill_list().names)
         return self.snapshot_type(
@@ -442,12 +491,25 @@ class EncounterService(Generic[StateT, SnapshotT]):
         """One step on the encounter `encounter_id`, or (None) the one running in
         `channel_id`: loaded once, in the step's own transaction."""
         async with self.db.session() as session:
+            row, campaign = await self._load_in(session, encounter_id, channel_id)
+            return await self._act_on_in(session, row, version, step, campaign=campaign)
+
+    async def _load_in(
+        self, session: AsyncSession, encounter_id: int | None, channel_id: int | None = None
+    ) -> tuple[EncounterRow, CampaignInfo]:
+        """The encounter (by id, or the one running in `channel_id`) and its channel's
+        campaign, in one statement (the campaign is made on its first use, as everywhere)."""
+        found = await encounter_with_campaign_in(session, self.kind, encounter_id, channel_id)
+        if found is None:
             if encounter_id is None:
-                assert channel_id is not None
-                row = await self._running_in(session, channel_id)
-            else:
-                row = await load_encounter_in(session, encounter_id, self.kind)
-            return await self._act_on_in(session, row, version, step)
+                raise RuleError(
+                    f"No {self.kind} is running here; start one with `/{self.kind} start`."
+                )
+            raise RuleError(f"That {self.kind} no longer exists.")
+        row, campaign = found
+        if campaign is None:
+            campaign = await resolve_campaign_in(session, row.guild_id, row.channel_id)
+        return row, campaign
 
     async def _act_on_in(
         self,
@@ -455,6 +517,8 @@ class EncounterService(Generic[StateT, SnapshotT]):
         row: EncounterRow,
         version: int | None,
         step: Callable[[AsyncSession, EncounterRow, StateT], Awaitable[str]],
+        *,
+        campaign: CampaignInfo | None = None,
     ) -> SnapshotT:
         """Run one step on the state of `row` and save it, if the clicker saw `version`."""
         check_version(row, version)
@@ -465,13 +529,13 @@ class EncounterService(Generic[StateT, SnapshotT]):
         row.version = await save_encounter_in(
             session, row, state.model_dump_json(), active=self._is_open(state)
         )
-        return await self._snapshot_in(session, row, state, message)
+        return await self._snapshot_in(session, row, state, message, campaign=campaign)
 
     async def _running_in(self, session: AsyncSession, channel_id: int) -> EncounterRow:
-        row = await active_encounter_in(session, channel_id, self.kind)
-        if row is None:
+        found = await encounter_with_campaign_in(session, self.kind, None, channel_id)
+        if found is None:
             raise RuleError(f"No {self.kind} is running here; start one with `/{self.kind} start`.")
-        return row
+        return found[0]
 
     async def in_channel(self, channel_id: int) -> SnapshotT:
         """The encounter of this kind running in the channel (a sentence when none is)."""
@@ -482,8 +546,13 @@ class EncounterService(Generic[StateT, SnapshotT]):
     async def get(self, encounter_id: int, *, with_sheets: bool = True) -> SnapshotT:
         """The encounter as it is; without the sheets when only its state is asked about."""
         async with self.db.read() as session:
-            row = await load_encounter_in(session, encounter_id, self.kind)
-            return await self._snapshot_in(session, row, self._state(row), with_sheets=with_sheets)
+            found = await encounter_with_campaign_in(session, self.kind, encounter_id)
+            if found is None:
+                raise RuleError(f"That {self.kind} no longer exists.")
+            row, campaign = found
+            return await self._snapshot_in(
+                session, row, self._state(row), with_sheets=with_sheets, campaign=campaign
+            )
 
     async def set_tracker(self, encounter_id: int, message_id: int) -> None:
         async with self.db.session() as session:

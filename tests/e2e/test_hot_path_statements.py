@@ -1,0 +1,103 @@
+"""How many statements a conflict turn and a scene move run, and what each answer costs in
+Discord calls: the two paths issue 15 measures (bench conflict-turn and scene-move)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import event
+
+from bot.fate.sheet import new_character, new_minor_npc
+from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
+from bot.testing.harness import Table
+
+
+@contextmanager
+def counted(table: Table) -> Iterator[tuple[list[str], list[int]]]:
+    """The first word of every statement the bot's engines run, and their commits."""
+    assert table.bot is not None
+    db = table.bot.db  # type: ignore[attr-defined]
+    statements: list[str] = []
+    commits: list[int] = []
+
+    def seen(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        statements.append(sql.split()[0].upper())
+
+    def committed(_conn: Any) -> None:
+        commits.append(1)
+
+    engines = {db.engine.sync_engine, db._read_engine.sync_engine}
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", seen)
+        event.listen(engine, "commit", committed)
+    try:
+        yield statements, commits
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", seen)
+            event.remove(engine, "commit", committed)
+
+
+async def _conflict(table: Table) -> None:
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        knight = new_character("Knight", skills={"Fight": 3})
+        ghoul = new_minor_npc("Ghoul", ["Ghoul"], {"Fight": 2}, stress_boxes=2)
+        await insert_character_in(s, campaign, table.player, knight)
+        await insert_character_in(s, campaign, table.gm, ghoul)
+    started = await table.slash(
+        "conflict start",
+        user=table.gm,
+        kind="physical",
+        participants="Knight, Ghoul",
+        first="Ghoul",
+        zones="Street, Alley",
+    )
+    assert "Ghoul" in started.text
+
+
+async def test_a_conflict_turn_is_one_unit_of_three_statements(table: Table) -> None:
+    """`/conflict next` loads the running conflict and its campaign, saves the row with its
+    version and reads the members' sheets: three statements, one commit, nothing parsed twice."""
+    await _conflict(table)
+    await table.slash("conflict next", user=table.gm)  # warm: the first turn parses the sheets
+    await table.settle()
+    db: Any = table.bot.db  # type: ignore[union-attr]
+    hits = db.parsed.hits
+    calls = len(table.fake.requests)
+    with counted(table) as (statements, commits):
+        record = await table.fire("conflict next", user=table.gm)
+        await asyncio.wait_for(record.completed.wait(), 10)
+        await table.settle()
+    assert len(commits) == 1, statements
+    assert len(statements) <= 3, statements
+    assert db.parsed.hits >= hits + 3  # the campaign and both sheets
+    # the public whose-turn answer and the tracker's edit, nothing else
+    assert len(table.fake.requests) - calls == 2, table.fake.requests[calls:]
+
+
+async def test_a_scene_move_is_one_unit_and_the_board_one_read(table: Table) -> None:
+    """`/scene move` reads the campaign, the scene and the mover and saves the scene with its
+    version; the pinned board's coalesced edit reads in one read unit."""
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        record = await insert_character_in(s, campaign, table.player, new_character("Scout"))
+        await set_active_in(s, table.guild_id, table.player, record.id, None)
+    await table.slash("scene start", user=table.gm, aspects="Fog", zones="Street, Roof")
+    await table.slash("scene join", user=table.player, zone="Street")
+    await table.slash("scene move", user=table.player, zone="Roof")  # warm
+    await table.settle()
+    calls = len(table.fake.requests)
+    with counted(table) as (statements, commits):
+        record_ = await table.fire("scene move", user=table.player, zone="Street")
+        await asyncio.wait_for(record_.completed.wait(), 10)
+        await table.settle()
+    print(statements, len(commits), table.fake.requests[calls:])
+    assert len(commits) <= 2, statements
+    assert len(statements) <= 7, statements
+    assert len(table.fake.requests) - calls == 2, table.fake.requests[calls:]
