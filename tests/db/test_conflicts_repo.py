@@ -448,3 +448,41 @@ def test_invoke_menu_entries_for_aspects_in_play() -> None:
     assert [c.value for c in distinct_labels(for_gm)] == ["fp|scene:1", "free|scene:2"]
     many = [Choice(str(n), f"Aspect {n}") for n in range(40)]
     assert len(distinct_labels(many)) == 25
+
+
+async def test_an_encounter_comes_with_the_campaign_its_channel_resolves_to(db: Database) -> None:
+    """The one-statement load of an encounter picks the campaign `resolve_campaign_in` picks:
+    the channel's bound campaign, else the server's default."""
+    from bot.db.models.campaigns import Campaign, ChannelCampaign
+    from bot.services.encounters import encounter_with_campaign_in
+
+    bound_channel = CHANNEL + 100
+    async with db.session() as s:
+        default = await resolve_campaign_in(s, GUILD, CHANNEL)
+        other = Campaign(guild_id=GUILD, name="Side story", settings_json="{}")
+        s.add(other)
+        await s.flush()
+        assert other.id is not None
+        s.add(ChannelCampaign(channel_id=bound_channel, guild_id=GUILD, campaign_id=other.id))
+        for channel, campaign_id in ((CHANNEL, default.id), (bound_channel, other.id)):
+            s.add(
+                EncounterRow(
+                    campaign_id=campaign_id,
+                    guild_id=GUILD,
+                    channel_id=channel,
+                    kind="conflict",
+                    state_json="{}",
+                    created_by=GM,
+                )
+            )
+    async with db.read() as s:
+        for channel in (CHANNEL, bound_channel):
+            found = await encounter_with_campaign_in(s, "conflict", None, channel)
+            assert found is not None and found[1] is not None
+            row, campaign = found
+            assert row.channel_id == channel
+            assert campaign == await resolve_campaign_in(s, GUILD, channel)
+            by_id = await encounter_with_campaign_in(s, "conflict", row.id)
+            assert by_id is not None and by_id[1] == campaign
+            assert await encounter_with_campaign_in(s, "contest", row.id) is None
+    assert default.id != other.id
