@@ -239,7 +239,11 @@ async def save_recovery_in(
 
 async def scene_row_in(session: AsyncSession, campaign: CampaignInfo, channel_id: int) -> SceneRow:
     """The running scene of the channel, or a RuleError saying how to start one."""
-    row = await session.get(SceneRow, channel_id)
+    return running_scene(await session.get(SceneRow, channel_id), campaign)
+
+
+def running_scene(row: SceneRow | None, campaign: CampaignInfo) -> SceneRow:
+    """`row` when it holds the running scene of `campaign`, else a RuleError."""
     if row is None or not row.active or row.campaign_id != campaign.id:
         raise RuleError(
             "No scene is running in this channel. The GM starts one with `/scene start`."

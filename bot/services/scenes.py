@@ -12,10 +12,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sqlalchemy import bindparam
+from sqlalchemy import select as core_select
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.cache import parsed, remember
 from bot.db.engine import Database
-from bot.db.models.scenes import SceneRow
+from bot.db.models.campaigns import Campaign
+from bot.db.models.scenes import CampaignPlayRow, SceneRow
 from bot.db.repos.rolls import owed_fate_points_in
 from bot.errors import RuleError
 from bot.fate.aspects import (
@@ -40,14 +45,17 @@ from bot.fate.scene import (
     start_scene,
 )
 from bot.services.campaigns import (
+    CAMPAIGN_COLUMNS,
     CampaignInfo,
     CharacterRecord,
     active_character_in,
+    bound_campaign_id,
     characters_in,
     find_character_in,
     get_character_in,
     log_gm_points_in,
     move_fate_points_in,
+    parsed_campaign_in,
     require_active_in,
     resolve_campaign_in,
 )
@@ -55,6 +63,7 @@ from bot.services.scene_state import (
     AUTOCOMPLETE_SECONDS,
     MAX_CARRIED,
     MAX_GAME_ASPECTS,
+    CampaignPlay,
     SceneAspectSource,
     board_listeners,
     bring_carried_points_in,
@@ -68,8 +77,8 @@ from bot.services.scene_state import (
     match_aspect,
     named_character_in,
     participants_in,
-    read_play_in,
     retry_stale,
+    running_scene,
     save_play_in,
     save_scene_in,
     scene_of,
@@ -77,6 +86,68 @@ from bot.services.scene_state import (
     store_started_in,
     touch_board_in,
 )
+
+# --------------------------------------------------------------------------- the hot reads
+# built once: a move loads the scene with the channel's campaign, the board its scene with
+# the campaign's play state, each in one statement
+SCENE_WITH_CAMPAIGN = (
+    select(SceneRow, *CAMPAIGN_COLUMNS)  # type: ignore[call-overload]
+    .outerjoin(
+        Campaign, col(Campaign.id) == bound_campaign_id(bindparam("guild"), bindparam("channel"))
+    )
+    .where(col(SceneRow.channel_id) == bindparam("channel"))
+)
+BOARD_ROWS = (
+    core_select(
+        col(SceneRow.scene_json),
+        col(SceneRow.version),
+        col(SceneRow.campaign_id),
+        col(SceneRow.board_message_id),
+        col(SceneRow.active),
+        col(CampaignPlayRow.state_json),
+        col(CampaignPlayRow.version),
+    )
+    .outerjoin(CampaignPlayRow, col(CampaignPlayRow.campaign_id) == col(SceneRow.campaign_id))
+    .where(col(SceneRow.channel_id) == bindparam("channel"))
+)
+
+
+async def scene_with_campaign_in(
+    session: AsyncSession, guild_id: int, channel_id: int
+) -> tuple[CampaignInfo, SceneRow]:
+    """The channel's campaign and its running scene (a RuleError when none runs): one
+    statement, unless the server's default campaign has to be made first."""
+    params = {"guild": guild_id, "channel": channel_id}
+    found = (await session.exec(SCENE_WITH_CAMPAIGN, params=params)).first()
+    if found is not None and found[1] is not None:
+        campaign = parsed_campaign_in(session, found[1:])
+    else:
+        campaign = await resolve_campaign_in(session, guild_id, channel_id)
+    return campaign, running_scene(found[0] if found is not None else None, campaign)
+
+
+def parsed_scene_in(session: AsyncSession, channel_id: int, version: int, text: str) -> Scene:
+    """The scene stored at `version` of the channel's row, parsed once per version (shared:
+    the scene rules return new scenes, never change one)."""
+    scene: Scene | None = parsed(session, "scene", channel_id, version)
+    if scene is None:
+        scene = Scene.model_validate_json(text)
+        remember(session, "scene", channel_id, version, scene)
+    return scene
+
+
+def parsed_play_in(
+    session: AsyncSession, campaign_id: int, version: int | None, text: str | None
+) -> CampaignPlay:
+    """A campaign's play state as read (none stored yet: the empty one), parsed once per
+    version."""
+    if version is None or text is None:
+        return CampaignPlay()
+    play: CampaignPlay | None = parsed(session, "play", campaign_id, version)
+    if play is None:
+        play = CampaignPlay.model_validate_json(text)
+        remember(session, "play", campaign_id, version, play)
+    return play
 
 
 # --------------------------------------------------------------------------- results
@@ -314,9 +385,8 @@ class SceneService:
         character: str | None = None,
     ) -> tuple[str, str]:
         async with self.db.session() as session:
-            campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            row = await scene_row_in(session, campaign, channel_id)
-            scene = scene_of(row)
+            campaign, row = await scene_with_campaign_in(session, guild_id, channel_id)
+            scene = parsed_scene_in(session, channel_id, row.version, row.scene_json)
             record = await self._acting_in(session, campaign, channel_id, user_id, character, is_gm)
             zone_key = find_zone_key(scene, zone)
             assert zone_key is not None
@@ -324,15 +394,17 @@ class SceneService:
                 raise RuleError(f"{record.name} is not in the scene; use `/scene join` first.")
             scene = place(scene, holder_of(record), zone_key)
             await save_scene_in(session, row, scene)
+            remember(session, "scene", channel_id, row.version, scene)  # what the board reads
             return record.name, scene.zone(zone_key).name
 
     async def board(self, channel_id: int) -> BoardData | None:
         async with self.db.read() as session:  # a read: never queued behind a writer
-            row = await session.get(SceneRow, channel_id)
-            if row is None:
+            found = (await session.exec(BOARD_ROWS, params={"channel": channel_id})).first()  # type: ignore[call-overload]
+            if found is None:
                 return None
-            scene = scene_of(row)
-            play = await read_play_in(session, row.campaign_id)
+            scene_json, version, campaign_id, message_id, active, play_json, play_version = found
+            scene = parsed_scene_in(session, channel_id, version, scene_json)
+            play = parsed_play_in(session, campaign_id, play_version, play_json)
             names = {GM: "GM"}
             points: dict[str, int] = {}
             for person in scene.participants:
@@ -361,8 +433,8 @@ class SceneService:
                 game_aspects=list(play.game_aspects),
                 names=names,
                 fate_points=points,
-                message_id=row.board_message_id,
-                active=row.active,
+                message_id=message_id,
+                active=active,
             )
 
     async def set_board_message(self, channel_id: int, message_id: int | None) -> None:

@@ -81,8 +81,9 @@ async def test_a_conflict_turn_is_one_unit_of_three_statements(table: Table) -> 
 
 
 async def test_a_scene_move_is_one_unit_and_the_board_one_read(table: Table) -> None:
-    """`/scene move` reads the campaign, the scene and the mover and saves the scene with its
-    version; the pinned board's coalesced edit reads in one read unit."""
+    """`/scene move` reads the scene with the channel's campaign, then the mover, and saves
+    the scene with its version; the pinned board's coalesced edit reads the scene with the
+    campaign's play state, then the sheets, in one read unit; no scene is parsed twice."""
     assert table.bot is not None
     async with table.bot.db.session() as s:  # type: ignore[attr-defined]
         campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
@@ -93,11 +94,16 @@ async def test_a_scene_move_is_one_unit_and_the_board_one_read(table: Table) -> 
     await table.slash("scene move", user=table.player, zone="Roof")  # warm
     await table.settle()
     calls = len(table.fake.requests)
+    db: Any = table.bot.db  # type: ignore[attr-defined]
+    misses = db.parsed.misses
     with counted(table) as (statements, commits):
         record_ = await table.fire("scene move", user=table.player, zone="Street")
         await asyncio.wait_for(record_.completed.wait(), 10)
+        moved = list(statements)
         await table.settle()
-    print(statements, len(commits), table.fake.requests[calls:])
+    assert moved == ["SELECT", "SELECT", "UPDATE"], moved
+    assert statements[3:] == ["SELECT", "SELECT"], statements
     assert len(commits) <= 2, statements
-    assert len(statements) <= 7, statements
+    assert db.parsed.misses == misses  # campaign, scene, sheet and play state all parsed before
+    # the public answer and the board's edit
     assert len(table.fake.requests) - calls == 2, table.fake.requests[calls:]
