@@ -307,3 +307,25 @@ async def test_two_simultaneous_starts_make_one_scene(db: Database) -> None:
         assert all(isinstance(e, RuleError) and "already running" in str(e) for e in errors)
     finally:
         service.close()
+
+
+async def test_a_move_reads_the_scene_with_its_campaign_and_the_board_follows(db: Database) -> None:
+    """The move's one-statement read of the scene and campaign, and the board's of the scene
+    and play state, on each database; no scene here is the usual sentence."""
+    await _people(db)
+    service = SceneService(db)
+    try:
+        await service.start(GUILD, CHANNEL, actor_id=GM, zones=["Pier", "Roof"])
+        await service.join(GUILD, CHANNEL, user_id=ALICE, is_gm=False, zone="Pier")
+        name, zone = await service.move(GUILD, CHANNEL, user_id=ALICE, is_gm=False, zone="Roof")
+        assert (name, zone) == ("Harry", "Roof")
+        board = await service.board(CHANNEL)
+        assert board is not None
+        assert [
+            (p.name, board.scene.zone(p.zone).name if p.zone else None)
+            for p in board.scene.participants
+        ] == [("Harry", "Roof")]
+        with pytest.raises(RuleError, match="No scene is running"):
+            await service.move(GUILD, OTHER, user_id=ALICE, is_gm=False, zone="Roof")
+    finally:
+        service.close()
