@@ -86,6 +86,7 @@ class ChallengeSnapshot:
     tracker_message_id: int | None
     state: ChallengeState
     message: str = ""
+    turn_ping: bool | None = None  # the campaign's setting when the unit read it
 
 
 def parse_tasks(text: str) -> list[tuple[str, int, str]]:

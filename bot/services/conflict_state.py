@@ -221,6 +221,7 @@ class ConflictSnapshot:
     sheets: dict[str, Character] = field(default_factory=dict)
     message: str = ""
     skills: tuple[str, ...] = ()  # the campaign's skill list, for the skill menus
+    turn_ping: bool | None = None  # the campaign's setting when the unit read it
 
     @property
     def conflict(self) -> Conflict:

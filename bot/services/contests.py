@@ -157,6 +157,7 @@ class ContestSnapshot:
     sheets: dict[str, Character] = field(default_factory=dict)
     message: str = ""
     skills: tuple[str, ...] = ()  # the campaign's skill list, for the skill menus
+    turn_ping: bool | None = None  # the campaign's setting when the unit read it
 
 
 Step = Callable[[AsyncSession, EncounterRow, ContestState], Awaitable[str]]

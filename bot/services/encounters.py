@@ -457,6 +457,8 @@ class EncounterService(Generic[StateT, SnapshotT]):
         assert row.id is not None
         sheets = await sheets_in(session, state.members) if with_sheets else {}
         skills: tuple[str, ...] = ()
+        # whether the whose-turn line pings: the channel's campaign, as the cog would read it
+        ping = campaign.settings.turn_ping if campaign is not None else None
         if with_sheets:
             if campaign is None or campaign.id != row.campaign_id:
                 campaign = await campaign_by_id_in(session, row.campaign_id)
@@ -471,6 +473,7 @@ class EncounterService(Generic[StateT, SnapshotT]):
             sheets,
             message,
             skills,
+            turn_ping=ping,
         )
 
     async def _begin_in(self, session: AsyncSession, row: EncounterRow, state: StateT) -> SnapshotT:

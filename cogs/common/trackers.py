@@ -361,8 +361,11 @@ class TrackerCog(commands.Cog):
         guild_id = getattr(getattr(channel, "guild", None), "id", None)
         ping = False
         if up.user_id is not None and guild_id is not None:
-            campaign = await self.bot.campaigns.current(guild_id, snapshot.channel_id)
-            ping = campaign.settings.turn_ping
+            known = snapshot.turn_ping  # what the service's unit read, else a unit of its own
+            if known is None:
+                campaign = await self.bot.campaigns.current(guild_id, snapshot.channel_id)
+                known = campaign.settings.turn_ping
+            ping = known
         if only_to_ping and not ping:
             return None
         text = f"**{clip(up.name, 100)}** acts next." + (f" <@{up.user_id}>" if ping else "")

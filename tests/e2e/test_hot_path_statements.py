@@ -62,22 +62,25 @@ async def _conflict(table: Table) -> None:
 
 async def test_a_conflict_turn_is_one_unit_of_three_statements(table: Table) -> None:
     """`/conflict next` loads the running conflict and its campaign, saves the row with its
-    version and reads the members' sheets: three statements, one commit, nothing parsed twice."""
+    version and reads the members' sheets: three statements, one commit, nothing parsed twice,
+    whether the turn passes to an NPC or to a player (whose ping setting comes along)."""
     await _conflict(table)
     await table.slash("conflict next", user=table.gm)  # warm: the first turn parses the sheets
     await table.settle()
     db: Any = table.bot.db  # type: ignore[union-attr]
-    hits = db.parsed.hits
-    calls = len(table.fake.requests)
-    with counted(table) as (statements, commits):
-        record = await table.fire("conflict next", user=table.gm)
-        await asyncio.wait_for(record.completed.wait(), 10)
-        await table.settle()
-    assert len(commits) == 1, statements
-    assert len(statements) <= 3, statements
-    assert db.parsed.hits >= hits + 3  # the campaign and both sheets
-    # the public whose-turn answer and the tracker's edit, nothing else
-    assert len(table.fake.requests) - calls == 2, table.fake.requests[calls:]
+    for _turn in ("to the ghoul", "to the knight's player"):
+        hits = db.parsed.hits
+        calls = len(table.fake.requests)
+        with counted(table) as (statements, commits):
+            record = await table.fire("conflict next", user=table.gm)
+            await asyncio.wait_for(record.completed.wait(), 10)
+            await table.settle()
+        assert len(commits) == 1, statements
+        assert len(statements) <= 3, statements
+        assert db.parsed.hits >= hits + 3  # the campaign and both sheets
+        # the public whose-turn answer and the tracker's edit, nothing else
+        assert len(table.fake.requests) - calls == 2, table.fake.requests[calls:]
+    assert "<@" in table.fake.requests[calls].body["data"]["content"]  # the player was pinged
 
 
 async def test_a_scene_move_is_one_unit_and_the_board_one_read(table: Table) -> None:
