@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -31,7 +32,7 @@ from bot.db.models.campaigns import (
     FatePointEntry,
 )
 from bot.db.models.columns import BIGINT_MAX, utcnow
-from bot.db.raw import RawUnit
+from bot.db.raw import RawUnit, Sql
 from bot.db.repos.characters import new_ledger_entry_raw_in
 from bot.db.repos.versioned import StaleError, update_versioned_in, update_versioned_raw_in
 from bot.errors import RuleError
@@ -242,6 +243,13 @@ def parsed_campaign_in(session: AsyncSession | RawUnit, found: Any) -> CampaignI
     return info
 
 
+def campaign_of_raw(unit: RawUnit, found: Any) -> CampaignInfo:
+    """The CampaignInfo of the six campaign columns read in a raw unit (parsed once per
+    version; SQLite gives the flag back as 0/1)."""
+    key, guild_id, name, is_default, settings_json, version = found
+    return parsed_campaign_in(unit, (key, guild_id, name, bool(is_default), settings_json, version))
+
+
 def parsed_character_in(session: AsyncSession | RawUnit, found: Any) -> CharacterRecord:
     """The CharacterRecord of CHARACTER_COLUMNS read in this transaction (parsed once per
     version)."""
@@ -324,6 +332,26 @@ async def characters_in(
         CHARACTERS_BY_ID, params={"ids": sorted(set(character_ids))}
     )
     return {record.id: record for record in (parsed_character_in(session, r) for r in rows.all())}
+
+
+@lru_cache(maxsize=32)
+def _characters_by_id_raw(count: int) -> Sql:
+    """CHARACTERS_BY_ID as a raw statement (bot/db/raw.py) for `count` ids `:id0`, ..."""
+    wanted = ", ".join(f":id{n}" for n in range(count))
+    return Sql(
+        "SELECT id, campaign_id, guild_id, owner_id, sheet_json, version FROM character "
+        f"WHERE id IN ({wanted})"
+    )
+
+
+async def characters_raw_in(unit: RawUnit, character_ids: list[int]) -> dict[int, CharacterRecord]:
+    """`characters_in` in a raw unit of work: one statement, sheets parsed once per version."""
+    ids = sorted(set(character_ids))
+    if not ids:
+        return {}
+    params = {f"id{n}": key for n, key in enumerate(ids)}
+    rows = await unit.rows(_characters_by_id_raw(len(ids)), params)
+    return {record.id: record for record in (parsed_character_in(unit, r) for r in rows)}
 
 
 def character_ref(text: str) -> int | None:

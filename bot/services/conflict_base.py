@@ -8,7 +8,13 @@ from collections.abc import Awaitable, Callable
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.changes import touched
 from bot.db.models.conflicts import EncounterRow
+from bot.db.repos.encounters import (
+    RUNNING_WITH_CAMPAIGN,
+    EncounterColumns,
+    save_encounter_raw_in,
+)
 from bot.errors import RuleError
 from bot.fate import conflict as rules
 from bot.fate.aspects import Event as RuleEvent
@@ -18,6 +24,7 @@ from bot.fate.rolls import Action, Roll, ScaleLevel, ScaleMode, apply_scale, mak
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
+    campaign_of_raw,
     get_character_in,
     log_gm_points_in,
     move_fate_points_in,
@@ -28,8 +35,17 @@ from bot.services.conflict_state import (
     events_text,
     resolve_skill,
 )
-from bot.services.encounters import EncounterService, Member, roller_of
+from bot.services.encounters import (
+    EncounterService,
+    Member,
+    roller_of,
+    sheets_raw_in,
+)
 from bot.services.scene_state import carry_gm_points_in
+
+
+class _OrmPath(Exception):
+    """A raw step that the ORM path must take after all (its unit is rolled back)."""
 
 
 class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
@@ -63,6 +79,37 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
                 return message
 
             return await self._act_on_in(session, loaded, version, run, campaign=campaign)
+
+    async def _act_raw(
+        self, channel_id: int, change: Callable[[ConflictState], str]
+    ) -> ConflictSnapshot | None:
+        """A step that needs nothing but the state (`change`) on the conflict running in
+        `channel_id`, as one raw unit of work (bot/db/raw.py): the row with its channel's
+        campaign, the versioned save, the sheets; three statements, no ORM. None when it is
+        the ORM path's after all (rolled back): the server has no campaign yet, the channel's
+        campaign is not the conflict's, or the step ended the conflict (payouts)."""
+        try:
+            async with self.db.raw() as unit:
+                params = {"channel": channel_id, "kind": self.kind}
+                found = await unit.row(RUNNING_WITH_CAMPAIGN, params)
+                if found is None:
+                    raise RuleError(
+                        f"No {self.kind} is running here; start one with `/{self.kind} start`."
+                    )
+                if found[9] is None or found[9] != found[1]:
+                    raise _OrmPath()
+                row = EncounterColumns.of(found, self.kind)
+                campaign = campaign_of_raw(unit, found[9:])
+                state = self._state(row)
+                message = change(state)
+                if not self._is_open(state):
+                    raise _OrmPath()
+                await save_encounter_raw_in(unit, row, state.model_dump_json(), active=True)
+                touched(unit, {row.guild_id})
+                sheets = await sheets_raw_in(unit, state.members)
+        except _OrmPath:
+            return None
+        return self._snapshot_of(row, state, sheets, message, campaign)
 
     async def _pay_in(
         self, session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState

@@ -175,10 +175,21 @@ class ConflictService(ConflictActions, ConflictInvokes):
     ) -> Callable[[AsyncSession, CampaignInfo, EncounterRow, ConflictState], Awaitable[str]]:
         """The step that ends the turn (or, for the GM, picks who starts) with `next_of`'s
         combatant, chosen from the state as loaded for this very step."""
+        turn = self._next_turn(user_id, is_gm, next_of)
 
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
+            return turn(state)
+
+        return step
+
+    def _next_turn(
+        self, user_id: int, is_gm: bool, next_of: Callable[[Conflict], str]
+    ) -> Callable[[ConflictState], str]:
+        """`_next_step`'s change of the state alone (it reads and writes nothing else)."""
+
+        def step(state: ConflictState) -> str:
             c = state.conflict
             next_id = next_of(c)
             state.require_no_action()
@@ -200,7 +211,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
         self, channel_id: int, user_id: int, is_gm: bool, who: str | None
     ) -> ConflictSnapshot:
         """/conflict next: hand the turn to `who` (a name), or to the first eligible character.
-        One unit of work that loads the running conflict once."""
+        One unit of work that loads the running conflict once, raw (no ORM) when it can."""
 
         def target(c: Conflict) -> str:
             eligible = [p for p in rules.eligible_next(c) if p.id != c.current]
@@ -217,6 +228,9 @@ class ConflictService(ConflictActions, ConflictInvokes):
                 return eligible[0].id
             raise RuleError("Nobody is left to act in this conflict.")
 
+        snapshot = await self._act_raw(channel_id, self._next_turn(user_id, is_gm, target))
+        if snapshot is not None:  # the usual turn: no ORM
+            return snapshot
         step = self._next_step(user_id, is_gm, target)
         return await self._act_with_campaign(None, None, step, channel_id=channel_id)
 

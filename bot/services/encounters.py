@@ -23,7 +23,9 @@ from bot.db.engine import Database
 from bot.db.models.campaigns import Campaign
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.scenes import SceneRow
+from bot.db.raw import RawUnit
 from bot.db.repos.encounters import (
+    EncounterColumns,
     check_version,
     save_encounter_in,
     set_tracker_in,
@@ -45,6 +47,7 @@ from bot.services.campaigns import (
     bound_campaign_id,
     campaign_by_id_in,
     characters_in,
+    characters_raw_in,
     move_fate_points_in,
     parsed_campaign_in,
     resolve_campaign_in,
@@ -123,6 +126,16 @@ async def encounter_with_campaign_in(
         return None
     row, *campaign = found
     return row, parsed_campaign_in(session, campaign) if campaign[0] is not None else None
+
+
+async def sheets_raw_in(unit: RawUnit, members: dict[str, Member]) -> dict[str, Character]:
+    """`sheets_in` in a raw unit of work: one statement, sheets parsed once per version."""
+    records = await characters_raw_in(unit, [m.character_id for m in members.values()])
+    return {
+        key: records[member.character_id].sheet
+        for key, member in members.items()
+        if member.character_id in records
+    }
 
 
 async def sheets_in(session: AsyncSession, members: dict[str, Member]) -> dict[str, Character]:
@@ -439,7 +452,7 @@ class EncounterService(Generic[StateT, SnapshotT]):
         """Whether the encounter still takes actions (its tracker still matters)."""
         return self._is_open(state)
 
-    def _state(self, row: EncounterRow) -> StateT:
+    def _state(self, row: EncounterRow | EncounterColumns) -> StateT:
         return self.state_model.model_validate_json(row.state_json)
 
     async def _snapshot_in(
@@ -474,6 +487,29 @@ class EncounterService(Generic[StateT, SnapshotT]):
             message,
             skills,
             turn_ping=ping,
+        )
+
+    def _snapshot_of(
+        self,
+        row: EncounterColumns,
+        state: StateT,
+        sheets: dict[str, Character],
+        message: str,
+        campaign: CampaignInfo,
+    ) -> SnapshotT:
+        """`_snapshot_in` from what a unit already read (the encounter's own campaign)."""
+        assert campaign.id == row.campaign_id
+        skills = tuple(campaign.settings.skill_list().names)
+        return self.snapshot_type(
+            row.id,
+            row.version,
+            row.channel_id,
+            row.tracker_message_id,
+            state,
+            sheets,
+            message,
+            skills,
+            turn_ping=campaign.settings.turn_ping,
         )
 
     async def _begin_in(self, session: AsyncSession, row: EncounterRow, state: StateT) -> SnapshotT:

@@ -13,15 +13,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy import bindparam
-from sqlalchemy import select as core_select
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.cache import parsed, remember
+from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.campaigns import Campaign
-from bot.db.models.scenes import CampaignPlayRow, SceneRow
+from bot.db.models.columns import utcnow
+from bot.db.models.scenes import SceneRow
+from bot.db.raw import RawUnit
 from bot.db.repos.rolls import owed_fate_points_in
+from bot.db.repos.scenes import BOARD_ROWS, SCENE_MOVE_CONTEXT
+from bot.db.repos.versioned import update_versioned_raw_in
 from bot.errors import RuleError
 from bot.fate.aspects import (
     GM,
@@ -48,14 +52,17 @@ from bot.services.campaigns import (
     CAMPAIGN_COLUMNS,
     CampaignInfo,
     CharacterRecord,
+    StaleError,
     active_character_in,
     bound_campaign_id,
-    characters_in,
+    campaign_of_raw,
+    characters_raw_in,
     find_character_in,
     get_character_in,
     log_gm_points_in,
     move_fate_points_in,
     parsed_campaign_in,
+    parsed_character_in,
     require_active_in,
     resolve_campaign_in,
 )
@@ -88,26 +95,13 @@ from bot.services.scene_state import (
 )
 
 # --------------------------------------------------------------------------- the hot reads
-# built once: a move loads the scene with the channel's campaign, the board its scene with
-# the campaign's play state, each in one statement
+# built once: a move the raw path leaves to the ORM loads the scene with the channel's
+# campaign in one statement
 SCENE_WITH_CAMPAIGN = (
     select(SceneRow, *CAMPAIGN_COLUMNS)  # type: ignore[call-overload]
     .outerjoin(
         Campaign, col(Campaign.id) == bound_campaign_id(bindparam("guild"), bindparam("channel"))
     )
-    .where(col(SceneRow.channel_id) == bindparam("channel"))
-)
-BOARD_ROWS = (
-    core_select(
-        col(SceneRow.scene_json),
-        col(SceneRow.version),
-        col(SceneRow.campaign_id),
-        col(SceneRow.board_message_id),
-        col(SceneRow.active),
-        col(CampaignPlayRow.state_json),
-        col(CampaignPlayRow.version),
-    )
-    .outerjoin(CampaignPlayRow, col(CampaignPlayRow.campaign_id) == col(SceneRow.campaign_id))
     .where(col(SceneRow.channel_id) == bindparam("channel"))
 )
 
@@ -126,7 +120,9 @@ async def scene_with_campaign_in(
     return campaign, running_scene(found[0] if found is not None else None, campaign)
 
 
-def parsed_scene_in(session: AsyncSession, channel_id: int, version: int, text: str) -> Scene:
+def parsed_scene_in(
+    session: AsyncSession | RawUnit, channel_id: int, version: int, text: str
+) -> Scene:
     """The scene stored at `version` of the channel's row, parsed once per version (shared:
     the scene rules return new scenes, never change one)."""
     scene: Scene | None = parsed(session, "scene", channel_id, version)
@@ -137,7 +133,7 @@ def parsed_scene_in(session: AsyncSession, channel_id: int, version: int, text: 
 
 
 def parsed_play_in(
-    session: AsyncSession, campaign_id: int, version: int | None, text: str | None
+    session: AsyncSession | RawUnit, campaign_id: int, version: int | None, text: str | None
 ) -> CampaignPlay:
     """A campaign's play state as read (none stored yet: the empty one), parsed once per
     version."""
@@ -384,6 +380,10 @@ class SceneService:
         zone: str,
         character: str | None = None,
     ) -> tuple[str, str]:
+        if character is None:  # the usual move, one's own active character: no ORM
+            moved = await self._move_raw(guild_id, channel_id, user_id, zone)
+            if moved is not None:
+                return moved
         async with self.db.session() as session:
             campaign, row = await scene_with_campaign_in(session, guild_id, channel_id)
             scene = parsed_scene_in(session, channel_id, row.version, row.scene_json)
@@ -397,14 +397,47 @@ class SceneService:
             remember(session, "scene", channel_id, row.version, scene)  # what the board reads
             return record.name, scene.zone(zone_key).name
 
+    async def _move_raw(
+        self, guild_id: int, channel_id: int, user_id: int, zone: str
+    ) -> tuple[str, str] | None:
+        """`move` of the user's active character as one raw unit of work (bot/db/raw.py): the
+        scene, campaign and character in one statement, then the versioned save. None when
+        the ORM path has to say what is missing (no scene, campaign or active character)."""
+        async with self.db.raw() as unit:
+            params = {"guild": guild_id, "channel": channel_id, "user": user_id}
+            found = await unit.row(SCENE_MOVE_CONTEXT, params)
+            if found is None or found[4] is None or found[10] is None:
+                return None
+            campaign_id, scene_json, active, version = found[:4]
+            campaign = campaign_of_raw(unit, found[4:10])
+            if not active or campaign_id != campaign.id:
+                return None
+            record = parsed_character_in(unit, found[10:16])
+            scene = parsed_scene_in(unit, channel_id, version, scene_json)
+            zone_key = find_zone_key(scene, zone)
+            assert zone_key is not None
+            if holder_of(record) not in {p.id for p in scene.participants}:
+                raise RuleError(f"{record.name} is not in the scene; use `/scene join` first.")
+            scene = place(scene, holder_of(record), zone_key)
+            values = {"scene_json": scene.model_dump_json(), "updated_at": unit.timestamp(utcnow())}
+            stale = StaleError("The scene changed at the same moment; look at the board and retry.")
+            new = await update_versioned_raw_in(
+                unit, "scene", channel_id, version, values, stale, key="channel_id"
+            )
+            remember(unit, "scene", channel_id, new, scene)  # what the board reads next
+            touched(unit, {guild_id})
+        for listener in list(board_listeners):  # committed: the board follows
+            listener(channel_id)
+        return record.name, scene.zone(zone_key).name
+
     async def board(self, channel_id: int) -> BoardData | None:
-        async with self.db.read() as session:  # a read: never queued behind a writer
-            found = (await session.exec(BOARD_ROWS, params={"channel": channel_id})).first()  # type: ignore[call-overload]
+        async with self.db.raw_read() as unit:  # a read: never queued behind a writer
+            found = await unit.row(BOARD_ROWS, {"channel": channel_id})
             if found is None:
                 return None
             scene_json, version, campaign_id, message_id, active, play_json, play_version = found
-            scene = parsed_scene_in(session, channel_id, version, scene_json)
-            play = parsed_play_in(session, campaign_id, play_version, play_json)
+            scene = parsed_scene_in(unit, channel_id, version, scene_json)
+            play = parsed_play_in(unit, campaign_id, play_version, play_json)
             names = {GM: "GM"}
             points: dict[str, int] = {}
             for person in scene.participants:
@@ -420,13 +453,13 @@ class SceneService:
                 for holder in holders - set(names)
                 if (character_id := holder_character_id(holder)) is not None
             }
-            records = await characters_in(session, [*pcs.values(), *absent.values()])
+            records = await characters_raw_in(unit, [*pcs.values(), *absent.values()])
             for holder, character_id in pcs.items():
                 if character_id in records:
                     points[holder] = records[character_id].sheet.fate_points
             for holder, character_id in absent.items():
-                found = records.get(character_id)
-                names[holder] = found.name if found is not None else "someone gone"
+                gone = records.get(character_id)
+                names[holder] = gone.name if gone is not None else "someone gone"
             return BoardData(
                 channel_id=channel_id,
                 scene=scene,
@@ -434,7 +467,7 @@ class SceneService:
                 names=names,
                 fate_points=points,
                 message_id=message_id,
-                active=active,
+                active=bool(active),
             )
 
     async def set_board_message(self, channel_id: int, message_id: int | None) -> None:

@@ -4,13 +4,22 @@ and the tracker message id. Every function runs in the caller's transaction.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from sqlalchemy import bindparam, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.columns import utcnow
 from bot.db.models.conflicts import EncounterRow
-from bot.db.repos.versioned import StaleError, mark_saved, update_versioned_in
+from bot.db.raw import RawUnit, Sql
+from bot.db.repos.versioned import (
+    StaleError,
+    mark_saved,
+    update_versioned_in,
+    update_versioned_raw_in,
+)
 from bot.errors import RuleError
 
 STALE = "Someone acted first (or you clicked twice); look at the tracker again and retry."
@@ -84,3 +93,74 @@ async def set_tracker_in(session: AsyncSession, encounter_id: int, message_id: i
         .where(col(EncounterRow.id) == encounter_id)
         .values(tracker_message_id=message_id)
     )
+
+
+# --------------------------------------------------------------------------- raw (bot/db/raw.py)
+@dataclass(slots=True)
+class EncounterColumns:
+    """An encounter row as a raw unit reads it: the columns, no ORM object (making an
+    `EncounterRow` costs more than the whole statement)."""
+
+    id: int
+    campaign_id: int
+    guild_id: int
+    channel_id: int
+    kind: str
+    active: bool
+    state_json: str
+    version: int
+    tracker_message_id: int | None
+    created_by: int
+
+    @classmethod
+    def of(cls, found: Any, kind: str) -> EncounterColumns:
+        """From the first columns of a row read with `ENCOUNTER_RAW_COLUMNS`."""
+        key, campaign_id, guild_id, channel_id, active, state_json, version, tracker, by = found[:9]
+        return cls(
+            key,
+            campaign_id,
+            guild_id,
+            channel_id,
+            kind,
+            bool(active),
+            state_json,
+            version,
+            tracker,
+            by,
+        )
+
+
+ENCOUNTER_RAW_COLUMNS = (
+    "encounter.id, encounter.campaign_id, encounter.guild_id, encounter.channel_id, "
+    "encounter.active, encounter.state_json, encounter.version, encounter.tracker_message_id, "
+    "encounter.created_by"
+)
+# The running encounter of a kind in a channel with the campaign `resolve_campaign_in` picks
+# for that channel (bound, else the server's default; NULLs when there is none yet).
+RUNNING_WITH_CAMPAIGN = Sql(
+    f"""SELECT {ENCOUNTER_RAW_COLUMNS},
+           campaign.id, campaign.guild_id, campaign.name, campaign.is_default,
+           campaign.settings_json, campaign.version
+    FROM encounter LEFT OUTER JOIN campaign ON campaign.id = (
+        SELECT bound.id FROM campaign AS bound
+        LEFT OUTER JOIN channel_campaign AS binding
+            ON binding.campaign_id = bound.id AND binding.channel_id = encounter.channel_id
+        WHERE bound.guild_id = encounter.guild_id
+            AND (binding.channel_id IS NOT NULL OR bound.is_default)
+        ORDER BY binding.channel_id IS NULL LIMIT 1)
+    WHERE encounter.channel_id = :channel AND encounter.kind = :kind AND encounter.active
+    ORDER BY encounter.id DESC LIMIT 1"""
+)
+
+
+async def save_encounter_raw_in(
+    unit: RawUnit, row: EncounterColumns, state_json: str, *, active: bool
+) -> int:
+    """`save_encounter_in` in a raw unit of work: the new state if nobody changed the row since
+    it was read; returns the version (`row` then holds what was written)."""
+    values = {"state_json": state_json, "active": active, "updated_at": unit.timestamp(utcnow())}
+    version = await update_versioned_raw_in(
+        unit, "encounter", row.id, row.version, values, StaleError(STALE)
+    )
+    row.state_json, row.active, row.version = state_json, active, version
+    return version
