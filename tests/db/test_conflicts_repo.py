@@ -486,3 +486,27 @@ async def test_an_encounter_comes_with_the_campaign_its_channel_resolves_to(db: 
             assert by_id is not None and by_id[1] == campaign
             assert await encounter_with_campaign_in(s, "contest", row.id) is None
     assert default.id != other.id
+
+
+async def test_conflict_next_passes_the_turn_and_keeps_the_version_check(db: Database) -> None:
+    """/conflict next (raw statements where it can) on each database: the turn passes, the
+    version moves on, the sheets and skills come along, and the sentences stay the same."""
+    people = await _people(db)
+    service = _service(db)
+    snap = await service.start(
+        GUILD, CHANNEL, GM, ConflictKind.PHYSICAL, ["Harry", "Brute"], "Brute", ["Hall"]
+    )
+    await service.set_tracker(snap.id, 777)
+    passed = await service.pass_turn(CHANNEL, GM, True, None)
+    assert passed.message == "Harry acts next."
+    assert passed.conflict.current == str(people["harry"].id)
+    assert (passed.version, passed.tracker_message_id) == (snap.version + 1, 777)
+    assert set(passed.sheets) == set(snap.state.members) and "Fight" in passed.skills
+    assert passed.turn_ping is True
+    with pytest.raises(RuleError, match="Only Harry's player or the GM"):
+        await service.pass_turn(CHANNEL, GM + 999, False, "Brute")
+    back = await service.pass_turn(CHANNEL, ALICE, False, "Brute")
+    assert back.conflict.current == str(people["brute"].id) and back.version == snap.version + 2
+    assert (await service.get(snap.id)).state == back.state  # what was stored
+    with pytest.raises(RuleError, match="No conflict is running here"):
+        await service.pass_turn(CHANNEL + 5, GM, True, None)
