@@ -195,6 +195,7 @@ class PaymentOption:
 
     value: str
     label: str
+    who: str = ""  # who invokes when paying this way (a character, or "GM"), as the roll shows
 
 
 @dataclass(frozen=True)

@@ -108,20 +108,25 @@ class RollInvokes(RollBase):
             if count:
                 who = "GM" if holder == GM_HOLDER else (mine.name if mine else "you")
                 options.append(
-                    PaymentOption(f"free:{holder}", f"Free invoke held by {who} ({count} left)")
+                    PaymentOption(
+                        f"free:{holder}",
+                        f"Free invoke held by {who} ({count} left)",
+                        "" if who == "you" else who,
+                    )
                 )
         if not aspect.is_boost:
             if hostile:
-                options.append(PaymentOption("fp:gm", "A fate point from the GM pool"))
+                options.append(PaymentOption("fp:gm", "A fate point from the GM pool", "GM"))
             elif role is Role.ROLLER and mine is not None and not mine.is_npc:
                 options.append(
                     PaymentOption(
                         f"fp:{character_holder(mine.id)}",
                         f"A fate point of {mine.name} ({mine.sheet.fate_points} left)",
+                        mine.name,
                     )
                 )
             elif role is Role.ROLLER and is_gm:
-                options.append(PaymentOption("fp:gm", "A fate point from the GM pool"))
+                options.append(PaymentOption("fp:gm", "A fate point from the GM pool", "GM"))
         return options
 
     async def payment_options(
@@ -174,7 +179,8 @@ class RollInvokes(RollBase):
                 )
             aspect = await self._aspect_in(session, row, aspect_key, is_gm)
             options = await self._payments_in(session, row, user_id, is_gm, aspect, hostile)
-            if payment not in {o.value for o in options}:
+            chosen = next((o for o in options if o.value == payment), None)
+            if chosen is None:
                 raise RuleError("You cannot pay that way any more; click Invoke again.")
             kind, _, holder = payment.partition(":")
             payer = GM_PAYER if holder == GM_HOLDER else holder_character_id(holder)
@@ -188,7 +194,8 @@ class RollInvokes(RollBase):
                 Roll.model_validate_json(row.roll_json),
                 self.rng,
                 invoker_id=user_id,
-                invoker_name=squeezed(user_name, 80) or "someone",
+                # the table knows its characters: the one who pays invokes (the GM for the pool)
+                invoker_name=squeezed(chosen.who or user_name, 80) or "someone",
                 aspect_key=aspect.key,
                 # a GM-hidden aspect (an NPC's) stays unnamed on a roll the table sees
                 aspect_name=HIDDEN_NAME

@@ -167,7 +167,7 @@ async def test_invoke_with_a_fate_point_then_second_paid_refused(table: Table) -
     assert private(done) and "Invoked" in done.text
     assert (await character(table, harry_id)).sheet.fate_points == before - 1
     shown = message_text(roll_message(table, reply))
-    assert "alice: +2 with *Wizard Private Eye* (fate point)" in shown
+    assert "Harry: +2 with *Wizard Private Eye* (fate point)" in shown
 
     picker = await table.click(reply, "Invoke +2", user=table.player)
     again = await table.select(
@@ -189,7 +189,7 @@ async def test_one_aspect_and_one_way_to_pay_need_no_menu_and_no_private_echo(
     assert done.callback_type == 7 and not done.followups  # the roll message itself changed
     assert (table.tally() - before).ephemeral == 0
     shown = message_text(roll_message(table, reply))
-    assert "alice: +2 with *Wizard Private Eye* (fate point)" in shown
+    assert "Harry: +2 with *Wizard Private Eye* (fate point)" in shown
     assert (await character(table, harry_id)).sheet.fate_points == 2
     assert "Invoke +2" in reply.labels(roll_message(table, reply))  # the roll is still open
 
