@@ -19,7 +19,7 @@ from typing import Protocol
 from bot.games.base import Move
 from bot.games.dfccg.cards import ActionCard, AddTokens, Dice, GainFate, MoveCard, ShowdownTier
 from bot.games.dfccg.context import Context
-from bot.games.dfccg.state import PlainState, new_job
+from bot.games.dfccg.state import CardRef, PlainState, new_job
 
 FATE_WORTH = 0.6  # what one Fate is worth against one Hit or Clue, during play
 PLAY_ANYWAY_FATE = 6  # with this much Fate available, the best play is made even if it is poor
@@ -34,7 +34,11 @@ class Table(Protocol):
     def moves(self, state: PlainState, seat: str, ctx: Context | None = None) -> list[Move]: ...
 
     # The parts of the active hand's turn, in the order ``moves`` lists them.
-    def play_moves(self, state: PlainState, ctx: Context) -> list[Move]: ...
+    def plays(
+        self, state: PlainState, ctx: Context
+    ) -> list[tuple[CardRef, ActionCard, str, int]]: ...
+
+    def play_move(self, ctx: Context, play: tuple[CardRef, ActionCard, str, int]) -> Move: ...
 
     def discard_moves(self, state: PlainState, ctx: Context) -> list[Move]: ...
 
@@ -149,22 +153,22 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     # The plays whose highest cost is affordable (a roll above it would start the Showdown),
     # with their worth: Hits or Clues against the Fate they cost now; an unlimited Range
     # counts twice; a play that unreadies a Talent is worth a little less.
-    plays: list[tuple[float, Move]] = []
+    plays: list[tuple[float, tuple[CardRef, ActionCard, str, int]]] = []
     active, available = state.active, state.available
-    for action in table.play_moves(state, ctx):
-        card = _card(ctx, state, action)
+    for play in table.plays(state, ctx):
+        card = play[1]
         cost = ctx.cost(active, card)
         if cost.base + cost.dice <= available:
             value = card.value.base + card.value.dice if card.value else 2.5
             if card.range.unlimited:
                 value *= 2
-            penalty = 0.5 if action.id.count(":") == 2 else 0.0  # keeps a readied Talent
-            plays.append((value - FATE_WORTH * cost.base - penalty, action))
+            penalty = 0.5 if play[3] else 0.0  # keeps a readied Talent for later
+            plays.append((value - FATE_WORTH * cost.base - penalty, play))
     if plays:
         worth, best = max(plays, key=_first)  # the first of the best, as max(moves, key=...)
         rich = available >= PLAY_ANYWAY_FATE or state.spent == 0
         if worth > -1.5 or rich:
-            return best
+            return table.play_move(ctx, best)
     stunts = table.stunt_moves(state, ctx)
     if stunts:
         return stunts[0]
@@ -187,7 +191,7 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     return rest.get("pass") or rest.get("end") or rest["showdown"]
 
 
-def _first(pair: tuple[float, Move]) -> float:
+def _first(pair: tuple[float, object]) -> float:
     return pair[0]
 
 

@@ -82,6 +82,10 @@ PROPOSE = Move("sd", "Propose the Showdown (the table confirms)", "showdown", ta
 PASS = Move("pass", "Pass (pay 1 Fate)", "pass")
 END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 
+# A play of a hand card: (its ref, the card, the readied Talent giving a Range bonus or "", the
+# bonus).
+Play = tuple[CardRef, ActionCard, str, int]
+
 AiPolicy = Callable[["DfccgEngine", PlainState, str, random.Random], Move]
 
 
@@ -450,7 +454,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             card = ctx.cards[ref.card_id]
             assert isinstance(card, ActionCard)
             actions.append(self._discard_move(state, ref, card))
-            actions += self._card_plays(ctx, ref, card, bonuses)
+            actions += [self.play_move(ctx, p) for p in self._card_plays(ctx, ref, card, bonuses)]
         actions += self.stunt_moves(state, ctx)
         if state.available >= 1:
             actions.append(PASS)
@@ -461,14 +465,25 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     # The parts of a turn's moves, for the AI to ask only what it weighs (the active hand's,
     # in the order ``moves`` lists them).
-    def play_moves(self, state: AnyState, ctx: Context) -> list[Move]:
-        """The active hand's play moves."""
+    def plays(self, state: AnyState, ctx: Context) -> list[Play]:
+        """The active hand's plays, as (card ref, card, Range bonus Talent, bonus); the move of
+        one is ``play_move``."""
         bonuses = self._range_bonuses(ctx, state.active)
         cards = ctx.cards
-        plays: list[Move] = []
+        plays: list[Play] = []
         for ref in state.tableaux[state.active].hand:
             plays += self._card_plays(ctx, ref, cards[ref.card_id], bonuses)
         return plays
+
+    def play_move(self, ctx: Context, play: Play) -> Move:
+        ref, card, bonus_key, bonus = play
+        return Move(
+            "p:" + ref.uid + (":" + bonus_key if bonus else ""),
+            partial(self._play_label, ctx, ctx.s.active, card, bonus_key, bonus),
+            "play",
+            private=True,
+            info=card,
+        )
 
     def discard_moves(self, state: AnyState, ctx: Context) -> list[Move]:
         """The active hand's discard moves."""
@@ -494,20 +509,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _card_plays(
         self, ctx: Context, ref: CardRef, card: ActionCard, bonuses: list[tuple[str, int]]
-    ) -> list[Move]:
-        """The moves that play this card of the active hand (one per Range bonus it may use)."""
+    ) -> list[Play]:
+        """The plays of this card of the active hand (one per Range bonus it may use)."""
         active = ctx.s.active
         reach = self._reach(ctx, active, card)
         if reach is None:
             return []
         return [
-            Move(
-                "p:" + ref.uid + (":" + bonus_key if bonus else ""),
-                partial(self._play_label, ctx, active, card, bonus_key, bonus),
-                "play",
-                private=True,
-                info=card,
-            )
+            (ref, card, bonus_key, bonus)
             for bonus_key, bonus in bonuses
             if reach is True or self._reach_bonus(ctx, active, card, reach, bonus)
         ]
