@@ -33,7 +33,7 @@ from bot.games.dfccg.cards import (
 )
 from bot.games.dfccg.state import PlainJob, PlainSlot, PlainState, PlainTableau, new_job
 
-_TARGETED = (AddTokens, RemoveCard, MoveCard)  # the effects with a target selector
+TARGETED = (AddTokens, RemoveCard, MoveCard)  # the effects with a target selector
 _NONE: list[Any] = []  # no passive effect of a kind (shared: never changed)
 FACE = {1: "+", 0: "blank", -1: "-"}
 FACE_WORDS = {1: "plus", 0: "blank", -1: "minus"}  # for a die a card turned into another
@@ -88,7 +88,7 @@ class Context:
         game): ``rng`` None, for the AI's reading (read only, answers remembered until the
         next step); or the game's dice, for applying a move."""
         if rng is None:
-            self.rng, self.memo = _READ_ONLY_DICE, {}
+            self.rng, self.memo = READ_ONLY_DICE, {}
         else:
             self.rng, self.memo = rng, None
         if self.s.phase == "setup":  # the hands' characters and seating may have changed
@@ -255,7 +255,7 @@ class Context:
     # -- targets -----------------------------------------------------------------------------
     def candidates(self, effect: Effect, job: PlainJob, amount: int = 0) -> list[list[str]]:
         """Possible target groups of an effect (each option is a list of card uids)."""
-        if not isinstance(effect, _TARGETED):
+        if not isinstance(effect, TARGETED):
             return []
         selector = effect.target
         pick = selector.pick
@@ -497,4 +497,4 @@ class _NoDice(random.Random):
         raise AssertionError("a read-only rules query rolled dice")
 
 
-_READ_ONLY_DICE = _NoDice(0)
+READ_ONLY_DICE = _NoDice(0)

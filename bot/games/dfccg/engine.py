@@ -34,7 +34,14 @@ from bot.games.dfccg.cards import (
     Selector,
     ShowdownCard,
 )
-from bot.games.dfccg.context import _READ_ONLY_DICE, FACE, TYPE_NAMES, Context, QuietContext
+from bot.games.dfccg.context import (
+    FACE,
+    READ_ONLY_DICE,
+    TARGETED,
+    TYPE_NAMES,
+    Context,
+    QuietContext,
+)
 from bot.games.dfccg.packs import Library, card_index, load_library
 from bot.games.dfccg.simulate import simulate_options
 from bot.games.dfccg.state import (
@@ -139,7 +146,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return game
         if isinstance(state, DfState):
             state = plain(state)
-        return Context(state, _READ_ONLY_DICE, self._card_index(), read_only=True)
+        return Context(state, READ_ONLY_DICE, self._card_index(), read_only=True)
 
     # -- setup -----------------------------------------------------------------------------
     def option_values(self) -> dict[str, list[str]]:
@@ -638,7 +645,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             unlimited=card.range.unlimited,
         )
         options = ctx.candidates(main, job)
-        if isinstance(main, AddTokens | RemoveCard) and main.target.types:
+        if isinstance(main, (AddTokens, RemoveCard)) and main.target.types:
             target_type = ACTION_TARGET[card.type]
             options = [
                 group
@@ -946,7 +953,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _step_job(self, ctx: Context, job: PlainJob) -> None:
         effect = job.effects[0]
-        if isinstance(effect, AddTokens | RemoveCard | MoveCard):
+        if isinstance(effect, TARGETED):
             amount = self._amount(ctx, job, effect, roll=False)
             groups = ctx.target_groups(effect, job, amount)
             if len(groups) > 1:
