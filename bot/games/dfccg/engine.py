@@ -50,12 +50,12 @@ from bot.games.dfccg.state import (
     START_LABELS,
     STARTING_FATE,
     AnyState,
-    BookSlot,
     CardRef,
     Decision,
     DfOptions,
     DfState,
     PlainJob,
+    PlainSlot,
     PlainState,
     PlainTableau,
     Tableau,
@@ -115,6 +115,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
         self._chosen = LastChoice()
         self._main: dict[str, tuple[list[Effect], bool]] = {}  # see _main_info, by card id
+        self._refs: dict[tuple[int, str], CardRef] = {}  # see _card_ref
         self._index: dict[str, Any] | None = None  # every card by id, characters "char:key"
         # The Context of the AI-only game being played (``play_ai_game``), while its AI reads.
         self._game_ctx: Context | None = None
@@ -201,9 +202,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 raise DfRuleError(f"Unknown book {options.book!r}; choose one of: {known}.")
             book_cards, showdown, book_name, roll = list(book.cards), book.showdown, book.name, ""
         rng.shuffle(book_cards)
-        slots = [
-            trusted(BookSlot, uid=f"b{i}", card_id=c.id, tokens=0) for i, c in enumerate(book_cards)
-        ]
+        slots = [PlainSlot(f"b{i}", c.id) for i, c in enumerate(book_cards)]
         rows = [slots[:6], slots[6:]]
         kinds = {c.id: c.type for c in book_cards}
         for row in rows:  # Range-6 swap: no Obstacle/Advantage may sit at the far end
@@ -229,7 +228,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             options=options,
             seats=list(seats),
             tableaux=tableaux,
-            rows=rows,
+            rows=[[], []],  # the plain rows below
             book_name=book_name,
             showdown_id=showdown.id,
             available=start,
@@ -238,10 +237,20 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             setup_notes=[roll] if roll else [],
         )
         ctx = self._ctx(plain(state), rng)
+        ctx.s.rows = rows
         if not choosing:
             self._build_decks(ctx)
         self._continue_setup(ctx)
         return ctx.s
+
+    def _card_ref(self, number: int, card_id: str) -> CardRef:
+        """The ref of the ``number``th card dealt, as ``CardRef(uid=f"c{number}", ...)``: one
+        object per ref for every game of this process (a ref is never changed in place)."""
+        key = (number, card_id)
+        ref = self._refs.get(key)
+        if ref is None:
+            ref = self._refs[key] = trusted(CardRef, uid=f"c{number}", card_id=card_id)
+        return ref
 
     @staticmethod
     def _decks_per_hand(state: AnyState) -> int:
@@ -254,7 +263,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             deck = tableau.deck
             for key in tableau.characters:
                 for card in self.library.characters[key].cards:
-                    deck.append(trusted(CardRef, uid=f"c{uid}", card_id=card.id))
+                    deck.append(self._card_ref(uid, card.id))
                     uid += 1
         s.next_uid = uid
 
