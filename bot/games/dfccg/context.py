@@ -82,6 +82,7 @@ class Context:
         # whether it is forbidden), by (what, action type, tableau); kept as long as _passive.
         self._by_action: dict[tuple[str, str, int], Any] = {}
         self.memo: dict[Any, Any] | None = {} if read_only else None
+        self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
 
     def step(self, rng: random.Random | None) -> None:
         """The same Context, kept over the steps of one game by its only user (an AI-only
@@ -402,7 +403,11 @@ class Context:
         self.say(f"{self.char_names(tableau)} draws {drawn} card(s).")
 
     def char_names(self, tableau: PlainTableau) -> str:
-        return " & ".join(self.cards_char(k).name for k in tableau.characters)
+        key = tuple(tableau.characters)
+        names = self._names.get(key)
+        if names is None:
+            names = self._names[key] = " & ".join(self.cards_char(k).name for k in key)
+        return names
 
     def cards_char(self, key: str) -> Character:
         return self.cards["char:" + key]  # type: ignore[no-any-return]
