@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot.db.models.columns import utcnow
 from bot.db.models.games import GameRow
 from bot.errors import RuleError
 from bot.games.base import (
@@ -286,6 +287,18 @@ def validated_options(engine: GameEngine[Any, Any], options: dict[str, Any]) -> 
         where = ".".join(str(p) for p in first["loc"]) or "options"
         raise RuleError(f"The option {where} is not valid: {first['msg']}.") from None
     return {k: v for k, v in parsed.model_dump(mode="json").items() if k in options}
+
+
+def finish_values(engine: GameEngine[Any, Any], state: Any) -> dict[str, Any]:
+    """The columns a game's row gets when its state is over (none while it runs)."""
+    if not engine.is_over(state):
+        return {}
+    result = engine.result(state)
+    return {
+        "result": result.model_dump_json() if result else None,
+        "active_channel_id": None,
+        "ended_at": utcnow(),
+    }
 
 
 def row_rng(row: GameRow, step: int) -> random.Random:

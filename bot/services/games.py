@@ -24,8 +24,8 @@ from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.columns import as_utc, utcnow
 from bot.db.models.games import GameActionLog, GameEventLog, GameRow
-from bot.db.repos.games import insert_logs_in
-from bot.db.repos.versioned import update_versioned_in
+from bot.db.repos.games import insert_logs_in, insert_logs_raw_in
+from bot.db.repos.versioned import update_versioned_in, update_versioned_raw_in
 from bot.errors import RuleError
 from bot.fate.words import plural
 from bot.games.base import (
@@ -48,6 +48,7 @@ from bot.services.game_info import (
     NotSeated,
     Seat,
     acting_seat,
+    finish_values,
     multi_option_fields,
     option_fields,
     option_titles,
@@ -67,6 +68,7 @@ AUTO = "auto"  # an action id meaning: let the AI pick my move
 
 
 IDLE_BATCH = 100
+STALE_MOVE = "Already done: someone acted first. Press **My hand** to see the table now."
 
 
 def _logged(row: GameRow, seat: str, user_id: int | None, action: Action) -> GameActionLog:
@@ -220,9 +222,7 @@ class GameService:
         """Conditional write: fails with AlreadyDone when someone else changed the row first."""
         values.setdefault("last_activity", utcnow())
         values.setdefault("warned_at", None)
-        stale = AlreadyDone(
-            "Already done: someone acted first. Press **My hand** to see the table now."
-        )
+        stale = AlreadyDone(STALE_MOVE)
         # Built once per set of columns (no ORM synchronisation: the row is expunged below).
         values["version"] = await update_versioned_in(
             session, GameRow, row.id, expected, values, stale, synchronize=False
@@ -230,6 +230,33 @@ class GameService:
         touched(session, {row.guild_id})  # the row may never have been loaded in this unit
         if row in session:
             session.expunge(row)  # the conditional UPDATE above is the only write of the row
+        for key, value in values.items():
+            setattr(row, key, value)
+
+    async def _save_move(
+        self,
+        row: GameRow,
+        expected: int,
+        logs: list[GameActionLog],
+        public: list[str],
+        **values: Any,
+    ) -> None:
+        """`_save_in` for a move, as one raw unit of work (bot/db/raw.py: no ORM): the
+        versioned UPDATE of the row, then its action and event logs."""
+        assert row.id is not None
+        now = utcnow()
+        values.setdefault("last_activity", now)
+        values["warned_at"] = None
+        async with self.db.raw() as unit:
+            stored = {
+                k: unit.timestamp(v) if isinstance(v, datetime) else v for k, v in values.items()
+            }
+            version = await update_versioned_raw_in(
+                unit, GameRow.__tablename__, row.id, expected, stored, AlreadyDone(STALE_MOVE)
+            )
+            touched(unit, {row.guild_id})
+            await insert_logs_raw_in(unit, row.id, version, logs, public, unit.timestamp(now))
+        values["version"] = version
         for key, value in values.items():
             setattr(row, key, value)
 
@@ -419,7 +446,7 @@ class GameService:
             state=state.model_dump_json(),
             options=json.dumps(raw),
             public_log=json.dumps(log[-PUBLIC_LOG_KEEP:]),
-            **self._finish_values(engine, state),
+            **finish_values(engine, state),
         )
         assert row.id is not None
         await insert_logs_in(session, row.id, row.version, ai_logs, log)
@@ -470,16 +497,6 @@ class GameService:
             events += new
             logs.append(_logged(row, seat, None, action))
         return state, events, logs
-
-    def _finish_values(self, engine: GameEngine[Any, Any], state: Any) -> dict[str, Any]:
-        if not engine.is_over(state):
-            return {}
-        result = engine.result(state)
-        return {
-            "result": result.model_dump_json() if result else None,
-            "active_channel_id": None,
-            "ended_at": utcnow(),
-        }
 
     async def hand(self, game_id: int, user_id: int) -> HandInfo:
         async with self.db.session() as session:
@@ -588,18 +605,16 @@ class GameService:
         public = [e.text for e in events if e.public]
         private = [e.text for e in events if not e.public and seat.seat in e.audience]
         log = (json.loads(row.public_log) + public)[-PUBLIC_LOG_KEEP:]
-        async with self.db.session() as session:
-            await self._save_in(
-                session,
-                row,
-                version,
-                state=state.model_dump_json(),
-                status="finished" if engine.is_over(state) else "running",
-                public_log=json.dumps(log),
-                warned_at=None,
-                **self._finish_values(engine, state),
-            )
-            await insert_logs_in(session, row.id or 0, row.version, logs, public)
+        await self._save_move(
+            row,
+            version,
+            logs,
+            public,
+            state=state.model_dump_json(),
+            status="finished" if engine.is_over(state) else "running",
+            public_log=json.dumps(log),
+            **finish_values(engine, state),
+        )
         info = self._info(row, state=state)
         return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
 

@@ -11,9 +11,22 @@ from sqlalchemy import insert
 
 from bot.db.models.columns import utcnow
 from bot.db.models.games import EVENT_TEXT_LIMIT, GameActionLog, GameEventLog
+from bot.db.raw import RawUnit, Sql
 
 _ACTIONS = insert(GameActionLog.__table__)  # type: ignore[attr-defined]
 _EVENTS = insert(GameEventLog.__table__)  # type: ignore[attr-defined]
+_RAW_ACTIONS = Sql(
+    "INSERT INTO game_actions (game_id, version, seat, user_id, action_id, label, created_at) "
+    "VALUES (:game_id, :version, :seat, :user_id, :action_id, :label, :created_at)"
+)
+_RAW_EVENTS = Sql(
+    "INSERT INTO game_events (game_id, version, text, created_at) "
+    "VALUES (:game_id, :version, :text, :created_at)"
+)
+
+
+def _clipped(text: str) -> str:
+    return text if len(text) <= EVENT_TEXT_LIMIT else text[: EVENT_TEXT_LIMIT - 1] + "…"
 
 
 async def insert_logs_in(
@@ -51,5 +64,45 @@ async def insert_logs_in(
                     "created_at": now,
                 }
                 for text in events
+            ],
+        )
+
+
+async def insert_logs_raw_in(
+    unit: RawUnit,
+    game_id: int,
+    version: int,
+    actions: list[GameActionLog],
+    events: list[str],
+    created_at: Any,
+) -> None:
+    """`insert_logs_in` in a raw unit of work (`created_at` as `unit.timestamp` gives it)."""
+    if actions:
+        await unit.run_many(
+            _RAW_ACTIONS,
+            [
+                {
+                    "game_id": game_id,
+                    "version": entry.version,
+                    "seat": entry.seat,
+                    "user_id": entry.user_id,
+                    "action_id": entry.action_id,
+                    "label": entry.label,
+                    "created_at": created_at,
+                }
+                for entry in actions
+            ],
+        )
+    if events:
+        await unit.run_many(
+            _RAW_EVENTS,
+            [
+                {
+                    "game_id": game_id,
+                    "version": version,
+                    "text": _clipped(t),
+                    "created_at": created_at,
+                }
+                for t in events
             ],
         )
