@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.games.dfccg.picture import render_board
+from bot.games.dfccg.picture import picture_key, render_board
 from bot.games.display import GameDisplay, PanelField, chunk_fields, fields_size
 
 TYPE_TITLES = {"foe": "Foe", "case": "Case", "obstacle": "Obstacle", "advantage": "Advantage"}
@@ -187,6 +187,11 @@ class DfccgDisplay(GameDisplay):
 
     def picture(self, view: dict[str, Any]) -> bytes | None:
         return render_board(view)
+
+    def picture_key(self, view: dict[str, Any]) -> str | None:
+        """A move that changes nothing drawn (a card drawn into a hand, a decision) keeps the
+        picture posted."""
+        return picture_key(view)
 
     def hand_fields(self, private_view: dict[str, Any]) -> list[PanelField]:
         fields = self._hand(private_view, with_text=True)

@@ -7,6 +7,7 @@ result. Only the public view goes in, so the picture can never show a hand.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache
 from typing import Any
@@ -164,6 +165,17 @@ def _showdown(
             font=_font(13),
             fill=MUTED,
         )
+
+
+# Every part of the public view the picture draws (the title, the rows, the pools, the
+# Showdown, the solved Cases); the rest of the view (hands' sizes, decks, the decision) is not.
+PICTURED = ("book", "turn", "phase", "result", "rows", "fate", "showdown", "solved")
+
+
+def picture_key(view: dict[str, Any]) -> str:
+    """A short digest of what `render_board` would draw from ``view``."""
+    drawn = json.dumps({key: view.get(key) for key in PICTURED}, sort_keys=True)
+    return hashlib.blake2b(drawn.encode(), digest_size=12).hexdigest()
 
 
 def render_board(view: dict[str, Any]) -> bytes:

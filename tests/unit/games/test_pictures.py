@@ -161,3 +161,17 @@ def test_the_encoded_board_is_the_drawn_board_to_the_eye() -> None:
         diff = ImageChops.difference(drawn, encoded.convert("RGB"))
         assert max(ImageStat.Stat(diff).mean) < 1.0
         assert max(high for _low, high in diff.getextrema()) <= 40
+
+
+def test_the_card_games_picture_key_changes_exactly_when_the_picture_does() -> None:
+    from bot.games.dfccg import picture
+
+    views = _views("dfccg", 80, seed=6)
+    views = [v for i, v in enumerate(views) for v in (v, views[max(i - 1, 0)])]
+    pairs = list(zip(views, views[1:], strict=False))
+    for before, after in pairs:
+        same_key = picture.picture_key(before) == picture.picture_key(after)
+        assert same_key == (picture.render_board(before) == picture.render_board(after))
+    hand_only = {**views[0], "active_hand": [], "players": [], "decision": None}
+    assert picture.picture_key(hand_only) == picture.picture_key(views[0])
+    assert get_display("dfccg").picture_key(views[0]) == picture.picture_key(views[0])
