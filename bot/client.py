@@ -76,7 +76,7 @@ class FateTableBot(commands.AutoShardedBot):
         # The live web view (bot/web), when WEB_PORT is set: links come from `self.web`.
         self.web: WebService | None = None
         self.web_server: WebServer | None = None
-        # Board pictures are drawn in worker processes (bot/pictures.py).
+        # Board pictures are drawn in worker processes (bot/pictures.py), from the first one.
         self.pictures = PicturePool(settings.picture_workers)
 
     async def setup_hook(self) -> None:
@@ -85,7 +85,6 @@ class FateTableBot(commands.AutoShardedBot):
         from cogs.common.orphans import install_orphan_answers
 
         await self.db.migrate()
-        await self.pictures.start()
         install_error_handler(self)
         install_orphan_answers(self)
         install_server_only_answer(self)

@@ -5,7 +5,9 @@ the GIL, and every call on the event loop that lets the GIL go (an SQLite statem
 send) then waits for it: about 5 ms each (the interpreter's switch interval). In a process of
 its own it costs the loop nothing but the pickling of a small public view and of the PNG.
 
-One `PicturePool` per bot, started with it and shut down when it closes. Its workers are forked
+One `PicturePool` per bot, started at its first picture (starting it with the bot made the
+start-up and the first command slower: the fork server's imports compete for the same cores)
+and shut down when the bot closes. Its workers are forked
 from one fork server per bot process, which imports the games once, so a pool (the tests start
 many) costs a fork, not a fresh interpreter. Only a game's *public* view ever goes in (what the
 board embed shows too), so a picture can never show a hand. Games registered at run time (not
@@ -62,6 +64,7 @@ class PicturePool:
         self._executor: ProcessPoolExecutor | None = None
         self._ready = False
         self._starting: asyncio.Task[None] | None = None
+        self._started = False  # start() ran (once, or once more after a worker died)
         # CPU seconds the workers spent drawing, and pictures drawn each way (for the bench).
         self.worker_cpu_seconds = 0.0
         self.drawn_in_workers = 0
@@ -70,8 +73,9 @@ class PicturePool:
     async def start(self) -> None:
         """Start the workers in the background: the first process start waits for the fork
         server's imports (a second or two), which must not hold up the event loop."""
-        if self.workers <= 0 or self._starting is not None:
+        if self.workers <= 0 or self._started:
             return
+        self._started = True
         try:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(PRELOAD)
@@ -106,6 +110,8 @@ class PicturePool:
 
     async def draw(self, engine: str, view: dict[str, Any]) -> bytes | None:
         """The PNG of a game's public view (None: the game draws no picture)."""
+        if not self._started:
+            await self.start()  # this picture in a thread, the next ones in the workers
         executor = self._executor
         if self._ready and executor is not None and _drawn_by_builtin(engine):
             try:
@@ -127,6 +133,7 @@ class PicturePool:
         broken, self._executor = self._executor, None
         self._ready = False
         self._starting = None
+        self._started = False
         if broken is not None:
             broken.shutdown(wait=False, cancel_futures=True)
         await self.start()

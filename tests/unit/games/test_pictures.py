@@ -175,3 +175,15 @@ def test_the_card_games_picture_key_changes_exactly_when_the_picture_does() -> N
     hand_only = {**views[0], "active_hand": [], "players": [], "decision": None}
     assert picture.picture_key(hand_only) == picture.picture_key(views[0])
     assert get_display("dfccg").picture_key(views[0]) == picture.picture_key(views[0])
+
+
+async def test_the_workers_start_at_the_first_picture_not_before() -> None:
+    pool = PicturePool(1)
+    view = _views("vampire-empire", 1)[0]
+    assert pool._executor is None  # a bot that never draws starts no process
+    assert await pool.draw("vampire-empire", view) is not None  # drawn in a thread meanwhile
+    assert pool.drawn_in_threads == 1 and pool._executor is not None
+    await pool.wait_ready()
+    await pool.draw("vampire-empire", view)
+    assert pool.drawn_in_workers == 1
+    await pool.close()
