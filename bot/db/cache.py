@@ -11,6 +11,11 @@ New entries are kept only once their unit of work has committed (`Database` call
 `ParsedRows.keep`): a row read after a write of the same transaction is never shared unless
 that write was committed. The objects are shared by every request of the process: treat them
 as immutable (the sheet's and the settings' own API already returns new objects).
+
+A deleted row is `forget`-ten when its unit commits: SQLite hands a deleted newest row's id to
+the next row (no AUTOINCREMENT), which starts at version 1 again, so (id, version) alone would
+serve the deleted row's object for its successor. One process per SQLite file makes the local
+forget enough; PostgreSQL's sequences never hand an id out twice.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 _PENDING = "fatetable_parsed_pending"
+_GONE = "fatetable_parsed_gone"
 LIMIT = 20_000  # entries; past it the cache starts again from empty
 
 
@@ -39,7 +45,10 @@ class ParsedRows:
         return None
 
     def keep(self, info: dict[str, Any]) -> None:
-        """Keep what a committed unit of work parsed (its session's `info`)."""
+        """Keep what a committed unit of work parsed (its session's `info`), and drop the
+        rows it deleted."""
+        for gone in info.pop(_GONE, ()):
+            self._rows.pop(gone, None)
         pending = info.pop(_PENDING, None)
         if not pending:
             return
@@ -50,6 +59,7 @@ class ParsedRows:
     @staticmethod
     def drop_pending(info: dict[str, Any]) -> None:
         info.pop(_PENDING, None)
+        info.pop(_GONE, None)
 
 
 def parsed(session: Any, kind: str, key: int, version: int) -> Any | None:
@@ -68,3 +78,10 @@ def remember(session: Any, kind: str, key: int, version: int, value: Any) -> Non
     """Offer an object parsed from row `key` at `version`; kept if the unit commits."""
     if session.info.get("parsed") is not None:
         session.info.setdefault(_PENDING, {})[(kind, key)] = (version, value)
+
+
+def forget(session: Any, kind: str, key: int) -> None:
+    """Row `key` of `kind` is deleted in this unit: once it commits, nothing parsed from it is
+    served again (its id may be handed to a new row)."""
+    session.info.get(_PENDING, {}).pop((kind, key), None)
+    session.info.setdefault(_GONE, set()).add((kind, key))

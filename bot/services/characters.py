@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.cache import forget
 from bot.db.models.campaigns import ActiveCharacter, Campaign, CharacterRow
 from bot.db.models.columns import utcnow
 from bot.db.models.drafts import CharacterDraftRow, MilestoneLog
@@ -257,6 +258,7 @@ class CharacterService(CharacterMantles):
             )
             if result.rowcount != 1:
                 raise StaleError(f"{record.name} was just changed; look again and retry.")
+            forget(session, "character", record.id)
         self._forget_names(campaign.id)
         self.cache.sheets.pop(record.id, None)
         self.cache.active.clear()

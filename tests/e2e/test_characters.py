@@ -440,6 +440,22 @@ async def test_switch_list_and_delete(table: Table) -> None:
     assert "Dana Voss" in sheet.text
 
 
+async def test_a_new_character_never_shows_the_sheet_of_one_deleted_before_it(
+    table: Table,
+) -> None:
+    """SQLite gives a deleted newest row's id to the next one, at version 1 again: the sheet
+    parsed from the deleted character must not be served for the new one."""
+    await imported(table, table.player, "Ruth Kane")
+    first = await table.slash("character sheet", user=table.player)  # parsed and kept
+    assert "Ruth Kane" in first.text
+    gone = await table.slash("character delete", user=table.player, character="Ruth Kane")
+    assert "Deleted **Ruth Kane**" in gone.text
+    bob = table.fake.add_member(table.guild_id, "bob")
+    await imported(table, bob, "Dana Voss")
+    sheet = await table.slash("character sheet", user=bob)
+    assert "Dana Voss" in sheet.text and "Ruth Kane" not in sheet.text
+
+
 async def test_autocomplete_characters_skills_aspects_stunts_mantles(table: Table) -> None:
     await imported(table, table.player, "Ruth Kane")
     names = await table.autocomplete("character sheet", "character", user=table.player)
