@@ -477,17 +477,7 @@ class EncounterService(Generic[StateT, SnapshotT]):
                 campaign = await campaign_by_id_in(session, row.campaign_id)
             if campaign is not None:
                 skills = tuple(campaign.settings.skill_list().names)
-        return self.snapshot_type(
-            row.id,
-            row.version,
-            row.channel_id,
-            row.tracker_message_id,
-            state,
-            sheets,
-            message,
-            skills,
-            turn_ping=ping,
-        )
+        return self._snapshot_from(row, state, sheets, message, skills, ping)
 
     def _snapshot_of(
         self,
@@ -500,6 +490,17 @@ class EncounterService(Generic[StateT, SnapshotT]):
         """`_snapshot_in` from what a unit already read (the encounter's own campaign)."""
         assert campaign.id == row.campaign_id
         skills = tuple(campaign.settings.skill_list().names)
+        return self._snapshot_from(row, state, sheets, message, skills, campaign.settings.turn_ping)
+
+    def _snapshot_from(
+        self,
+        row: EncounterRow | EncounterColumns,
+        state: StateT,
+        sheets: dict[str, Character],
+        message: str,
+        skills: tuple[str, ...],
+        ping: bool | None,
+    ) -> SnapshotT:
         return self.snapshot_type(
             row.id,
             row.version,
@@ -509,7 +510,7 @@ class EncounterService(Generic[StateT, SnapshotT]):
             sheets,
             message,
             skills,
-            turn_ping=campaign.settings.turn_ping,
+            turn_ping=ping,
         )
 
     async def _begin_in(self, session: AsyncSession, row: EncounterRow, state: StateT) -> SnapshotT:

@@ -29,43 +29,39 @@ def _clipped(text: str) -> str:
     return text if len(text) <= EVENT_TEXT_LIMIT else text[: EVENT_TEXT_LIMIT - 1] + "…"
 
 
+def _action_rows(game_id: int, actions: list[GameActionLog], at: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "game_id": game_id,
+            "version": entry.version,
+            "seat": entry.seat,
+            "user_id": entry.user_id,
+            "action_id": entry.action_id,
+            "label": entry.label,
+            "created_at": at,
+        }
+        for entry in actions
+    ]
+
+
+def _event_rows(game_id: int, version: int, events: list[str], at: Any) -> list[dict[str, Any]]:
+    """The public events in order (a text longer than the column is cut with an ellipsis)."""
+    return [
+        {"game_id": game_id, "version": version, "text": _clipped(text), "created_at": at}
+        for text in events
+    ]
+
+
 async def insert_logs_in(
     session: Any, game_id: int, version: int, actions: list[GameActionLog], events: list[str]
 ) -> None:
     """The actions applied by the write that made `version` of the game, and its public
-    events in order (a text longer than the column is cut with an ellipsis)."""
+    events in order."""
     now = utcnow()
     if actions:
-        await session.exec(
-            _ACTIONS,
-            params=[
-                {
-                    "game_id": game_id,
-                    "version": entry.version,
-                    "seat": entry.seat,
-                    "user_id": entry.user_id,
-                    "action_id": entry.action_id,
-                    "label": entry.label,
-                    "created_at": now,
-                }
-                for entry in actions
-            ],
-        )
+        await session.exec(_ACTIONS, params=_action_rows(game_id, actions, now))
     if events:
-        await session.exec(
-            _EVENTS,
-            params=[
-                {
-                    "game_id": game_id,
-                    "version": version,
-                    "text": text
-                    if len(text) <= EVENT_TEXT_LIMIT
-                    else text[: EVENT_TEXT_LIMIT - 1] + "…",
-                    "created_at": now,
-                }
-                for text in events
-            ],
-        )
+        await session.exec(_EVENTS, params=_event_rows(game_id, version, events, now))
 
 
 async def insert_logs_raw_in(
@@ -78,31 +74,6 @@ async def insert_logs_raw_in(
 ) -> None:
     """`insert_logs_in` in a raw unit of work (`created_at` as `unit.timestamp` gives it)."""
     if actions:
-        await unit.run_many(
-            _RAW_ACTIONS,
-            [
-                {
-                    "game_id": game_id,
-                    "version": entry.version,
-                    "seat": entry.seat,
-                    "user_id": entry.user_id,
-                    "action_id": entry.action_id,
-                    "label": entry.label,
-                    "created_at": created_at,
-                }
-                for entry in actions
-            ],
-        )
+        await unit.run_many(_RAW_ACTIONS, _action_rows(game_id, actions, created_at))
     if events:
-        await unit.run_many(
-            _RAW_EVENTS,
-            [
-                {
-                    "game_id": game_id,
-                    "version": version,
-                    "text": _clipped(t),
-                    "created_at": created_at,
-                }
-                for t in events
-            ],
-        )
+        await unit.run_many(_RAW_EVENTS, _event_rows(game_id, version, events, created_at))
