@@ -512,6 +512,13 @@ def target_of_in(unit: RawUnit, found: Any) -> tuple[CampaignInfo, CharacterReco
     return campaign, record
 
 
+def _with_fate_points_moved(record: CharacterRecord, delta: int) -> Character:
+    """The sheet with `delta` fate points (a sentence when it has too few to spend)."""
+    if record.sheet.fate_points + delta < 0:
+        raise RuleError(f"{record.name} has no fate point to spend.")
+    return record.sheet.adjust_fate_points(delta)
+
+
 async def move_fate_points_raw_in(
     unit: RawUnit,
     record: CharacterRecord,
@@ -524,9 +531,7 @@ async def move_fate_points_raw_in(
 ) -> CharacterRecord:
     """`move_fate_points_in` in a raw unit of work: the versioned sheet save and the ledger
     entry, two statements."""
-    if record.sheet.fate_points + delta < 0:
-        raise RuleError(f"{record.name} has no fate point to spend.")
-    sheet = record.sheet.adjust_fate_points(delta)
+    sheet = _with_fate_points_moved(record, delta)
     values = _sheet_values(sheet, unit.timestamp(utcnow()))
     stale = _stale_sheet(record)
     await update_versioned_raw_in(unit, "character", record.id, record.version, values, stale)
@@ -564,9 +569,7 @@ async def move_fate_points_in(
     channel_id: int | None = None,
 ) -> tuple[CharacterRecord, FatePointEntry]:
     """Change a character's fate points and write the ledger entry, in the caller's transaction."""
-    if record.sheet.fate_points + delta < 0:
-        raise RuleError(f"{record.name} has no fate point to spend.")
-    updated = await save_character_in(session, record, record.sheet.adjust_fate_points(delta))
+    updated = await save_character_in(session, record, _with_fate_points_moved(record, delta))
     entry = FatePointEntry(
         campaign_id=record.campaign_id,
         channel_id=channel_id,

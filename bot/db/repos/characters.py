@@ -12,12 +12,12 @@ from typing import Any
 from bot.db.models.columns import utcnow
 from bot.db.raw import RawUnit, Row, Sql
 
-_CHARACTER = (
+CHARACTER_SELECT = (
     "character.id, character.campaign_id, character.guild_id, character.owner_id, "
     "character.sheet_json, character.version"
 )
 # The channel's campaign (bound first, else the server's default one), parameters guild, channel.
-_BOUND = """
+BOUND = """
     (SELECT campaign.id, campaign.guild_id, campaign.name, campaign.is_default,
             campaign.settings_json, campaign.version
      FROM campaign LEFT OUTER JOIN channel_campaign
@@ -26,26 +26,26 @@ _BOUND = """
        AND (channel_campaign.channel_id IS NOT NULL OR campaign.is_default)
      ORDER BY channel_campaign.channel_id IS NULL LIMIT 1) AS bound
 """
-_CAMPAIGN = (
+CAMPAIGN_SELECT = (
     "bound.id, bound.guild_id, bound.name, bound.is_default, bound.settings_json, bound.version"
 )
-# The campaign and the user's active character of it (the channel's choice, else server-wide).
-ACTIVE_TARGET = Sql(
-    f"""
-    SELECT {_CAMPAIGN}, {_CHARACTER} FROM {_BOUND}
+# The user's active character of the `bound` campaign (the channel's choice, else
+# server-wide), parameters guild, user, channel; a roll's context reads it too.
+ACTIVE_JOIN = """
     LEFT OUTER JOIN character ON character.id = (
         SELECT active_character.character_id FROM active_character
         JOIN character AS chosen ON chosen.id = active_character.character_id
         WHERE active_character.guild_id = :guild AND active_character.user_id = :user
           AND active_character.channel_id IN (:channel, 0) AND chosen.campaign_id = bound.id
         ORDER BY active_character.channel_id = 0 LIMIT 1)
-    """
-)
+"""
+# The campaign and the user's active character of it.
+ACTIVE_TARGET = Sql(f"SELECT {CAMPAIGN_SELECT}, {CHARACTER_SELECT} FROM {BOUND} {ACTIVE_JOIN}")
 # The campaign and its character named `name` (lower case), or with id `ref` ("#id" from
 # autocomplete; -1 when none), the id first.
 NAMED_TARGET = Sql(
     f"""
-    SELECT {_CAMPAIGN}, {_CHARACTER} FROM {_BOUND}
+    SELECT {CAMPAIGN_SELECT}, {CHARACTER_SELECT} FROM {BOUND}
     LEFT OUTER JOIN character ON character.campaign_id = bound.id
       AND (character.id = :ref OR lower(character.name) = :name)
     ORDER BY character.id = :ref DESC LIMIT 1

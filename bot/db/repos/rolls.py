@@ -15,6 +15,7 @@ from bot.db.models.campaigns import FatePointEntry
 from bot.db.models.columns import utcnow
 from bot.db.models.rolls import RollRow
 from bot.db.raw import RawUnit, Sql
+from bot.db.repos.characters import ACTIVE_JOIN, BOUND, CAMPAIGN_SELECT, CHARACTER_SELECT
 from bot.fate.rolls import Payment, Roll
 
 
@@ -72,26 +73,11 @@ async def invoke_entries_in(
 # default), the user's active character of it (the channel's choice, else the server-wide one)
 # and whether a conflict runs in the channel. No row: the server has no campaign yet.
 ROLL_CONTEXT = Sql(
-    """
-    SELECT bound.id, bound.guild_id, bound.name, bound.is_default, bound.settings_json,
-           bound.version, character.id, character.campaign_id, character.guild_id,
-           character.owner_id, character.sheet_json, character.version,
+    f"""
+    SELECT {CAMPAIGN_SELECT}, {CHARACTER_SELECT},
            EXISTS (SELECT 1 FROM encounter WHERE encounter.channel_id = :channel
                    AND encounter.kind = 'conflict' AND encounter.active) AS conflict
-    FROM (SELECT campaign.id, campaign.guild_id, campaign.name, campaign.is_default,
-                 campaign.settings_json, campaign.version
-          FROM campaign LEFT OUTER JOIN channel_campaign
-            ON channel_campaign.campaign_id = campaign.id
-           AND channel_campaign.channel_id = :channel
-          WHERE campaign.guild_id = :guild
-            AND (channel_campaign.channel_id IS NOT NULL OR campaign.is_default)
-          ORDER BY channel_campaign.channel_id IS NULL LIMIT 1) AS bound
-    LEFT OUTER JOIN character ON character.id = (
-        SELECT active_character.character_id FROM active_character
-        JOIN character AS chosen ON chosen.id = active_character.character_id
-        WHERE active_character.guild_id = :guild AND active_character.user_id = :user
-          AND active_character.channel_id IN (:channel, 0) AND chosen.campaign_id = bound.id
-        ORDER BY active_character.channel_id = 0 LIMIT 1)
+    FROM {BOUND} {ACTIVE_JOIN}
     """
 )
 # A roll's columns in the order `RollView.of_columns` reads them.
