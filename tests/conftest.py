@@ -73,6 +73,15 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]  # pydantic-settings kwarg
 
 
+@pytest.fixture(autouse=True)
+def _live_edits_unthrottled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Live messages edited after every change, as before the one-edit-per-second throttle:
+    a test reads the board right after its command. test_coalesce.py tests the throttle."""
+    import cogs.common.coalesce
+
+    monkeypatch.setattr(cogs.common.coalesce, "LIVE_EDIT_INTERVAL", 0.0)
+
+
 @pytest.fixture
 def database_url(tmp_path: Path) -> str:
     return sqlite_url(tmp_path)

@@ -1,23 +1,31 @@
 """Live messages (boards, trackers) are edited in place, and a burst of changes must become
-one edit or two, not one per change: Discord rate-limits message edits per channel."""
+one edit or two, not one per change: Discord rate-limits message edits per channel (about five
+in five seconds, undocumented), so a live message is edited at most once per
+`LIVE_EDIT_INTERVAL`. The first change after a quiet spell is drawn at once; the changes that
+follow within the interval fold into one edit at its end, which shows the newest state."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
 
 log = logging.getLogger(__name__)
 K = TypeVar("K", bound=Hashable)
 
+LIVE_EDIT_INTERVAL = 1.0  # seconds between two edits of one live message (the tests set 0)
+
 
 class Coalescer(Generic[K]):
     """`poke(key)` asks for `work(key)` to run soon. Pokes that arrive while a run is waiting
     or in progress fold into (at most) one more run, so the newest state is always drawn.
 
-    `delay` is read at every run so tests can shorten it. Tasks are named "fatetable-<name>-<key>"
-    (the test harness waits for tasks with that prefix).
+    A run waits `delay` (a burst's first changes pile up), and never starts sooner than
+    LIVE_EDIT_INTERVAL after the key's previous run started. Both are read at every run so
+    tests can shorten them. Tasks are named "fatetable-<name>-<key>" (the test harness waits
+    for tasks with that prefix).
     """
 
     def __init__(
@@ -28,6 +36,7 @@ class Coalescer(Generic[K]):
         self.delay = delay
         self.tasks: dict[K, asyncio.Task[None]] = {}
         self._dirty: set[K] = set()
+        self._last_run: dict[K, float] = {}  # loop time each key's latest run started
 
     def poke(self, key: K) -> None:
         self._dirty.add(key)
@@ -38,10 +47,13 @@ class Coalescer(Generic[K]):
             )
 
     async def _run(self, key: K) -> None:
+        loop = asyncio.get_running_loop()
         try:
             while key in self._dirty:
-                await asyncio.sleep(self.delay())
+                next_allowed = self._last_run.get(key, -math.inf) + LIVE_EDIT_INTERVAL
+                await asyncio.sleep(max(self.delay(), next_allowed - loop.time()))
                 self._dirty.discard(key)
+                self._last_run[key] = loop.time()
                 try:
                     await self.work(key)
                 except Exception:  # noqa: BLE001 - a failed edit must not stop later ones
@@ -49,6 +61,15 @@ class Coalescer(Generic[K]):
         finally:
             if self.tasks.get(key) is asyncio.current_task():
                 del self.tasks[key]
+            self._forget_quiet(loop.time())
+
+    def _forget_quiet(self, now: float) -> None:
+        """Keys whose interval is over need no memory: keeps `_last_run` as small as the
+        number of messages edited in the last interval."""
+        if len(self._last_run) > 256:
+            for key, started in list(self._last_run.items()):
+                if now - started >= LIVE_EDIT_INTERVAL and key not in self.tasks:
+                    del self._last_run[key]
 
     def cancel(self) -> None:
         for task in self.tasks.values():

@@ -12,7 +12,7 @@ from sqlalchemy import event
 
 from bot.fate.sheet import new_character, new_minor_npc
 from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
-from bot.testing.harness import Table
+from bot.testing.harness import Table, message_text
 
 
 @contextmanager
@@ -120,3 +120,43 @@ async def test_a_scene_move_is_one_unit_and_the_board_one_read(table: Table) -> 
     assert db.parsed.misses == misses  # campaign, scene, sheet and play state all parsed before
     # the public answer and the board's edit
     assert len(table.fake.requests) - calls == 2, table.fake.requests[calls:]
+
+
+async def test_a_burst_of_turns_edits_the_tracker_once_at_once_and_once_at_the_end(
+    table: Table, monkeypatch: Any
+) -> None:
+    """With the one-edit-per-interval throttle on (as in production): the first turn of a
+    quiet table edits the tracker at once, the turns after it within the interval fold into a
+    single edit at its end, and that edit shows the newest turn. Every turn is still answered
+    at once with its public whose-turn line."""
+    import cogs.common.coalesce
+
+    await _conflict(table)
+    await table.settle()
+    monkeypatch.setattr(cogs.common.coalesce, "LIVE_EDIT_INTERVAL", 0.5)
+
+    def tracker_edits(since: int) -> list[Any]:
+        return [
+            r
+            for r in table.fake.requests[since:]
+            if r.method == "PATCH" and "/channels/" in r.path and "/messages/" in r.path
+        ]
+
+    calls = len(table.fake.requests)
+    first = await table.fire("conflict next", user=table.gm)
+    await asyncio.wait_for(first.completed.wait(), 10)
+    await asyncio.sleep(0.05)
+    assert len(tracker_edits(calls)) == 1  # drawn at once, not after the interval
+    for _ in range(5):
+        record = await table.fire("conflict next", user=table.gm)
+        await asyncio.wait_for(record.completed.wait(), 10)
+        said = message_text(table.fake.messages.get(record.original_id or 0))
+        assert " acts next." in said, said
+        actor = said.split("**")[1]
+    assert len(tracker_edits(calls)) == 1  # the burst waits for the interval's end
+    await table.settle()
+    edits = tracker_edits(calls)
+    assert len(edits) == 2, edits
+    tracker = message_text(table.fake.messages[int(edits[-1].path.rsplit("/", 1)[1])])
+    assert "exchange 4" in tracker  # six turns from the start: the newest state is shown
+    assert f"{actor} (NPC) in Street - acting now" in tracker, tracker
