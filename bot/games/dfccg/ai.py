@@ -31,6 +31,8 @@ class Table(Protocol):
 
     def reading(self, state: PlainState) -> Context: ...
 
+    def current_seats(self, state: PlainState) -> list[str]: ...
+
     def moves(self, state: PlainState, seat: str, ctx: Context | None = None) -> list[Move]: ...
 
     # The parts of the active hand's turn, in the order ``moves`` lists them.
@@ -48,10 +50,19 @@ class Table(Protocol):
 def choose(table: Table, state: PlainState, seat: str, rng: random.Random) -> Move:
     """The action an AI seat takes now, decided from what that seat may see."""
     ctx = table.reading(state)
-    if state.decision is None and state.phase == "play":
+    decision = state.decision
+    if decision is None and state.phase == "play":
         tableau = state.tableaux[state.active]
         if seat == tableau.seat:
             return _turn(table, ctx, state, rng)
+    elif decision is not None and decision.kind == "choose" and decision.options:
+        # A target: weighed by option id, and only the chosen one made a Move (as ``moves``
+        # would make it).
+        if seat not in table.current_seats(state):
+            raise ValueError("no legal action for this seat")
+        options = decision.options
+        best = max(options, key=lambda option: _target_score(ctx, option))
+        return Move(best, options[best][:80], "choose", table=decision.table)
     actions = table.moves(state, seat, ctx)
     if not actions:
         raise ValueError("no legal action for this seat")
@@ -155,15 +166,22 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     # counts twice; a play that unreadies a Talent is worth a little less.
     plays: list[tuple[float, tuple[CardRef, ActionCard, str, int]]] = []
     active, available = state.active, state.available
+    free = ctx.costs_unmodified()
+    last: ActionCard | None = None
+    worth, dear = 0.0, True
     for play in table.plays(state, ctx):
         card = play[1]
-        cost = ctx.cost(active, card)
-        if cost.base + cost.dice <= available:
-            value = card.value.base + card.value.dice if card.value else 2.5
-            if card.range.unlimited:
-                value *= 2
-            penalty = 0.5 if play[3] else 0.0  # keeps a readied Talent for later
-            plays.append((value - FATE_WORTH * cost.base - penalty, play))
+        if card is not last:  # a card's plays come together (one per Range bonus)
+            last = card
+            cost = card.cost if free else ctx.cost(active, card)
+            dear = cost.base + cost.dice > available
+            if not dear:
+                value = card.value.base + card.value.dice if card.value else 2.5
+                if card.range.unlimited:
+                    value *= 2
+                worth = value - FATE_WORTH * cost.base
+        if not dear:  # a play that unreadies a Talent is worth a little less (kept for later)
+            plays.append((worth - 0.5 if play[3] else worth, play))
     if plays:
         worth, best = max(plays, key=_first)  # the first of the best, as max(moves, key=...)
         rich = available >= PLAY_ANYWAY_FATE or state.spent == 0

@@ -54,6 +54,10 @@ def _dice(base: int, dice: int) -> Dice:
 class Context:
     """Mutable working copy of a state during one apply call, with its events and dice."""
 
+    # Whether anyone reads the events and the labels of decisions: the rules skip making the
+    # texts of a Context that keeps none (``QuietContext``).
+    loud = True
+
     def __init__(
         self,
         state: PlainState,
@@ -78,9 +82,16 @@ class Context:
         # Two kinds of ``_passive`` that nearly every query asks for (valid while it is set).
         self._restricts: list[tuple[BookCard, Any]] = _NONE
         self._cost_mods: list[tuple[BookCard, Any]] = _NONE
+        # Whether a restriction in force looks at the tokens on a card (valid with _passive):
+        # without one, who may be targeted depends only on which cards lie where.
+        self._tokens_matter = False
+        # Whether a restriction in force applies to some hands only (valid with _passive):
+        # without one, who may be targeted is the same for every hand.
+        self._scoped = False
         # What the passive effects make of an action type for a hand (its cost modifier,
         # whether it is forbidden), by (what, action type, tableau); kept as long as _passive.
         self._by_action: dict[tuple[str, str, int], Any] = {}
+        self._costs: dict[tuple[str, int], Dice] = {}  # see cost; kept as long as _passive
         self.memo: dict[Any, Any] | None = {} if read_only else None
         self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
 
@@ -100,6 +111,7 @@ class Context:
         self._where = None
         self._passive = None
         self._by_action = {}
+        self._costs = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", **data: Any) -> None:
@@ -173,7 +185,32 @@ class Context:
                     index.setdefault(effect.kind, []).append((card, effect))
             self._restricts = index.get("restrict") or _NONE
             self._cost_mods = index.get("cost_mod") or _NONE
+            self._tokens_matter = any(
+                e.target is not None and e.target.condition != "any" for _, e in self._restricts
+            )
+            self._scoped = any(e.characters != "all" for _, e in self._restricts)
         return index.get(kind) or _NONE
+
+    def costs_unmodified(self) -> bool:
+        """Whether no Book card in force changes a cost (then ``cost`` is the printed one)."""
+        if self._passive is None:
+            self.passive("cost_mod")
+        return not self._cost_mods
+
+    def layout_memo(self) -> dict[Any, Any] | None:
+        """A place for answers about targets that depend only on which cards lie where in
+        the rows (kept until they change, see ``changed``), or None when a restriction in
+        force looks at the tokens on the cards too."""
+        if self._passive is None:
+            self.passive("restrict")  # ``_by_action`` lives as long as the passive index
+        return None if self._tokens_matter else self._by_action
+
+    def hand_key(self, tableau: int) -> int:
+        """``tableau``, or -1 when no restriction in force tells one hand from another (for
+        keys of ``layout_memo``)."""
+        if self._passive is None:
+            self.passive("restrict")
+        return tableau if self._scoped else -1
 
     def restrictions(self) -> list[tuple[BookCard, Any]]:
         """``passive("restrict")``, the quickest way."""
@@ -183,8 +220,10 @@ class Context:
     def roll(self, value: Dice, roll_kind: str, tableau: int | None) -> tuple[int, str]:
         if not value.dice:
             return value.base, ""
-        faces = [self.rng.choice((-1, 0, 1)) for _ in range(value.dice)]
-        rolled = " ".join(FACE[f] for f in faces)
+        choice = self.rng.choice
+        faces = [choice((-1, 0, 1)) for _ in range(value.dice)]
+        loud = self.loud
+        rolled = " ".join(FACE[f] for f in faces) if loud else ""
         changes: list[str] = []
         for card, effect in self.passive("dice_face"):
             if roll_kind in effect.rolls:
@@ -193,6 +232,8 @@ class Context:
                     faces = [effect.to_face if f == effect.from_face else f for f in faces]
                     noun = FACE_WORDS[effect.from_face] + ("" if count == 1 else " x" + str(count))
                     changes.append(f"{noun} counted as {FACE_WORDS[effect.to_face]} by {card.name}")
+        if not loud:
+            return value.base + sum(faces), ""
         note = f" (rolled {rolled}" + "".join(f"; {c}" for c in changes) + ")"
         return value.base + sum(faces), note
 
@@ -264,8 +305,27 @@ class Context:
             return [[u for u in job.targets if self.find(u)]]
         if pick == "self":
             return [[job.source_book]] if job.source_book and self.find(job.source_book) else []
-        # The cards the selector matches within reach, in row order: (row, position, slot).
         limit = job.reach if selector.within_range and not job.unlimited else None
+        store = self.layout_memo() if selector.condition == "any" else None
+        if store is None:
+            return self._candidates(effect, job, amount, limit)
+        key = ("targets", id(effect), limit, job.action, self.hand_key(job.tableau))
+        known = store.get(key)
+        if known is None or known[0] is not effect:
+            known = store[key] = (effect, self._candidates(effect, job, amount, limit))
+        return known[1]  # type: ignore[no-any-return]
+
+    def _candidates(
+        self,
+        effect: AddTokens | RemoveCard | MoveCard,
+        job: PlainJob,
+        amount: int,
+        limit: int | None,
+    ) -> list[list[str]]:
+        """``candidates`` for a selector that picks by what it finds in the rows."""
+        selector = effect.target
+        pick = selector.pick
+        # The cards the selector matches within reach, in row order: (row, position, slot).
         cards = self.cards
         types = selector.types
         only_types = selector.condition == "any" and not selector.link
@@ -335,9 +395,11 @@ class Context:
             return
         setattr(self.s, supply, getattr(self.s, supply) - amount)
         slot.tokens += amount
-        noun = "Hit" if card.type == "foe" else "Clue"
-        plural = "" if amount == 1 else "s"
-        self.say(f"{source}: {amount} {noun}{plural} on {card.name} ({slot.tokens}/{card.value}).")
+        if self.loud:
+            noun = "Hit" if card.type == "foe" else "Clue"
+            plural = "" if amount == 1 else "s"
+            text = f"{source}: {amount} {noun}{plural} on {card.name} ({slot.tokens}/{card.value})."
+            self.say(text)
 
     def remove(self, uid: str, tableau: int, reason: str) -> None:
         found = self.find(uid)
@@ -382,7 +444,8 @@ class Context:
         moved = max(0, min(amount, self.s.spent))
         self.s.spent -= moved
         self.s.available += moved
-        self.say(f"{source}: +{moved} Fate (Available {self.s.available}).", "fate")
+        if self.loud:
+            self.say(f"{source}: +{moved} Fate (Available {self.s.available}).", "fate")
         return moved
 
     def draw(self, tableau_index: int, count: int) -> None:
@@ -399,8 +462,10 @@ class Context:
             ref = tableau.deck.pop(0)
             tableau.hand.append(ref)
             drawn += 1
-            self.whisper(tableau.seat, f"You draw {self.cards[ref.card_id].name}.")
-        self.say(f"{self.char_names(tableau)} draws {drawn} card(s).")
+            if self.loud:
+                self.whisper(tableau.seat, f"You draw {self.cards[ref.card_id].name}.")
+        if self.loud:
+            self.say(f"{self.char_names(tableau)} draws {drawn} card(s).")
 
     def char_names(self, tableau: PlainTableau) -> str:
         key = tuple(tableau.characters)
@@ -425,14 +490,19 @@ class Context:
         """What the card costs this hand now (its printed cost plus Book card modifiers)."""
         if self._passive is not None and not self._cost_mods:
             return card.cost  # no cost modifier in force
+        costs = self._costs
+        found = costs.get((card.id, tableau))
+        if found is not None:
+            return found
         key = ("cost", card.type, tableau)
         modifier = self._by_action.get(key)
         if modifier is None:
             changes = self.cost_changes(tableau, card) if self.passive("cost_mod") else []
             modifier = self._by_action[key] = sum(amount for _name, amount in changes)
-        if not modifier:
-            return card.cost
-        return _dice(card.cost.base + modifier, card.cost.dice)
+        found = card.cost if not modifier else _dice(card.cost.base + modifier, card.cost.dice)
+        if self._passive is not None:  # kept as long as the modifiers in force
+            costs[(card.id, tableau)] = found
+        return found
 
     def fate_amount(self, effect: GainFate, job: PlainJob, roll: bool = True) -> int:
         base = self.roll(effect.amount, "value", job.tableau)[0] if roll else effect.amount.maximum
@@ -482,7 +552,10 @@ class Context:
 
 
 class QuietContext(Context):
-    """A Context that keeps no events: an AI-only game's (nobody reads its log)."""
+    """A Context that keeps no events: an AI-only game's (nobody reads its log). The labels
+    of its decisions are left empty (its AI reads option ids only)."""
+
+    loud = False
 
     def say(self, text: str, kind: str = "info", **data: Any) -> None:
         return None

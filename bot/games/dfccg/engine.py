@@ -58,10 +58,11 @@ from bot.games.dfccg.state import (
     PlainSlot,
     PlainState,
     PlainTableau,
-    Tableau,
     model,
     new_decision,
     new_job,
+    new_state,
+    new_tableau,
     plain,
 )
 from bot.games.simulate import MAX_STEPS
@@ -92,6 +93,8 @@ END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 # A play of a hand card: (its ref, the card, the readied Talent giving a Range bonus or "", the
 # bonus).
 Play = tuple[CardRef, ActionCard, str, int]
+
+_FORBIDDEN = object()  # see DfccgEngine._gate
 
 AiPolicy = Callable[["DfccgEngine", PlainState, str, random.Random], Move]
 
@@ -215,20 +218,20 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         hands = [seats[0]] * 3 if len(seats) == 1 else list(seats)
         choosing = options.start.startswith("choose")
         if choosing:
-            tableaux = [Tableau(seat=str(seat), characters=[]) for seat in hands]
+            tableaux = [new_tableau(str(seat), []) for seat in hands]
         else:
             keys = self._pick_characters(options, len(seats), rng)
             per = len(keys) // len(hands)
             tableaux = [
-                Tableau(seat=str(seat), characters=keys[per * i : per * (i + 1)])
+                new_tableau(str(seat), keys[per * i : per * (i + 1)])
                 for i, seat in enumerate(hands)
             ]
         start = STARTING_FATE[options.difficulty]
-        state = DfState(
+        state = new_state(
             options=options,
             seats=list(seats),
             tableaux=tableaux,
-            rows=[[], []],  # the plain rows below
+            rows=rows,
             book_name=book_name,
             showdown_id=showdown.id,
             available=start,
@@ -236,8 +239,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             seated=not choosing,
             setup_notes=[roll] if roll else [],
         )
-        ctx = self._ctx(plain(state), rng)
-        ctx.s.rows = rows
+        ctx = self._ctx(state, rng)
         if not choosing:
             self._build_decks(ctx)
         self._continue_setup(ctx)
@@ -483,13 +485,79 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     # in the order ``moves`` lists them).
     def plays(self, state: AnyState, ctx: Context) -> list[Play]:
         """The active hand's plays, as (card ref, card, Range bonus Talent, bonus); the move of
-        one is ``play_move``."""
-        bonuses = self._range_bonuses(ctx, state.active)
+        one is ``play_move``. What ``_card_plays`` gives card by card, with what depends only
+        on a card's action type (whether it is forbidden, its nearest target) asked once."""
+        active = state.active
+        bonuses = self._range_bonuses(ctx, active)
         cards = ctx.cards
+        available = state.available
+        allow = state.options.allow_play_without_target
+        memo = ctx.memo
+        free = ctx.costs_unmodified()
+        main = self._main
+        gates: dict[str, Any] = {}  # action type -> None (forbidden) or its nearest target
         plays: list[Play] = []
-        for ref in state.tableaux[state.active].hand:
-            plays += self._card_plays(ctx, ref, cards[ref.card_id], bonuses)
+        for ref in state.tableaux[active].hand:
+            card = cards[ref.card_id]
+            cost = card.cost if free else ctx.cost(active, card)
+            least = cost.base - cost.dice
+            if (least if least > 0 else 0) > available:
+                continue
+            kind = card.type
+            if kind in gates:
+                gate = gates[kind]
+            else:
+                gate = gates[kind] = self._gate(ctx, active, kind, allow or memo is None)
+            if gate is _FORBIDDEN:
+                continue
+            info = main.get(card.id) or self._main_info(card)
+            if allow:
+                reach: int | bool = True
+            elif memo is None or not info[1]:
+                reach = False
+            elif gate is None:
+                continue
+            elif card.range.unlimited:
+                reach = True
+            else:
+                reach = gate
+            if reach is True:
+                for key, bonus in bonuses:
+                    plays.append((ref, card, key, bonus))
+            elif reach is False:
+                for key, bonus in bonuses:
+                    if self._reach_bonus(ctx, active, card, False, bonus):
+                        plays.append((ref, card, key, bonus))
+            else:
+                value = card.range.value
+                top = value.base + value.dice
+                for key, bonus in bonuses:
+                    if reach < top + bonus:
+                        plays.append((ref, card, key, bonus))
         return plays
+
+    def _gate(self, ctx: Context, tableau: int, action: str, skip_nearest: bool) -> Any:
+        """What an action type comes to for a hand now: ``_FORBIDDEN``, or the nearest Range
+        of a target of its default main effect (None: no target; not worked out when
+        ``skip_nearest``)."""
+        if ctx.action_blocked(action, tableau, None):
+            return _FORBIDDEN
+        if skip_nearest:
+            return None
+        return self._nearest(ctx, tableau, action)
+
+    def _nearest(self, ctx: Context, tableau: int, action: str) -> int | None:
+        """``_nearest_target`` of an action type's default main effect, remembered: until the
+        rows change when no restriction in force looks at tokens, else for this reading."""
+        key = ("nearest", action, ctx.hand_key(tableau))
+        store = ctx.layout_memo()
+        if store is None:
+            store = ctx.memo
+            assert store is not None
+        if key in store:
+            return store[key]  # type: ignore[no-any-return]
+        nearest = store[key] = self._nearest_target(ctx, tableau, action, _default_main(action))
+        return nearest
 
     def play_move(self, ctx: Context, play: Play) -> Move:
         ref, card, bonus_key, bonus = play
@@ -593,22 +661,17 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return None
         if ctx.s.options.allow_play_without_target:
             return True
-        memo = ctx.memo
         effects, default = self._main_info(card)
-        if memo is None or not default:
+        if ctx.memo is None or not default:
             return False
         # The default main effect may target a card of its type when one it may use is in
         # Range: the nearest such card, worked out once per action type, tells for every card.
-        key = ("nearest", card.type, tableau)
-        if key in memo:
-            nearest = memo[key]
-        else:
-            nearest = memo[key] = self._nearest_target(ctx, tableau, card.type, effects[0])
+        nearest = self._nearest(ctx, tableau, card.type)
         if nearest is None:
             return None
         if card.range.unlimited:
             return True
-        return nearest  # type: ignore[no-any-return]
+        return nearest
 
     def _reach_bonus(
         self, ctx: Context, tableau: int, card: ActionCard, reach: int | bool, bonus: int
@@ -765,7 +828,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def _turn_action(self, ctx: Context, action_id: str) -> None:
         s = ctx.s
         tableau = s.tableaux[s.active]
-        who = ctx.char_names(tableau)
+        who = ctx.char_names(tableau) if ctx.loud else ""
         s.turn_open = True
         kind, _, rest = action_id.partition(":")
         if kind == "d":
@@ -773,7 +836,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             card = ctx.cards[ref.card_id]
             tableau.discard.append(ref)
             amount, rolled = ctx.roll(card.discard, "discard", s.active)
-            ctx.say(f"{who} discards {card.name} for {card.discard} Fate{rolled}.", "discard")
+            if ctx.loud:
+                ctx.say(f"{who} discards {card.name} for {card.discard} Fate{rolled}.", "discard")
             ctx.gain_fate(amount, card.name)
             self._offer_talents(ctx)
         elif kind == "p":
@@ -801,12 +865,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             s.spent += cost
             reach, range_rolled = ctx.roll(card.range.value, "range", s.active)
             value, value_rolled = ctx.roll(card.value, "value", s.active) if card.value else (0, "")
-            range_text = "unlimited" if card.range.unlimited else f"{reach + bonus}{range_rolled}"
-            ctx.say(
-                f"{who} plays {card.name} ({card.type}) for {cost} Fate{rolled}; Range "
-                f"{range_text}" + (f", value {value}{value_rolled}" if card.value else "") + ".",
-                "play",
-            )
+            if ctx.loud:
+                ranged = "unlimited" if card.range.unlimited else f"{reach + bonus}{range_rolled}"
+                ctx.say(
+                    f"{who} plays {card.name} ({card.type}) for {cost} Fate{rolled}; Range "
+                    f"{ranged}" + (f", value {value}{value_rolled}" if card.value else "") + ".",
+                    "play",
+                )
             owner = card.id.split(".")[0]
             s.jobs.append(
                 new_job(
@@ -969,7 +1034,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 ctx.s.decision = new_decision(
                     kind="choose",
                     prompt=f"{job.source}: choose a target.",
-                    options={"+".join(g): self._group_label(ctx, g) for g in groups},
+                    options={
+                        "+".join(g): self._group_label(ctx, g) if ctx.loud else "" for g in groups
+                    },
                     table=ctx.s.phase == "showdown",
                 )
                 return

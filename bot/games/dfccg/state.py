@@ -388,6 +388,64 @@ def model(state: PlainState) -> DfState:
     return trusted(DfState, **values)
 
 
+def new_tableau(seat: str, characters: list[str]) -> PlainTableau:
+    """A new hand, plain, as ``Tableau(seat=..., characters=...)`` would start it."""
+    tableau = PlainTableau.__new__(PlainTableau)
+    tableau.seat = seat
+    tableau.characters = characters
+    tableau.hand = []
+    tableau.deck = []
+    tableau.discard = []
+    tableau.stunts_used = []
+    tableau.talents_ready = []
+    tableau.named_type = None
+    tableau.hand_kept = True
+    return tableau
+
+
+def new_state(
+    options: DfOptions,
+    seats: list[str],
+    tableaux: list[PlainTableau],
+    rows: list[list[PlainSlot]],
+    book_name: str,
+    showdown_id: str,
+    available: int,
+    spent: int,
+    seated: bool,
+    setup_notes: list[str],
+) -> PlainState:
+    """A new game's state, plain, as ``DfState(...)`` would start it with these values."""
+    state = PlainState.__new__(PlainState)
+    state.options = options
+    state.seats = seats
+    state.tableaux = tableaux
+    state.rows = rows
+    state.book_name = book_name
+    state.showdown_id = showdown_id
+    state.available = available
+    state.spent = spent
+    state.hit_supply = TOKEN_SUPPLY
+    state.clue_supply = TOKEN_SUPPLY
+    state.solved = []
+    state.book_discard = []
+    state.active = 0
+    state.turn = 0
+    state.phase = "setup"
+    state.turn_open = False
+    state.jobs = []
+    state.decision = None
+    state.showdown_queue = []
+    state.showdown_rolls = []
+    state.showdown_pick = None
+    state.showdown_votes = []
+    state.showdown_reason = ""
+    state.next_uid = 0
+    state.seated = seated
+    state.setup_notes = setup_notes
+    return state
+
+
 def new_job(
     source: str,
     tableau: int,
