@@ -92,6 +92,7 @@ class Context:
         # whether it is forbidden), by (what, action type, tableau); kept as long as _passive.
         self._by_action: dict[tuple[str, str, int], Any] = {}
         self._costs: dict[tuple[str, int], Dice] = {}  # see cost; kept as long as _passive
+        self._layout: dict[Any, Any] = {}  # see layout_memo
         self.memo: dict[Any, Any] | None = {} if read_only else None
         self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
 
@@ -106,9 +107,14 @@ class Context:
         if self.s.phase == "setup":  # the hands' characters and seating may have changed
             self.changed()
 
-    def changed(self) -> None:
-        """The rows (or an action's lingering Obstacles) changed: forget what was worked out."""
+    def changed(self, card: BookCard | None = None) -> None:
+        """The rows (or an action's lingering Obstacles) changed: forget what was worked out.
+        ``card``: the one card that left or moved, when that is all; without a passive effect
+        of its own, the effects in force stay the same (only where cards lie changed)."""
         self._where = None
+        self._layout = {}
+        if card is not None and not card.passive:
+            return
         self._passive = None
         self._by_action = {}
         self._costs = {}
@@ -202,8 +208,19 @@ class Context:
         the rows (kept until they change, see ``changed``), or None when a restriction in
         force looks at the tokens on the cards too."""
         if self._passive is None:
-            self.passive("restrict")  # ``_by_action`` lives as long as the passive index
-        return None if self._tokens_matter else self._by_action
+            self.passive("restrict")
+        return None if self._tokens_matter else self._layout
+
+    def foes_or_cases_left(self) -> bool:
+        """Whether a Foe or a Case is in the rows (known until the rows change)."""
+        layout = self._layout
+        left = layout.get("left")
+        if left is None:
+            cards = self.cards
+            left = layout["left"] = any(
+                cards[slot.card_id].type in TOKEN_OF for row in self.s.rows for slot in row
+            )
+        return left  # type: ignore[no-any-return]
 
     def hand_key(self, tableau: int) -> int:
         """``tableau``, or -1 when no restriction in force tells one hand from another (for
@@ -420,7 +437,7 @@ class Context:
             self.say(f"{card.name} {reason}.", "removed")
         if card.type == "obstacle" and self.s.jobs:
             self.s.jobs[0].lingering.append(card.id)  # its effect lasts to the end of the action
-        self.changed()
+        self.changed(card)
         if card.on_removed:
             self.triggered.append(
                 new_job(source=card.name, tableau=tableau, effects=card.on_removed, source_book=uid)

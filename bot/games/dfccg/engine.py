@@ -1117,7 +1117,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     line.insert(0, slot)
                 else:
                     line.insert(position + int(group[-1]), slot)
-                ctx.changed()
+                ctx.changed(ctx.book(slot))
                 where = line.index(slot) + 1
                 ctx.say(f"{job.source}: {ctx.book(slot).name} moves to Range {where}.")
             job.targets = [u for u in group if u not in ("-1", "+1")]
@@ -1130,8 +1130,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         s = ctx.s
         s.turn_open = False
         s.turn += 1
-        cards = ctx.cards
-        left = any(cards[slot.card_id].type in ("foe", "case") for row in s.rows for slot in row)
+        left = ctx.foes_or_cases_left()
         if s.options.auto_showdown_when_clear and not left:
             ctx.say("No Foe or Case is left in the rows.", "showdown")
             self._start_showdown(ctx, "the rows hold no Foe or Case")
