@@ -4,12 +4,13 @@ may know: the public table, its own hand and its own secrets) and the legal acti
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from bot.games.base import Action
 from bot.games.vampire_empire.cards import NAMES
 
-View = dict[str, Any]
+View = Mapping[str, Any]  # a seat's private view (its entries may be made when read)
 
 
 def _values(view: View) -> dict[int, int]:

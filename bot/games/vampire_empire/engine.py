@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -25,6 +26,8 @@ from bot.games.base import (
     LastChoice,
     event,
 )
+from bot.games.simulate import MAX_STEPS
+from bot.games.vampire_empire import views
 from bot.games.vampire_empire.cards import (
     CHARACTERS,
     HAND_SIZE,
@@ -35,7 +38,6 @@ from bot.games.vampire_empire.cards import (
 )
 from bot.games.vampire_empire.state import (
     HUMANS,
-    SIDE_NAMES,
     VAMPIRES,
     Combat,
     VeOptions,
@@ -135,10 +137,20 @@ class _Move:
         self.say(f"{the(character).capitalize()} {how}: revealed as a vampire.")
 
 
+class _QuietMove(_Move):
+    """A _Move that keeps no events: an AI-only game's (nobody reads its log)."""
+
+    def say(self, text: str) -> None:
+        return None
+
+    def whisper(self, side: int, text: str) -> None:
+        return None
+
+
 class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     """The rules of Vampire Empire for the game table."""
 
-    key = "vampire-empire"
+    key = views.GAME_KEY
     name = "Vampire Empire"
     min_players = 2
     max_players = 2
@@ -263,15 +275,26 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         self, state: VeState, cards: tuple[CardDef, ...], card: int, side: int, combat: Combat
     ) -> bool:
         """Whether ``card`` is valid for ``side`` in ``combat`` (for its own character)."""
-        definition = cards[card]
+        return self._counts(state, cards[card], side, combat.attacker, combat.target, combat.side)
+
+    def _counts(
+        self,
+        state: VeState,
+        definition: CardDef,
+        side: int,
+        attacker: int,
+        target: int,
+        attacking: int,
+    ) -> bool:
+        """``card_counts`` for a fight of ``attacker`` on ``target`` begun by ``attacking``."""
         if definition.support is not None:
             return False
-        mine = combat.attacker if side == combat.side else combat.target
-        other = combat.target if side == combat.side else combat.attacker
+        mine = attacker if side == attacking else target
+        other = target if side == attacking else attacker
         if CHARACTERS[mine][1] in definition.professions:
             return True
         if definition.holy_water and side == HUMANS and self.is_revealed(state, other):
-            return side == combat.side or state.options.holy_water_in_defence
+            return side == attacking or state.options.holy_water_in_defence
         return definition.vampire and side == VAMPIRES and self.is_revealed(state, mine)
 
     def totals(self, state: VeState, cards: tuple[CardDef, ...], combat: Combat) -> tuple[int, int]:
@@ -302,16 +325,23 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         attacker: int,
         target: int,
         extra: list[int] | None = None,
+        known: dict[tuple[str, bool, bool], int] | None = None,
     ) -> bool:
-        """A fight may begin only if the attack can beat the target's starting defence."""
-        combat = Combat(
-            attacker=attacker, target=target, side=side, start_defence=0, attack_cards=[]
-        )
-        best = sum(
-            cards[c].value
-            for c in state.hands[side]
-            if self.card_counts(state, cards, c, side, combat)
-        )
+        """A fight may begin only if the attack can beat the target's starting defence.
+        ``known``: the best attack of this side's hand by what it depends on (the attacker's
+        profession, whether the target and the attacker are revealed), for several fights."""
+        key = (CHARACTERS[attacker][1], target in state.revealed, attacker in state.revealed)
+        found = None if known is None else known.get(key)
+        if found is None:
+            counts = self._counts
+            found = sum(
+                cards[c].value
+                for c in state.hands[side]
+                if counts(state, cards[c], side, attacker, target, side)
+            )
+            if known is not None:
+                known[key] = found
+        best = found
         best += sum(cards[c].value for c in extra or [])
         return best + state.attack_markers[attacker] > state.defence_markers[target]
 
@@ -517,9 +547,10 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                         f"w:{character}", f"Holy water on {the(character)} ({where})", "holy_water"
                     )
                 )
+        known: dict[tuple[str, bool, bool], int] = {}
         for attacker in self.attackers(state, side):
             for target in self.targets(state, attacker):
-                if self.can_start(state, cards, side, attacker, target):
+                if self.can_start(state, cards, side, attacker, target, known=known):
                     main.append(
                         _act(
                             f"c:{attacker}:{target}",
@@ -589,6 +620,11 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         if not chosen and action_id not in {a.id for a in self.legal_actions(state, seat)}:
             raise IllegalAction("That move is not allowed now; choose one of the offered actions.")
         move = _Move(fork(state), self.cards(state), rng)
+        self._do(move, side, action_id)
+        return move.s, move.events
+
+    def _do(self, move: _Move, side: int, action_id: str) -> None:
+        """A legal action of ``side`` and what follows from it, on ``move``'s state."""
         kind, _, rest = action_id.partition(":")
         handler = {
             "draw": self._draw,
@@ -611,7 +647,6 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         }[kind]
         handler(move, side, rest)
         self._check_end(move)
-        return move.s, move.events
 
     # each handler edits move.s
     def _draw(self, move: _Move, side: int, _: str) -> None:
@@ -906,95 +941,10 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
     # -- views ---------------------------------------------------------------------------------
     def public_view(self, state: VeState) -> dict[str, Any]:
-        cards = self.cards(state)
-        combat = state.combat
-        public_combat = None
-        if combat is not None:
-            attack, defence = self.totals(state, cards, combat)
-            public_combat = {
-                "attacker": NAMES[combat.attacker],
-                "target": NAMES[combat.target],
-                "side": SIDE_NAMES[combat.side],
-                "round": combat.round,
-                "step": combat.step,
-                "attack": attack,
-                "defence": defence,
-                "attack_cards": [cards[c].name for c in combat.attack_cards],
-                "defence_cards": [cards[c].name for c in combat.defence_cards],
-            }
-        acting = self.acting_side(state)
-        return {
-            "game": self.key,
-            "turn": state.turn,
-            "phase": state.phase,
-            "active": SIDE_NAMES[state.active],
-            "acting": SIDE_NAMES[acting] if acting is not None else None,
-            "sides": {SIDE_NAMES[i]: seat for i, seat in enumerate(state.seats)},
-            "castle": [
-                {
-                    "name": NAMES[c],
-                    "profession": CHARACTERS[c][1],
-                    "revealed": c in state.revealed,
-                    "attack": state.attack_markers[c],
-                    "defence": state.defence_markers[c],
-                }
-                for c in state.castle
-            ],
-            "city_count": len(state.city),
-            "city": sorted(NAMES[c] for c in state.city),  # who is there, never the order
-            "revealed_in_city": sorted(NAMES[c] for c in state.city if c in state.revealed),
-            "dead": [{"name": NAMES[c], "vampire": c in state.vampires} for c in state.dead],
-            "tested": {NAMES[int(k)]: v for k, v in state.tested.items()},
-            "attacks": {NAMES[c]: n for c, n in enumerate(state.attacks) if n},
-            "marker_supply": state.marker_supply,
-            "piles": {
-                SIDE_NAMES[i]: {
-                    "hand": len(state.hands[i]),
-                    "deck": len(state.decks[i]),
-                    "cellar": len(state.cellars[i]),
-                    "moat": len(state.moats[i]),
-                }
-                for i in (VAMPIRES, HUMANS)
-            },
-            "combat": public_combat,
-            "played": [cards[c].name for c in state.played],
-            "winner": state.winner,
-            "scores": dict(state.scores),
-        }
+        return views.build(self, state, self.cards(state), None)
 
     def private_view(self, state: VeState, seat: str) -> dict[str, Any]:
-        view = self.public_view(state)
-        side = self.side_of(state, seat)
-        if side is None:
-            return view
-        cards = self.cards(state)
-        view["side"] = SIDE_NAMES[side]
-        view["hand"] = [
-            {
-                "card": c,
-                "name": cards[c].name,
-                "value": cards[c].value,
-                "professions": list(cards[c].professions),
-                "holy_water": cards[c].holy_water,
-                "vampire": cards[c].vampire,
-                "support": _effect(cards[c]),
-                "text": cards[c].text,
-            }
-            for c in sorted(state.hands[side])
-        ]
-        if side == VAMPIRES:
-            view["vampires"] = [NAMES[c] for c in state.vampires]
-        else:
-            view["known_humans"] = [NAMES[c] for c in state.known_humans]
-        if state.paying:
-            view["paying"] = "hide" if state.paying.startswith("h:") else "holy water"
-        if state.choosing:
-            pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
-            view["choosing"] = [
-                {"card": c, "name": cards[c].name, "value": cards[c].value}
-                for c in sorted(pile[state.choosing][side])
-            ]
-        return view
+        return views.build(self, state, self.cards(state), self.side_of(state, seat))
 
     # -- AI --------------------------------------------------------------------------------------
     def choose_action(self, state: VeState, seat: str, rng: random.Random) -> Action:
@@ -1002,8 +952,38 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
         # Only what the seat may know: its private view and its legal moves (which follow
         # from that view alone).
-        action = choose(self.private_view(state, seat), self.legal_actions(state, seat), rng)
+        action = choose(self._seat_view(state, seat), self.legal_actions(state, seat), rng)
         return self._chosen.remember(state, seat, action)
+
+    def _seat_view(self, state: VeState, seat: str) -> Mapping[str, Any]:
+        """The seat's private view for its AI, each entry made when the AI reads it."""
+        side = self.side_of(state, seat)
+        if side is None:
+            return self.public_view(state)
+        return views.SeatView(self, state, self.cards(state), side)
+
+    def play_ai_game(
+        self, options: VeOptions, players: int, rng: random.Random
+    ) -> tuple[VeState, int]:
+        """One AI-only game as ``bot.games.simulate.play_one`` plays it through
+        ``choose_action`` and ``apply`` (the same RNG calls, so the same game), on one state
+        changed in place: nobody keeps the states in between, so no move forks one, and no
+        event is kept. Returns (final state, actions)."""
+        from bot.games.vampire_empire.ai import choose
+
+        state = self.new_game(options, [f"ai{i}" for i in range(players)], rng)
+        cards = self.cards(state)
+        move = _QuietMove(state, cards, rng)
+        for step in range(MAX_STEPS):
+            if state.phase == "over":
+                return state, step
+            side = self.acting_side(state)
+            assert side is not None
+            seat = state.seats[side]
+            view = views.SeatView(self, state, cards, side)
+            action = choose(view, self.legal_actions(state, seat), rng)
+            self._do(move, side, action.id)
+        raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
     def simulate(self, options: VeOptions, players: int, games: int, seed: int) -> dict[str, Any]:
         from bot.games.vampire_empire.simulate import simulate
@@ -1013,10 +993,6 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
 # What hiding ("h") and holy water ("w") cost: how many cards of which kind.
 PAYMENTS = {"h": ("vampire", 3), "w": ("holy_water", 2)}
-
-
-def _effect(card: CardDef) -> str | None:
-    return card.support.effect if card.support is not None else None
 
 
 _INSTANCES: dict[str, tuple[CardDef, ...]] = {}

@@ -1,0 +1,213 @@
+"""What each seat of a Vampire Empire game may see: the public view and a seat's private one,
+made entry by entry.
+
+``public_view`` and ``private_view`` (the engine's) build every entry. An AI seat reads a few
+of them per move, so ``SeatView`` makes an entry only when it is first read, with the very
+builders the full views use: the same values, in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Protocol
+
+from bot.games.vampire_empire.cards import CHARACTERS, NAMES, CardDef
+from bot.games.vampire_empire.state import HUMANS, SIDE_NAMES, VAMPIRES, Combat, VeState
+
+GAME_KEY = "vampire-empire"  # the engine's key (the views name their game)
+Cards = tuple[CardDef, ...]
+
+
+class Rules(Protocol):
+    """The rules' answers a view shows (the engine has them; this module does not import it)."""
+
+    def acting_side(self, state: VeState) -> int | None: ...
+
+    def totals(self, state: VeState, cards: Cards, combat: Combat) -> tuple[int, int]: ...
+
+
+# One entry of a view, from (engine, state, cards, the seat's side or None for the public one).
+Builder = Callable[[Rules, VeState, Cards, Any], Any]
+
+
+def _combat(engine: Rules, state: VeState, cards: Cards, _side: Any) -> Any:
+    combat = state.combat
+    if combat is None:
+        return None
+    attack, defence = engine.totals(state, cards, combat)
+    return {
+        "attacker": NAMES[combat.attacker],
+        "target": NAMES[combat.target],
+        "side": SIDE_NAMES[combat.side],
+        "round": combat.round,
+        "step": combat.step,
+        "attack": attack,
+        "defence": defence,
+        "attack_cards": [cards[c].name for c in combat.attack_cards],
+        "defence_cards": [cards[c].name for c in combat.defence_cards],
+    }
+
+
+def _acting(engine: Rules, state: VeState, _cards: Cards, _side: Any) -> Any:
+    acting = engine.acting_side(state)
+    return SIDE_NAMES[acting] if acting is not None else None
+
+
+def _castle(_engine: Rules, state: VeState, _cards: Cards, _side: Any) -> Any:
+    return [
+        {
+            "name": NAMES[c],
+            "profession": CHARACTERS[c][1],
+            "revealed": c in state.revealed,
+            "attack": state.attack_markers[c],
+            "defence": state.defence_markers[c],
+        }
+        for c in state.castle
+    ]
+
+
+def _piles(_engine: Rules, state: VeState, _cards: Cards, _side: Any) -> Any:
+    return {
+        SIDE_NAMES[i]: {
+            "hand": len(state.hands[i]),
+            "deck": len(state.decks[i]),
+            "cellar": len(state.cellars[i]),
+            "moat": len(state.moats[i]),
+        }
+        for i in (VAMPIRES, HUMANS)
+    }
+
+
+# The public view, in its order.
+PUBLIC: dict[str, Builder] = {
+    "game": lambda e, s, c, _: GAME_KEY,
+    "turn": lambda e, s, c, _: s.turn,
+    "phase": lambda e, s, c, _: s.phase,
+    "active": lambda e, s, c, _: SIDE_NAMES[s.active],
+    "acting": _acting,
+    "sides": lambda e, s, c, _: {SIDE_NAMES[i]: seat for i, seat in enumerate(s.seats)},
+    "castle": _castle,
+    "city_count": lambda e, s, c, _: len(s.city),
+    # who is in the city, never its order
+    "city": lambda e, s, c, _: sorted(NAMES[x] for x in s.city),
+    "revealed_in_city": lambda e, s, c, _: sorted(NAMES[x] for x in s.city if x in s.revealed),
+    "dead": lambda e, s, c, _: [{"name": NAMES[x], "vampire": x in s.vampires} for x in s.dead],
+    "tested": lambda e, s, c, _: {NAMES[int(k)]: v for k, v in s.tested.items()},
+    "attacks": lambda e, s, c, _: {NAMES[x]: n for x, n in enumerate(s.attacks) if n},
+    "marker_supply": lambda e, s, c, _: s.marker_supply,
+    "piles": _piles,
+    "combat": _combat,
+    "played": lambda e, s, c, _: [c[x].name for x in s.played],
+    "winner": lambda e, s, c, _: s.winner,
+    "scores": lambda e, s, c, _: dict(s.scores),
+}
+
+
+def _effect(card: CardDef) -> str | None:
+    return card.support.effect if card.support is not None else None
+
+
+def _card(cards: Cards, c: int) -> dict[str, Any]:
+    return {
+        "card": c,
+        "name": cards[c].name,
+        "value": cards[c].value,
+        "professions": list(cards[c].professions),
+        "holy_water": cards[c].holy_water,
+        "vampire": cards[c].vampire,
+        "support": _effect(cards[c]),
+        "text": cards[c].text,
+    }
+
+
+def _hand(_engine: Rules, state: VeState, cards: Cards, side: Any) -> Any:
+    return [_card(cards, c) for c in sorted(state.hands[side])]
+
+
+# A hand entry by (pack, card): for SeatView only, whose reader never changes a view.
+_CARDS: dict[tuple[int, int], tuple[Cards, dict[str, Any]]] = {}
+
+
+def _shared_card(cards: Cards, c: int) -> dict[str, Any]:
+    found = _CARDS.get((id(cards), c))
+    if found is None or found[0] is not cards:
+        found = _CARDS[(id(cards), c)] = (cards, _card(cards, c))
+    return found[1]
+
+
+def _read_hand(_engine: Rules, state: VeState, cards: Cards, side: Any) -> Any:
+    """``_hand``, its entries shared between reads (made once per card)."""
+    return [_shared_card(cards, c) for c in sorted(state.hands[side])]
+
+
+def _choosing(_engine: Rules, state: VeState, cards: Cards, side: Any) -> Any:
+    pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
+    return [
+        {"card": c, "name": cards[c].name, "value": cards[c].value}
+        for c in sorted(pile[state.choosing or "deck"][side])
+    ]
+
+
+_SIDE: Builder = lambda e, s, c, side: SIDE_NAMES[side]  # noqa: E731
+_VAMPIRES: Builder = lambda e, s, c, side: [NAMES[x] for x in s.vampires]  # noqa: E731
+_KNOWN: Builder = lambda e, s, c, side: [NAMES[x] for x in s.known_humans]  # noqa: E731
+_PAYING: Builder = lambda e, s, c, side: (  # noqa: E731
+    "hide" if (s.paying or "").startswith("h:") else "holy water"
+)
+
+
+def private_builders(state: VeState, side: int) -> dict[str, Builder]:
+    """The entries a side's private view adds to the public one, in their order."""
+    builders = {"side": _SIDE, "hand": _hand}
+    if side == VAMPIRES:
+        builders["vampires"] = _VAMPIRES
+    else:
+        builders["known_humans"] = _KNOWN
+    if state.paying:
+        builders["paying"] = _PAYING
+    if state.choosing:
+        builders["choosing"] = _choosing
+    return builders
+
+
+def build(engine: Rules, state: VeState, cards: Cards, side: int | None) -> dict[str, Any]:
+    """A whole view: the public one (``side`` None) or that side's private one."""
+    view = {key: make(engine, state, cards, side) for key, make in PUBLIC.items()}
+    if side is not None:
+        for key, make in private_builders(state, side).items():
+            view[key] = make(engine, state, cards, side)
+    return view
+
+
+class SeatView(Mapping[str, Any]):
+    """A side's private view whose entries are made when first read (``build`` makes them
+    all). It reads the state as it is when read: an AI reads it before its move is applied.
+    Read only: the entries of its hand are shared between views."""
+
+    __slots__ = ("_args", "_builders", "_made")
+
+    def __init__(self, engine: Rules, state: VeState, cards: Cards, side: int) -> None:
+        self._args = (engine, state, cards, side)
+        self._builders = {**PUBLIC, **private_builders(state, side), "hand": _read_hand}
+        self._made: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        made = self._made
+        if key in made:
+            return made[key]
+        value = made[key] = self._builders[key](*self._args)
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self._builders:
+            return self[key]
+        return default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._builders
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._builders)
+
+    def __len__(self) -> int:
+        return len(self._builders)
