@@ -36,6 +36,7 @@ from bot.games.dreamwars.state import (
     NemesisState,
     Outcome,
 )
+from bot.games.simulate import MAX_STEPS
 
 TOWER = Marker(
     key="siege_tower", name="Siege Tower", faction="ekathon", defence=1, life=4, movement=1
@@ -86,6 +87,8 @@ READ_ONLY_DICE = random.Random(0)  # for contexts that only look (legal actions,
 
 
 class _Ctx:
+    """One step's working copy of a state, with its dice and events."""
+
     def __init__(
         self, state: DwState, rng: random.Random, board: Board, read_only: bool = False
     ) -> None:
@@ -633,6 +636,20 @@ class Parts:
     public_view: Callable[[Any, DwState], dict[str, Any]]
     private_view: Callable[[Any, DwState, str], dict[str, Any]]
     simulate: Callable[..., dict[str, Any]]
+
+
+class _QuietCtx(_Ctx):
+    """A _Ctx that keeps no events: an AI-only game's (nobody reads its log). What a step
+    writes into the state (its chronicle) is written as ever."""
+
+    def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:
+        if chronicle:
+            self.s.chronicle.append(f"T{self.s.total_turns}: {text}")
+            if len(self.s.chronicle) > HISTORY_MAX:
+                del self.s.chronicle[: len(self.s.chronicle) - HISTORY_MAX]
+
+    def whisper(self, hero: int, text: str) -> None:
+        return None
 
 
 class DreamwarsEngine(GameEngine[DwState, DwOptions]):
@@ -1336,6 +1353,28 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         self.parts.perform(self, ctx, chosen)
         self._settle(ctx)
         return ctx.s, ctx.events
+
+    def play_ai_game(
+        self, options: DwOptions, players: int, rng: random.Random
+    ) -> tuple[DwState, int]:
+        """One AI-only game as ``bot.games.simulate.play_one`` plays it through
+        ``choose_action`` and ``apply`` (the same RNG calls, so the same game), on one state
+        changed in place: nobody keeps the states in between, so no step clones one, and no
+        event is kept. Returns (final state, actions)."""
+        state = self.new_game(options, [f"ai{i}" for i in range(players)], rng)
+        ctx = _QuietCtx(state, rng, self.board)
+        try:
+            for step in range(MAX_STEPS):
+                if state.phase == "over":
+                    return state, step
+                seat = self.current_seats(state)[0]
+                action = self.choose_action(state, seat, rng)  # one of the legal actions
+                self._last_legal = None  # the state changes in place: forget its answer
+                self.parts.perform(self, ctx, action)
+                self._settle(ctx)
+        finally:
+            self._last_legal = None
+        raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
     def _settle(self, ctx: _Ctx) -> None:
         """After a step: check objectives, ask for discards over the limits, and move on to

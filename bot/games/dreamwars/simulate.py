@@ -54,7 +54,8 @@ def simulate(
     outcomes: Counter[str] = Counter()
     watch = Stopwatch(ENGINE, parsed, players)
     for _ in range(games):
-        state = play_one(ENGINE, parsed, players, random.Random(rng.getrandbits(64)))
+        # the engine's own loop: the same game as play_one's, on one state changed in place
+        state = ENGINE.play_ai_game(parsed, players, random.Random(rng.getrandbits(64)))[0]
         wins += state.result == "won"
         turns += state.total_turns
         deaths += state.deaths

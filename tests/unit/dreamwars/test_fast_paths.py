@@ -1,0 +1,26 @@
+"""``play_ai_game`` (one Dreamwars state changed in place, no events kept) ends each game
+exactly as the ``choose_action``/``apply`` loop does: the same final state and length."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.games.dreamwars.engine import ENGINE
+from bot.games.simulate import play_one
+
+
+@pytest.mark.parametrize(
+    ("options", "players"),
+    [({}, 3), ({}, 1), ({"simple_events": True, "replace_dead": False}, 5)],
+)
+def test_play_ai_game_plays_the_public_loops_games(
+    options: dict[str, object], players: int
+) -> None:
+    parsed = ENGINE.parse_options(options)
+    for seed in range(2):
+        public = play_one(ENGINE, parsed, players, random.Random(seed))
+        fast = ENGINE.play_ai_game(parsed, players, random.Random(seed))
+        assert fast[1] == public[1]
+        assert fast[0].model_dump_json() == public[0].model_dump_json()
