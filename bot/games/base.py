@@ -306,6 +306,15 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
     def private_view(self, state: StateT, seat: str) -> dict[str, Any]:
         """The public view plus what only ``seat`` may see (its hand)."""
 
+    def private_view_from(
+        self, state: StateT, seat: str, public: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """``private_view`` for a caller that has ``public_view(state)`` already (``public``;
+        None: it has not). An engine whose private view starts from its public one may start
+        from a copy of ``public`` instead of working it out again; ``public`` is left as it
+        is. The default ignores it."""
+        return self.private_view(state, seat)
+
     @abstractmethod
     def is_over(self, state: StateT) -> bool: ...
 

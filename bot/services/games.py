@@ -534,7 +534,9 @@ class GameService:
     @staticmethod
     def _hand_of(info: GameInfo, seat: Seat, engine: GameEngine[Any, Any], state: Any) -> HandInfo:
         actions = engine.legal_actions(state, seat.seat) if info.status == "running" else []
-        return HandInfo(info, seat, engine.private_view(state, seat.seat), actions)
+        # info.view is the public view of this very state (the move's result or the row's)
+        view = engine.private_view_from(state, seat.seat, info.view)
+        return HandInfo(info, seat, view, actions)
 
     async def act(
         self, game_id: int, user_id: int, version: int | None, action_id: str

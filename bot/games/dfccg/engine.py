@@ -1226,7 +1226,12 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return views.public_view(self._read(state), self.key, result.summary if result else None)
 
     def private_view(self, state: AnyState, seat: str) -> dict[str, Any]:
-        view = self.public_view(state)
+        return self.private_view_from(state, seat, None)
+
+    def private_view_from(
+        self, state: AnyState, seat: str, public: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        view = dict(public) if public is not None else self.public_view(state)
         view["hands"] = views.hands_of(self._read(state), seat)
         view["actions"] = [move.action().model_dump() for move in self.moves(state, seat)]
         return view

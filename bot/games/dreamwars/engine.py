@@ -634,7 +634,7 @@ class Parts:
     over_limit_decision: Callable[[_Ctx, int], bool]
     choose: Callable[[Any, DwState, str, random.Random], Action]
     public_view: Callable[[Any, DwState], dict[str, Any]]
-    private_view: Callable[[Any, DwState, str], dict[str, Any]]
+    private_view: Callable[[Any, DwState, str, dict[str, Any] | None], dict[str, Any]]
     simulate: Callable[..., dict[str, Any]]
 
 
@@ -1321,7 +1321,12 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         return self.parts.public_view(self, state)
 
     def private_view(self, state: DwState, seat: str) -> dict[str, Any]:
-        return self.parts.private_view(self, state, seat)
+        return self.parts.private_view(self, state, seat, None)
+
+    def private_view_from(
+        self, state: DwState, seat: str, public: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        return self.parts.private_view(self, state, seat, public)
 
     def legal_actions(self, state: DwState, seat: str) -> list[Action]:
         if state.phase == "over" or seat not in self.current_seats(state):

@@ -116,9 +116,12 @@ def public_view(engine: DreamwarsEngine, state: DwState) -> dict[str, Any]:
     }
 
 
-def private_view(engine: DreamwarsEngine, state: DwState, seat: str) -> dict[str, Any]:
-    """What one seat may see: the public view and its own hand."""
-    view = public_view(engine, state)
+def private_view(
+    engine: DreamwarsEngine, state: DwState, seat: str, public: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What one seat may see: the public view and its own hand (``public``: the public view
+    of this state, when the caller has it; it is copied, not changed)."""
+    view = dict(public) if public is not None else public_view(engine, state)
     ctx = engine._ctx(state)
     mine = []
     for i, hero in enumerate(state.heroes):

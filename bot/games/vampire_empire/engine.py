@@ -946,6 +946,12 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def private_view(self, state: VeState, seat: str) -> dict[str, Any]:
         return views.build(self, state, self.cards(state), self.side_of(state, seat))
 
+    def private_view_from(
+        self, state: VeState, seat: str, public: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        cards = self.cards(state)
+        return views.build(self, state, cards, self.side_of(state, seat), public)
+
     # -- AI --------------------------------------------------------------------------------------
     def choose_action(self, state: VeState, seat: str, rng: random.Random) -> Action:
         from bot.games.vampire_empire.ai import choose

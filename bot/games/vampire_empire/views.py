@@ -170,9 +170,19 @@ def private_builders(state: VeState, side: int) -> dict[str, Builder]:
     return builders
 
 
-def build(engine: Rules, state: VeState, cards: Cards, side: int | None) -> dict[str, Any]:
-    """A whole view: the public one (``side`` None) or that side's private one."""
-    view = {key: make(engine, state, cards, side) for key, make in PUBLIC.items()}
+def build(
+    engine: Rules,
+    state: VeState,
+    cards: Cards,
+    side: int | None,
+    public: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A whole view: the public one (``side`` None) or that side's private one (``public``:
+    the public view of this state, when the caller has it; it is copied, not changed)."""
+    if public is not None:
+        view = dict(public)
+    else:
+        view = {key: make(engine, state, cards, side) for key, make in PUBLIC.items()}
     if side is not None:
         for key, make in private_builders(state, side).items():
             view[key] = make(engine, state, cards, side)
