@@ -314,23 +314,31 @@ class Context:
     # -- targets -----------------------------------------------------------------------------
     def candidates(self, effect: Effect, job: PlainJob, amount: int = 0) -> list[list[str]]:
         """Possible target groups of an effect (each option is a list of card uids)."""
+        return self._kept_candidates(effect, job, amount)[0]
+
+    def _kept_candidates(
+        self, effect: Effect, job: PlainJob, amount: int
+    ) -> tuple[list[list[str]], tuple[Any, ...] | None]:
+        """``candidates``, and the ``layout_memo`` key they are kept under (None: not kept)."""
         if not isinstance(effect, TARGETED):
-            return []
+            return [], None
         selector = effect.target
         pick = selector.pick
         if pick == "same":
-            return [[u for u in job.targets if self.find(u)]]
+            return [[u for u in job.targets if self.find(u)]], None
         if pick == "self":
-            return [[job.source_book]] if job.source_book and self.find(job.source_book) else []
+            if job.source_book and self.find(job.source_book):
+                return [[job.source_book]], None
+            return [], None
         limit = job.reach if selector.within_range and not job.unlimited else None
         store = self.layout_memo() if selector.condition == "any" else None
         if store is None:
-            return self._candidates(effect, job, amount, limit)
+            return self._candidates(effect, job, amount, limit), None
         key = ("targets", id(effect), limit, job.action, self.hand_key(job.tableau))
         known = store.get(key)
         if known is None or known[0] is not effect:
             known = store[key] = (effect, self._candidates(effect, job, amount, limit))
-        return known[1]  # type: ignore[no-any-return]
+        return known[1], key
 
     def _candidates(
         self,
@@ -539,10 +547,21 @@ class Context:
 
     def target_groups(self, effect: Effect, job: PlainJob, amount: int = 0) -> list[list[str]]:
         """The options of an effect: target uids, plus a direction for a one-space move."""
-        groups = self.candidates(effect, job, amount)
+        groups, key = self._kept_candidates(effect, job, amount)
         if isinstance(effect, MoveCard) and effect.to == "step":
-            groups = [g + [d] for g in groups for d in ("-1", "+1") if self._can_step(g, d)]
+            if key is None:
+                return self._steps(groups)
+            # kept as long as the groups they come from: until the rows change
+            store = self._layout
+            steps_key = ("steps", *key[1:])
+            known = store.get(steps_key)
+            if known is None or known[0] is not effect:
+                known = store[steps_key] = (effect, self._steps(groups))
+            return known[1]  # type: ignore[no-any-return]
         return groups
+
+    def _steps(self, groups: list[list[str]]) -> list[list[str]]:
+        return [g + [d] for g in groups for d in ("-1", "+1") if self._can_step(g, d)]
 
     def _can_step(self, group: list[str], direction: str) -> bool:
         found = self.find(group[0])
