@@ -95,6 +95,10 @@ END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 Play = tuple[CardRef, ActionCard, str, int]
 
 _FORBIDDEN = object()  # see DfccgEngine._gate
+# The action type that targets each Book card type, and those whose default main effect adds
+# tokens (see _default_main).
+_ACTION_OF = {target: action for action, target in ACTION_TARGET.items()}
+_ADDS = frozenset(("attack", "investigate"))
 
 AiPolicy = Callable[["DfccgEngine", PlainState, str, random.Random], Move]
 
@@ -547,16 +551,37 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return self._nearest(ctx, tableau, action)
 
     def _nearest(self, ctx: Context, tableau: int, action: str) -> int | None:
-        """``_nearest_target`` of an action type's default main effect, remembered: until the
-        rows change when no restriction in force looks at tokens, else for this reading."""
-        key = ("nearest", action, ctx.hand_key(tableau))
+        """The nearest Range (0-based position) of a card the default main effect of
+        ``action`` may target (None: no such card in the rows), as ``candidates`` would offer
+        it with no Range limit; remembered for every action type at once, until the rows change
+        when no restriction in force looks at tokens, else for this reading."""
+        key = ("nearest", ctx.hand_key(tableau))
         store = ctx.layout_memo()
         if store is None:
             store = ctx.memo
             assert store is not None
-        if key in store:
-            return store[key]  # type: ignore[no-any-return]
-        nearest = store[key] = self._nearest_target(ctx, tableau, action, _default_main(action))
+        found = store.get(key)
+        if found is None:
+            found = store[key] = self._nearest_targets(ctx, tableau)
+        return found[action]  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _nearest_targets(ctx: Context, tableau: int) -> dict[str, int | None]:
+        """``_nearest`` of every action type, in one pass over the rows: the nearest position of a card of the type it targets that may receive its
+        tokens (Attack, Investigate) and that it is not forbidden against."""
+        nearest: dict[str, int | None] = dict.fromkeys(ACTION_TARGET)
+        cards = ctx.cards
+        for row in ctx.s.rows:
+            for position, slot in enumerate(row):
+                action = _ACTION_OF[cards[slot.card_id].type]
+                best = nearest[action]
+                if best is not None and position >= best:
+                    continue
+                if action in _ADDS and not ctx.can_receive(slot):
+                    continue
+                if ctx.action_blocked(action, tableau, slot):
+                    continue
+                nearest[action] = position
         return nearest
 
     def play_move(self, ctx: Context, play: Play) -> Move:
@@ -680,30 +705,6 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         if reach is False:
             return self._has_target(ctx, tableau, card, self._main_effect(card), bonus)
         return reach < card.range.value.maximum + bonus
-
-    @staticmethod
-    def _nearest_target(ctx: Context, tableau: int, action: str, main: Effect) -> int | None:
-        """The nearest Range (0-based position) of a card the default main effect of
-        ``action`` may target (None: no such card in the rows). What ``candidates`` would
-        offer with no Range limit: a card of the type the action targets that may receive the
-        tokens (an Attack or Investigation) and that the action is not forbidden against."""
-        target_type = ACTION_TARGET[action]
-        adds = isinstance(main, AddTokens)
-        cards = ctx.cards
-        nearest: int | None = None
-        for row in ctx.s.rows:
-            for position, slot in enumerate(row):
-                if nearest is not None and position >= nearest:
-                    break
-                if cards[slot.card_id].type != target_type:
-                    continue
-                if adds and not ctx.can_receive(slot):
-                    continue
-                if ctx.action_blocked(action, tableau, slot):
-                    continue
-                nearest = position
-                break
-        return nearest
 
     @staticmethod
     def _has_target(ctx: Context, tableau: int, card: ActionCard, main: Effect, bonus: int) -> bool:
