@@ -567,8 +567,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     @staticmethod
     def _nearest_targets(ctx: Context, tableau: int) -> dict[str, int | None]:
-        """``_nearest`` of every action type, in one pass over the rows: the nearest position of a card of the type it targets that may receive its
-        tokens (Attack, Investigate) and that it is not forbidden against."""
+        """``_nearest`` of every action type, in one pass over the rows: the nearest position
+        of a card of the type it targets that may receive its tokens (Attack, Investigate) and
+        that it is not forbidden against."""
         nearest: dict[str, int | None] = dict.fromkeys(ACTION_TARGET)
         cards = ctx.cards
         for row in ctx.s.rows:
@@ -686,7 +687,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return None
         if ctx.s.options.allow_play_without_target:
             return True
-        effects, default = self._main_info(card)
+        _effects, default = self._main_info(card)
         if ctx.memo is None or not default:
             return False
         # The default main effect may target a card of its type when one it may use is in
