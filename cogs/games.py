@@ -37,6 +37,7 @@ from bot.services.game_info import (
 from bot.services.games import GameService
 from bot.ui import games as table_ui
 from bot.ui.common import SELECT_OPTION_LIMIT, clip
+from bot.ui.components import Components
 from bot.ui.custom_ids import (
     ABSTRACT_TEMPLATE,
     GAME_ACTION_TEMPLATE,
@@ -274,12 +275,32 @@ class _PagedButton(
         super().__init__(
             discord.ui.Button(
                 label=label or self.label,
-                style=self.opener_style if page is None else discord.ButtonStyle.secondary,
+                style=self._style(page),
                 custom_id=type(self).build_id(game_id, page, tag or self.default_tag),
             )
         )
         self.game_id = game_id
         self.page = page
+
+    @classmethod
+    def _style(cls, page: int | None) -> discord.ButtonStyle:
+        return cls.opener_style if page is None else discord.ButtonStyle.secondary
+
+    @classmethod
+    def add_to(
+        cls,
+        items: Components,
+        game_id: int,
+        page: int | None = None,
+        label: str | None = None,
+        tag: str = "",
+        *,
+        row: int | None = None,
+        disabled: bool = False,
+    ) -> None:
+        """Put this button on a message's components (as the item above would be sent)."""
+        custom_id = cls.build_id(game_id, page, tag or cls.default_tag)
+        items.button(label or cls.label, custom_id, cls._style(page), row=row, disabled=disabled)
 
     @classmethod
     async def from_custom_id(
@@ -362,6 +383,20 @@ class ActionButton(
         self.game_id = game_id
         self.version = version
         self.action_id = action_id
+
+    @staticmethod
+    def add_to(
+        items: Components,
+        game_id: int,
+        version: int,
+        action_id: str,
+        label: str,
+        row: int | None = None,
+        primary: bool = False,
+    ) -> None:
+        """Put this button on a message's components (as the item above would be sent)."""
+        style = discord.ButtonStyle.primary if primary else discord.ButtonStyle.secondary
+        items.button(label, game_action_id(game_id, version, action_id), style, row=row)
 
     @classmethod
     async def from_custom_id(
@@ -446,12 +481,12 @@ def board_view(info: GameInfo) -> discord.ui.View | None:
     started."""
     if info.status == "lobby" or info.view is None:
         return None
-    view = discord.ui.View(timeout=None)
+    view = Components()
     if info.status in ("running", "paused"):  # a paused game's hands may still be read
-        view.add_item(HandButton(info.id))
+        HandButton.add_to(view, info.id)
         if has_texts(info):
-            view.add_item(TextsButton(info.id))
-    view.add_item(LogButton(info.id))
+            TextsButton.add_to(view, info.id)
+    LogButton.add_to(view, info.id)
     return view
 
 
@@ -461,42 +496,35 @@ def pager_view(
     """Previous / next buttons under one page of a paged reply (none for a single page)."""
     if pages <= 1:
         return None
-    view = discord.ui.View(timeout=None)
+    view = Components()
     for label, target, tag in (("◀ Previous", page - 1, "p"), ("Next ▶", page + 1, "n")):
-        item = button(game_id, min(max(target, 0), pages - 1), label, tag)
-        item.item.disabled = not 0 <= target < pages
-        view.add_item(item)
+        shown = min(max(target, 0), pages - 1)
+        button.add_to(view, game_id, shown, label, tag, disabled=not 0 <= target < pages)
     return view
 
 
 def hand_view(hand: HandInfo, page: int) -> tuple[discord.ui.View, int, int]:
-    view = discord.ui.View(timeout=None)
-    primary = get_display(hand.game.engine).primary_kinds
+    view = Components()
+    game = hand.game
+    primary = get_display(game.engine).primary_kinds
     specs, page, pages = action_page(hand.actions, page, primary)
     for spec in specs:
-        view.add_item(
-            ActionButton(
-                hand.game.id, hand.game.version, spec.action_id, spec.label, spec.row, spec.primary
-            )
+        ActionButton.add_to(
+            view, game.id, game.version, spec.action_id, spec.label, spec.row, spec.primary
         )
-    nav_row = 4
+    nav = 4
     if pages > 1:
-        prev_button = HandButton(hand.game.id, max(page - 1, 0), "◀ Previous", "p")
-        prev_button.item.disabled = page == 0
-        prev_button.item.row = nav_row
-        view.add_item(prev_button)
-    refresh = HandButton(hand.game.id, page, "Refresh", "r")
-    refresh.item.row = nav_row
-    view.add_item(refresh)
-    if has_texts(hand.game):
-        texts = TextsButton(hand.game.id)
-        texts.item.row = nav_row
-        view.add_item(texts)
+        HandButton.add_to(
+            view, game.id, max(page - 1, 0), "◀ Previous", "p", row=nav, disabled=page == 0
+        )
+    HandButton.add_to(view, game.id, page, "Refresh", "r", row=nav)
+    if has_texts(game):
+        TextsButton.add_to(view, game.id, row=nav)
     if pages > 1:
-        next_button = HandButton(hand.game.id, min(page + 1, pages - 1), "Next ▶", "n")
-        next_button.item.disabled = page >= pages - 1
-        next_button.item.row = nav_row
-        view.add_item(next_button)
+        last = pages - 1
+        HandButton.add_to(
+            view, game.id, min(page + 1, last), "Next ▶", "n", row=nav, disabled=page >= last
+        )
     return view, page, pages
 
 

@@ -38,9 +38,8 @@ from bot.ui.custom_ids import (
 )
 from bot.ui.rolls import (
     NO_SKILL,
-    ButtonSpec,
-    SelectSpec,
     aspect_picker,
+    components_of,
     defend_picker,
     expression_text,
     gm_buttons,
@@ -49,12 +48,11 @@ from bot.ui.rolls import (
     log_embed,
     payment_picker,
     quick_roll_embed,
-    roll_buttons,
+    roll_components,
     roll_embed,
     roll_title,
     rules_embed,
     scale_picker,
-    stunt_select,
 )
 from cogs.common.brief_cache import BriefCache
 from cogs.common.errors import NotAllowed, guarded
@@ -115,33 +113,13 @@ def _private_copy(message: discord.Message | None, view: RollView) -> bool:
     return message.flags.ephemeral or message.id == view.gm_message_id
 
 
-def roll_view_items(view: RollView) -> discord.ui.View | None:
-    """The roll message's components, or None when the roll is closed."""
-    buttons = roll_buttons(view)
-    stunts = stunt_select(view)
-    if not buttons and stunts is None:
-        return None
-    items = discord.ui.View(timeout=None)
-    for spec in buttons:
-        items.add_item(RollButton.from_spec(spec))
-    if stunts is not None:
-        items.add_item(StuntSelect.from_spec(stunts))
-    return items
-
-
 def new_roll_message(view: RollView) -> dict[str, Any]:
     """A new roll message's embed, plus its components while the roll is open."""
-    items = roll_view_items(view)
+    items = roll_components(view)
     parts: dict[str, Any] = {"embed": roll_embed(view)}
     if items is not None:
         parts["view"] = items
     return parts
-
-
-def picker_items(spec: SelectSpec, factory: type[PickerSelect]) -> discord.ui.View:
-    items = discord.ui.View(timeout=None)
-    items.add_item(factory.from_spec(spec))
-    return items
 
 
 # --------------------------------------------------------------------------- roll message items
@@ -167,12 +145,6 @@ class RollButton(
 
     def scope_key(self) -> int:
         return self.roll_id
-
-    @classmethod
-    def from_spec(cls, spec: ButtonSpec) -> RollButton:
-        match = re.fullmatch(ROLL_BUTTON_TEMPLATE, spec.custom_id)
-        assert match is not None
-        return cls(int(match["id"]), match["act"], label=spec.label, style=spec.style, row=spec.row)
 
     @classmethod
     async def from_custom_id(
@@ -210,10 +182,6 @@ class PickerSelect(
             )
         )
         self.match = match
-
-    @classmethod
-    def from_spec(cls, spec: SelectSpec) -> PickerSelect:
-        return cls(spec.custom_id, placeholder=spec.placeholder, options=spec.options, row=spec.row)
 
     @classmethod
     async def from_custom_id(
@@ -368,7 +336,7 @@ class Rolls(commands.Cog):
                 continue
             message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
             try:
-                await message.edit(embed=roll_embed(view), view=roll_view_items(view))
+                await message.edit(embed=roll_embed(view), view=roll_components(view))
             except discord.HTTPException as error:
                 log.info("could not redraw roll %s message %s: %s", view.id, message_id, error)
 
@@ -673,13 +641,10 @@ class Rolls(commands.Cog):
                 await self.on_aspect_chosen(interaction, roll_id, mode, hostile, key)
                 return
             text, spec = aspect_picker(picker.view, picker.aspects, mode, hostile)
-            await _step(interaction, text, picker_items(spec, AspectSelect))
+            await _step(interaction, text, components_of([], spec))
         elif act == "gm":
             view = await self.service.get(roll_id)
-            tools = discord.ui.View(timeout=None)
-            for tool in gm_buttons(view):
-                tools.add_item(RollButton.from_spec(tool))
-            await _step(interaction, gm_panel(view), tools)
+            await _step(interaction, gm_panel(view), components_of(gm_buttons(view)))
         elif act == "tw":
             change = await self.service.teamwork(roll_id, user_id=user, is_gm=is_gm)
             await self._update_clicked(interaction, change.view, others=change.others)
@@ -702,12 +667,12 @@ class Rolls(commands.Cog):
             view, skills = await self.service.defend_skills(roll_id, user_id=user, is_gm=is_gm)
             text, spec = defend_picker(view, skills)
             await interaction.response.send_message(
-                text, view=picker_items(spec, DefendSelect), ephemeral=True
+                text, view=components_of([], spec), ephemeral=True
             )
         elif act == "scale":
             view = await self.service.scalable(roll_id, is_gm=is_gm)
             text, spec = scale_picker(view, None, None)
-            await _step(interaction, text, picker_items(spec, ScaleSelect))
+            await _step(interaction, text, components_of([], spec))
 
     async def _update_clicked(
         self,
@@ -719,7 +684,7 @@ class Rolls(commands.Cog):
         """Redraw the message that was clicked in place, then its other copies. A hidden roll
         is drawn only on a private copy (the roller's ephemeral one or the GM channel's): from
         any other message the clicker gets it privately and the message stays as it was."""
-        parts: dict[str, Any] = {"embed": roll_embed(view), "view": roll_view_items(view)}
+        parts: dict[str, Any] = {"embed": roll_embed(view), "view": roll_components(view)}
         if content is not None:
             parts["content"] = content
         clicked = interaction.message
@@ -762,7 +727,7 @@ class Rolls(commands.Cog):
             )
             return
         text, spec = payment_picker(view, aspect, options, mode, hostile)
-        await _step(interaction, text, picker_items(spec, PaymentSelect))
+        await _step(interaction, text, components_of([], spec))
 
     async def on_payment_chosen(
         self,
@@ -864,9 +829,7 @@ class Rolls(commands.Cog):
                 opposition = int(value)
             if opposition is None or roller != opposition:
                 text, spec = scale_picker(view, roller, opposition)
-                await interaction.response.edit_message(
-                    content=text, view=picker_items(spec, ScaleSelect)
-                )
+                await interaction.response.edit_message(content=text, view=components_of([], spec))
                 return
             mode = ScaleMode.BEFORE_ROLL  # equal scale: nothing to add, clears earlier scale
         else:

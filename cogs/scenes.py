@@ -18,6 +18,7 @@ from bot.services.character_base import Actor
 from bot.services.characters import get_service
 from bot.services.scene_state import board_listeners, split_list
 from bot.services.scenes import SceneService
+from bot.ui.components import Components
 from bot.ui.custom_ids import SCENE_BOARD_TEMPLATE, scene_board_id
 from bot.ui.scenes import board_embed, ended_text
 from cogs.common.character_lookup import character_list_autocomplete
@@ -49,9 +50,9 @@ class SceneBoardButton(BoardButton, template=SCENE_BOARD_TEMPLATE):
 
 
 def board_view(channel_id: int) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    view.add_item(SceneBoardButton(channel_id))
-    view.add_item(XCardButton(channel_id))
+    view = Components()
+    SceneBoardButton.add_to(view, channel_id)
+    XCardButton.add_to(view, channel_id)
     return view
 
 

@@ -29,6 +29,7 @@ from bot.ui.common import (
     clip,
     safe_embed,
 )
+from bot.ui.components import Components
 from bot.ui.custom_ids import (
     aspect_select_id,
     defend_select_id,
@@ -323,6 +324,27 @@ def stunt_select(view: RollView) -> SelectSpec | None:
         for s in view.stunts[:MAX_SELECT_OPTIONS]
     ]
     return SelectSpec(stunt_select_id(view.id), "Add a stunt bonus", options, row=2)
+
+
+def components_of(buttons: list[ButtonSpec], select: SelectSpec | None = None) -> Components:
+    """The buttons, then the select, as a message's components."""
+    items = Components()
+    for spec in buttons:
+        items.button(spec.label, spec.custom_id, spec.style, row=spec.row, disabled=spec.disabled)
+    if select is not None:
+        items.select(
+            select.custom_id, select.options, placeholder=select.placeholder, row=select.row
+        )
+    return items
+
+
+def roll_components(view: RollView) -> Components | None:
+    """The roll message's components, or None when the roll has none left."""
+    buttons = roll_buttons(view)
+    stunts = stunt_select(view)
+    if not buttons and stunts is None:
+        return None
+    return components_of(buttons, stunts)
 
 
 # pickers --------------------------------------------------------------------------------------

@@ -33,7 +33,8 @@ from bot.services.encounters import (
     on_tracker,
     skill_choices,
 )
-from bot.ui.common import clip
+from bot.ui.common import SELECT_PLACEHOLDER_LIMIT, clip
+from bot.ui.components import Components
 from bot.ui.conflicts import (
     Controls,
     TrackerAction,
@@ -107,17 +108,36 @@ def render(snapshot: Snapshot) -> tuple[discord.Embed, discord.ui.View]:
 
 
 def build_view(prefix: str, ident: int, version: int, controls: Controls) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)  # an empty view removes old buttons
+    view = Components()  # an empty one removes old buttons
     for spec in controls.buttons:
-        view.add_item(TrackerButton(prefix, ident, version, spec.action, spec.label, spec.style))
+        view.button(spec.label, tracker_button_id(prefix, ident, version, spec.action), spec.style)
     if controls.select_action and controls.options:
         options = select_options(controls.options)
-        view.add_item(
-            TrackerSelect(
-                prefix, ident, version, controls.select_action, controls.select_placeholder, options
-            )
+        _add_select(
+            view,
+            prefix,
+            ident,
+            version,
+            controls.select_action,
+            controls.select_placeholder,
+            options,
         )
     return view
+
+
+def _add_select(
+    view: Components,
+    prefix: str,
+    ident: int,
+    version: int,
+    action: str,
+    placeholder: str,
+    options: list[discord.SelectOption],
+    arg: str | None = None,
+) -> None:
+    """A TrackerSelect on a message's components (as the item would be sent)."""
+    custom_id = tracker_select_id(prefix, ident, version, action, arg)
+    view.select(custom_id, options, placeholder=clip(placeholder, SELECT_PLACEHOLDER_LIMIT))
 
 
 def select_options(choices: Sequence[Choice]) -> list[discord.SelectOption]:
@@ -132,10 +152,8 @@ def select_options(choices: Sequence[Choice]) -> list[discord.SelectOption]:
 def choice_view(
     prefix: str, ident: int, version: int, action: str, placeholder: str, choices: list[Choice]
 ) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    view.add_item(
-        TrackerSelect(prefix, ident, version, action, placeholder, select_options(choices))
-    )
+    view = Components()
+    _add_select(view, prefix, ident, version, action, placeholder, select_options(choices))
     return view
 
 
@@ -217,7 +235,7 @@ class TrackerSelect(
         super().__init__(
             discord.ui.Select(
                 custom_id=custom_id,
-                placeholder=clip(placeholder, 150),
+                placeholder=clip(placeholder, SELECT_PLACEHOLDER_LIMIT),
                 options=options or [discord.SelectOption(label="-", value="-")],
             )
         )
@@ -578,11 +596,8 @@ class TrackerCog(commands.Cog):
             await self.answer(click.interaction, result)
             return
         action, arg, placeholder = menu
-        select = TrackerSelect(
-            click.prefix, snap.id, snap.version, action, placeholder, options, arg
-        )
-        view = discord.ui.View(timeout=None)
-        view.add_item(select)
+        view = Components()
+        _add_select(view, click.prefix, snap.id, snap.version, action, placeholder, options, arg)
         await self.ask(click.interaction, question, view)
 
     async def absorb_menu(

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Self
 import discord
 
 from bot.services.safety import Signal
+from bot.ui.components import Components
 from bot.ui.custom_ids import ABSTRACT_TEMPLATE, XCARD_TEMPLATE, xcard_id
 from cogs.common.errors import guarded
 from cogs.common.scope import ScopedItem
@@ -41,6 +42,11 @@ class BoardButton(
     @staticmethod
     def id_for(channel_id: int) -> str:
         raise NotImplementedError("a board button builds its own custom id")
+
+    @classmethod
+    def add_to(cls, items: Components, channel_id: int) -> None:
+        """Put this button on a message's components (as the item above would be sent)."""
+        items.button(cls.label, cls.id_for(channel_id), emoji=cls.emoji)
 
     def scope_key(self) -> int:
         return self.channel_id
