@@ -76,8 +76,36 @@ def embed_size(embed: discord.Embed) -> int:
     return len(embed)
 
 
+def _within_limits(embed: discord.Embed) -> bool:
+    """Whether `safe_embed` would leave the embed as it is (most embeds: nothing to trim)."""
+    if len(embed.title or "") > TITLE_LIMIT or len(embed.description or "") > (
+        EMBED_DESCRIPTION_LIMIT
+    ):
+        return False
+    fields = embed.fields
+    if len(fields) > MAX_FIELDS:
+        return False
+    for f in fields:
+        name, value = f.name, f.value
+        if not name or not value or type(f.inline) is not bool:
+            return False
+        if len(name) > FIELD_NAME_LIMIT or len(value) > FIELD_VALUE_LIMIT:
+            return False
+    return len(embed) <= EMBED_TOTAL_LIMIT
+
+
 def safe_embed(embed: discord.Embed) -> discord.Embed:
     """Trim an embed so that it never exceeds Discord's per-part or total limits."""
+    if not _within_limits(embed):
+        return trim_embed(embed)
+    if not embed.fields:
+        embed.clear_fields()  # as trimming does: the JSON says "fields": [] (the same to see)
+    return embed
+
+
+def trim_embed(embed: discord.Embed) -> discord.Embed:
+    """`safe_embed`'s work on an embed past a limit: every part clipped, fields dropped from
+    the end while the whole is too long."""
     if embed.title:
         embed.title = clip(embed.title, TITLE_LIMIT)
     if embed.description:

@@ -85,7 +85,8 @@ def _invoke_line(invoke: Invoke) -> str:
     return f"• {clip(invoke.invoker_name, 80)}: {what} ({paid})"
 
 
-def _breakdown(roll: Roll) -> str:
+def _breakdown(roll: Roll, effort: int) -> str:
+    """The effort's parts (`effort` is the roll's, computed once by the caller)."""
     parts = [f"dice {signed(roll.dice_total)}"]
     if roll.skill is not None:
         parts.insert(0, f"{clip(roll.skill, 40)} {signed(roll.skill_rating)}")
@@ -99,7 +100,7 @@ def _breakdown(roll: Roll) -> str:
     for adjustment in roll.scale:
         if adjustment.side is Side.ROLLER and adjustment.mode is ScaleMode.BEFORE_ROLL:
             parts.append(f"scale {signed(adjustment.levels)}")
-    after = roll.effort() - roll.effort_before_scale_success()
+    after = effort - roll.effort_before_scale_success()
     if after:
         parts.append(f"scale after success {signed(after)}")
     return " · ".join(parts)
@@ -170,14 +171,15 @@ def roll_title(roll: Roll) -> str:
 
 def roll_embed(view: RollView) -> discord.Embed:
     roll = view.roll
-    result = roll.result()
+    result = roll.result()  # the derived numbers once: each one sums the whole roll again
+    effort = result.effort if result is not None else roll.effort()
+    target = result.opposition if result is not None else None
     colour = OUTCOME_COLOURS[result.kind] if result is not None else COLOUR
     embed = discord.Embed(title=roll_title(roll), colour=colour)
     if roll.description:
         embed.description = clip(roll.description, 300)
     embed.add_field(name="Dice", value=f"`{fate_symbols(roll.dice)}` ({signed(roll.dice_total)})")
-    embed.add_field(name="Effort", value=f"**{describe(roll.effort())}**")
-    target = roll.opposition()
+    embed.add_field(name="Effort", value=f"**{describe(effort)}**")
     if target is not None:
         against = (
             f"roll #{view.opposes_id}: {describe(target)}"
@@ -188,7 +190,9 @@ def roll_embed(view: RollView) -> discord.Embed:
     if result is not None:
         shifts = f"{result.shifts:+d} shift{'s' if abs(result.shifts) != 1 else ''}"
         embed.add_field(name="Outcome", value=f"**{result.kind.label}** ({shifts})", inline=False)
-    embed.add_field(name="Total", value=clip(_breakdown(roll), FIELD_VALUE_LIMIT), inline=False)
+    embed.add_field(
+        name="Total", value=clip(_breakdown(roll, effort), FIELD_VALUE_LIMIT), inline=False
+    )
     if roll.invokes:
         lines = [_invoke_line(i) for i in roll.invokes[-MAX_LISTED_INVOKES:]]
         if len(roll.invokes) > MAX_LISTED_INVOKES:
@@ -262,14 +266,10 @@ def gm_buttons(view: RollView) -> list[ButtonSpec]:
             ButtonSpec("Scale", roll_button_id(view.id, "scale"), danger),
         ]
     aim = view.roll.advantage
+    if aim is None or aim.resolved or aim.key is not None:
+        return found
     result = view.roll.result()
-    if (
-        aim is not None
-        and not aim.resolved
-        and aim.key is None
-        and result is not None
-        and result.kind is OutcomeKind.FAIL
-    ):
+    if result is not None and result.kind is OutcomeKind.FAIL:
         found.append(ButtonSpec("Create, enemy invoke", roll_button_id(view.id, "advgm"), danger))
     return found
 

@@ -13,6 +13,7 @@ from bot.ui.common import (
     clip,
     newest_lines,
     safe_embed,
+    trim_embed,
 )
 from bot.ui.help import CommandEntry, CommandGroup, help_page, page_count
 
@@ -29,6 +30,26 @@ def test_safe_embed_fits(title: str, description: str, fields: list[tuple[str, s
     assert len(embed) <= EMBED_TOTAL_LIMIT
     assert len(embed.fields) <= MAX_FIELDS
     assert all(len(f.value or "") <= FIELD_VALUE_LIMIT for f in embed.fields)
+
+
+small_texts = st.text(min_size=0, max_size=1200)
+
+
+@settings(max_examples=100)
+@given(
+    title=small_texts,
+    description=st.one_of(small_texts, texts),
+    fields=st.lists(st.tuples(small_texts, small_texts, st.booleans()), max_size=30),
+)
+def test_an_embed_within_the_limits_is_left_as_it_is(
+    title: str, description: str, fields: list[tuple[str, str, bool]]
+) -> None:
+    """safe_embed skips the trimming when nothing needs it, and gives what trimming gives."""
+    embeds = [discord.Embed(title=title, description=description) for _ in range(2)]
+    for embed in embeds:
+        for name, value, inline in fields:
+            embed.add_field(name=name, value=value, inline=inline)
+    assert safe_embed(embeds[0]).to_dict() == trim_embed(embeds[1]).to_dict()
 
 
 def test_clip_marks_the_cut() -> None:
