@@ -499,7 +499,7 @@ class GameService:
         return state, events, logs
 
     async def hand(self, game_id: int, user_id: int) -> HandInfo:
-        async with self.db.session() as session:
+        async with self.db.read() as session:  # a read: never queued behind a writer
             row = await self._load_in(session, game_id)
             info = self._info(row)
         seat = info.seat_of(user_id)
@@ -529,7 +529,7 @@ class GameService:
         if seat is None or info.status != "running":
             return info, info.view or {}
         engine = get_engine(row.engine)
-        return info, engine.private_view(engine.load_state(row.state), seat.seat)
+        return info, engine.private_view_from(engine.load_state(row.state), seat.seat, info.view)
 
     @staticmethod
     def _hand_of(info: GameInfo, seat: Seat, engine: GameEngine[Any, Any], state: Any) -> HandInfo:

@@ -1224,8 +1224,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     # -- views --------------------------------------------------------------------------------
     def public_view(self, state: AnyState) -> dict[str, Any]:
+        return self._public_view(state, self._read(state))
+
+    def _public_view(self, state: AnyState, ctx: Context) -> dict[str, Any]:
         result = self.result(state)
-        return views.public_view(self._read(state), self.key, result.summary if result else None)
+        return views.public_view(ctx, self.key, result.summary if result else None)
 
     def private_view(self, state: AnyState, seat: str) -> dict[str, Any]:
         return self.private_view_from(state, seat, None)
@@ -1233,9 +1236,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def private_view_from(
         self, state: AnyState, seat: str, public: dict[str, Any] | None
     ) -> dict[str, Any]:
-        view = dict(public) if public is not None else self.public_view(state)
-        view["hands"] = views.hands_of(self._read(state), seat)
-        view["actions"] = [move.action().model_dump() for move in self.moves(state, seat)]
+        ctx = self._read(state)  # one reading for all three parts: it keeps its answers
+        view = dict(public) if public is not None else self._public_view(state, ctx)
+        view["hands"] = views.hands_of(ctx, seat)
+        view["actions"] = [move.action().model_dump() for move in self.moves(state, seat, ctx)]
         return view
 
     # -- AI and tools -------------------------------------------------------------------------
