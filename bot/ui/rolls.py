@@ -1,7 +1,8 @@
 """Rendering rolls: the roll message, its buttons, the invoke picker, /roll log and /rules.
 
-Pure: domain values in, embeds and component specs out. The cog turns the specs into
-DynamicItems; the custom ids and their regexes live in bot/ui/custom_ids.py.
+Pure: domain values in, embeds, component specs and the `Components` a message is sent with
+out. A click reaches the cog's DynamicItems by its custom id; the custom ids and their regexes
+live in bot/ui/custom_ids.py.
 """
 
 from __future__ import annotations
