@@ -461,7 +461,10 @@ class Character(BaseModel):
     def set_fate_points(self, points: int) -> Character:
         if not 0 <= points <= MAX_FATE_POINTS:
             raise SheetError(f"Fate points run from 0 to {MAX_FATE_POINTS}.")
-        return self._evolve(lambda c: setattr(c, "fate_points", points))
+        # The most frequent change of all (every invoke, compel and refresh), and only a
+        # range-checked number that no sheet rule reads: a copy sharing the other parts is a
+        # valid sheet (nothing changes a sheet's parts in place; `_evolve` copies them first).
+        return self.model_copy(update={"fate_points": points})
 
     def adjust_fate_points(self, delta: int) -> Character:
         if self.fate_points + delta < 0:

@@ -266,3 +266,25 @@ def test_rating_finds_a_skill_however_its_name_is_spaced():
     npc = new_minor_npc("Ghoul", ["Hungry"], {"Biting   People": 3})
     assert npc.rating("biting people") == 3 and npc.rating(" Biting  People ") == 3
     assert npc.rating("Biting") == 0
+
+
+def test_a_fate_point_change_gives_the_same_sheet_as_a_full_rebuild_and_leaves_the_old_one() -> (
+    None
+):
+    """set_fate_points copies only what changes; the result must equal a sheet validated from
+    scratch, dump the same JSON, and leave the sheet it came from as it was."""
+    from bot.fate.sheet import Character
+
+    pc = full_pc()
+    before = pc.model_dump_json()
+    for points in (0, 1, pc.fate_points + 2, 50):
+        changed = pc.set_fate_points(points)
+        rebuilt = Character.model_validate({**pc.model_dump(), "fate_points": points})
+        assert changed == rebuilt
+        assert changed.model_dump_json() == rebuilt.model_dump_json()
+        assert pc.model_dump_json() == before
+    spent = pc.adjust_fate_points(-1).rename("Renamed")  # a later full change copies its parts
+    assert spent.fate_points == pc.fate_points - 1
+    assert pc.model_dump_json() == before
+    with pytest.raises(SheetError):
+        pc.set_fate_points(-1)
