@@ -14,9 +14,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from bot.games.drawing import blend_palette, png_fixed
 from bot.games.drawing import fit as _fit
 from bot.games.drawing import font as _font
-from bot.games.drawing import png_palette
 from bot.games.drawing import wrap as _wrap
 
 CARD_W, CARD_H = 214, 212
@@ -42,6 +42,21 @@ TYPE_COLOURS: dict[str, tuple[int, int, int]] = {
     "advantage": (36, 100, 60),
 }
 TOKEN_COLOURS = {"foe": (240, 96, 86), "case": (110, 176, 250)}
+OTHER_CARD = (80, 80, 90)  # a card of a type without a colour of its own
+SHOWDOWN = (70, 44, 96)  # the Showdown card, and the title's box once the game is over
+FATE = (240, 200, 80)
+EMPTY = (70, 74, 84)  # the outline of a free place in a row
+WHITE = (255, 255, 255)
+# Every colour the picture is drawn with, and the shades anti-aliased text makes of an ink on a
+# fill: the PNG's palette, fixed, so that no picture works one out (a colour added to the
+# picture belongs here; a test holds every encoded pixel near the drawn one).
+FILLS = (BACKGROUND, *TYPE_COLOURS.values(), OTHER_CARD, SHOWDOWN)
+INKS = (TEXT, MUTED, BLOCKED)
+PALETTE = blend_palette(
+    (*FILLS, *INKS, *TOKEN_COLOURS.values(), FATE, EMPTY, WHITE),
+    [(fill, ink) for fill in FILLS for ink in INKS],
+    10,
+)
 
 
 def _notes(card: dict[str, Any]) -> list[tuple[str, tuple[int, int, int]]]:
@@ -62,7 +77,7 @@ def _tokens(draw: ImageDraw.ImageDraw, x: int, y: int, card: dict[str, Any]) -> 
     tokens = int(card.get("tokens") or 0)
     noun = "Hits" if kind == "foe" else "Clues"
     base = y + CARD_H - TOKENS_H
-    draw.line((x + PAD, base, x + CARD_W - PAD, base), fill=(255, 255, 255, 60), width=1)
+    draw.line((x + PAD, base, x + CARD_W - PAD, base), fill=WHITE, width=1)
     draw.text((x + PAD, base + 4), f"{tokens}/{value} {noun}", font=_font(15), fill=TEXT)
     for i in range(min(tokens, 14)):  # one pip per token (up to 14)
         px = x + PAD + i * 14
@@ -73,7 +88,7 @@ def _card(draw: ImageDraw.ImageDraw, x: int, y: int, card: dict[str, Any]) -> No
     kind = str(card.get("type", ""))
     width = CARD_W - 2 * PAD
     draw.rounded_rectangle(
-        (x, y, x + CARD_W, y + CARD_H), radius=8, fill=TYPE_COLOURS.get(kind, (80, 80, 90))
+        (x, y, x + CARD_W, y + CARD_H), radius=8, fill=TYPE_COLOURS.get(kind, OTHER_CARD)
     )
     draw.text((x + PAD, y + 5), f"Range {card.get('range', '?')}", font=_font(13), fill=MUTED)
     draw.text((x + CARD_W - PAD, y + 5), kind.title(), font=_font(13), fill=TEXT, anchor="ra")
@@ -112,7 +127,7 @@ def _title(draw: ImageDraw.ImageDraw, view: dict[str, Any], width: int) -> None:
     result = view.get("result")
     if result:
         draw.rounded_rectangle(
-            (MARGIN - 6, MARGIN - 6, width - MARGIN + 6, MARGIN + 30), radius=6, fill=(70, 44, 96)
+            (MARGIN - 6, MARGIN - 6, width - MARGIN + 6, MARGIN + 30), radius=6, fill=SHOWDOWN
         )
         title = f"Game over: {result}"
     draw.text(
@@ -130,10 +145,10 @@ def _fate(draw: ImageDraw.ImageDraw, y: int, fate: dict[str, Any]) -> None:
     draw.text((MARGIN, y + 52), f"Fate spent: {spent}", font=_font(16), fill=MUTED)
     for i in range(min(available, 13)):
         px = MARGIN + i * 20
-        draw.ellipse((px, y + 28, px + 15, y + 43), fill=(240, 200, 80))
+        draw.ellipse((px, y + 28, px + 15, y + 43), fill=FATE)
     for i in range(min(spent, 13)):
         px = MARGIN + i * 20
-        draw.ellipse((px, y + 76, px + 15, y + 91), outline=(240, 200, 80), width=2)
+        draw.ellipse((px, y + 76, px + 15, y + 91), outline=FATE, width=2)
 
 
 def _showdown(
@@ -142,7 +157,7 @@ def _showdown(
     """The Showdown card's table, then who is still owed a roll (or the Cases solved)."""
     sx = MARGIN + 2 * (CARD_W + GAP)
     sw = width - MARGIN - sx
-    draw.rounded_rectangle((sx, y, sx + sw, y + FOOTER_H - 6), radius=8, fill=(70, 44, 96))
+    draw.rounded_rectangle((sx, y, sx + sw, y + FOOTER_H - 6), radius=8, fill=SHOWDOWN)
     name = _fit(draw, str(showdown.get("name", "Showdown")), _font(16), sw - 2 * PAD)
     draw.text((sx + PAD, y + 5), name, font=_font(16), fill=TEXT)
     for line_no, key in enumerate(("foe", "case")):
@@ -180,7 +195,7 @@ def picture_key(view: dict[str, Any]) -> str:
 
 def render_board(view: dict[str, Any]) -> bytes:
     """PNG bytes of the table described by ``view`` (an engine's public view)."""
-    return png_palette(draw_board(view))
+    return png_fixed(draw_board(view), PALETTE)
 
 
 def draw_board(view: dict[str, Any]) -> Image.Image:
@@ -202,9 +217,7 @@ def draw_board(view: dict[str, Any]) -> Image.Image:
             if position < len(row):
                 image.paste(_tile(json.dumps(row[position], sort_keys=True)), (x, y))
             else:
-                draw.rounded_rectangle(
-                    (x, y, x + CARD_W, y + CARD_H), radius=8, outline=(70, 74, 84)
-                )
+                draw.rounded_rectangle((x, y, x + CARD_W, y + CARD_H), radius=8, outline=EMPTY)
         y += CARD_H + GAP
     _fate(draw, y, view.get("fate") or {})
     _showdown(draw, y, width, view.get("showdown") or {}, list(view.get("solved") or []))
