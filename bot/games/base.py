@@ -315,6 +315,17 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
         is. The default ignores it."""
         return self.private_view(state, seat)
 
+    def table_views(
+        self, state: StateT, seat: str, with_actions: bool = True
+    ) -> tuple[dict[str, Any], list[Action], dict[str, Any]]:
+        """What the table shows ``seat`` of one state after a move: the public view, the seat's
+        legal actions (none unless ``with_actions``: a game not running offers none) and its
+        private view. An engine may answer all three from one reading of the state; the
+        default asks `public_view`, `legal_actions` and `private_view_from`."""
+        public = self.public_view(state)
+        actions = self.legal_actions(state, seat) if with_actions else []
+        return public, actions, self.private_view_from(state, seat, public)
+
     @abstractmethod
     def is_over(self, state: StateT) -> bool: ...
 

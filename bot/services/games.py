@@ -177,9 +177,17 @@ class GameService:
         return live.version, actions
 
     # ------------------------------------------------------------------ snapshots
-    def _info(self, row: GameRow, *, with_view: bool = True, state: Any = None) -> GameInfo:
+    def _info(
+        self,
+        row: GameRow,
+        *,
+        with_view: bool = True,
+        state: Any = None,
+        view: dict[str, Any] | None = None,
+    ) -> GameInfo:
         """What the ui sees of the row; ``state``: the row's state already parsed (a move's
-        result), so that it is not parsed from its JSON again."""
+        result), so that it is not parsed from its JSON again; ``view``: its public view, when
+        the caller has it already."""
         assert row.id is not None
         self._remember(row)
         engine = get_engine(row.engine)
@@ -206,7 +214,7 @@ class GameService:
         if with_view and row.state:
             if state is None:
                 state = engine.load_state(row.state)
-            info.view = engine.public_view(state)
+            info.view = engine.public_view(state) if view is None else view
             by_seat = {s.seat: s.name for s in seats}
             info.current_names = [by_seat.get(s, s) for s in engine.current_seats(state)]
         return info
@@ -617,8 +625,9 @@ class GameService:
             public_log=json.dumps(log),
             **finish_values(engine, state),
         )
-        info = self._info(row, state=state)
-        return ActOutcome(info, public, private, self._hand_of(info, seat, engine, state))
+        view, actions, hand = engine.table_views(state, seat.seat, row.status == "running")
+        info = self._info(row, state=state, view=view)
+        return ActOutcome(info, public, private, HandInfo(info, seat, hand, actions))
 
     # ------------------------------------------------------------------ queries and endings
     async def status(self, channel_id: int) -> GameInfo | None:

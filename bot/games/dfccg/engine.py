@@ -1242,6 +1242,19 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         view["actions"] = [move.action().model_dump() for move in self.moves(state, seat, ctx)]
         return view
 
+    def table_views(
+        self, state: AnyState, seat: str, with_actions: bool = True
+    ) -> tuple[dict[str, Any], list[Action], dict[str, Any]]:
+        # One read-only Context for the three, as private_view_from has for its parts: the
+        # public view and the legal actions no longer read the state on their own.
+        ctx = self._read(state)
+        public = self._public_view(state, ctx)
+        actions = [move.action() for move in self.moves(state, seat, ctx)]
+        private = dict(public)
+        private["hands"] = views.hands_of(ctx, seat)
+        private["actions"] = [action.model_dump() for action in actions]
+        return public, actions if with_actions else [], private
+
     # -- AI and tools -------------------------------------------------------------------------
     def reading(self, state: AnyState) -> Context:
         """The rules' questions about ``state`` (costs, targets, restrictions) for the views and

@@ -34,3 +34,27 @@ def test_private_view_from_the_public_view_is_the_private_view(key: str, players
             assert public == before
         seat = engine.current_seats(state)[0]
         state, _events = engine.apply(state, seat, engine.choose_action(state, seat, rng), rng)
+
+
+@pytest.mark.parametrize(
+    ("key", "players"), [("dfccg", 1), ("dfccg", 3), ("vampire-empire", 2), ("dreamwars", 2)]
+)
+def test_table_views_are_the_public_view_legal_actions_and_private_view(
+    key: str, players: int
+) -> None:
+    """What the table shows after a move, asked at once (DFCCG reads the state once for all
+    three), is what the three questions give one by one, at every step of a game."""
+    engine = get_engine(key)
+    rng = random.Random(7)
+    state = engine.new_game(engine.default_options(), [f"p{i}" for i in range(players)], rng)
+    for _step in range(80):
+        for seat in [*dict.fromkeys(state.seats), "someone else"]:
+            for with_actions in (True, False):
+                public, actions, private = engine.table_views(state, seat, with_actions)
+                assert public == engine.public_view(state)
+                assert actions == (engine.legal_actions(state, seat) if with_actions else [])
+                assert private == engine.private_view(state, seat)
+        if engine.is_over(state):
+            break
+        seat = engine.current_seats(state)[0]
+        state, _events = engine.apply(state, seat, engine.choose_action(state, seat, rng), rng)
