@@ -198,19 +198,63 @@ def render_board(view: dict[str, Any]) -> bytes:
     return png_fixed(draw_board(view), PALETTE)
 
 
+WIDTH = MARGIN * 2 + COLUMNS * CARD_W + (COLUMNS - 1) * GAP
+HEIGHT = MARGIN * 2 + HEADER_H + 2 * (ROW_LABEL_H + CARD_H + GAP) + FOOTER_H
+FOOTER_Y = MARGIN + HEADER_H + 2 * (ROW_LABEL_H + CARD_H + GAP)
+SHOWDOWN_X = MARGIN + 2 * (CARD_W + GAP)  # the Fate pools are drawn left of it
+PARTS_KEPT = 64  # titles, pools and Showdown cards drawn once and pasted again
+
+# Text is most of what a board costs to draw (each line is rendered glyph by glyph), and
+# little of it changes between two pictures of a game: the row labels never do, the title
+# once a turn, the pools and the Showdown card more rarely still. Each part is drawn on its
+# own (on the table's background, where nothing else is drawn) and pasted, like the cards.
+
+
+@lru_cache(maxsize=1)
+def _table() -> Image.Image:
+    """The empty table with its row labels."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    y = MARGIN + HEADER_H
+    for index in range(2):
+        draw.text((MARGIN, y), f"Row {index + 1}  (Range 1 to 6)", font=_font(15), fill=MUTED)
+        y += ROW_LABEL_H + CARD_H + GAP
+    return image
+
+
+@lru_cache(maxsize=PARTS_KEPT)
+def _title_tile(drawn_json: str) -> Image.Image:
+    tile = Image.new("RGB", (WIDTH, MARGIN + HEADER_H), BACKGROUND)
+    _title(ImageDraw.Draw(tile), json.loads(drawn_json), WIDTH)
+    return tile
+
+
+@lru_cache(maxsize=PARTS_KEPT)
+def _fate_tile(available: int, spent: int) -> Image.Image:
+    tile = Image.new("RGB", (SHOWDOWN_X, FOOTER_H), BACKGROUND)
+    _fate(ImageDraw.Draw(tile), 0, {"available": available, "spent": spent})
+    return tile
+
+
+@lru_cache(maxsize=PARTS_KEPT)
+def _showdown_tile(drawn_json: str) -> Image.Image:
+    showdown, solved = json.loads(drawn_json)
+    tile = Image.new("RGB", (WIDTH, FOOTER_H), BACKGROUND)
+    _showdown(ImageDraw.Draw(tile), 0, WIDTH, showdown, solved)
+    return tile.crop((SHOWDOWN_X, 0, WIDTH, FOOTER_H))
+
+
 def draw_board(view: dict[str, Any]) -> Image.Image:
     """The table described by ``view`` (an engine's public view), before encoding."""
     rows: list[list[dict[str, Any]]] = list(view.get("rows") or [])[:2]
     while len(rows) < 2:
         rows.append([])
-    width = MARGIN * 2 + COLUMNS * CARD_W + (COLUMNS - 1) * GAP
-    height = MARGIN * 2 + HEADER_H + 2 * (ROW_LABEL_H + CARD_H + GAP) + FOOTER_H
-    image = Image.new("RGB", (width, height), BACKGROUND)
+    image = _table().copy()
     draw = ImageDraw.Draw(image)
-    _title(draw, view, width)
+    titled = {key: view[key] for key in ("book", "turn", "phase", "result") if key in view}
+    image.paste(_title_tile(json.dumps(titled, sort_keys=True)), (0, 0))
     y = MARGIN + HEADER_H
-    for index, row in enumerate(rows):
-        draw.text((MARGIN, y), f"Row {index + 1}  (Range 1 to 6)", font=_font(15), fill=MUTED)
+    for row in rows:
         y += ROW_LABEL_H
         for position in range(COLUMNS):
             x = MARGIN + position * (CARD_W + GAP)
@@ -219,6 +263,8 @@ def draw_board(view: dict[str, Any]) -> Image.Image:
             else:
                 draw.rounded_rectangle((x, y, x + CARD_W, y + CARD_H), radius=8, outline=EMPTY)
         y += CARD_H + GAP
-    _fate(draw, y, view.get("fate") or {})
-    _showdown(draw, y, width, view.get("showdown") or {}, list(view.get("solved") or []))
+    fate = view.get("fate") or {}
+    image.paste(_fate_tile(int(fate.get("available", 0)), int(fate.get("spent", 0))), (0, y))
+    shown = [view.get("showdown") or {}, list(view.get("solved") or [])]
+    image.paste(_showdown_tile(json.dumps(shown, sort_keys=True)), (SHOWDOWN_X, y))
     return image

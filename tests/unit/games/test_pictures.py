@@ -128,6 +128,47 @@ def test_cached_card_tiles_are_the_pixels_of_cards_drawn_in_place() -> None:
     assert compared > 20 and picture._tile.cache_info().hits > 0
 
 
+def _board_drawn_in_place(view: dict[str, Any]) -> Image.Image:
+    """The card game's board drawn part by part on one image, nothing pasted."""
+    from bot.games.dfccg import picture as p
+
+    image = Image.new("RGB", (p.WIDTH, p.HEIGHT), p.BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    p._title(draw, view, p.WIDTH)
+    y = p.MARGIN + p.HEADER_H
+    rows = [*list(view.get("rows") or [])[:2], [], []][:2]
+    for index, row in enumerate(rows):
+        draw.text((p.MARGIN, y), f"Row {index + 1}  (Range 1 to 6)", font=p._font(15), fill=p.MUTED)
+        y += p.ROW_LABEL_H
+        for position in range(p.COLUMNS):
+            x = p.MARGIN + position * (p.CARD_W + p.GAP)
+            if position < len(row):
+                p._card(draw, x, y, row[position])
+            else:
+                box = (x, y, x + p.CARD_W, y + p.CARD_H)
+                draw.rounded_rectangle(box, radius=8, outline=p.EMPTY)
+        y += p.CARD_H + p.GAP
+    p._fate(draw, y, view.get("fate") or {})
+    p._showdown(draw, y, p.WIDTH, view.get("showdown") or {}, list(view.get("solved") or []))
+    return image
+
+
+def test_the_board_of_pasted_parts_is_the_board_drawn_in_place() -> None:
+    """Title, rows, pools and Showdown card are drawn once and pasted: the same pixels."""
+    views = [v for seed in (3, 9) for v in _views("dfccg", 120, seed=seed)]
+    assert any(v.get("result") for v in views) and any(v.get("solved") for v in views)
+    views += [{}, {"book": None, "turn": 3}]
+    for view in views:
+        diff = ImageChops.difference(picture_of(view), _board_drawn_in_place(view))
+        assert diff.getbbox() is None, view.get("turn")
+
+
+def picture_of(view: dict[str, Any]) -> Image.Image:
+    from bot.games.dfccg import picture
+
+    return picture.draw_board(view)
+
+
 @pytest.mark.parametrize("key", sorted(BUILTIN_ENGINE_MODULES))
 def test_a_moves_state_shows_what_the_stored_state_shows(key: str) -> None:
     """The table shows a move's result from the state the engine returned, not from the
