@@ -9,7 +9,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from bot.games.drawing import fit, font, png_palette
+from bot.games.drawing import blend_palette, fit, font, png_fixed
 
 WIDTH, HEIGHT = 720, 640  # drawn tall, then cut to what was drawn
 MARGIN = 16
@@ -27,11 +27,31 @@ PROFESSION_COLOURS = {
 REVEALED = (160, 30, 40)
 HUMAN_DEAD = (70, 90, 70)
 VAMPIRE_DEAD = (110, 40, 46)
+OTHER = (80, 80, 90)  # a castle character without a profession colour
+CITY = (60, 60, 72)
+UNMASKED = (255, 200, 200)  # "revealed vampire" on a castle card
+COMBAT = (255, 210, 140)
 SIDE_TITLES = {"vampires": "Vampire player", "humans": "Human player"}
+# Every colour the picture is drawn with, and the shades anti-aliased text makes of each ink
+# on the fills it is written on: the PNG's palette, fixed, so that no picture works one out
+# (a colour added to the picture belongs here; a test holds every encoded pixel near the
+# drawn one).
+CASTLE_FILLS = (*PROFESSION_COLOURS.values(), OTHER)
+FILLS = (BACKGROUND, *CASTLE_FILLS, REVEALED, CITY, HUMAN_DEAD, VAMPIRE_DEAD)
+PALETTE = blend_palette(
+    (*FILLS, TEXT, MUTED, UNMASKED, COMBAT),
+    [
+        *((fill, TEXT) for fill in FILLS),
+        (BACKGROUND, MUTED),
+        (BACKGROUND, COMBAT),
+        *((fill, UNMASKED) for fill in CASTLE_FILLS),
+    ],
+    14,
+)
 
 
 def _castle_card(draw: ImageDraw.ImageDraw, x: int, y: int, character: dict[str, Any]) -> None:
-    colour = PROFESSION_COLOURS.get(str(character.get("profession")), (80, 80, 90))
+    colour = PROFESSION_COLOURS.get(str(character.get("profession")), OTHER)
     draw.rounded_rectangle((x, y, x + CASTLE_W, y + CASTLE_H), radius=10, fill=colour)
     if character.get("revealed"):
         draw.rounded_rectangle(
@@ -42,7 +62,7 @@ def _castle_card(draw: ImageDraw.ImageDraw, x: int, y: int, character: dict[str,
         (x + 10, y + 38), str(character.get("profession", "")).title(), font=font(14), fill=TEXT
     )
     if character.get("revealed"):
-        draw.text((x + 10, y + 58), "revealed vampire", font=font(14), fill=(255, 200, 200))
+        draw.text((x + 10, y + 58), "revealed vampire", font=font(14), fill=UNMASKED)
     marks = []
     if character.get("attack"):
         marks.append(f"+{character['attack']} attack")
@@ -73,6 +93,11 @@ def _tiles(
 
 def render_board(view: dict[str, Any]) -> bytes:
     """PNG bytes of the table that ``view`` (the engine's public view) describes."""
+    return png_fixed(draw_board(view), PALETTE)
+
+
+def draw_board(view: dict[str, Any]) -> Image.Image:
+    """The table that ``view`` (the engine's public view) describes, before encoding."""
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
     acting = SIDE_TITLES.get(str(view.get("acting")), "nobody")
@@ -86,9 +111,7 @@ def render_board(view: dict[str, Any]) -> bytes:
         _castle_card(draw, MARGIN + index * (CASTLE_W + 12), y + 20, character)
     y += 20 + CASTLE_H + 12
     revealed = set(view.get("revealed_in_city") or [])
-    city = [
-        (name, REVEALED if name in revealed else (60, 60, 72)) for name in view.get("city") or []
-    ]
+    city = [(name, REVEALED if name in revealed else CITY) for name in view.get("city") or []]
     y = _tiles(draw, y, f"City: {view.get('city_count', 0)} characters, order hidden", city)
     dead = [
         (
@@ -108,7 +131,7 @@ def render_board(view: dict[str, Any]) -> bytes:
             (MARGIN, y),
             fit(draw, text, font(15), WIDTH - 2 * MARGIN),
             font=font(15),
-            fill=(255, 210, 140),
+            fill=COMBAT,
         )
         y += 24
     piles = view.get("piles") or {}
@@ -121,4 +144,4 @@ def render_board(view: dict[str, Any]) -> bytes:
             (MARGIN, y), fit(draw, text, font(13), WIDTH - 2 * MARGIN), font=font(13), fill=MUTED
         )
         y += 18
-    return png_palette(image.crop((0, 0, WIDTH, min(HEIGHT, y + MARGIN))))
+    return image.crop((0, 0, WIDTH, min(HEIGHT, y + MARGIN)))
