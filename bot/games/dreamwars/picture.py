@@ -9,7 +9,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from bot.games.drawing import Font, fit, font, png
+from bot.games.drawing import Font, blend_palette, fit, font, png_fixed
 from bot.games.dreamwars.packs import Library, load_library
 
 MAP_W, MAP_H = 1000, 670
@@ -48,7 +48,12 @@ ICON_MARKS = {
     "coach": ("c", (110, 70, 30)),
 }
 
-NO_DITHER = Image.Dither.NONE
+BLACK, WHITE = (0, 0, 0), (255, 255, 255)
+LEGEND = (226, 214, 186)
+DREAMSTONE = (40, 150, 200)
+TOWER = (100, 100, 100)
+BADGES = {"unknown": (90, 90, 90), "supply": (150, 100, 30), "cannon": (20, 20, 20)}
+MAP_COLOURS = 128  # the drawn-once map's own share of the palette
 
 
 def _xy(lib: Library, node: str) -> tuple[int, int]:
@@ -66,30 +71,68 @@ def render_map(view: dict[str, Any], lib: Library | None = None) -> bytes:
     then this turn's pieces, markers and legend on a copy of it."""
     lib = lib or load_library()
     faction = (view.get("great") or {}).get("faction", "")
+    # Drawn every turn: a palette image encodes in a third of the time, at half the size; the
+    # palette is fixed per map (`_palette`), so that no picture works one out.
+    return png_fixed(draw_map(view, lib), _palette(lib, faction))
+
+
+def draw_map(view: dict[str, Any], lib: Library | None = None) -> Image.Image:
+    """`render_map` before encoding."""
+    lib = lib or load_library()
+    faction = (view.get("great") or {}).get("faction", "")
     image = _background(lib, faction).copy()
     draw = ImageDraw.Draw(image)
     small, label, big = font(12), font(14), font(17)
     _tokens(draw, lib, view, small)
     _pieces(draw, lib, view, label)
     _legend(draw, view, label, big, small)
-    # Drawn every turn: a palette of 64 colours encodes in a third of the time, at half the size.
-    quantized = image.quantize(colors=64, method=Image.Quantize.FASTOCTREE, dither=NO_DITHER)
-    return png(quantized, compress_level=1)
+    return image
 
 
-_BACKGROUNDS: dict[tuple[int, str], tuple[Library, Image.Image]] = {}
+def _palette(lib: Library, faction: str) -> Image.Image:
+    """The map's own colours (its octree, worked out once per Library and faction) and every
+    colour the pieces, tokens and legend are drawn with, with the shades their anti-aliased
+    text makes on what it is written on (a colour added to the picture belongs here; a test
+    holds every encoded pixel near the drawn one)."""
+    _background(lib, faction)
+    return _BACKGROUNDS[(id(lib), faction)][2]
+
+
+def _pieces_palette(background: Image.Image) -> Image.Image:
+    drawn_once = background.quantize(
+        colors=MAP_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+    )
+    rgb = drawn_once.getpalette() or []
+    counts = drawn_once.getcolors(MAP_COLOURS) or []
+    used = sorted({index for _count, index in counts if isinstance(index, int)})
+    map_colours = [(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]) for i in used]
+    fills = [*HERO_COLOURS, NEMESIS, TOWER, *BADGES.values(), DREAMSTONE]
+    return blend_palette(
+        [*map_colours, *fills, BLACK, WHITE, INK, LEGEND, HURT, PAPER],
+        [
+            *((fill, ink) for fill in fills for ink in (BLACK, WHITE)),
+            (LEGEND, INK),
+            (LEGEND, HURT),
+            (PAPER, DREAMSTONE),
+        ],
+        4,
+    )
+
+
+_BACKGROUNDS: dict[tuple[int, str], tuple[Library, Image.Image, Image.Image]] = {}
 
 
 def _background(lib: Library, faction: str) -> Image.Image:
     """Walls, paths, spaces and locations (with this faction's active Portals framed), drawn
-    once per Library and faction (the cache holds the Library, so its id stays its own)."""
+    once per Library and faction (the cache holds the Library, so its id stays its own), with
+    the palette its pictures are encoded with."""
     cached = _BACKGROUNDS.get((id(lib), faction))
     if cached is not None and cached[0] is lib:
         return cached[1]
     if len(_BACKGROUNDS) >= 16:
         _BACKGROUNDS.clear()
     image = _draw_background(lib, faction)
-    _BACKGROUNDS[(id(lib), faction)] = (lib, image)
+    _BACKGROUNDS[(id(lib), faction)] = (lib, image, _pieces_palette(image))
     return image
 
 
@@ -174,15 +217,15 @@ def _tokens(draw: ImageDraw.ImageDraw, lib: Library, view: dict[str, Any], face:
         draw.text((x + dx, y + dy), text, fill=(255, 255, 255), font=face, anchor="mm")
 
     for node in view.get("unknown") or []:
-        badge(node, 16, -14, "?", (90, 90, 90))
+        badge(node, 16, -14, "?", BADGES["unknown"])
     if view.get("dropped_stone"):
-        badge(view["dropped_stone"], 16, -14, "D", (40, 150, 200))
+        badge(view["dropped_stone"], 16, -14, "D", DREAMSTONE)
     for node, count in (view.get("supply") or {}).items():
-        badge(node, -16, -14, str(count), (150, 100, 30))
+        badge(node, -16, -14, str(count), BADGES["supply"])
     for node in view.get("cannons") or []:
-        badge(node, -14, 12, "K", (20, 20, 20))
+        badge(node, -14, 12, "K", BADGES["cannon"])
     if view.get("train"):
-        badge(view["train"], 0, -20, "=", (20, 20, 20))
+        badge(view["train"], 0, -20, "=", BADGES["cannon"])
 
 
 def _pieces(draw: ImageDraw.ImageDraw, lib: Library, view: dict[str, Any], face: Font) -> None:
@@ -200,7 +243,7 @@ def _pieces(draw: ImageDraw.ImageDraw, lib: Library, view: dict[str, Any], face:
             draw.ellipse((cx - 9, cy - 9, cx + 9, cy + 9), fill=colour, outline=outline, width=2)
             draw.text((cx, cy), str(hero["index"] + 1), fill=(0, 0, 0), font=face, anchor="mm")
             if hero.get("dreamstone"):
-                draw.text((cx, cy - 14), "D", fill=(40, 150, 200), font=face, anchor="mm")
+                draw.text((cx, cy - 14), "D", fill=DREAMSTONE, font=face, anchor="mm")
     foes_at: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for foe in view.get("nemeses") or []:
         if foe.get("node") in lib.nodes:
@@ -219,9 +262,7 @@ def _pieces(draw: ImageDraw.ImageDraw, lib: Library, view: dict[str, Any], face:
             draw.text((cx, cy), str(len(monsters)), fill=(255, 255, 255), font=face, anchor="mm")
         if towers:
             cx, cy = x - 26, y + 1
-            draw.rectangle(
-                (cx - 9, cy - 11, cx + 9, cy + 11), fill=(100, 100, 100), outline=(0, 0, 0)
-            )
+            draw.rectangle((cx - 9, cy - 11, cx + 9, cy + 11), fill=TOWER, outline=BLACK)
             draw.text((cx, cy), str(len(towers)), fill=(255, 255, 255), font=face, anchor="mm")
 
 
@@ -229,7 +270,7 @@ def _legend(
     draw: ImageDraw.ImageDraw, view: dict[str, Any], label: Font, big: Font, small: Font
 ) -> None:
     x0 = MAP_W + 8
-    draw.rectangle((MAP_W, 0, MAP_W + LEGEND_W, MAP_H + 2 * MARGIN), fill=(226, 214, 186))
+    draw.rectangle((MAP_W, 0, MAP_W + LEGEND_W, MAP_H + 2 * MARGIN), fill=LEGEND)
     y = 12
 
     def line(

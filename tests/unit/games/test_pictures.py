@@ -188,19 +188,24 @@ def test_a_moves_state_shows_what_the_stored_state_shows(key: str) -> None:
         assert engine.current_seats(state) == engine.current_seats(stored)
 
 
-@pytest.mark.parametrize("key", ["dfccg", "vampire-empire"])
+@pytest.mark.parametrize("key", sorted(BUILTIN_ENGINE_MODULES))
 def test_the_encoded_board_is_the_drawn_board_to_the_eye(key: str) -> None:
     """The PNG keeps at most 256 colours, of a palette fixed beforehand (it encodes in half
     the time, at half the bytes): no pixel moves far from what was drawn."""
     from PIL import ImageStat
 
     from bot.games.dfccg import picture as dfccg_picture
+    from bot.games.dreamwars import picture as dw_picture
     from bot.games.vampire_empire import picture as ve_picture
 
-    picture = {"dfccg": dfccg_picture, "vampire-empire": ve_picture}[key]
+    draw, render = {
+        "dfccg": (dfccg_picture.draw_board, dfccg_picture.render_board),
+        "vampire-empire": (ve_picture.draw_board, ve_picture.render_board),
+        "dreamwars": (dw_picture.draw_map, dw_picture.render_map),
+    }[key]
     for view in _views(key, 60, seed=4):
-        drawn = picture.draw_board(view)
-        encoded = Image.open(io.BytesIO(picture.render_board(view)))
+        drawn = draw(view)
+        encoded = Image.open(io.BytesIO(render(view)))
         assert encoded.mode == "P" and encoded.size == drawn.size
         diff = ImageChops.difference(drawn, encoded.convert("RGB"))
         assert max(ImageStat.Stat(diff).mean) < 1.0
