@@ -5,19 +5,117 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+MASKS_KEPT = 2048  # rendered lines of text kept, of every size (a few KB each)
+LENGTHS_KEPT = 4096
+
+
+class KeptFont(ImageFont.FreeTypeFont):
+    """A FreeType font that keeps what it rendered: a board's lines of text are most of its
+    drawing (FreeType renders each glyph every time) and most come again in the next picture
+    (labels, names, card texts). Pillow draws a line by asking the font for its mask and
+    blending the ink through it; this font gives the mask it made before for the same line
+    and arguments, so the pixels are the ones rendered afresh. Fonts are never changed."""
+
+    def getmask2(  # type: ignore[override]
+        self,
+        text: str | bytes,
+        mode: str = "",
+        direction: str | None = None,
+        features: list[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        anchor: str | None = None,
+        ink: int = 0,
+        start: tuple[float, float] | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> tuple[Any, tuple[int, int]]:
+        plain = args or kwargs.keys() - {"stroke_filled"} or mode == "RGBA"  # RGBA: changed
+        if plain or not isinstance(text, str):
+            return super().getmask2(
+                text, mode, direction, features, language, stroke_width, anchor, ink, start,
+                *args, **kwargs,
+            )  # fmt: skip
+        return _mask(
+            self,
+            text,
+            mode,
+            direction,
+            tuple(features) if features else None,
+            language,
+            stroke_width,
+            anchor,
+            ink,
+            tuple(start) if start is not None else None,
+            bool(kwargs.get("stroke_filled", False)),
+        )
+
+    def getlength(
+        self,
+        text: str | bytes,
+        mode: str = "",
+        direction: str | None = None,
+        features: list[str] | None = None,
+        language: str | None = None,
+    ) -> float:
+        if features or not isinstance(text, str):
+            return super().getlength(text, mode, direction, features, language)
+        return _length(self, text, mode, direction, language)
+
+
+@lru_cache(maxsize=MASKS_KEPT)
+def _mask(
+    face: KeptFont,
+    text: str,
+    mode: str,
+    direction: str | None,
+    features: tuple[str, ...] | None,
+    language: str | None,
+    stroke_width: float,
+    anchor: str | None,
+    ink: int,
+    start: tuple[float, float] | None,
+    stroke_filled: bool,
+) -> tuple[Any, tuple[int, int]]:
+    return ImageFont.FreeTypeFont.getmask2(
+        face,
+        text,
+        mode,
+        direction,
+        list(features) if features else None,
+        language,
+        stroke_width,
+        anchor,
+        ink,
+        start,
+        stroke_filled=stroke_filled,
+    )
+
+
+@lru_cache(maxsize=LENGTHS_KEPT)
+def _length(
+    face: KeptFont, text: str, mode: str, direction: str | None, language: str | None
+) -> float:
+    return ImageFont.FreeTypeFont.getlength(face, text, mode, direction, None, language)
 
 
 @lru_cache(maxsize=16)
 def font(size: int) -> Font:
     """The default font at `size` points (a fixed-size one where Pillow lacks FreeType)."""
     try:
-        return ImageFont.load_default(size=size)
+        face = ImageFont.load_default(size=size)
     except (TypeError, OSError):  # Pillow without FreeType
         return ImageFont.load_default()
+    font_bytes = getattr(face, "font_bytes", None)
+    if not isinstance(face, ImageFont.FreeTypeFont) or not font_bytes:
+        return face
+    return KeptFont(io.BytesIO(font_bytes), size, layout_engine=face.layout_engine)
 
 
 def fit(draw: ImageDraw.ImageDraw, text: str, face: Font, width: int) -> str:

@@ -236,3 +236,42 @@ async def test_the_workers_start_at_the_first_picture_not_before() -> None:
     await pool.draw("vampire-empire", view)
     assert pool.drawn_in_workers == 1
     await pool.close()
+
+
+def test_kept_lines_of_text_are_the_pixels_of_lines_rendered_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pictures' font keeps the masks of the lines it rendered (and their lengths): every
+    board drawn with it is the board drawn with the font rendering every line again."""
+    from PIL import ImageFont
+
+    from bot.games import drawing
+    from bot.games.dfccg import picture as dfccg_picture
+    from bot.games.dreamwars import picture as dw_picture
+    from bot.games.vampire_empire import picture as ve_picture
+
+    assert isinstance(drawing.font(14), drawing.KeptFont)
+    draws = {
+        "dfccg": dfccg_picture.draw_board,
+        "vampire-empire": ve_picture.draw_board,
+        "dreamwars": dw_picture.draw_map,
+    }
+    views = {key: _views(key, 80, seed=8) for key in draws}
+
+    def boards() -> list[bytes]:
+        for kept in (
+            dfccg_picture._tile,
+            dfccg_picture._title_tile,
+            dfccg_picture._fate_tile,
+            dfccg_picture._showdown_tile,
+            dfccg_picture._table,
+        ):
+            kept.cache_clear()
+        dw_picture._BACKGROUNDS.clear()
+        return [draws[key](view).tobytes() for key in draws for view in views[key] * 2]
+
+    kept = boards()
+    assert drawing._mask.cache_info().hits > 0 and drawing._length.cache_info().hits > 0
+    monkeypatch.setattr(drawing.KeptFont, "getmask2", ImageFont.FreeTypeFont.getmask2)
+    monkeypatch.setattr(drawing.KeptFont, "getlength", ImageFont.FreeTypeFont.getlength)
+    assert boards() == kept
