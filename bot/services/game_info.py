@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from bot.db.models.columns import utcnow
 from bot.db.models.games import GameRow
+from bot.db.repos.games import LoggedAction
 from bot.errors import RuleError
 from bot.games.base import (
     Action,
@@ -299,6 +300,19 @@ def finish_values(engine: GameEngine[Any, Any], state: Any) -> dict[str, Any]:
         "active_channel_id": None,
         "ended_at": utcnow(),
     }
+
+
+def logged_action(row: GameRow, seat: str, user_id: int | None, action: Action) -> LoggedAction:
+    """The action log's row for one applied action (an AI's or a person's). A private action's
+    label names hidden information (a card in hand), so only its kind is stored: no reader of
+    the log, now or later, can show what it named."""
+    return LoggedAction(
+        version=row.version + 1,
+        seat=seat,
+        user_id=user_id,
+        action_id=action.id[:64],
+        label=(action.kind if action.private else action.label)[:100],
+    )
 
 
 def row_rng(row: GameRow, step: int) -> random.Random:

@@ -24,7 +24,7 @@ from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.columns import as_utc, utcnow
 from bot.db.models.games import GameActionLog, GameEventLog, GameRow
-from bot.db.repos.games import insert_logs_in, insert_logs_raw_in
+from bot.db.repos.games import LoggedAction, insert_logs_in, insert_logs_raw_in
 from bot.db.repos.versioned import update_versioned_in, update_versioned_raw_in
 from bot.errors import RuleError
 from bot.fate.words import plural
@@ -49,6 +49,7 @@ from bot.services.game_info import (
     Seat,
     acting_seat,
     finish_values,
+    logged_action,
     multi_option_fields,
     option_fields,
     option_titles,
@@ -69,20 +70,6 @@ AUTO = "auto"  # an action id meaning: let the AI pick my move
 
 IDLE_BATCH = 100
 STALE_MOVE = "Already done: someone acted first. Press **My hand** to see the table now."
-
-
-def _logged(row: GameRow, seat: str, user_id: int | None, action: Action) -> GameActionLog:
-    """The action log's row for one applied action (an AI's or a person's). A private action's
-    label names hidden information (a card in hand), so only its kind is stored: no reader of
-    the log, now or later, can show what it named."""
-    return GameActionLog(
-        game_id=row.id or 0,
-        version=row.version + 1,
-        seat=seat,
-        user_id=user_id,
-        action_id=action.id[:64],
-        label=(action.kind if action.private else action.label)[:100],
-    )
 
 
 class GameService:
@@ -245,7 +232,7 @@ class GameService:
         self,
         row: GameRow,
         expected: int,
-        logs: list[GameActionLog],
+        logs: list[LoggedAction],
         public: list[str],
         **values: Any,
     ) -> None:
@@ -487,11 +474,11 @@ class GameService:
         state: Any,
         seats: list[Seat],
         step: int,
-    ) -> tuple[Any, list[GameEvent], list[GameActionLog]]:
+    ) -> tuple[Any, list[GameEvent], list[LoggedAction]]:
         """Let AI seats act while only AI seats may act (bounded)."""
         ai = {s.seat for s in seats if s.ai}
         events: list[GameEvent] = []
-        logs: list[GameActionLog] = []
+        logs: list[LoggedAction] = []
         for n in range(AI_STEP_LIMIT):
             if engine.is_over(state):
                 break
@@ -503,7 +490,7 @@ class GameService:
             action = engine.choose_action(state, seat, rng)
             state, new = engine.apply(state, seat, action, rng)
             events += new
-            logs.append(_logged(row, seat, None, action))
+            logs.append(logged_action(row, seat, None, action))
         return state, events, logs
 
     async def hand(self, game_id: int, user_id: int) -> HandInfo:
@@ -608,7 +595,7 @@ class GameService:
         else:
             action = find_action(engine, state, seat.seat, action_id)
         state, events = engine.apply(state, seat.seat, action, row_rng(row, 0))
-        logs = [_logged(row, seat.seat, user_id, action)]
+        logs = [logged_action(row, seat.seat, user_id, action)]
         state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
         events += ai_events
         logs += ai_logs

@@ -5,7 +5,8 @@ Every function runs in the caller's transaction.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from sqlalchemy import insert
 
@@ -25,11 +26,23 @@ _RAW_EVENTS = Sql(
 )
 
 
+class LoggedAction(NamedTuple):
+    """One applied action as the action log stores it (the columns of `GameActionLog` a move
+    writes; a plain tuple: a move logs one per AI step, and a validated SQLModel object
+    costs about a hundred times as much)."""
+
+    version: int
+    seat: str
+    user_id: int | None
+    action_id: str
+    label: str
+
+
 def _clipped(text: str) -> str:
     return text if len(text) <= EVENT_TEXT_LIMIT else text[: EVENT_TEXT_LIMIT - 1] + "…"
 
 
-def _action_rows(game_id: int, actions: list[GameActionLog], at: Any) -> list[dict[str, Any]]:
+def _action_rows(game_id: int, actions: Sequence[LoggedAction], at: Any) -> list[dict[str, Any]]:
     return [
         {
             "game_id": game_id,
@@ -53,7 +66,7 @@ def _event_rows(game_id: int, version: int, events: list[str], at: Any) -> list[
 
 
 async def insert_logs_in(
-    session: Any, game_id: int, version: int, actions: list[GameActionLog], events: list[str]
+    session: Any, game_id: int, version: int, actions: Sequence[LoggedAction], events: list[str]
 ) -> None:
     """The actions applied by the write that made `version` of the game, and its public
     events in order."""
@@ -68,7 +81,7 @@ async def insert_logs_raw_in(
     unit: RawUnit,
     game_id: int,
     version: int,
-    actions: list[GameActionLog],
+    actions: Sequence[LoggedAction],
     events: list[str],
     created_at: Any,
 ) -> None:
