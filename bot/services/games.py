@@ -66,6 +66,7 @@ SEAT_NAME_MAX = 32
 LIVE = ("lobby", "running", "paused")  # a game that holds its channel
 WATCHED = ("lobby", "running")  # live games the idle check may warn and end (not paused ones)
 AUTO = "auto"  # an action id meaning: let the AI pick my move
+STATES_KEPT = 256  # parsed states kept for the next move (of the games that moved last)
 
 
 IDLE_BATCH = 100
@@ -88,6 +89,8 @@ class GameService:
         # it without reading the game again (its versioned write still checks that nobody,
         # in any process, moved in between; see `_act_cached`).
         self._rows: dict[int, GameRow] = {}
+        # game id -> (row state JSON, the state a move made of it): the next move's start
+        self._states: dict[int, tuple[str, Any]] = {}
         self.clock: Callable[[], float] = time.monotonic
         # Where a new game's seed comes from; tests set a fixed one to replay the same game.
         self.new_seed: Callable[[], int] = lambda: random.SystemRandom().getrandbits(48)
@@ -584,7 +587,8 @@ class GameService:
         is one versioned write, so a move that landed in between wins and this one is refused."""
         seats, seat, version = acting_seat(row, user_id, version)
         engine = get_engine(row.engine)
-        state = engine.load_state(row.state or "{}")
+        kept = self._states.pop(row.id or 0, None)
+        state = kept[1] if kept and kept[0] is row.state else engine.load_state(row.state or "{}")
         current = engine.current_seats(state)
         # A seat not waited for may still have a table-wide move (e.g. proposing the Showdown).
         if seat.seat not in current and not engine.legal_actions(state, seat.seat):
@@ -612,6 +616,10 @@ class GameService:
             public_log=json.dumps(log),
             **finish_values(engine, state),
         )
+        if row.status == "running" and row.state is not None:
+            self._states[row.id or 0] = (row.state, state)
+            while len(self._states) > STATES_KEPT:
+                del self._states[next(iter(self._states))]
         view, actions, hand = engine.table_views(state, seat.seat, row.status == "running")
         info = self._info(row, state=state, view=view)
         return ActOutcome(info, public, private, HandInfo(info, seat, hand, actions))

@@ -635,3 +635,27 @@ async def test_a_move_and_its_board_edit_are_one_write_of_three_statements(table
     assert statements == [] and commits == [], statements  # nothing through the ORM
     assert raw[0] == "UPDATE" and raw[-1] == "COMMIT", raw
     assert set(raw[1:-1]) <= {"INSERT"} and len(raw) <= 4, raw
+
+
+async def test_moves_start_from_the_state_the_last_move_made(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move keeps the state it made for the game's next move (no JSON parsed again), and
+    the game played that way is the game played from the stored rows."""
+    game_id, _board_id = await _lobby(table, [], options="difficulty=apprentice")
+    cog = table.bot.get_cog("GameTable")  # type: ignore[union-attr]
+    assert cog is not None
+    engine = get_engine("dfccg")
+    parsed: list[str] = []
+    load_state = engine.load_state
+    monkeypatch.setattr(engine, "load_state", lambda text: parsed.append(text) or load_state(text))
+    moves = 0
+    for _ in range(6):
+        if (await _row(table, game_id)).status != "running":
+            break
+        outcome = await cog.games.act(game_id, table.player, None, "auto")
+        stored = await _row(table, game_id)
+        assert outcome.game.view == engine.public_view(load_state(stored.state or "{}"))
+        moves += 1
+    assert moves >= 3
+    assert len(parsed) <= 1  # the first move's (the row as started)

@@ -58,3 +58,31 @@ def test_table_views_are_the_public_view_legal_actions_and_private_view(
             break
         seat = engine.current_seats(state)[0]
         state, _events = engine.apply(state, seat, engine.choose_action(state, seat, rng), rng)
+
+
+@pytest.mark.parametrize(
+    ("key", "players"), [("dfccg", 1), ("dfccg", 3), ("vampire-empire", 2), ("dreamwars", 2)]
+)
+def test_no_engine_call_changes_the_state_it_is_given(key: str, players: int) -> None:
+    """The table keeps the state a move made and starts the next move from it (no JSON parsed
+    again): that is only right while every call a move makes leaves its state as it was."""
+    engine = get_engine(key)
+    rng = random.Random(9)
+    state = engine.new_game(engine.default_options(), [f"p{i}" for i in range(players)], rng)
+    for _step in range(120):
+        before = state.model_dump_json()
+        for seat in [*dict.fromkeys(state.seats), "someone else"]:
+            engine.table_views(state, seat)
+            engine.legal_actions(state, seat)
+            engine.private_view(state, seat)
+        engine.public_view(state)
+        engine.result(state)
+        if engine.is_over(state):
+            assert state.model_dump_json() == before
+            break
+        seat = engine.current_seats(state)[0]
+        action = engine.choose_action(state, seat, random.Random(1))
+        new, _events = engine.apply(state, seat, action, random.Random(2))
+        assert state.model_dump_json() == before
+        assert new is not state
+        state = new
