@@ -94,8 +94,7 @@ def _palette(lib: Library, faction: str) -> Image.Image:
     colour the pieces, tokens and legend are drawn with, with the shades their anti-aliased
     text makes on what it is written on (a colour added to the picture belongs here; a test
     holds every encoded pixel near the drawn one)."""
-    _background(lib, faction)
-    return _BACKGROUNDS[(id(lib), faction)][2]
+    return _drawn_once(lib, faction)[2]
 
 
 def _pieces_palette(background: Image.Image) -> Image.Image:
@@ -124,16 +123,21 @@ _BACKGROUNDS: dict[tuple[int, str], tuple[Library, Image.Image, Image.Image]] = 
 
 def _background(lib: Library, faction: str) -> Image.Image:
     """Walls, paths, spaces and locations (with this faction's active Portals framed), drawn
-    once per Library and faction (the cache holds the Library, so its id stays its own), with
-    the palette its pictures are encoded with."""
+    once per Library and faction (the cache holds the Library, so its id stays its own)."""
+    return _drawn_once(lib, faction)[1]
+
+
+def _drawn_once(lib: Library, faction: str) -> tuple[Library, Image.Image, Image.Image]:
+    """The Library, its map for the faction and the palette its pictures are encoded with."""
     cached = _BACKGROUNDS.get((id(lib), faction))
     if cached is not None and cached[0] is lib:
-        return cached[1]
+        return cached
     if len(_BACKGROUNDS) >= 16:
         _BACKGROUNDS.clear()
     image = _draw_background(lib, faction)
-    _BACKGROUNDS[(id(lib), faction)] = (lib, image, _pieces_palette(image))
-    return image
+    cached = (lib, image, _pieces_palette(image))
+    _BACKGROUNDS[(id(lib), faction)] = cached
+    return cached
 
 
 def _draw_background(lib: Library, faction: str) -> Image.Image:
