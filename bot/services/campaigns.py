@@ -33,7 +33,7 @@ from bot.db.models.campaigns import (
 )
 from bot.db.models.columns import BIGINT_MAX, utcnow
 from bot.db.raw import RawUnit, Sql
-from bot.db.repos.characters import new_ledger_entry_raw_in
+from bot.db.repos.characters import CHARACTER_SELECT, new_ledger_entry_raw_in
 from bot.db.repos.versioned import StaleError, update_versioned_in, update_versioned_raw_in
 from bot.errors import RuleError
 from bot.fate.sheet import Character
@@ -338,10 +338,7 @@ async def characters_in(
 def _characters_by_id_raw(count: int) -> Sql:
     """CHARACTERS_BY_ID as a raw statement (bot/db/raw.py) for `count` ids `:id0`, ..."""
     wanted = ", ".join(f":id{n}" for n in range(count))
-    return Sql(
-        "SELECT id, campaign_id, guild_id, owner_id, sheet_json, version FROM character "
-        f"WHERE id IN ({wanted})"
-    )
+    return Sql(f"SELECT {CHARACTER_SELECT} FROM character WHERE character.id IN ({wanted})")
 
 
 async def characters_raw_in(unit: RawUnit, character_ids: list[int]) -> dict[int, CharacterRecord]:

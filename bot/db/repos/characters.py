@@ -16,29 +16,47 @@ CHARACTER_SELECT = (
     "character.id, character.campaign_id, character.guild_id, character.owner_id, "
     "character.sheet_json, character.version"
 )
-# The channel's campaign (bound first, else the server's default one), parameters guild, channel.
-BOUND = """
-    (SELECT campaign.id, campaign.guild_id, campaign.name, campaign.is_default,
-            campaign.settings_json, campaign.version
-     FROM campaign LEFT OUTER JOIN channel_campaign
-       ON channel_campaign.campaign_id = campaign.id AND channel_campaign.channel_id = :channel
-     WHERE campaign.guild_id = :guild
-       AND (channel_campaign.channel_id IS NOT NULL OR campaign.is_default)
-     ORDER BY channel_campaign.channel_id IS NULL LIMIT 1) AS bound
-"""
-CAMPAIGN_SELECT = (
-    "bound.id, bound.guild_id, bound.name, bound.is_default, bound.settings_json, bound.version"
-)
-# The user's active character of the `bound` campaign (the channel's choice, else
-# server-wide), parameters guild, user, channel; a roll's context reads it too.
-ACTIVE_JOIN = """
-    LEFT OUTER JOIN character ON character.id = (
-        SELECT active_character.character_id FROM active_character
+
+
+def campaign_columns(table: str) -> str:
+    """A campaign's columns in the order `CAMPAIGN_COLUMNS` parses them, from `table`."""
+    return ", ".join(
+        f"{table}.{column}"
+        for column in ("id", "guild_id", "name", "is_default", "settings_json", "version")
+    )
+
+
+def bound_campaign_id(guild: str, channel: str) -> str:
+    """The id of the campaign `resolve_campaign_in` picks for a channel (the one bound to it,
+    else the server's default), as a scalar subquery on the SQL expressions given: the one
+    place the raw statements say that rule."""
+    return f"""(SELECT bound.id FROM campaign AS bound
+        LEFT OUTER JOIN channel_campaign AS binding
+            ON binding.campaign_id = bound.id AND binding.channel_id = {channel}
+        WHERE bound.guild_id = {guild} AND (binding.channel_id IS NOT NULL OR bound.is_default)
+        ORDER BY binding.channel_id IS NULL LIMIT 1)"""
+
+
+def active_character_id(campaign: str) -> str:
+    """The id of the user's active character of the campaign `campaign` (the channel's choice,
+    else the server-wide one: channel 0), parameters guild, user, channel."""
+    return f"""(SELECT active_character.character_id FROM active_character
         JOIN character AS chosen ON chosen.id = active_character.character_id
         WHERE active_character.guild_id = :guild AND active_character.user_id = :user
-          AND active_character.channel_id IN (:channel, 0) AND chosen.campaign_id = bound.id
-        ORDER BY active_character.channel_id = 0 LIMIT 1)
+          AND active_character.channel_id IN (:channel, 0) AND chosen.campaign_id = {campaign}
+        ORDER BY active_character.channel_id = 0 LIMIT 1)"""
+
+
+# The channel's campaign as a table `bound` (no row when there is none), parameters guild,
+# channel.
+BOUND = f"""
+    (SELECT {campaign_columns("campaign")} FROM campaign
+     WHERE campaign.id = {bound_campaign_id(":guild", ":channel")}) AS bound
 """
+CAMPAIGN_SELECT = campaign_columns("bound")
+# The user's active character of the `bound` campaign, parameters guild, user, channel; a
+# roll's context reads it too.
+ACTIVE_JOIN = f"LEFT OUTER JOIN character ON character.id = {active_character_id('bound.id')}"
 # The campaign and the user's active character of it.
 ACTIVE_TARGET = Sql(f"SELECT {CAMPAIGN_SELECT}, {CHARACTER_SELECT} FROM {BOUND} {ACTIVE_JOIN}")
 # The campaign and its character named `name` (lower case), or with id `ref` ("#id" from

@@ -14,6 +14,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from bot.db.models.columns import utcnow
 from bot.db.models.conflicts import EncounterRow
 from bot.db.raw import RawUnit, Sql
+from bot.db.repos.characters import bound_campaign_id, campaign_columns
 from bot.db.repos.versioned import (
     StaleError,
     mark_saved,
@@ -138,16 +139,9 @@ ENCOUNTER_RAW_COLUMNS = (
 # The running encounter of a kind in a channel with the campaign `resolve_campaign_in` picks
 # for that channel (bound, else the server's default; NULLs when there is none yet).
 RUNNING_WITH_CAMPAIGN = Sql(
-    f"""SELECT {ENCOUNTER_RAW_COLUMNS},
-           campaign.id, campaign.guild_id, campaign.name, campaign.is_default,
-           campaign.settings_json, campaign.version
-    FROM encounter LEFT OUTER JOIN campaign ON campaign.id = (
-        SELECT bound.id FROM campaign AS bound
-        LEFT OUTER JOIN channel_campaign AS binding
-            ON binding.campaign_id = bound.id AND binding.channel_id = encounter.channel_id
-        WHERE bound.guild_id = encounter.guild_id
-            AND (binding.channel_id IS NOT NULL OR bound.is_default)
-        ORDER BY binding.channel_id IS NULL LIMIT 1)
+    f"""SELECT {ENCOUNTER_RAW_COLUMNS}, {campaign_columns("campaign")}
+    FROM encounter LEFT OUTER JOIN campaign
+        ON campaign.id = {bound_campaign_id("encounter.guild_id", "encounter.channel_id")}
     WHERE encounter.channel_id = :channel AND encounter.kind = :kind AND encounter.active
     ORDER BY encounter.id DESC LIMIT 1"""
 )
