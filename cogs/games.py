@@ -578,10 +578,14 @@ class GameTable(commands.Cog):
             self._idle_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._idle_task
-        self._boards.cancel()
-        for late in self._late_pictures.values():
+        # A stop draws what is waiting at once: a burst's last edit, and the pictures held
+        # back by PICTURE_EVERY_SECONDS (the board would show an older table until the next move).
+        for game_id, late in self._late_pictures.items():
             late.cancel()
+            self._picture_at.pop(game_id, None)
+            self._boards.poke(game_id)
         self._late_pictures.clear()
+        await self._boards.flush()
 
     @property
     def _board_tasks(self) -> dict[int, asyncio.Task[None]]:

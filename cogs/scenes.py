@@ -121,8 +121,9 @@ class BoardUpdater:
             await sent.pin()
         await self.service.set_board_message(channel_id, sent.id)
 
-    def cancel(self) -> None:
-        self._coalescer.cancel()
+    async def flush(self) -> None:
+        """On a graceful stop: the pending board edit is made now, not dropped."""
+        await self._coalescer.flush()
 
 
 async def character_choices(
@@ -162,8 +163,8 @@ class Scenes(commands.Cog):
     async def cog_unload(self) -> None:
         if self.boards.schedule in board_listeners:
             board_listeners.remove(self.boards.schedule)
+        await self.boards.flush()
         self.service.close()
-        self.boards.cancel()
 
     # ------------------------------------------------------------------ autocomplete
     async def aspect_autocomplete(

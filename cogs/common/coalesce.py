@@ -37,6 +37,7 @@ class Coalescer(Generic[K]):
         self.tasks: dict[K, asyncio.Task[None]] = {}
         self._dirty: set[K] = set()
         self._last_run: dict[K, float] = {}  # loop time each key's latest run started
+        self._running: set[K] = set()  # keys whose work is in progress now
 
     def poke(self, key: K) -> None:
         self._dirty.add(key)
@@ -54,10 +55,13 @@ class Coalescer(Generic[K]):
                 await asyncio.sleep(max(self.delay(), next_allowed - loop.time()))
                 self._dirty.discard(key)
                 self._last_run[key] = loop.time()
+                self._running.add(key)
                 try:
                     await self.work(key)
                 except Exception:  # noqa: BLE001 - a failed edit must not stop later ones
                     log.exception("could not update %s %s", self.name, key)
+                finally:
+                    self._running.discard(key)
         finally:
             if self.tasks.get(key) is asyncio.current_task():
                 del self.tasks[key]
@@ -74,3 +78,26 @@ class Coalescer(Generic[K]):
     def cancel(self) -> None:
         for task in self.tasks.values():
             task.cancel()
+
+    async def flush(self, timeout: float = 5.0) -> None:
+        """On a graceful stop: draw at once what is waiting (or was being drawn), instead of
+        dropping a burst's last edit with its interval. Gives up after `timeout` seconds."""
+        keys = self._dirty | self._running
+        tasks = list(self.tasks.values())
+        self.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self.tasks.clear()  # a task cancelled before its first step never ran its `finally`
+        self._dirty.clear()
+        if not keys:
+            return
+
+        async def draw(key: K) -> None:
+            try:
+                await self.work(key)
+            except Exception:  # noqa: BLE001 - one failed edit must not stop the others
+                log.exception("could not update %s %s on stop", self.name, key)
+
+        try:
+            await asyncio.wait_for(asyncio.gather(*(draw(k) for k in keys)), timeout)
+        except TimeoutError:
+            log.warning("stopped before %d %s edits were drawn", len(keys), self.name)

@@ -353,6 +353,9 @@ class TrackerCog(commands.Cog):
         self._trackers: Coalescer[int] = Coalescer("tracker", self._draw, lambda: 0.0)
         self._turns: dict[int, tuple[int, tuple[Any, ...]]] = {}  # id -> (version, NextUp.key)
 
+    async def cog_unload(self) -> None:
+        await self._trackers.flush()  # a stop draws the burst's last edit instead of dropping it
+
     def next_up(self, snapshot: Snapshot) -> NextUp | None:
         """Who acts next, as the encounter's state decides (None: no line to post)."""
         return snapshot.state.next_up()

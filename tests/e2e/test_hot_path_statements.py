@@ -160,3 +160,29 @@ async def test_a_burst_of_turns_edits_the_tracker_once_at_once_and_once_at_the_e
     tracker = message_text(table.fake.messages[int(edits[-1].path.rsplit("/", 1)[1])])
     assert "exchange 4" in tracker  # six turns from the start: the newest state is shown
     assert f"{actor} (NPC) in Street - acting now" in tracker, tracker
+
+
+async def test_a_stop_in_the_middle_of_a_burst_still_draws_the_newest_turn(
+    table: Table, monkeypatch: Any
+) -> None:
+    """A graceful stop (a deploy) while the throttle holds a burst's last edit: the bot draws
+    it on its way out instead of leaving the tracker one burst behind until the next change."""
+    import cogs.common.coalesce
+
+    await _conflict(table)
+    await table.settle()
+    monkeypatch.setattr(cogs.common.coalesce, "LIVE_EDIT_INTERVAL", 30.0)
+    for _ in range(3):  # the third turn starts exchange 2
+        record = await table.fire("conflict next", user=table.gm)
+        await asyncio.wait_for(record.completed.wait(), 10)
+    edits = [
+        r
+        for r in table.fake.requests
+        if r.method == "PATCH" and "/channels/" in r.path and "/messages/" in r.path
+    ]
+    tracker_id = int(edits[-1].path.rsplit("/", 1)[1])
+    assert "exchange 1" in message_text(table.fake.messages[tracker_id])  # held back
+    await asyncio.wait_for(table.stop_bot(), 10)  # well within the 30 s interval
+    drawn = message_text(table.fake.messages[tracker_id])
+    assert "exchange 2" in drawn and "Exchange 2 begins." in drawn, drawn  # the third turn's
+    await table.start_bot()

@@ -100,3 +100,64 @@ async def test_the_burst_delay_still_applies_and_a_failed_edit_does_not_stop_the
     coalescer.poke("board")
     await settle(coalescer)
     assert drawn == [2, 3]
+
+
+@pytest.mark.usefixtures("throttled")
+async def test_a_flush_draws_the_waiting_edit_at_once_instead_of_dropping_it() -> None:
+    recorder = Recorder()
+    coalescer: Coalescer[str] = Coalescer("test", recorder.work, lambda: 0.0)
+    loop = asyncio.get_running_loop()
+    recorder.state["board"] = 1
+    coalescer.poke("board")  # drawn at once
+    await asyncio.sleep(0.01)
+    recorder.state["board"] = 2
+    coalescer.poke("board")  # held back for the interval
+    asked = loop.time()
+    await coalescer.flush()
+    assert [state for _, state, _ in recorder.drawn] == [1, 2]
+    assert recorder.drawn[1][2] - asked < INTERVAL / 2  # not after the interval
+    assert not coalescer.tasks
+
+
+@pytest.mark.usefixtures("throttled")
+async def test_a_flush_redraws_the_edit_it_interrupted() -> None:
+    started = asyncio.Event()
+    drawn: list[str] = []
+
+    async def first_edit_hangs(key: str) -> None:
+        started.set()
+        if not flushing:
+            await asyncio.sleep(10)
+        drawn.append(key)
+
+    flushing = False
+    coalescer: Coalescer[str] = Coalescer("test", first_edit_hangs, lambda: 0.0)
+    coalescer.poke("board")
+    await started.wait()  # the edit is in flight when the stop comes
+    flushing = True
+    await coalescer.flush(timeout=1.0)
+    assert drawn == ["board"]  # cut off, then drawn again
+    assert not coalescer.tasks
+
+
+async def test_a_flush_gives_up_after_its_timeout() -> None:
+    async def hangs(key: str) -> None:
+        await asyncio.sleep(10)
+
+    coalescer: Coalescer[str] = Coalescer("test", hangs, lambda: 0.0)
+    coalescer.poke("board")
+    loop = asyncio.get_running_loop()
+    asked = loop.time()
+    await coalescer.flush(timeout=0.1)
+    assert loop.time() - asked < 1.0
+    assert not coalescer.tasks
+
+
+async def test_a_flush_with_nothing_waiting_draws_nothing() -> None:
+    recorder = Recorder()
+    coalescer: Coalescer[str] = Coalescer("test", recorder.work, lambda: 0.0)
+    recorder.state["board"] = 1
+    coalescer.poke("board")
+    await settle(coalescer)
+    await coalescer.flush()
+    assert [state for _, state, _ in recorder.drawn] == [1]
