@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import bot.services.games as games_service
+import bot.services.games_play as games_play
 from bot.games.base import get_engine
 from bot.games.dfccg.cards import ActionCard, BookCard
 from bot.games.dfccg.packs import card_index, load_library
@@ -194,7 +194,7 @@ async def test_the_waiting_player_proposes_the_showdown_and_it_honours_an_obstac
         row = await _row(table, game_id)
         assert get_engine("dfccg").load_state(row.state or "").phase == "play"  # not yet
         assert "proposes the Showdown" in message_text(table.message(board_id))
-        monkeypatch.setattr(games_service, "row_rng", lambda row, step: _BlankDice(step))
+        monkeypatch.setattr(games_play, "row_rng", lambda row, step: _BlankDice(step))
         other = await table.click(table.message(board_id), "My hand", user=active)
         assert "Agree: start the Showdown" in other.labels()
         await table.click(other, "Agree: start the Showdown", user=active)

@@ -206,7 +206,7 @@ def _clicked_game(
     """A pinned game played again, with every seat's legal ids hashed at every step.
 
     ``click``: on alternate steps the AI's choice goes in the way a human's click does
-    (bot/services/games.py ``_act_on``: the state loaded from its JSON, ``find_action`` by
+    (bot/services/games_play.py ``_act_on``: the state loaded from its JSON, ``find_action`` by
     id), or as the bare id; either way ``LastChoice`` does not match, so ``apply`` checks legality itself. Returns
     (the game's digest as ``_game_digest`` makes it, the digest of the legal ids)."""
     engine = get_engine(key)

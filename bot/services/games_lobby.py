@@ -1,0 +1,237 @@
+"""The game table's lobby: a new lobby, seats, options, the board message and the start."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col, select
+
+from bot.db.models.games import GameRow
+from bot.db.repos.games import insert_logs_in
+from bot.errors import RuleError
+from bot.fate.words import plural
+from bot.games.base import (
+    GameEngine,
+    get_engine,
+)
+from bot.services.game_info import (
+    RESET,
+    AlreadyDone,
+    GameInfo,
+    NotSeated,
+    Seat,
+    finish_values,
+    multi_option_fields,
+    option_fields,
+    option_titles,
+    row_rng,
+    seats_of,
+    validated_options,
+)
+from bot.services.games_core import (
+    PUBLIC_LOG_KEEP,
+    SEAT_NAME_MAX,
+)
+from bot.services.games_play import GamePlay
+
+
+class GameLobby(GamePlay):
+    """Lobbies: seats, options and the start (the AI seats' first moves run in it)."""
+
+    async def create_lobby(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host_id: int,
+        host_name: str,
+        engine_key: str,
+        options: dict[str, Any],
+    ) -> GameInfo:
+        engine = get_engine(engine_key)
+        clean = validated_options(engine, options)
+        row = GameRow(
+            engine=engine.key,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            active_channel_id=channel_id,
+            host_id=host_id,
+            seats=json.dumps([Seat(str(host_id), host_id, host_name[:SEAT_NAME_MAX]).as_json()]),
+            options=json.dumps(clean),
+            seed=self.new_seed(),
+        )
+        try:
+            async with self.db.session() as session:
+                busy = await self._live_in_channel_in(session, channel_id)
+                if busy is not None:
+                    raise RuleError(self._busy_text(busy))
+                session.add(row)
+                await session.flush()
+                return self._info(row)
+        except IntegrityError:
+            raise RuleError(
+                "This channel already has a game; see `/game status` or end it with `/game abandon`."
+            ) from None
+
+    async def board_message_of(self, game_id: int) -> int | None:
+        """The id of the game's public board message (None before it is posted)."""
+        async with self.db.read() as session:
+            found = await session.exec(
+                select(GameRow.board_message_id).where(col(GameRow.id) == game_id)
+            )
+            return found.first()  # type: ignore[no-any-return]
+
+    async def set_board_message(self, game_id: int, message_id: int) -> None:
+        async with self.db.session() as session:
+            await session.exec(
+                update(GameRow)
+                .where(col(GameRow.id) == game_id)
+                .values(board_message_id=message_id)
+            )
+        cached = self._rows.get(game_id)
+        if cached is not None:  # a write without a new version: the cached row follows it
+            cached.board_message_id = message_id
+
+    async def lobby_action(
+        self, game_id: int, user_id: int, user_name: str, op: str, *, is_gm: bool = False
+    ) -> GameInfo:
+        """Join / leave / ai (add an AI seat) / unai (remove one) / start."""
+        async with self.db.session() as session:
+            row = await self._load_in(session, game_id)
+            if row.status != "lobby":
+                raise AlreadyDone(
+                    "This game has already started (or ended); use the table's **My hand** button."
+                )
+            engine = get_engine(row.engine)
+            seats = seats_of(row)
+            mine = next((s for s in seats if s.user_id == user_id), None)
+            host = user_id == row.host_id
+            if op == "join":
+                if mine is not None:
+                    raise RuleError("You already have a seat; wait for the host to press Start.")
+                if len(seats) >= engine.max_players:
+                    raise RuleError(f"The table is full ({engine.max_players} seats).")
+                seats.append(Seat(str(user_id), user_id, user_name[:SEAT_NAME_MAX]))
+            elif op == "leave":
+                if mine is None:
+                    raise NotSeated("You have no seat at this table; press Join to take one.")
+                if host:
+                    raise RuleError(
+                        "The host cannot leave the lobby; end it with `/game abandon` instead."
+                    )
+                seats.remove(mine)
+            elif op in ("ai", "unai"):
+                if not (host or is_gm):
+                    raise RuleError("Only the host can change the AI seats.")
+                ai_seats = [s for s in seats if s.ai]
+                if op == "ai":
+                    if len(seats) >= engine.max_players:
+                        raise RuleError(f"The table is full ({engine.max_players} seats).")
+                    number = max([int(s.seat[3:]) for s in ai_seats] or [0]) + 1
+                    seats.append(Seat(f"ai:{number}", None, f"AI {number}", ai=True))
+                else:
+                    if not ai_seats:
+                        raise RuleError("There is no AI seat to remove.")
+                    seats.remove(ai_seats[-1])
+            elif op == "start":
+                if not (host or is_gm):
+                    raise RuleError("Only the host can start the game.")
+                return await self._start_in(session, row, engine, seats)
+            else:
+                raise RuleError("Unknown lobby button; open a new lobby with `/game new`.")
+            await self._save_in(
+                session, row, row.version, seats=json.dumps([s.as_json() for s in seats])
+            )
+            return self._info(row)
+
+    async def set_option(
+        self,
+        game_id: int,
+        user_id: int,
+        name: str,
+        value: str | list[str],
+        *,
+        is_gm: bool = False,
+    ) -> GameInfo:
+        """Set a lobby option. ``none`` (or an empty pick of a list option) resets it."""
+        async with self.db.session() as session:
+            row = await self._load_in(session, game_id)
+            if row.status != "lobby":
+                raise AlreadyDone("Options can only change in the lobby, before the game starts.")
+            if user_id != row.host_id and not is_gm:
+                raise RuleError("Only the host can change the game's options.")
+            engine = get_engine(row.engine)
+            allowed = option_fields(engine)
+            if name not in allowed:
+                raise RuleError("That option cannot be changed here; use the lobby's menus.")
+            values = [value] if isinstance(value, str) else list(value)
+            values = [v for v in dict.fromkeys(values) if v != RESET]
+            wrong = [v for v in values if v not in allowed[name]]
+            if wrong:
+                raise RuleError(
+                    f"{wrong[0][:40]!r} is not a choice for {option_titles(engine)[name]}; pick "
+                    "one of the menu's values."
+                )
+            options = json.loads(row.options)
+            if not values:
+                options.pop(name, None)  # back to the default
+            elif name in multi_option_fields(engine):
+                options[name] = values
+            else:
+                options[name] = values[0]
+            clean = validated_options(engine, options)
+            await self._save_in(session, row, row.version, options=json.dumps(clean))
+            return self._info(row)
+
+    async def _start_in(
+        self, session: Any, row: GameRow, engine: GameEngine[Any, Any], seats: list[Seat]
+    ) -> GameInfo:
+        if len(seats) < engine.min_players:
+            raise RuleError(f"This game needs at least {plural(engine.min_players, 'seat')}.")
+        raw, note = engine.resolve_options(
+            json.loads(row.options), await self._past_games_in(session, row)
+        )
+        options = engine.parse_options(raw)
+        state = engine.new_game(options, [s.seat for s in seats], row_rng(row, 0))
+        log = [f"The game begins: {', '.join(s.name for s in seats)}."]
+        if note:
+            log.append(note)
+        log += engine.opening(state)
+        state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
+        log += [e.text for e in ai_events if e.public]
+        expected = row.version
+        await self._save_in(
+            session,
+            row,
+            expected,
+            status="finished" if engine.is_over(state) else "running",
+            state=state.model_dump_json(),
+            options=json.dumps(raw),
+            public_log=json.dumps(log[-PUBLIC_LOG_KEEP:]),
+            **finish_values(engine, state),
+        )
+        assert row.id is not None
+        await insert_logs_in(session, row.id, row.version, ai_logs, log)
+        return self._info(row)
+
+    @staticmethod
+    async def _past_games_in(
+        session: Any, row: GameRow, limit: int = 500
+    ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+        """This channel's finished games of the same engine, oldest first."""
+        result = await session.exec(
+            select(GameRow)
+            .where(
+                col(GameRow.channel_id) == row.channel_id,
+                col(GameRow.engine) == row.engine,
+                col(GameRow.status) == "finished",
+                col(GameRow.id) != row.id,
+            )
+            .order_by(col(GameRow.id).desc())
+            .limit(limit)
+        )
+        rows = list(result.all())[::-1]
+        return [(json.loads(r.options), json.loads(r.result) if r.result else None) for r in rows]
