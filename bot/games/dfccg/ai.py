@@ -18,8 +18,8 @@ from typing import Protocol
 
 from bot.games.base import Move
 from bot.games.dfccg.cards import ActionCard, AddTokens, Dice, GainFate, MoveCard, ShowdownTier
-from bot.games.dfccg.context import Context
-from bot.games.dfccg.state import CardRef, PlainState, new_job
+from bot.games.dfccg.context import Context, probe_job
+from bot.games.dfccg.state import CardRef, PlainState
 
 FATE_WORTH = 0.6  # what one Fate is worth against one Hit or Clue, during play
 PLAY_ANYWAY_FATE = 6  # with this much Fate available, the best play is made even if it is poor
@@ -37,12 +37,12 @@ class Table(Protocol):
 
     # The parts of the active hand's turn, in the order ``moves`` lists them.
     def plays(
-        self, state: PlainState, ctx: Context
+        self, state: PlainState, ctx: Context, fate: int | None = None
     ) -> list[tuple[CardRef, ActionCard, str, int]]: ...
 
     def play_move(self, ctx: Context, play: tuple[CardRef, ActionCard, str, int]) -> Move: ...
 
-    def discard_moves(self, state: PlainState, ctx: Context) -> list[Move]: ...
+    def discard_move(self, state: PlainState, ref: CardRef, card: ActionCard) -> Move: ...
 
     def stunt_moves(self, state: PlainState, ctx: Context) -> list[Move]: ...
 
@@ -115,7 +115,7 @@ def _talent_worth(ctx: Context, state: PlainState, option: str) -> float:
         return 0.7
     effect = talent.effects[0]
     if isinstance(effect, GainFate):
-        job = new_job(source=talent.name, tableau=state.active, effects=[effect])
+        job = probe_job(talent, state.active, option[2:])
         return min(ctx.fate_amount(effect, job, roll=False), state.spent) * FATE_WORTH
     if isinstance(effect, AddTokens):
         return 1.0
@@ -125,21 +125,6 @@ def _talent_worth(ctx: Context, state: PlainState, option: str) -> float:
 
 
 # -- a turn ------------------------------------------------------------------------------------
-def _card(ctx: Context, state: PlainState, action: Move) -> ActionCard:
-    """The hand card a discard or play move names."""
-    if isinstance(action.info, ActionCard):  # the engine's moves carry it
-        return action.info
-    memo = ctx.memo
-    hand = None if memo is None else memo.get("hand")
-    if hand is None:
-        hand = {r.uid: ctx.cards[r.card_id] for r in state.tableaux[state.active].hand}
-        if memo is not None:
-            memo["hand"] = hand
-    card = hand[action.id.split(":")[1]]
-    assert isinstance(card, ActionCard)
-    return card
-
-
 def _best_talent(ctx: Context, state: PlainState) -> float:
     """What the best Talent would bring after a discard now (0 when none would work)."""
     tableau = state.tableaux[state.active]
@@ -149,9 +134,7 @@ def _best_talent(ctx: Context, state: PlainState) -> float:
         if talent.mode == "ready":
             worths.append(0.0 if key in tableau.talents_ready else 0.7)
             continue
-        job = new_job(
-            source=talent.name, tableau=state.active, character=key, effects=talent.effects
-        )
+        job = probe_job(talent, state.active, key)
         if talent.effects and ctx.effect_possible(job, talent.effects[0]):
             worths.append(_talent_worth(ctx, state, f"t:{key}"))
     return max(worths)
@@ -166,22 +149,17 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     # counts twice; a play that unreadies a Talent is worth a little less.
     plays: list[tuple[float, tuple[CardRef, ActionCard, str, int]]] = []
     active, available = state.active, state.available
-    free = ctx.costs_unmodified()
+    mods = None if ctx.costs_unmodified() else ctx.cost_modifiers(active)
     last: ActionCard | None = None
-    worth, dear = 0.0, True
-    for play in table.plays(state, ctx):
+    worth = 0.0
+    for play in table.plays(state, ctx, available):  # only those it can pay at their highest
         card = play[1]
         if card is not last:  # a card's plays come together (one per Range bonus)
             last = card
-            cost = card.cost if free else ctx.cost(active, card)
-            dear = cost.base + cost.dice > available
-            if not dear:
-                value = card.value.base + card.value.dice if card.value else 2.5
-                if card.range.unlimited:
-                    value *= 2
-                worth = value - FATE_WORTH * cost.base
-        if not dear:  # a play that unreadies a Talent is worth a little less (kept for later)
-            plays.append((worth - 0.5 if play[3] else worth, play))
+            cost = card.cost.base if mods is None else card.cost.base + mods[card.type]
+            worth = _card_worth(card) - FATE_WORTH * cost
+        # a play that unreadies a Talent is worth a little less (kept for later)
+        plays.append((worth - 0.5 if play[3] else worth, play))
     if plays:
         worth, best = max(plays, key=_first)  # the first of the best, as max(moves, key=...)
         rich = available >= PLAY_ANYWAY_FATE or state.spent == 0
@@ -190,23 +168,42 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     stunts = table.stunt_moves(state, ctx)
     if stunts:
         return stunts[0]
-    discards = table.discard_moves(state, ctx)
-    if discards:
+    hand = state.tableaux[active].hand
+    if hand:  # the best discard: only its Move is made
         talent = _best_talent(ctx, state)
-        spent, noise = state.spent, rng.random
-        scored: list[tuple[float, Move]] = []
-        for action in discards:  # the Fate it brings, less the card's worth, plus a little noise
-            card = _card(ctx, state, action)
+        spent, noise, cards = state.spent, rng.random, ctx.cards
+        chosen: tuple[float, CardRef, ActionCard] | None = None
+        for ref in hand:  # the Fate it brings, less the card's worth, plus a little noise
+            card = cards[ref.card_id]
             fate = min(card.discard.base + card.discard.dice / 2, spent)
             lost = (card.value or _NO_VALUE).maximum * 0.5
-            scored.append((fate - lost + talent + noise() * 0.1, action))
-        return max(scored, key=_first)[1]
+            score = fate - lost + talent + noise() * 0.1
+            if chosen is None or score > chosen[0]:  # the first of the best, as max() gives it
+                chosen = (score, ref, card)
+        assert chosen is not None
+        return table.discard_move(state, chosen[1], chosen[2])
     # No card in this hand and no Stunt: the moves left are a pass (with Fate), the end (with
     # none) and the proposal of the Showdown, taken when every hand is empty.
     rest = {a.kind: a for a in table.moves(state, state.tableaux[active].seat, ctx)}
     if all(not t.hand for t in state.tableaux):
         return rest["showdown"]
     return rest.get("pass") or rest.get("end") or rest["showdown"]
+
+
+_WORTHS: dict[str, tuple[ActionCard, float]] = {}  # see _card_worth, by card id
+
+
+def _card_worth(card: ActionCard) -> float:
+    """The Hits or Clues a card may bring at most (2.5 for a card with none), twice for an
+    unlimited Range (known once per card)."""
+    known = _WORTHS.get(card.id)
+    if known is not None and known[0] is card:
+        return known[1]
+    value = card.value.base + card.value.dice if card.value else 2.5
+    if card.range.unlimited:
+        value *= 2
+    _WORTHS[card.id] = (card, value)
+    return value
 
 
 def _first(pair: tuple[float, object]) -> float:

@@ -30,8 +30,11 @@ from bot.games.dfccg.cards import (
     Selector,
     ShowdownCard,
     ShowdownTier,
+    Stunt,
+    Talent,
 )
 from bot.games.dfccg.state import PlainJob, PlainSlot, PlainState, PlainTableau, new_job
+from bot.games.draws import fate_dice, shuffle
 
 TARGETED = (AddTokens, RemoveCard, MoveCard)  # the effects with a target selector
 _NONE: list[Any] = []  # no passive effect of a kind (shared: never changed)
@@ -43,6 +46,22 @@ TYPE_NAMES = {
     "overcome": "Overcome",
     "advantage": "Take Advantage",
 }
+
+
+_PROBES: dict[tuple[int, int, str], tuple[Talent | Stunt, PlainJob]] = {}
+
+
+def probe_job(owner: Talent | Stunt, tableau: int, character: str) -> PlainJob:
+    """A job of a Talent's or Stunt's effects for the rules' questions only (what it could do
+    now: ``effect_possible``), as ``new_job`` makes it: one per owner, hand and character,
+    shared, so never changed nor resolved (a use of the Talent or Stunt gets a job of its own)."""
+    key = (id(owner), tableau, character)
+    known = _PROBES.get(key)
+    if known is not None and known[0] is owner:
+        return known[1]
+    job = new_job(source=owner.name, tableau=tableau, character=character, effects=owner.effects)
+    _PROBES[key] = (owner, job)
+    return job
 
 
 @lru_cache(maxsize=256)
@@ -78,10 +97,16 @@ class Context:
         # What the rows hold, worked out once and kept until they change (``changed``): the
         # place of each card and the passive effects in force, by kind.
         self._where: dict[str, tuple[int, int, PlainSlot]] | None = None
+        # The cards in the rows in row order, (row, position, slot, card), by card type (None:
+        # every card); made with ``_where``, kept as long as it.
+        self._laid: dict[str | None, list[tuple[int, int, PlainSlot, BookCard]]] = {}
         self._passive: dict[str, list[tuple[BookCard, Any]]] | None = None
         # Two kinds of ``_passive`` that nearly every query asks for (valid while it is set).
         self._restricts: list[tuple[BookCard, Any]] = _NONE
         self._cost_mods: list[tuple[BookCard, Any]] = _NONE
+        self._dice_faces: list[tuple[BookCard, Any]] = _NONE
+        # The restrictions in force by what they forbid (valid with _passive), in their order.
+        self._forbids: dict[str, list[tuple[BookCard, Any]]] = {}
         # Whether a restriction in force looks at the tokens on a card (valid with _passive):
         # without one, who may be targeted depends only on which cards lie where.
         self._tokens_matter = False
@@ -92,6 +117,8 @@ class Context:
         # whether it is forbidden), by (what, action type, tableau); kept as long as _passive.
         self._by_action: dict[tuple[str, str, int], Any] = {}
         self._costs: dict[tuple[str, int], Dice] = {}  # see cost; kept as long as _passive
+        self._mods: dict[int, dict[str, int]] = {}  # see cost_modifiers; as long as _passive
+        self._receives: dict[str, bool] = {}  # see can_receive, by card id; as long as _passive
         self._layout: dict[Any, Any] = {}  # see layout_memo
         self.memo: dict[Any, Any] | None = {} if read_only else None
         self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
@@ -118,6 +145,8 @@ class Context:
         self._passive = None
         self._by_action = {}
         self._costs = {}
+        self._mods = {}
+        self._receives = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", **data: Any) -> None:
@@ -139,12 +168,34 @@ class Context:
     def find(self, uid: str) -> tuple[int, int, PlainSlot] | None:
         where = self._where
         if where is None:
-            where = self._where = {
-                slot.uid: (row_index, position, slot)
-                for row_index, row in enumerate(self.s.rows)
-                for position, slot in enumerate(row)
-            }
+            where = self._lay_out()
         return where.get(uid)
+
+    def laid_out(self, card_type: str | None) -> list[tuple[int, int, PlainSlot, BookCard]]:
+        """The cards of a type in the rows (None: every card), in row order: (row, position,
+        slot, card). Worked out once until the rows change; the caller only reads it."""
+        if self._where is None:
+            self._lay_out()
+        return self._laid.get(card_type) or _NONE
+
+    def _lay_out(self) -> dict[str, tuple[int, int, PlainSlot]]:
+        where: dict[str, tuple[int, int, PlainSlot]] = {}
+        every: list[tuple[int, int, PlainSlot, BookCard]] = []
+        laid: dict[str | None, list[tuple[int, int, PlainSlot, BookCard]]] = {None: every}
+        cards = self.cards
+        for row_index, row in enumerate(self.s.rows):
+            for position, slot in enumerate(row):
+                where[slot.uid] = (row_index, position, slot)
+                card = cards[slot.card_id]
+                placed = (row_index, position, slot, card)
+                every.append(placed)
+                of_type = laid.get(card.type)
+                if of_type is None:
+                    laid[card.type] = [placed]
+                else:
+                    of_type.append(placed)
+        self._where, self._laid = where, laid
+        return where
 
     def located(self, uid: str) -> tuple[int, int, PlainSlot]:
         found = self.find(uid)
@@ -191,6 +242,11 @@ class Context:
                     index.setdefault(effect.kind, []).append((card, effect))
             self._restricts = index.get("restrict") or _NONE
             self._cost_mods = index.get("cost_mod") or _NONE
+            self._dice_faces = index.get("dice_face") or _NONE
+            forbids: dict[str, list[tuple[BookCard, Any]]] = {}
+            for pair in self._restricts:
+                forbids.setdefault(pair[1].what, []).append(pair)
+            self._forbids = forbids
             self._tokens_matter = any(
                 e.target is not None and e.target.condition != "any" for _, e in self._restricts
             )
@@ -237,12 +293,14 @@ class Context:
     def roll(self, value: Dice, roll_kind: str, tableau: int | None) -> tuple[int, str]:
         if not value.dice:
             return value.base, ""
-        choice = self.rng.choice
-        faces = [choice((-1, 0, 1)) for _ in range(value.dice)]
+        faces = fate_dice(self.rng, value.dice)
         loud = self.loud
         rolled = " ".join(FACE[f] for f in faces) if loud else ""
         changes: list[str] = []
-        for card, effect in self.passive("dice_face"):
+        faces_in_force = (
+            self._dice_faces if self._passive is not None else self.passive("dice_face")
+        )
+        for card, effect in faces_in_force:
             if roll_kind in effect.rolls:
                 if self.scope_applies(effect.characters, tableau) and effect.from_face in faces:
                     count = faces.count(effect.from_face)
@@ -280,14 +338,27 @@ class Context:
         token = TOKEN_OF.get(card.type)
         if token is None:
             return False
-        restricts = self._restricts if self._passive is not None else self.passive("restrict")
-        if not restricts:
+        if self._passive is None:
+            self.passive("restrict")
+        if not self._restricts:
             return True
-        blocked = "receive_hits" if token == "hit" else "receive_clues"
-        for _source, effect in restricts:
-            if effect.what == blocked and effect.target:
-                if self.matches(effect.target, slot, 0, card):
-                    return False
+        blocking = self._forbids.get("receive_hits" if token == "hit" else "receive_clues")
+        if blocking is None:
+            return True
+        if self._tokens_matter:
+            return self._receives_now(slot, card, blocking)
+        # Without a restriction that looks at tokens, the answer is the card's own.
+        known = self._receives.get(card.id)
+        if known is None:
+            known = self._receives[card.id] = self._receives_now(slot, card, blocking)
+        return known
+
+    def _receives_now(
+        self, slot: PlainSlot, card: BookCard, blocking: list[tuple[BookCard, Any]]
+    ) -> bool:
+        for _source, effect in blocking:
+            if effect.target and self.matches(effect.target, slot, 0, card):
+                return False
         return True
 
     def action_blocked(self, action: str, tableau: int, slot: PlainSlot | None) -> bool:
@@ -302,9 +373,9 @@ class Context:
         return self._blocked(action, tableau, slot)
 
     def _blocked(self, action: str, tableau: int, slot: PlainSlot | None) -> bool:
-        for _source, effect in self.passive("restrict"):
-            if effect.what != action:
-                continue
+        if self._passive is None:
+            self.passive("restrict")
+        for _source, effect in self._forbids.get(action, _NONE):
             if not self.scope_applies(effect.characters, tableau):
                 continue
             if effect.target is None or (slot is not None and self.matches(effect.target, slot)):
@@ -351,23 +422,27 @@ class Context:
         selector = effect.target
         pick = selector.pick
         # The cards the selector matches within reach, in row order: (row, position, slot).
-        cards = self.cards
         types = selector.types
         only_types = selector.condition == "any" and not selector.link
         only_types = only_types and not selector.name_contains
-        matches = self.matches
-        matching: list[tuple[int, int, PlainSlot, BookCard]] = []
-        for r, row in enumerate(self.s.rows):
-            for p, s in enumerate(row):
-                if limit is not None and p >= limit:
-                    break
-                card = cards[s.card_id]
-                if only_types:
-                    if types and card.type not in types:
-                        continue
-                elif not matches(selector, s, amount, card):
-                    continue
-                matching.append((r, p, s, card))
+        if limit is None:
+            limit = 99  # no card lies that far
+        matching: list[tuple[int, int, PlainSlot, BookCard]]
+        if only_types and len(types) == 1:
+            matching = [placed for placed in self.laid_out(types[0]) if placed[1] < limit]
+        elif only_types:
+            matching = [
+                placed
+                for placed in self.laid_out(None)
+                if placed[1] < limit and (not types or placed[3].type in types)
+            ]
+        else:
+            matches = self.matches
+            matching = [
+                placed
+                for placed in self.laid_out(None)
+                if placed[1] < limit and matches(selector, placed[2], amount, placed[3])
+            ]
         adds = isinstance(effect, AddTokens)
         restricted = bool(self.restrictions())
 
@@ -451,18 +526,23 @@ class Context:
                 new_job(source=card.name, tableau=tableau, effects=card.on_removed, source_book=uid)
             )
 
-    def sweep(self, tableau: int) -> None:
-        """Remove every Foe/Case whose value is reached, whatever put the tokens there."""
+    def sweep(self, tableau: int, uids: list[str]) -> None:
+        """Remove every Foe/Case among ``uids`` (the cards that just got tokens) whose value is
+        reached, in row order. Only ``add_tokens`` puts tokens on a card and every call is
+        followed by a sweep of its cards, so no other card can have reached its value."""
         cards = self.cards
-        reached = [
-            slot
-            for row in self.s.rows
-            for slot in row
-            if slot.tokens
-            and (value := cards[slot.card_id].value) is not None
-            and slot.tokens >= value
-        ]
-        for slot in reached:
+        reached = []
+        for uid in uids:
+            found = self.find(uid)
+            if found is None:
+                continue
+            slot = found[2]
+            value = cards[slot.card_id].value
+            if slot.tokens and value is not None and slot.tokens >= value:
+                reached.append((found[0], found[1], slot))
+        if len(reached) > 1:
+            reached.sort(key=_place)
+        for _row, _position, slot in reached:
             self.remove(slot.uid, tableau, "is defeated")
 
     def gain_fate(self, amount: int, source: str) -> int:
@@ -480,7 +560,7 @@ class Context:
             if not tableau.deck and tableau.discard:
                 tableau.deck = tableau.discard
                 tableau.discard = []
-                self.rng.shuffle(tableau.deck)
+                shuffle(self.rng, tableau.deck)
                 self.say("A discard pile is shuffled into a new draw deck.")
             if not tableau.deck:
                 break
@@ -510,6 +590,22 @@ class Context:
             for source, e in self.passive("cost_mod")
             if card.type in e.actions and self.scope_applies(e.characters, tableau)
         ]
+
+    def cost_modifiers(self, tableau: int) -> dict[str, int]:
+        """What the Book cards in force add to the printed cost of each action type for this
+        hand (``cost`` is the printed cost plus this), worked out once until they change."""
+        if self._passive is None:
+            self.passive("cost_mod")
+        mods = self._mods.get(tableau)
+        if mods is None:
+            in_force = [
+                e for _source, e in self._cost_mods if self.scope_applies(e.characters, tableau)
+            ]
+            mods = self._mods[tableau] = {
+                action: sum(e.amount for e in in_force if action in e.actions)
+                for action in ACTION_TARGET
+            }
+        return mods
 
     def cost(self, tableau: int, card: ActionCard) -> Dice:
         """What the card costs this hand now (its printed cost plus Book card modifiers)."""
@@ -585,6 +681,10 @@ class Context:
         card = self.book(slot)
         noun = "Hits" if card.type == "foe" else "Clues"
         return f"{card.name} ({slot.tokens}/{card.value} {noun})"
+
+
+def _place(found: tuple[int, int, PlainSlot]) -> tuple[int, int]:
+    return found[0], found[1]
 
 
 class QuietContext(Context):

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import RuleError
+from bot.games import draws
 from bot.games.base import (
     Action,
     GameEngine,
@@ -41,6 +42,7 @@ from bot.games.dfccg.context import (
     TYPE_NAMES,
     Context,
     QuietContext,
+    probe_job,
 )
 from bot.games.dfccg.packs import Library, card_index, load_library
 from bot.games.dfccg.simulate import simulate_options
@@ -95,6 +97,7 @@ END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 Play = tuple[CardRef, ActionCard, str, int]
 
 _FORBIDDEN = object()  # see DfccgEngine._gate
+_NO_BONUS: list[tuple[str, int]] = [("", 0)]  # a hand with no Talent readied (never changed)
 # The action type that targets each Book card type, and those whose default main effect adds
 # tokens (see _default_main).
 _ACTION_OF = {target: action for action, target in ACTION_TARGET.items()}
@@ -122,7 +125,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
         self._chosen = LastChoice()
         self._main: dict[str, tuple[list[Effect], bool]] = {}  # see _main_info, by card id
+        self._play_statics: dict[str, tuple[ActionCard, int, int, bool, bool, int]] = {}
         self._refs: dict[tuple[int, str], CardRef] = {}  # see _card_ref
+        # A character's deck dealt from a uid on (its refs, in order): see _build_decks.
+        self._decks: dict[tuple[int, str], list[CardRef]] = {}
         self._index: dict[str, Any] | None = None  # every card by id, characters "char:key"
         # The Context of the AI-only game being played (``play_ai_game``), while its AI reads.
         self._game_ctx: Context | None = None
@@ -208,7 +214,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 known = ", ".join([*library.books, SIDE_JOBS])
                 raise DfRuleError(f"Unknown book {options.book!r}; choose one of: {known}.")
             book_cards, showdown, book_name, roll = list(book.cards), book.showdown, book.name, ""
-        rng.shuffle(book_cards)
+        draws.shuffle(rng, book_cards)
         slots = [PlainSlot(f"b{i}", c.id) for i, c in enumerate(book_cards)]
         rows = [slots[:6], slots[6:]]
         kinds = {c.id: c.type for c in book_cards}
@@ -243,7 +249,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             seated=not choosing,
             setup_notes=[roll] if roll else [],
         )
-        ctx = self._ctx(state, rng)
+        # Nobody reads a set-up's events (``new_game`` gives the state only): a quiet Context.
+        ctx = QuietContext(state, rng, self._card_index())
         if not choosing:
             self._build_decks(ctx)
         self._continue_setup(ctx)
@@ -266,11 +273,15 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         s = ctx.s
         uid = s.next_uid
         for tableau in s.tableaux:
-            deck = tableau.deck
             for key in tableau.characters:
-                for card in self.library.characters[key].cards:
-                    deck.append(self._card_ref(uid, card.id))
-                    uid += 1
+                refs = self._decks.get((uid, key))
+                if refs is None:
+                    refs = self._decks[(uid, key)] = [
+                        self._card_ref(uid + n, card.id)
+                        for n, card in enumerate(self.library.characters[key].cards)
+                    ]
+                tableau.deck += refs
+                uid += len(refs)
         s.next_uid = uid
 
     def _continue_setup(self, ctx: Context) -> None:
@@ -285,7 +296,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 s.decision = self._deck_decision(ctx, index)
                 return
         if not s.seated:
-            ctx.rng.shuffle(s.tableaux)  # the seating order is random after a choice of decks
+            # the seating order is random after a choice of decks
+            draws.shuffle(ctx.rng, s.tableaux)
             self._build_decks(ctx)
             s.seated = True
             order = ", ".join(ctx.char_names(t) for t in s.tableaux)
@@ -382,11 +394,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 f"{len(chosen)} are chosen; pick fewer characters in the lobby."
             )
         rest = [k for k in available if k not in chosen]
-        rng.shuffle(rest)
+        draws.shuffle(rng, rest)
         chosen = (chosen + rest)[:needed]
         if len(chosen) < needed:
             raise DfRuleError(f"This many players needs {needed} character decks in the packs.")
-        rng.shuffle(chosen)
+        draws.shuffle(rng, chosen)
         return chosen
 
     def _side_jobs(self, rng: random.Random) -> tuple[list[BookCard], ShowdownCard, str, str]:
@@ -408,13 +420,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _draw_hand(self, ctx: Context, tableau: PlainTableau, size: int) -> None:
         tableau.deck += tableau.hand
-        ctx.rng.shuffle(tableau.deck)
+        draws.shuffle(ctx.rng, tableau.deck)
         tableau.hand, tableau.deck = tableau.deck[:size], tableau.deck[size:]
-        ctx.whisper(
-            tableau.seat,
-            f"{ctx.char_names(tableau)} hand: "
-            + ", ".join(ctx.cards[r.card_id].name for r in tableau.hand),
-        )
+        if ctx.loud:
+            ctx.whisper(
+                tableau.seat,
+                f"{ctx.char_names(tableau)} hand: "
+                + ", ".join(ctx.cards[r.card_id].name for r in tableau.hand),
+            )
 
     # -- queries ----------------------------------------------------------------------------
     def current_seats(self, state: AnyState) -> list[str]:
@@ -475,7 +488,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         for ref in tableau.hand:
             card = ctx.cards[ref.card_id]
             assert isinstance(card, ActionCard)
-            actions.append(self._discard_move(state, ref, card))
+            actions.append(self.discard_move(state, ref, card))
             actions += [self.play_move(ctx, p) for p in self._card_plays(ctx, ref, card, bonuses)]
         actions += self.stunt_moves(state, ctx)
         if state.available >= 1:
@@ -487,41 +500,50 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     # The parts of a turn's moves, for the AI to ask only what it weighs (the active hand's,
     # in the order ``moves`` lists them).
-    def plays(self, state: AnyState, ctx: Context) -> list[Play]:
+    def plays(self, state: AnyState, ctx: Context, fate: int | None = None) -> list[Play]:
         """The active hand's plays, as (card ref, card, Range bonus Talent, bonus); the move of
         one is ``play_move``. What ``_card_plays`` gives card by card, with what depends only
-        on a card's action type (whether it is forbidden, its nearest target) asked once."""
+        on a card's action type (whether it is forbidden, its nearest target) asked once.
+        ``fate``: only the plays whose highest cost is at most this much (all when None)."""
         active = state.active
-        bonuses = self._range_bonuses(ctx, active)
+        tableau = state.tableaux[active]
+        bonuses = self._range_bonuses(ctx, active) if tableau.talents_ready else _NO_BONUS
         cards = ctx.cards
         available = state.available
+        if fate is None:
+            fate = FATE_SUPPLY * 2 + 16  # above any cost a card may have
         allow = state.options.allow_play_without_target
         memo = ctx.memo
-        free = ctx.costs_unmodified()
-        main = self._main
+        mods = None if ctx.costs_unmodified() else ctx.cost_modifiers(active)
+        statics = self._play_statics
         gates: dict[str, Any] = {}  # action type -> None (forbidden) or its nearest target
         plays: list[Play] = []
-        for ref in state.tableaux[active].hand:
+        for ref in tableau.hand:
             card = cards[ref.card_id]
-            cost = card.cost if free else ctx.cost(active, card)
-            least = cost.base - cost.dice
-            if (least if least > 0 else 0) > available:
-                continue
+            static = statics.get(card.id)
+            if static is None or static[0] is not card:
+                static = self._play_static(card)
             kind = card.type
+            if mods is None:
+                least, most = static[1], static[2]
+            else:
+                mod = mods[kind]
+                least, most = static[1] + mod, static[2] + mod
+            if least > available or most > fate:
+                continue
             if kind in gates:
                 gate = gates[kind]
             else:
                 gate = gates[kind] = self._gate(ctx, active, kind, allow or memo is None)
             if gate is _FORBIDDEN:
                 continue
-            info = main.get(card.id) or self._main_info(card)
             if allow:
                 reach: int | bool = True
-            elif memo is None or not info[1]:
+            elif memo is None or not static[3]:
                 reach = False
             elif gate is None:
                 continue
-            elif card.range.unlimited:
+            elif static[4]:  # an unlimited Range
                 reach = True
             else:
                 reach = gate
@@ -533,12 +555,27 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     if self._reach_bonus(ctx, active, card, False, bonus):
                         plays.append((ref, card, key, bonus))
             else:
-                value = card.range.value
-                top = value.base + value.dice
+                top = static[5]
                 for key, bonus in bonuses:
                     if reach < top + bonus:
                         plays.append((ref, card, key, bonus))
         return plays
+
+    def _play_static(self, card: ActionCard) -> tuple[ActionCard, int, int, bool, bool, int]:
+        """What ``plays`` asks of a card that never changes: (the card, its printed cost's
+        least and most, whether its main effect is its type's default one, whether its Range
+        is unlimited, its highest printed Range)."""
+        cost, reach = card.cost, card.range
+        static = (
+            card,
+            cost.base - cost.dice,
+            cost.base + cost.dice,
+            self._main_info(card)[1],
+            reach.unlimited,
+            reach.value.base + reach.value.dice,
+        )
+        self._play_statics[card.id] = static
+        return static
 
     def _gate(self, ctx: Context, tableau: int, action: str, skip_nearest: bool) -> Any:
         """What an action type comes to for a hand now: ``_FORBIDDEN``, or the nearest Range
@@ -571,18 +608,16 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         of a card of the type it targets that may receive its tokens (Attack, Investigate) and
         that it is not forbidden against."""
         nearest: dict[str, int | None] = dict.fromkeys(ACTION_TARGET)
-        cards = ctx.cards
-        for row in ctx.s.rows:
-            for position, slot in enumerate(row):
-                action = _ACTION_OF[cards[slot.card_id].type]
-                best = nearest[action]
-                if best is not None and position >= best:
-                    continue
-                if action in _ADDS and not ctx.can_receive(slot):
-                    continue
-                if ctx.action_blocked(action, tableau, slot):
-                    continue
-                nearest[action] = position
+        for _row, position, slot, card in ctx.laid_out(None):
+            action = _ACTION_OF[card.type]
+            best = nearest[action]
+            if best is not None and position >= best:
+                continue
+            if action in _ADDS and not ctx.can_receive(slot):
+                continue
+            if ctx.action_blocked(action, tableau, slot):
+                continue
+            nearest[action] = position
         return nearest
 
     def play_move(self, ctx: Context, play: Play) -> Move:
@@ -595,14 +630,6 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             info=card,
         )
 
-    def discard_moves(self, state: AnyState, ctx: Context) -> list[Move]:
-        """The active hand's discard moves."""
-        cards = ctx.cards
-        return [
-            self._discard_move(state, ref, cards[ref.card_id])
-            for ref in state.tableaux[state.active].hand
-        ]
-
     def stunt_moves(self, state: AnyState, ctx: Context) -> list[Move]:
         """The active hand's Stunts that would do something now."""
         tableau = state.tableaux[state.active]
@@ -612,7 +639,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             if key not in tableau.stunts_used and self._stunt_usable(ctx, state.active, key)
         ]
 
-    def _discard_move(self, state: AnyState, ref: CardRef, card: ActionCard) -> Move:
+    def discard_move(self, state: AnyState, ref: CardRef, card: ActionCard) -> Move:
         return Move(
             "d:" + ref.uid, partial(self._discard_label, state, card), "discard", True, info=card
         )
@@ -734,7 +761,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _stunt_usable(self, ctx: Context, tableau: int, key: str) -> bool:
         stunt = ctx.cards_char(key).stunt
-        job = new_job(source=stunt.name, tableau=tableau, character=key, effects=stunt.effects)
+        job = probe_job(stunt, tableau, key)
         return bool(stunt.effects) and ctx.effect_possible(job, stunt.effects[0])
 
     # -- apply ------------------------------------------------------------------------------
@@ -775,11 +802,21 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         # One Context for the whole game, read by the AI and changed by its moves: what it
         # works out of the rows stays known until they change (``Context.changed``).
         ctx = QuietContext(state, rng, self._card_index())
+        tableaux = state.tableaux
         try:
             for step in range(MAX_STEPS):
                 if state.phase == "over":
                     return model(state), step
-                seat = self.current_seats(state)[0]
+                # ``current_seats(state)[0]``, the quickest way
+                decision = state.decision
+                if decision is None:
+                    seat = tableaux[state.active].seat
+                elif decision.seats is not None:
+                    seat = decision.seats[0]
+                elif decision.table:
+                    seat = state.seats[0]
+                else:
+                    seat = tableaux[state.active].seat
                 ctx.step(None)
                 self._game_ctx = ctx  # what ``reading`` gives the AI for this state
                 move = ai(self, state, seat, rng)
@@ -923,9 +960,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 if key not in tableau.talents_ready:
                     options[f"t:{key}"] = f"Ready {talent.name}"
             elif talent.effects:
-                job = new_job(
-                    source=talent.name, tableau=s.active, character=key, effects=talent.effects
-                )
+                job = probe_job(talent, s.active, key)
                 if ctx.effect_possible(job, talent.effects[0]):
                     options[f"t:{key}"] = f"Use {talent.name}"
         if options:
@@ -1094,7 +1129,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             for uid in group:
                 ctx.add_tokens(uid, amount, job.source)
             job.targets = group
-            ctx.sweep(job.tableau)
+            ctx.sweep(job.tableau, group)
         elif isinstance(effect, RemoveCard):
             for uid in group:
                 ctx.remove(
@@ -1220,7 +1255,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         s.showdown_rolls.append(uid)
         if total > 0:
             ctx.add_tokens(uid, total, "Showdown")
-            ctx.sweep(s.active)
+            ctx.sweep(s.active, [uid])
 
     # -- views --------------------------------------------------------------------------------
     def public_view(self, state: AnyState) -> dict[str, Any]:

@@ -1,0 +1,45 @@
+"""Random draws for the engines' hot paths: the very draws ``random.Random`` makes, quicker.
+
+``random.Random.shuffle`` and ``choice`` call ``_randbelow`` once per element: a Python
+function call each, a good part of an AI-only game's set-up and dice. These helpers make the
+same ``getrandbits`` calls in the same order (so a seed gives the same game) without that
+layer, for a plain ``random.Random`` only: any subclass (scripted dice in tests, the read-only
+dice that refuse to roll) gets its own methods, unchanged.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+FATE_FACES = (-1, 0, 1)
+
+
+def shuffle(rng: random.Random, items: list[Any]) -> None:
+    """``rng.shuffle(items)``."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    bits = rng.getrandbits
+    for i in reversed(range(1, len(items))):
+        n = i + 1
+        k = n.bit_length()
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        items[i], items[j] = items[j], items[i]
+
+
+def fate_dice(rng: random.Random, count: int) -> list[int]:
+    """``[rng.choice((-1, 0, 1)) for _ in range(count)]``: ``count`` Fate dice."""
+    if type(rng) is not random.Random:
+        choice = rng.choice
+        return [choice(FATE_FACES) for _ in range(count)]
+    bits = rng.getrandbits
+    faces = []
+    for _ in range(count):
+        face = bits(2)
+        while face == 3:
+            face = bits(2)
+        faces.append(face - 1)
+    return faces
