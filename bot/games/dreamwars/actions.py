@@ -32,7 +32,14 @@ ACTIVE_KINDS = frozenset(
 )
 
 
+class _Ids(list):  # type: ignore[type-arg]
+    """Where ``legal_ids`` collects: the ids alone (for the AI-only games' own loop)."""
+
+
 def _act(actions: list[Action], id_: str, label: str, kind: str, private: bool = False) -> None:
+    if actions.__class__ is _Ids:
+        actions.append(id_)  # type: ignore[arg-type]
+        return
     # Built without validation (thousands per game): ids are short by construction and labels
     # are clipped here the way Action's validator would.
     if len(label) > LABEL_MAX:
@@ -52,16 +59,28 @@ def _act(actions: list[Action], id_: str, label: str, kind: str, private: bool =
     )
 
 
+def legal_ids(engine: DreamwarsEngine, ctx: _Ctx) -> list[str]:
+    """The ids of ``legal_actions``, in the same order, with no Action built."""
+    ids = _Ids()
+    _legal(ctx, ids)
+    return ids
+
+
 def legal_actions(engine: DreamwarsEngine, ctx: _Ctx) -> list[Action]:
     """The actions the seat may take now (the engine's buttons)."""
-    s = ctx.s
     actions: list[Action] = []
+    _legal(ctx, actions)
+    return actions
+
+
+def _legal(ctx: _Ctx, actions: list[Action]) -> None:
+    s = ctx.s
     if s.decision is not None:
         for key, label in s.decision.options.items():
             _act(actions, key, label, s.decision.kind, s.decision.private)
-        return actions
+        return
     if s.ending:
-        return actions
+        return
     i = s.active
     hero = s.heroes[i]
     board = ctx.board
@@ -70,7 +89,7 @@ def legal_actions(engine: DreamwarsEngine, ctx: _Ctx) -> list[Action]:
         for nxt in _steps(ctx, i):
             _act(actions, f"step:{nxt}", f"Move to {board.nodes[nxt].name}", "move")
         _act(actions, "stop", "Stop moving", "move")
-        return actions
+        return
     if _may_start_move(ctx, i):
         for nxt in _steps(ctx, i):
             _act(actions, f"step:{nxt}", f"Move to {board.nodes[nxt].name}", "move")
@@ -84,7 +103,6 @@ def legal_actions(engine: DreamwarsEngine, ctx: _Ctx) -> list[Action]:
     if not at_door:
         _prestige_actions(ctx, i, actions)
     _act(actions, "end", "End your Heroes phase", "end")
-    return actions
 
 
 def _may_start_move(ctx: _Ctx, i: int) -> bool:
@@ -408,15 +426,15 @@ def _prestige_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
 
 
 # -- doing it -----------------------------------------------------------------------------------
-def perform(engine: DreamwarsEngine, ctx: _Ctx, action: Action) -> None:
-    """Carry out one legal action on the state in `ctx`."""
+def perform(engine: DreamwarsEngine, ctx: _Ctx, action_id: str) -> None:
+    """Carry out one legal action (by its id) on the state in `ctx`."""
     s = ctx.s
     if s.decision is not None:
-        _answer(engine, ctx, action.id)
+        _answer(engine, ctx, action_id)
         return
     i = s.active
     hero = s.heroes[i]
-    verb, _, rest = action.id.partition(":")
+    verb, _, rest = action_id.partition(":")
     if verb not in ("end", "stop", "use", "wear", "step", "give", "take", "pres", "unmount"):
         hero.acted = True
     if verb == "step":
@@ -498,7 +516,7 @@ def perform(engine: DreamwarsEngine, ctx: _Ctx, action: Action) -> None:
     elif verb == "cannon":
         _cannon(ctx, i, _foe(ctx, rest))
     else:  # pragma: no cover - legal_actions only makes the verbs above
-        raise DwRuleError(f"Unknown action {action.id!r}.")
+        raise DwRuleError(f"Unknown action {action_id!r}.")
 
 
 def _foe(ctx: _Ctx, uid: str) -> NemesisState:
@@ -557,7 +575,7 @@ def _step(ctx: _Ctx, i: int, nxt: str) -> None:
 
 def _crystal_bodies(ctx: _Ctx, i: int) -> None:
     node = ctx.s.heroes[i].node
-    near = set(ctx.board.within(node, 1))
+    near = ctx.board.near[node][1]
     for nemesis in ctx.s.nemeses:
         marker = ctx.marker(nemesis)
         if "crystal_body" in marker.abilities and nemesis.node in near and not nemesis.stunned:

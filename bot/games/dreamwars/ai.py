@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from bot.games.dreamwars.engine import DreamwarsEngine, _Ctx
     from bot.games.dreamwars.state import DwState
 
+Ids = dict[str, None]  # the legal action ids, in order
+
 EFFECT_WORTH = {
     "damage": -2.0,
     "lose_turn": -1.5,
@@ -38,23 +40,31 @@ def _worth(effects: list[Effect]) -> float:
 
 def choose(engine: DreamwarsEngine, state: DwState, seat: str, rng: random.Random) -> Action:
     """The action an AI seat takes now, decided from what that seat may see."""
-    actions = engine.legal_actions(state, seat)
+    ctx = engine._ctx(state)
+    actions = engine.legal_actions_in(ctx, seat)  # the same context: its effects are kept
     if not actions:
         raise ValueError("no legal action for this seat")
     by_id = {a.id: a for a in actions}
-    ctx = engine._ctx(state)
+    return by_id[choose_id(ctx, dict.fromkeys(by_id))]
+
+
+def choose_id(ctx: _Ctx, ids: Ids) -> str:
+    """The id of the action the active hero's AI takes among the legal ``ids`` (in their
+    order), in a context that only looks."""
+    state = ctx.s
     i = state.active
     hero = state.heroes[i]
     if state.decision is not None:
-        return by_id[_decide(ctx, i, list(by_id))]
+        return _decide(ctx, i, list(ids))
     goal = _goal(ctx, i)
     if hero.moving:
-        return by_id.get(_toward(ctx, i, goal, by_id) or "stop") or by_id["stop"]
+        step = _toward(ctx, i, goal, ids) or "stop"
+        return step if step in ids else "stop"
     for pick in (_survive, _objective_here, _fight, _boost, _travel, _meditate):
-        choice = pick(ctx, i, by_id, goal)
-        if choice is not None and choice in by_id:
-            return by_id[choice]
-    return by_id["end"]
+        choice = pick(ctx, i, ids, goal)
+        if choice is not None and choice in ids:
+            return choice
+    return "end"
 
 
 def _decide(ctx: _Ctx, i: int, ids: list[str]) -> str:
@@ -156,7 +166,7 @@ def _goal(ctx: _Ctx, i: int) -> str:
     return spot or here
 
 
-def _toward(ctx: _Ctx, i: int, goal: str, by_id: dict[str, Action]) -> str | None:
+def _toward(ctx: _Ctx, i: int, goal: str, by_id: Ids) -> str | None:
     here = ctx.s.heroes[i].node
     if here == goal:
         return None
@@ -171,7 +181,7 @@ def _toward(ctx: _Ctx, i: int, goal: str, by_id: dict[str, Action]) -> str | Non
     return f"step:{better[0]}"
 
 
-def _survive(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+def _survive(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
     hero = ctx.s.heroes[i]
     if ctx.life(i) > 2 and hero.door is None:
         return None
@@ -184,14 +194,14 @@ def _survive(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | No
     return None
 
 
-def _objective_here(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+def _objective_here(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
     for key in ("pickstone", "reveal", "pickup"):
         if key in by_id:
             return key
     return None
 
 
-def _fight(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+def _fight(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
     attacks = [a for a in by_id if a.startswith(("hit:", "shoot:", "cannon:"))]
     spells = [a for a in by_id if a.startswith("sing:")]
     if not attacks and not spells:
@@ -235,7 +245,7 @@ def _fight(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None
     return best
 
 
-def _boost(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+def _boost(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
     hero = ctx.s.heroes[i]
     for key in by_id:
         if not key.startswith(("pres:", "ally:")):
@@ -258,7 +268,7 @@ def _boost(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None
     return None
 
 
-def _travel(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+def _travel(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
     hero = ctx.s.heroes[i]
     board = ctx.board
     if hero.node == goal:
@@ -277,7 +287,7 @@ def _travel(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | Non
     return _toward(ctx, i, goal, by_id)
 
 
-def _meditate(ctx: _Ctx, i: int, by_id: dict[str, Action], goal: str) -> str | None:
+def _meditate(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
     hero = ctx.s.heroes[i]
     if len(hero.cantici) >= ctx.sheet(i).max_cantici:
         return None

@@ -9,6 +9,19 @@ from functools import cache
 from bot.games.dreamwars.packs import Library, load_library
 
 WATERY = frozenset({"water", "river", "bridge"})
+PASSIVE = frozenset(
+    {
+        "modify",
+        "reroll_failed",
+        "reroll_success",
+        "safe_ford",
+        "aquatic",
+        "no_trade",
+        "no_heal",
+        "nemesis_limit",
+        "nemesis_move",
+    }
+)  # effects that last while their source does (the engine's; it imports them from here)
 
 
 def _bfs(adjacent: dict[str, tuple[str, ...]], start: str) -> dict[str, int]:
@@ -38,6 +51,39 @@ class Board:
         self.rivers = frozenset(rivers)
         self.dist = {k: _bfs(self.adjacent, k) for k in lib.nodes}
         self.walk = {k: _bfs(self.walk_adjacent, k) for k in lib.nodes}
+        self.near = {k: {r: frozenset(self.within(k, r)) for r in range(7)} for k in lib.nodes}
+        # Content tables the engine reads at every step, by content key (built once).
+        passive = PASSIVE
+        self.carried = {  # a carried tool's passive effects (nothing for other items)
+            k: tuple(i.effects) if i.type == "tool" and "consumable" not in i.traits else ()
+            for k, i in lib.items.items()
+        }
+        self.item_passive = {
+            k: tuple(e for e in i.effects if e.kind in passive) for k, i in lib.items.items()
+        }
+        self.ally_passive = {
+            k: tuple(e for e in a.abilities if e.kind in passive) for k, a in lib.adventures.items()
+        }
+        self.static_prestige = {  # hero -> (ability key, its passive effects) of static ones
+            k: tuple(
+                (a.key, tuple(e for e in a.effects if e.kind in passive))
+                for a in h.prestige
+                if a.kind == "static"
+            )
+            for k, h in lib.heroes.items()
+        }
+        self.event_limit = {
+            k: sum(e.amount for e in ev.effects if e.kind == "nemesis_limit")
+            for k, ev in lib.events.items()
+        }
+        self.great_limit = {
+            k: sum(e.amount for e in g.effects if e.kind == "nemesis_limit")
+            for k, g in lib.great.items()
+        }
+        self.load_of = {
+            k: 0 if i.type == "addon" else 2 if "encumbering" in i.traits else 1
+            for k, i in lib.items.items()
+        }
         self.portals: dict[str, list[str]] = {}
         for key, node in lib.nodes.items():
             for icon in node.icons:

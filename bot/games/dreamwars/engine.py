@@ -18,7 +18,7 @@ from bot.errors import RuleError
 from bot.fate.words import plural
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
 from bot.games.dreamwars import dice
-from bot.games.dreamwars.board import Board, default_board
+from bot.games.dreamwars.board import PASSIVE, Board, default_board
 from bot.games.dreamwars.content import (
     AdventureCard,
     Effect,
@@ -44,19 +44,6 @@ TOWER = Marker(
 CANNON_RANGE = 3
 CANNON_DAMAGE = 2
 UNKNOWN_TOKENS = 10  # 9 empty and 1 Dreamstone
-PASSIVE = frozenset(
-    {
-        "modify",
-        "reroll_failed",
-        "reroll_success",
-        "safe_ford",
-        "aquatic",
-        "no_trade",
-        "no_heal",
-        "nemesis_limit",
-        "nemesis_move",
-    }
-)
 BYPASS = frozenset({"agile", "behemoth", "leader", "flying"})
 EQUIPMENT_DECKS = ("common", "tech", "cantici", "shards")
 
@@ -214,14 +201,18 @@ class _Ctx:
 
     def nemesis_limit(self) -> int:
         s = self.s
-        great = self.lib.great[s.great]
-        extra = sum(e.amount for e in great.effects if e.kind == "nemesis_limit")
-        for uid, drawn in s.in_play:
-            card = self.event(uid)
-            if (card.one_turn or s.options.simple_events) and drawn != s.turn:
-                continue
-            extra += sum(e.amount for e in card.effects if e.kind == "nemesis_limit")
-        return max(0, self.scenario().nemesis_limit + extra)
+        board = self.board
+        extra = board.great_limit[s.great]
+        if s.in_play:
+            cards = s.cards
+            events = self.lib.events
+            simple = s.options.simple_events
+            for uid, drawn in s.in_play:
+                key = cards[uid]
+                if (simple or events[key].one_turn) and drawn != s.turn:
+                    continue
+                extra += board.event_limit[key]
+        return max(0, self.lib.scenarios[s.scenario].nemesis_limit + extra)
 
     def limit_active(self) -> bool:
         s = self.s
@@ -258,35 +249,46 @@ class _Ctx:
         return self._hero_effects(i, weapon)
 
     def _hero_effects(self, i: int, weapon: str | None) -> list[Effect]:
-        hero = self.s.heroes[i]
+        s = self.s
+        hero = s.heroes[i]
+        board = self.board
+        cards = s.cards
         found: list[Effect] = []
+        carried = board.carried
         for uid in hero.items:
-            card = self.item(uid)
-            if card.type == "tool" and "consumable" not in card.traits:
-                found += card.effects
-        for worn in (hero.armour, hero.shield):
-            if worn is not None:
-                found += self.item(worn).effects
-        for uid in hero.allies:
-            found += [e for e in self.adventure(uid).abilities if e.kind in PASSIVE]
-        sheet = self.sheet(i)
-        for ability in sheet.prestige:
-            if ability.key in hero.unlocked and ability.kind == "static":
-                found += [e for e in ability.effects if e.kind in PASSIVE]
-        for buff in hero.buffs:
-            kind, _, key = buff.partition(":")
-            if kind == "item":
-                found += [e for e in self.lib.items[key].effects if e.kind in PASSIVE]
+            found += carried[cards[uid]]
+        items = self.lib.items
+        if hero.armour is not None:
+            found += items[cards[hero.armour]].effects
+        if hero.shield is not None:
+            found += items[cards[hero.shield]].effects
+        if hero.allies:
+            ally_passive = board.ally_passive
+            for uid in hero.allies:
+                found += ally_passive[cards[uid]]
+        if hero.unlocked:
+            for key, effects in board.static_prestige[hero.key]:
+                if key in hero.unlocked:
+                    found += effects
+        if hero.buffs:
+            item_passive = board.item_passive
+            for buff in hero.buffs:
+                kind, _, key = buff.partition(":")
+                if kind == "item":
+                    found += item_passive[key]
         if hero.statuses:
             for status in self.statuses():
                 if status.key in hero.statuses:
                     found += status.effects
         if weapon is not None and weapon in hero.items:
-            found += self.item(weapon).effects
+            found += items[cards[weapon]].effects
             for addon, target in hero.mounted.items():
                 if target == weapon:
-                    found += self.item(addon).effects
-        found += [e for e in self.table_effects() if self._where(e, hero.node)]
+                    found += items[cards[addon]].effects
+        node = hero.node
+        for e in self.table_effects():
+            if e.where == "any" or self.at(e.where, node):
+                found.append(e)
         return found
 
     def has(self, i: int, kind: str) -> bool:
@@ -367,10 +369,13 @@ class _Ctx:
         self.whisper(i, f"{self.name(i)} gains {card.name}: {card.text}")
 
     def load(self, i: int, extra: Iterable[str] = ()) -> int:
+        load_of = self.board.load_of
+        cards = self.s.cards
         total = 0
-        for uid in [*self.s.heroes[i].items, *extra]:
-            card = self.item(uid)
-            total += 0 if card.type == "addon" else 2 if "encumbering" in card.traits else 1
+        for uid in self.s.heroes[i].items:
+            total += load_of[cards[uid]]
+        for uid in extra:
+            total += load_of[cards[uid]]
         return total
 
     def drop_item(self, i: int, uid: str) -> None:
@@ -515,7 +520,7 @@ class _Ctx:
 
     def targets_in_reach(self, i: int, reach: int, towers: bool = True) -> list[NemesisState]:
         node = self.s.heroes[i].node
-        near = set(self.board.within(node, reach))
+        near = self.board.near[node][reach]
         found = [n for n in self.s.nemeses if n.node in near]
         if towers:
             found += [t for t in self.s.towers if t.node in near]
@@ -630,9 +635,11 @@ class Parts:
     of them: they import the engine, never the other way round."""
 
     legal_actions: Callable[[Any, _Ctx], list[Action]]
-    perform: Callable[[Any, _Ctx, Action], None]
+    legal_ids: Callable[[Any, _Ctx], list[str]]  # the ids of legal_actions, in order
+    perform: Callable[[Any, _Ctx, str], None]
     over_limit_decision: Callable[[_Ctx, int], bool]
     choose: Callable[[Any, DwState, str, random.Random], Action]
+    choose_id: Callable[[_Ctx, dict[str, None]], str]  # choose's, from the legal ids
     public_view: Callable[[Any, DwState], dict[str, Any]]
     private_view: Callable[[Any, DwState, str, dict[str, Any] | None], dict[str, Any]]
     simulate: Callable[..., dict[str, Any]]
@@ -1334,7 +1341,18 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         last = self._last_legal
         if last is not None and last[0] is state and last[1] == seat:
             return list(last[2])
-        actions = self.parts.legal_actions(self, self._ctx(state))
+        return self.legal_actions_in(self._ctx(state), seat)
+
+    def legal_actions_in(self, ctx: _Ctx, seat: str) -> list[Action]:
+        """``legal_actions`` of the state of a context that only looks (the AI's, which goes
+        on reading the effects it keeps)."""
+        state = ctx.s
+        if state.phase == "over" or seat not in self.current_seats(state):
+            return []
+        last = self._last_legal
+        if last is not None and last[0] is state and last[1] == seat:
+            return list(last[2])
+        actions = self.parts.legal_actions(self, ctx)
         # The AI asks, then apply asks again for the same state: remember the last answer
         # (holding the state itself, so its identity cannot be reused).
         self._last_legal = (state, seat, actions)
@@ -1355,7 +1373,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                 "That choice is no longer available; look at the board and choose again."
             )
         ctx = self._ctx(state.clone(), rng)
-        self.parts.perform(self, ctx, chosen)
+        self.parts.perform(self, ctx, chosen.id)
         self._settle(ctx)
         return ctx.s, ctx.events
 
@@ -1368,17 +1386,15 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         event is kept. Returns (final state, actions)."""
         state = self.new_game(options, [f"ai{i}" for i in range(players)], rng)
         ctx = _QuietCtx(state, rng, self.board)
-        try:
-            for step in range(MAX_STEPS):
-                if state.phase == "over":
-                    return state, step
-                seat = self.current_seats(state)[0]
-                action = self.choose_action(state, seat, rng)  # one of the legal actions
-                self._last_legal = None  # the state changes in place: forget its answer
-                self.parts.perform(self, ctx, action)
-                self._settle(ctx)
-        finally:
-            self._last_legal = None
+        parts = self.parts
+        for step in range(MAX_STEPS):
+            if state.phase == "over":
+                return state, step
+            # choose_action's choice, from the legal ids alone (no Action is built)
+            look = self._ctx(state)
+            action_id = parts.choose_id(look, dict.fromkeys(parts.legal_ids(self, look)))
+            parts.perform(self, ctx, action_id)
+            self._settle(ctx)
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
     def _settle(self, ctx: _Ctx) -> None:
