@@ -4,6 +4,7 @@ hurt. It reads only the state a player at the table could see plus its own hero'
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from bot.games.base import Action
@@ -132,12 +133,18 @@ def _goal(ctx: _Ctx, i: int) -> str:
     board = ctx.board
     here = hero.node
 
-    def nearest(nodes: list[str]) -> str | None:
-        return min(nodes, key=lambda n: (board.distance(here, n), n), default=None)
+    far = board.dist[here]
+
+    def nearest(nodes: Iterable[str]) -> str | None:
+        best: tuple[int, str] | None = None
+        for n in nodes:
+            key = (far.get(n, 99), n)
+            if best is None or key < best:
+                best = key
+        return None if best is None else best[1]
 
     if hero.door is not None or ctx.life(i) <= 1:
-        healing = [k for k, n in board.nodes.items() if "healing" in n.icons]
-        return nearest(healing) or here
+        return nearest(board.healing) or here
     for goal in ctx.scenario().victory:
         if goal.kind == "deliver":
             if hero.dreamstone:
@@ -147,7 +154,7 @@ def _goal(ctx: _Ctx, i: int) -> str:
                 return carrier
             if s.dropped_stone:
                 return s.dropped_stone
-            spot = nearest(list(s.unknown))
+            spot = nearest(s.unknown)
             if spot:
                 return spot
         if goal.kind == "supply":

@@ -80,6 +80,10 @@ class Board:
             k: sum(e.amount for e in g.effects if e.kind == "nemesis_limit")
             for k, g in lib.great.items()
         }
+        self.free_movers = frozenset(  # Nemeses that ignore rivers
+            k for k, m in lib.markers.items() if {"flying", "aquatic"} & set(m.abilities)
+        )
+        self.healing = [k for k, n in lib.nodes.items() if "healing" in n.icons]
         self.load_of = {
             k: 0 if i.type == "addon" else 2 if "encumbering" in i.traits else 1
             for k, i in lib.items.items()

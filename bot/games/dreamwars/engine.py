@@ -62,7 +62,10 @@ def remove(pile: list[NemesisState], marker: NemesisState) -> None:
 
 def present(pile: list[NemesisState], marker: NemesisState) -> bool:
     """Whether this very marker (not an equal one) is in the pile."""
-    return any(other is marker for other in pile)
+    for other in pile:
+        if other is marker:
+            return True
+    return False
 
 
 def summons_per_portal(party: int) -> int:
@@ -86,6 +89,7 @@ class _Ctx:
         self.events: list[GameEvent] = []
         # A context that only looks may remember the effects in force; one that plays may not.
         self._table: list[Effect] | None = None
+        self._table_key: tuple[object, ...] = ()
         self._heroes: dict[tuple[int, str | None], list[Effect]] | None = {} if read_only else None
 
     # -- telling -----------------------------------------------------------------------------
@@ -117,7 +121,8 @@ class _Ctx:
         return self.lib.events[self.s.cards[uid]]
 
     def marker(self, n: NemesisState) -> Marker:
-        return TOWER if n.key == TOWER.key else self.lib.markers[n.key]
+        key = n.key
+        return TOWER if key == "siege_tower" else self.lib.markers[key]
 
     def scenario(self) -> Any:
         return self.lib.scenarios[self.s.scenario]
@@ -164,7 +169,13 @@ class _Ctx:
         return not hero.dead and hero.door is None
 
     def heroes_at(self, node: str) -> list[int]:
-        return [i for i, h in enumerate(self.s.heroes) if not h.dead and h.node == node]
+        found = []
+        i = 0
+        for h in self.s.heroes:
+            if h.node == node and not h.dead:
+                found.append(i)
+            i += 1
+        return found
 
     def foes_at(self, node: str, towers: bool = True) -> list[NemesisState]:
         found = [n for n in self.s.nemeses if n.node == node]
@@ -174,12 +185,29 @@ class _Ctx:
 
     # -- effects in force --------------------------------------------------------------------
     def table_effects(self) -> list[Effect]:
-        if self._table is not None:
+        if self._heroes is not None:  # a context that only looks: the table never changes
+            if self._table is None:
+                self._table = self._table_effects()
             return self._table
-        found = self._table_effects()
-        if self._heroes is not None:
-            self._table = found
-        return found
+        # A context that plays keeps them while nothing they depend on has changed: the turn,
+        # the scenario, the Events in play (drawn one a turn, so the last one and their number
+        # tell them apart), the Stars this turn and the Nemesis limit's state.
+        s = self.s
+        in_play = s.in_play
+        key = (
+            s.total_turns,
+            s.turn,
+            s.scenario,
+            s.limit_turn,
+            len(s.nemeses),
+            len(in_play),
+            in_play[-1] if in_play else None,
+            len(s.stars_now),
+        )
+        if self._table_key != key or self._table is None:
+            self._table = self._table_effects()
+            self._table_key = key
+        return self._table
 
     def _table_effects(self) -> list[Effect]:
         s = self.s
@@ -292,15 +320,19 @@ class _Ctx:
         return found
 
     def has(self, i: int, kind: str) -> bool:
-        return any(e.kind == kind for e in self.hero_effects(i))
+        for e in self.hero_effects(i):
+            if e.kind == kind:
+                return True
+        return False
 
     def value(self, i: int, stat: str, weapon: str | None = None) -> int:
         """A characteristic with every modifier that stacks on it now."""
-        sheet = self.sheet(i)
         hero = self.s.heroes[i]
-        mods = sum(
-            e.amount for e in self.hero_effects(i, weapon) if e.kind == "modify" and e.stat == stat
-        )
+        sheet = self.lib.heroes[hero.key]
+        mods = 0
+        for e in self.hero_effects(i, weapon):
+            if e.stat == stat and e.kind == "modify":
+                mods += e.amount
         if stat == "dodge":  # Dodge = basic Movement (or the vehicle's); no Movement modifier
             base = self.item(hero.vehicle).movement if hero.vehicle else sheet.movement
             return base + mods
@@ -313,20 +345,23 @@ class _Ctx:
         return getattr(sheet, stat) + mods
 
     def defence_mod(self, i: int) -> int:
-        return sum(
-            e.amount for e in self.hero_effects(i) if e.kind == "modify" and e.stat == "defence"
-        )
+        mods = 0
+        for e in self.hero_effects(i):
+            if e.stat == "defence" and e.kind == "modify":
+                mods += e.amount
+        return mods
 
     def roll(self, i: int | None, value: int) -> dice.Roll:
         if i is None:
             return dice.roll_test(value, self.rng)
-        effects = self.hero_effects(i)
-        return dice.roll_test(
-            value,
-            self.rng,
-            reroll_failed=any(e.kind == "reroll_failed" for e in effects),
-            reroll_success=any(e.kind == "reroll_success" for e in effects),
-        )
+        failed = success = False
+        for e in self.hero_effects(i):
+            kind = e.kind
+            if kind == "reroll_failed":
+                failed = True
+            elif kind == "reroll_success":
+                success = True
+        return dice.roll_test(value, self.rng, reroll_failed=failed, reroll_success=success)
 
     # -- cards -------------------------------------------------------------------------------
     def deck_of(self, uid: str) -> str:
@@ -1004,28 +1039,30 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         bonus = sum(e.amount for e in ctx.table_effects() if e.kind == "nemesis_move")
         ctx.say("Nemesis phase.", "phase")
 
-        def eligible(j: int) -> bool:
-            hero = s.heroes[j]
-            return not hero.dead and hero.door is None and not hero.hidden
-
+        # Who a Nemesis may take as its Primary Target: (index, space) of the eligible heroes.
+        eligible = [
+            (j, h.node)
+            for j, h in enumerate(s.heroes)
+            if not h.dead and h.door is None and not h.hidden
+        ]
         for nemesis in list(s.nemeses):
             if nemesis.stunned or not present(s.nemeses, nemesis):
                 continue
             marker = ctx.marker(nemesis)
-            free = bool({"flying", "aquatic"} & set(marker.abilities))
+            free = marker.key in board.free_movers
             table = board.dist if free else board.walk
             goal: str | None = scenario.nemesis_target
             target_hero: int | None = None
             if goal is None:
-                options = [
-                    (table[nemesis.node].get(s.heroes[j].node, 99), j)
-                    for j in range(len(s.heroes))
-                    if eligible(j)
-                ]
-                options = [o for o in options if o[0] < 99]
-                if not options:
+                near = table[nemesis.node]
+                best: tuple[int, int] | None = None
+                for j, node in eligible:
+                    d = near.get(node, 99)
+                    if d < 99 and (best is None or (d, j) < best):
+                        best = (d, j)
+                if best is None:
                     continue
-                _, target_hero = min(options)
+                target_hero = best[1]
                 goal = s.heroes[target_hero].node
             moved = 0
             for _ in range(marker.movement + bonus):
@@ -1111,7 +1148,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
 
     def _defend(self, ctx: _Ctx, j: int, marker: Marker, how: str) -> None:
         threshold = marker.defence + ctx.defence_mod(j)
-        roll = ctx.roll(j, threshold)
+        roll = ctx.roll(j, threshold)  # the same effects: nothing changed in between
         ctx.say(
             f"{ctx.name(j)} tests Defence {marker.defence} against the {marker.name}'s "
             f"{how} attack ({roll.shown()}).",
@@ -1215,11 +1252,18 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         s = ctx.s
         if s.phase == "over":
             return
-        scenario = ctx.scenario()
-        if not any(not h.dead for h in s.heroes):
+        scenario = ctx.lib.scenarios[s.scenario]
+        for h in s.heroes:
+            if not h.dead:
+                break
+        else:
             self._finish(ctx, False)
             return
-        if all(self._holds(ctx, goal, moment) for goal in scenario.victory):
+        holds = self._holds
+        for goal in scenario.victory:
+            if not holds(ctx, goal, moment):
+                break
+        else:
             self._finish(ctx, True)
             return
         for goal in scenario.defeat:
