@@ -41,3 +41,13 @@ async def test_the_web_view_latency_line() -> None:
     line = await web_follow_line(6)
     assert line["scenario"] == "web-follow" and line["failures"] == 0, line
     assert line["p50_ratio"] > 0 and line["page_p50_ms"] < 1000, line
+
+
+async def test_the_startup_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Start-up in processes of their own (a few stored games): both first commands answer."""
+    from bench.processes import startup_line
+
+    line = await startup_line(tmp_path, games=20)
+    assert line["failures"] == 0 and line["stored_games"] == 20
+    for key in ("startup_ratio", "first_command_ratio", "new_server_first_command_ratio"):
+        assert line[key] > 0, line
