@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
 from bot.db.models.guild import GuildSettings
+from bot.db.raw import Sql
 
 CACHE_SECONDS = 30.0
+GM_ROLE = Sql("SELECT gm_role_id FROM guild_settings WHERE guild_id = :guild")
 
 
 @dataclass(frozen=True)
@@ -31,9 +33,11 @@ class GuildSettingsService:
         cached = self._cache.get(guild_id)
         if cached and time.monotonic() - cached[0] < CACHE_SECONDS:
             return cached[1]
-        async with self.db.read() as session:  # every GM check reads it: never behind a writer
-            row = await session.get(GuildSettings, guild_id)
-            config = GuildConfig(guild_id, row.gm_role_id if row else None)
+        # Every GM check reads it: a raw read (no ORM statement to compile on a process's first
+        # command in each server), never queued behind a writer.
+        async with self.db.raw_read() as unit:
+            row = await unit.row(GM_ROLE, {"guild": guild_id})
+        config = GuildConfig(guild_id, row[0] if row else None)
         self._cache[guild_id] = (time.monotonic(), config)
         return config
 
