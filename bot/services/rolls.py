@@ -17,6 +17,7 @@ from bot.db.changes import touched
 from bot.db.models.columns import utcnow
 from bot.db.models.rolls import RollRow
 from bot.db.raw import RawUnit
+from bot.db.repos.characters import NEW_DEFAULT_CAMPAIGN
 from bot.db.repos.encounters import active_encounter_in
 from bot.db.repos.rolls import OPEN_PLAIN_ROLLS as RAW_OPEN_PLAIN
 from bot.db.repos.rolls import OPEN_ROLLS_OF_CHARACTER as RAW_OPEN_OF_CHARACTER
@@ -41,6 +42,7 @@ from bot.services.aspects_in_play import (
     return_free_invoke_in,
 )
 from bot.services.campaigns import (
+    DEFAULT_CAMPAIGN_NAME,
     CampaignInfo,
     CharacterRecord,
     StaleError,
@@ -128,12 +130,23 @@ class RollService(RollInvokes):
 
     async def _start_raw(self, request: RollRequest, target: int | None) -> RollChange | None:
         """The usual roll (one's own active character, no aspect, nobody opposed) as one raw
-        unit of work: the waiting message ids, the context, the open rolls, their closing and
-        the new roll. None when the server has no campaign yet (the ORM path makes it)."""
+        unit of work: the waiting message ids, the context (a new server's default campaign
+        made first), the open rolls, their closing and the new roll."""
         async with self.db.raw() as unit:
             written = await self._message_ids.write_raw_in(unit)
             params = {"guild": request.guild_id, "channel": request.channel_id}
             found = await unit.row(RAW_CONTEXT, {**params, "user": request.user_id})
+            if found is None:  # the server's first command
+                await unit.run(
+                    NEW_DEFAULT_CAMPAIGN,
+                    {
+                        "guild": request.guild_id,
+                        "name": DEFAULT_CAMPAIGN_NAME,
+                        "flag": True,
+                        "now": unit.timestamp(utcnow()),
+                    },
+                )
+                found = await unit.row(RAW_CONTEXT, {**params, "user": request.user_id})
             change = (
                 None if found is None else await self._roll_raw_in(unit, request, target, found)
             )

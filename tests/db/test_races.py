@@ -66,3 +66,41 @@ async def test_a_first_burst_creates_the_default_campaign_once(db: Database) -> 
     async with db.read() as s:
         rows = (await s.exec(select(Campaign).where(Campaign.guild_id == guild))).all()
     assert [(r.id, r.is_default) for r in rows] == [(found[0], True)]
+
+
+async def test_a_first_burst_of_rolls_and_other_commands_makes_one_campaign(db: Database) -> None:
+    """A new server's first rolls make its default campaign on the raw path, other commands
+    on the ORM path, all at once: one campaign, and every roll is in it."""
+    import random
+
+    from bot.db.models.rolls import RollRow
+    from bot.services.roll_base import RollRequest
+    from bot.services.rolls import RollService
+
+    guild = GUILD + 2000
+    rolls = RollService(db, random.Random(3))
+
+    async def roll(user: int) -> None:
+        await rolls.start(RollRequest(guild, CHANNEL, user, f"Player {user}", skill="+1"))
+
+    async def other(channel: int) -> int:
+        async with db.session() as s:
+            return (await resolve_campaign_in(s, guild, channel)).id
+
+    traced: list[str] = []
+    db.raw_trace = traced.append
+    await roll(ALICE)  # the server's very first command: made on the raw path, no ORM
+    db.raw_trace = None
+    assert any(t.startswith("INSERT INTO campaign") for t in traced), traced
+    guild += 1
+    found = await asyncio.gather(
+        *(other(CHANNEL + i) for i in range(10)), *(roll(ALICE + i) for i in range(10))
+    )
+    assert len(set(found[:10])) == 1, found
+    async with db.read() as s:
+        rows = (await s.exec(select(Campaign).where(Campaign.guild_id == guild))).all()
+        in_rolls = (
+            await s.exec(select(RollRow.campaign_id).where(RollRow.guild_id == guild))
+        ).all()
+    assert [(r.id, r.name, r.is_default) for r in rows] == [(found[0], "Main campaign", True)]
+    assert in_rolls == [found[0]] * 10

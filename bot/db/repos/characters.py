@@ -26,6 +26,14 @@ def campaign_columns(table: str) -> str:
     )
 
 
+# A server's default campaign, made by its first command; a concurrent first command's insert
+# does nothing (the unique guild and name), and both then read the one campaign.
+NEW_DEFAULT_CAMPAIGN = Sql(
+    "INSERT INTO campaign (guild_id, name, is_default, settings_json, created_at, version) "
+    "VALUES (:guild, :name, :flag, '{}', :now, 1) ON CONFLICT (guild_id, name) DO NOTHING"
+)
+
+
 def bound_campaign_id(guild: str, channel: str) -> str:
     """The id of the campaign `resolve_campaign_in` picks for a channel (the one bound to it,
     else the server's default), as a scalar subquery on the SQL expressions given: the one
