@@ -76,19 +76,20 @@ def _decide(ctx: Context, state: PlainState, actions: list[Move]) -> Move:
     decision = state.decision
     assert decision is not None
     by_id = {a.id: a for a in actions}
-    if decision.kind == "showdown":
+    kind = decision.kind  # read once: a pydantic attribute costs a hook call
+    if kind == "showdown":
         return by_id[_showdown_tier(ctx, state, actions)]
-    if decision.kind == "showdown_pick":
+    if kind == "showdown_pick":
         return max(actions, key=lambda a: _removal_chance(ctx, a.id[3:], 0))
-    if decision.kind == "named_type":
+    if kind == "named_type":
         return by_id.get("none", actions[0])
-    if decision.kind == "redraw":
+    if kind == "redraw":
         return by_id.get("keep", actions[0])
-    if decision.kind == "talent":
+    if kind == "talent":
         return max(actions, key=lambda a: _talent_worth(ctx, state, a.id))
-    if decision.kind == "choose":
+    if kind == "choose":
         return max(actions, key=lambda a: _target_score(ctx, a.id))
-    if decision.kind == "showdown_vote":
+    if kind == "showdown_vote":
         return by_id.get("yes", actions[0])
     return actions[0]
 
@@ -101,8 +102,8 @@ def _target_score(ctx: Context, option_id: str) -> float:
         if found is None:
             continue
         slot = found[2]
-        card = ctx.book(slot)
-        score += 1 + (slot.tokens / card.value if card.value else 0)
+        value = ctx.values[slot.card_id]
+        score += 1 + (slot.tokens / value if value else 0)
     return score
 
 
@@ -114,12 +115,12 @@ def _talent_worth(ctx: Context, state: PlainState, option: str) -> float:
     if talent.mode == "ready":
         return 0.7
     effect = talent.effects[0]
-    if isinstance(effect, GainFate):
+    if type(effect) is GainFate:
         job = probe_job(talent, state.active, option[2:])
         return min(ctx.fate_amount(effect, job, roll=False), state.spent) * FATE_WORTH
-    if isinstance(effect, AddTokens):
+    if type(effect) is AddTokens:
         return 1.0
-    if isinstance(effect, MoveCard):
+    if type(effect) is MoveCard:
         return 0.6
     return 0.3
 
@@ -156,8 +157,10 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
         card = play[1]
         if card is not last:  # a card's plays come together (one per Range bonus)
             last = card
-            cost = card.cost.base if mods is None else card.cost.base + mods[card.type]
-            worth = _card_worth(card) - FATE_WORTH * cost
+            value, cost, kind = _card_worth(card)
+            if mods is not None:
+                cost += mods[kind]
+            worth = value - FATE_WORTH * cost
         # a play that unreadies a Talent is worth a little less (kept for later)
         plays.append((worth - 0.5 if play[3] else worth, play))
     if plays:
@@ -175,8 +178,8 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
         chosen: tuple[float, CardRef, ActionCard] | None = None
         for ref in hand:  # the Fate it brings, less the card's worth, plus a little noise
             card = cards[ref.card_id]
-            fate = min(card.discard.base + card.discard.dice / 2, spent)
-            lost = (card.value or _NO_VALUE).maximum * 0.5
+            brings, lost = _discard_terms(card)
+            fate = min(brings, spent)
             score = fate - lost + talent + noise() * 0.1
             if chosen is None or score > chosen[0]:  # the first of the best, as max() gives it
                 chosen = (score, ref, card)
@@ -190,20 +193,36 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     return rest.get("pass") or rest.get("end") or rest["showdown"]
 
 
-_WORTHS: dict[str, tuple[ActionCard, float]] = {}  # see _card_worth, by card id
+_WORTHS: dict[int, tuple[ActionCard, tuple[float, int, str]]] = {}  # see _card_worth
 
 
-def _card_worth(card: ActionCard) -> float:
+def _card_worth(card: ActionCard) -> tuple[float, int, str]:
     """The Hits or Clues a card may bring at most (2.5 for a card with none), twice for an
-    unlimited Range (known once per card)."""
-    known = _WORTHS.get(card.id)
+    unlimited Range; its printed cost's base; its type (known once per card: a pydantic
+    model's attributes are read through its ``__getattr__`` hook)."""
+    known = _WORTHS.get(id(card))
     if known is not None and known[0] is card:
         return known[1]
     value = card.value.base + card.value.dice if card.value else 2.5
     if card.range.unlimited:
         value *= 2
-    _WORTHS[card.id] = (card, value)
-    return value
+    worth = (value, card.cost.base, card.type)
+    _WORTHS[id(card)] = (card, worth)
+    return worth
+
+
+_DISCARDS: dict[int, tuple[ActionCard, tuple[float, float]]] = {}  # see _discard_terms
+
+
+def _discard_terms(card: ActionCard) -> tuple[float, float]:
+    """The Fate a discard of ``card`` brings on average (before the Spent pool's limit) and
+    half the most it could bring if played (known once per card)."""
+    known = _DISCARDS.get(id(card))
+    if known is not None and known[0] is card:
+        return known[1]
+    terms = (card.discard.base + card.discard.dice / 2, (card.value or _NO_VALUE).maximum * 0.5)
+    _DISCARDS[id(card)] = (card, terms)
+    return terms
 
 
 def _first(pair: tuple[float, object]) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 
 from bot.games.base import GameEvent, event
 from bot.games.dfccg.cards import (
@@ -37,6 +37,17 @@ from bot.games.dfccg.state import PlainJob, PlainSlot, PlainState, PlainTableau,
 from bot.games.draws import fate_dice, shuffle
 
 TARGETED = (AddTokens, RemoveCard, MoveCard)  # the effects with a target selector
+_TYPED = (ActionCard, BookCard)  # the cards with a type
+_TARGETED_TYPES = frozenset(TARGETED)
+
+
+def is_targeted(effect: Effect) -> TypeGuard[AddTokens | RemoveCard | MoveCard]:
+    """``isinstance(effect, TARGETED)``: the effect classes have no subclasses, and a failing
+    ``isinstance`` against a pydantic model class goes through ``ABCMeta`` (about 1 us, on
+    every effect of every step)."""
+    return type(effect) in _TARGETED_TYPES
+
+
 _NONE: list[Any] = []  # no passive effect of a kind (shared: never changed)
 FACE = {1: "+", 0: "blank", -1: "-"}
 FACE_WORDS = {1: "plus", 0: "blank", -1: "minus"}  # for a die a card turned into another
@@ -70,6 +81,66 @@ def _dice(base: int, dice: int) -> Dice:
     return Dice(base=base, dice=dice)
 
 
+# What a targeted effect's selector asks, as plain values: (pick, within_range, condition,
+# types, whether it picks by type only), by id(effect); see _aim.
+Aim = tuple[str, bool, str, list[str], bool]
+_AIMS: dict[int, tuple[Effect, Aim]] = {}
+
+
+def _aim(effect: AddTokens | RemoveCard | MoveCard) -> Aim:
+    """The selector of ``effect`` as plain values (read once per effect: a pydantic model's
+    attributes are read through its ``__getattr__`` hook)."""
+    known = _AIMS.get(id(effect))
+    if known is not None and known[0] is effect:
+        return known[1]
+    selector = effect.target
+    only_types = selector.condition == "any" and not selector.link and not selector.name_contains
+    types: list[str] = list(selector.types)
+    aim = (selector.pick, selector.within_range, selector.condition, types, only_types)
+    _AIMS[id(effect)] = (effect, aim)
+    return aim
+
+
+CardFacts = tuple[dict[str, str], dict[str, int | None]]
+_FACTS: dict[int, tuple[dict[str, Any], CardFacts]] = {}
+
+
+def card_facts(cards: dict[str, Any]) -> CardFacts:
+    """The type of every Book and action card of a card index, and the value of every Book
+    card, by id (worked out once per index: the rules ask them at every turn, and a pydantic
+    model's attribute is read through its ``__getattr__`` hook, several times slower than a
+    dict)."""
+    known = _FACTS.get(id(cards))
+    if known is not None and known[0] is cards:
+        return known[1]
+    kinds: dict[str, str] = {}
+    values: dict[str, int | None] = {}
+    for key, card in cards.items():
+        if isinstance(card, _TYPED):
+            kinds[key] = card.type
+        if isinstance(card, BookCard):
+            values[key] = card.value
+    facts = (kinds, values)
+    _FACTS[id(cards)] = (cards, facts)
+    return facts
+
+
+# A selector as plain values: (types, link, name_contains lowered, condition), by id; see
+# _selects.
+_SELECTS: dict[int, tuple[Selector, tuple[list[str], str | None, str | None, str]]] = {}
+
+
+def _selects(selector: Selector) -> tuple[list[str], str | None, str | None, str]:
+    known = _SELECTS.get(id(selector))
+    if known is not None and known[0] is selector:
+        return known[1]
+    name = selector.name_contains
+    types: list[str] = list(selector.types)
+    plain = (types, selector.link, name.lower() if name else None, selector.condition)
+    _SELECTS[id(selector)] = (selector, plain)
+    return plain
+
+
 class Context:
     """Mutable working copy of a state during one apply call, with its events and dice."""
 
@@ -90,6 +161,8 @@ class Context:
         self.s = state
         self.rng = rng
         self.cards = cards
+        # every card's type, every Book card's value, by id (plain dicts: quicker)
+        self.kinds, self.values = card_facts(cards)
         self.events: list[GameEvent] = []
         # Effects of Book cards removed during this step (a taken Advantage, a solved Case):
         # they resolve at once, before the rest of the action that removed them.
@@ -182,16 +255,17 @@ class Context:
         where: dict[str, tuple[int, int, PlainSlot]] = {}
         every: list[tuple[int, int, PlainSlot, BookCard]] = []
         laid: dict[str | None, list[tuple[int, int, PlainSlot, BookCard]]] = {None: every}
-        cards = self.cards
+        cards, kinds = self.cards, self.kinds
         for row_index, row in enumerate(self.s.rows):
             for position, slot in enumerate(row):
                 where[slot.uid] = (row_index, position, slot)
-                card = cards[slot.card_id]
-                placed = (row_index, position, slot, card)
+                card_id = slot.card_id
+                placed = (row_index, position, slot, cards[card_id])
                 every.append(placed)
-                of_type = laid.get(card.type)
+                kind = kinds[card_id]
+                of_type = laid.get(kind)
                 if of_type is None:
-                    laid[card.type] = [placed]
+                    laid[kind] = [placed]
                 else:
                     of_type.append(placed)
         self._where, self._laid = where, laid
@@ -272,9 +346,9 @@ class Context:
         layout = self._layout
         left = layout.get("left")
         if left is None:
-            cards = self.cards
+            kinds = self.kinds
             left = layout["left"] = any(
-                cards[slot.card_id].type in TOKEN_OF for row in self.s.rows for slot in row
+                kinds[slot.card_id] in TOKEN_OF for row in self.s.rows for slot in row
             )
         return left  # type: ignore[no-any-return]
 
@@ -317,25 +391,29 @@ class Context:
         self, selector: Selector, slot: PlainSlot, amount: int = 0, card: BookCard | None = None
     ) -> bool:
         """Whether the slot's card (``card``, when the caller has it) fits the selector."""
-        if card is None:
-            card = self.book(slot)
-        if selector.types and card.type not in selector.types:
+        types, link, name, condition = _selects(selector)
+        if types and self.kinds[slot.card_id] not in types:
             return False
-        if selector.link and selector.link not in card.links_in:
+        if link or name:
+            if card is None:
+                card = self.book(slot)
+            if link and link not in card.links_in:
+                return False
+            if name and name not in card.name.lower():
+                return False
+        if condition == "any":
+            return True
+        if condition == "no_tokens" and slot.tokens:
             return False
-        if selector.name_contains and selector.name_contains.lower() not in card.name.lower():
+        if condition == "has_tokens" and not slot.tokens:
             return False
-        if selector.condition == "no_tokens" and slot.tokens:
-            return False
-        if selector.condition == "has_tokens" and not slot.tokens:
-            return False
-        if selector.condition == "would_remove":
-            return card.value is not None and card.value - slot.tokens <= amount
+        if condition == "would_remove":
+            value = self.values[slot.card_id]
+            return value is not None and value - slot.tokens <= amount
         return True
 
     def can_receive(self, slot: PlainSlot) -> bool:
-        card = self.cards[slot.card_id]
-        token = TOKEN_OF.get(card.type)
+        token = TOKEN_OF.get(self.kinds[slot.card_id])
         if token is None:
             return False
         if self._passive is None:
@@ -346,11 +424,13 @@ class Context:
         if blocking is None:
             return True
         if self._tokens_matter:
-            return self._receives_now(slot, card, blocking)
+            return self._receives_now(slot, self.cards[slot.card_id], blocking)
         # Without a restriction that looks at tokens, the answer is the card's own.
-        known = self._receives.get(card.id)
+        known = self._receives.get(slot.card_id)
         if known is None:
-            known = self._receives[card.id] = self._receives_now(slot, card, blocking)
+            known = self._receives[slot.card_id] = self._receives_now(
+                slot, self.cards[slot.card_id], blocking
+            )
         return known
 
     def _receives_now(
@@ -391,18 +471,17 @@ class Context:
         self, effect: Effect, job: PlainJob, amount: int
     ) -> tuple[list[list[str]], tuple[Any, ...] | None]:
         """``candidates``, and the ``layout_memo`` key they are kept under (None: not kept)."""
-        if not isinstance(effect, TARGETED):
+        if not is_targeted(effect):
             return [], None
-        selector = effect.target
-        pick = selector.pick
+        pick, within_range, condition, _types, _only_types = _aim(effect)
         if pick == "same":
             return [[u for u in job.targets if self.find(u)]], None
         if pick == "self":
             if job.source_book and self.find(job.source_book):
                 return [[job.source_book]], None
             return [], None
-        limit = job.reach if selector.within_range and not job.unlimited else None
-        store = self.layout_memo() if selector.condition == "any" else None
+        limit = job.reach if within_range and not job.unlimited else None
+        store = self.layout_memo() if condition == "any" else None
         if store is None:
             return self._candidates(effect, job, amount, limit), None
         key = ("targets", id(effect), limit, job.action, self.hand_key(job.tableau))
@@ -419,36 +498,33 @@ class Context:
         limit: int | None,
     ) -> list[list[str]]:
         """``candidates`` for a selector that picks by what it finds in the rows."""
-        selector = effect.target
-        pick = selector.pick
+        pick, _within_range, _condition, types, only_types = _aim(effect)
         # The cards the selector matches within reach, in row order: (row, position, slot).
-        types = selector.types
-        only_types = selector.condition == "any" and not selector.link
-        only_types = only_types and not selector.name_contains
         if limit is None:
             limit = 99  # no card lies that far
         matching: list[tuple[int, int, PlainSlot, BookCard]]
         if only_types and len(types) == 1:
             matching = [placed for placed in self.laid_out(types[0]) if placed[1] < limit]
         elif only_types:
+            kinds = self.kinds
             matching = [
                 placed
                 for placed in self.laid_out(None)
-                if placed[1] < limit and (not types or placed[3].type in types)
+                if placed[1] < limit and (not types or kinds[placed[2].card_id] in types)
             ]
         else:
-            matches = self.matches
+            matches, selector = self.matches, effect.target
             matching = [
                 placed
                 for placed in self.laid_out(None)
                 if placed[1] < limit and matches(selector, placed[2], amount, placed[3])
             ]
-        adds = isinstance(effect, AddTokens)
+        adds = type(effect) is AddTokens
         restricted = bool(self.restrictions())
 
         def usable(slot: PlainSlot, card: BookCard) -> bool:
             if not restricted:  # what the checks below come to with no restriction in force
-                return card.type in TOKEN_OF if adds else True
+                return self.kinds[slot.card_id] in TOKEN_OF if adds else True
             if adds:
                 if not self.can_receive(slot):
                     return False
@@ -460,7 +536,7 @@ class Context:
                     and ACTION_TARGET.get(action) == card.type
                     and self.action_blocked(action, job.tableau, slot)
                 )
-            if isinstance(effect, RemoveCard):
+            if type(effect) is RemoveCard:
                 action = "overcome" if card.type == "obstacle" else "advantage"
                 return not self.action_blocked(action, job.tableau, slot)
             return True
@@ -530,14 +606,14 @@ class Context:
         """Remove every Foe/Case among ``uids`` (the cards that just got tokens) whose value is
         reached, in row order. Only ``add_tokens`` puts tokens on a card and every call is
         followed by a sweep of its cards, so no other card can have reached its value."""
-        cards = self.cards
+        values = self.values
         reached = []
         for uid in uids:
             found = self.find(uid)
             if found is None:
                 continue
             slot = found[2]
-            value = cards[slot.card_id].value
+            value = values[slot.card_id]
             if slot.tokens and value is not None and slot.tokens >= value:
                 reached.append((found[0], found[1], slot))
         if len(reached) > 1:
@@ -633,18 +709,18 @@ class Context:
 
     def effect_possible(self, job: PlainJob, effect: Effect) -> bool:
         """Whether the effect would do something now (a Stunt or Talent may only be used so)."""
-        if isinstance(effect, GainFate):
+        if type(effect) is GainFate:
             return self.s.spent > 0 and self.fate_amount(effect, job, roll=False) > 0
-        if isinstance(effect, Draw):
+        if type(effect) is Draw:
             t = self.s.tableaux[job.tableau]
             return bool(t.deck or t.discard)
-        amount = effect.amount.maximum if isinstance(effect, AddTokens) and effect.amount else 0
+        amount = effect.amount.maximum if type(effect) is AddTokens and effect.amount else 0
         return bool(self.target_groups(effect, job, amount))
 
     def target_groups(self, effect: Effect, job: PlainJob, amount: int = 0) -> list[list[str]]:
         """The options of an effect: target uids, plus a direction for a one-space move."""
         groups, key = self._kept_candidates(effect, job, amount)
-        if isinstance(effect, MoveCard) and effect.to == "step":
+        if type(effect) is MoveCard and effect.to == "step":
             if key is None:
                 return self._steps(groups)
             # kept as long as the groups they come from: until the rows change

@@ -38,10 +38,10 @@ from bot.games.dfccg.cards import (
 from bot.games.dfccg.context import (
     FACE,
     READ_ONLY_DICE,
-    TARGETED,
     TYPE_NAMES,
     Context,
     QuietContext,
+    is_targeted,
     probe_job,
 )
 from bot.games.dfccg.packs import Library, card_index, load_library
@@ -95,12 +95,13 @@ END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 # A play of a hand card: (its ref, the card, the readied Talent giving a Range bonus or "", the
 # bonus).
 Play = tuple[CardRef, ActionCard, str, int]
+PlayStatic = tuple[ActionCard, int, int, bool, bool, int, str]
 
 _FORBIDDEN = object()  # see DfccgEngine._gate
 _NO_BONUS: list[tuple[str, int]] = [("", 0)]  # a hand with no Talent readied (never changed)
 # The action type that targets each Book card type, and those whose default main effect adds
 # tokens (see _default_main).
-_ACTION_OF = {target: action for action, target in ACTION_TARGET.items()}
+_ACTION_OF: dict[str, str] = {target: action for action, target in ACTION_TARGET.items()}
 _ADDS = frozenset(("attack", "investigate"))
 
 AiPolicy = Callable[["DfccgEngine", PlainState, str, random.Random], Move]
@@ -125,7 +126,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
         self._chosen = LastChoice()
         self._main: dict[str, tuple[list[Effect], bool]] = {}  # see _main_info, by card id
-        self._play_statics: dict[str, tuple[ActionCard, int, int, bool, bool, int]] = {}
+        self._play_statics: dict[str, PlayStatic] = {}  # see _play_static, by card id
         self._refs: dict[tuple[int, str], CardRef] = {}  # see _card_ref
         # A character's deck dealt from a uid on (its refs, in order): see _build_decks.
         self._decks: dict[tuple[int, str], list[CardRef]] = {}
@@ -519,16 +520,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         gates: dict[str, Any] = {}  # action type -> None (forbidden) or its nearest target
         plays: list[Play] = []
         for ref in tableau.hand:
-            card = cards[ref.card_id]
-            static = statics.get(card.id)
-            if static is None or static[0] is not card:
-                static = self._play_static(card)
-            kind = card.type
-            if mods is None:
-                least, most = static[1], static[2]
-            else:
+            card_id = ref.card_id
+            static = statics.get(card_id)
+            if static is None:
+                static = self._play_static(cards[card_id])
+            card, least, most, default, unlimited, top, kind = static
+            if mods is not None:
                 mod = mods[kind]
-                least, most = static[1] + mod, static[2] + mod
+                least, most = least + mod, most + mod
             if least > available or most > fate:
                 continue
             if kind in gates:
@@ -539,11 +538,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 continue
             if allow:
                 reach: int | bool = True
-            elif memo is None or not static[3]:
+            elif memo is None or not default:
                 reach = False
             elif gate is None:
                 continue
-            elif static[4]:  # an unlimited Range
+            elif unlimited:
                 reach = True
             else:
                 reach = gate
@@ -555,16 +554,16 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     if self._reach_bonus(ctx, active, card, False, bonus):
                         plays.append((ref, card, key, bonus))
             else:
-                top = static[5]
                 for key, bonus in bonuses:
                     if reach < top + bonus:
                         plays.append((ref, card, key, bonus))
         return plays
 
-    def _play_static(self, card: ActionCard) -> tuple[ActionCard, int, int, bool, bool, int]:
+    def _play_static(self, card: ActionCard) -> PlayStatic:
         """What ``plays`` asks of a card that never changes: (the card, its printed cost's
         least and most, whether its main effect is its type's default one, whether its Range
-        is unlimited, its highest printed Range)."""
+        is unlimited, its highest printed Range, its type). A pydantic model's attributes are
+        read through its ``__getattr__`` hook: these are read once per card."""
         cost, reach = card.cost, card.range
         static = (
             card,
@@ -573,6 +572,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             self._main_info(card)[1],
             reach.unlimited,
             reach.value.base + reach.value.dice,
+            card.type,
         )
         self._play_statics[card.id] = static
         return static
@@ -608,8 +608,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         of a card of the type it targets that may receive its tokens (Attack, Investigate) and
         that it is not forbidden against."""
         nearest: dict[str, int | None] = dict.fromkeys(ACTION_TARGET)
-        for _row, position, slot, card in ctx.laid_out(None):
-            action = _ACTION_OF[card.type]
+        kinds = ctx.kinds
+        for _row, position, slot, _card in ctx.laid_out(None):
+            action = _ACTION_OF[kinds[slot.card_id]]
             best = nearest[action]
             if best is not None and position >= best:
                 continue
@@ -746,7 +747,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             unlimited=card.range.unlimited,
         )
         options = ctx.candidates(main, job)
-        if isinstance(main, (AddTokens, RemoveCard)) and main.target.types:
+        if (type(main) is AddTokens or type(main) is RemoveCard) and main.target.types:
             target_type = ACTION_TARGET[card.type]
             options = [
                 group
@@ -972,24 +973,25 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         decision = s.decision
         assert decision is not None
         s.decision = None
-        if decision.kind == "showdown_vote":
+        kind = decision.kind  # read once: a pydantic attribute costs a hook call
+        if kind == "showdown_vote":
             self._vote(ctx, seat, decision, option == "yes")
-        if decision.kind in ("deck", "named_type", "redraw"):
+        if kind in ("deck", "named_type", "redraw"):
             tableau = s.tableaux[s.active]
-            if decision.kind == "deck":
+            if kind == "deck":
                 tableau.characters.append(option[2:])
-            elif decision.kind == "named_type":
+            elif kind == "named_type":
                 tableau.named_type = option
             elif option == "redraw":
                 tableau.deck += tableau.hand
                 tableau.hand = []
                 ctx.say(f"{ctx.char_names(tableau)} reshuffles and draws again.")
             self._continue_setup(ctx)
-        elif decision.kind == "first_player":
+        elif kind == "first_player":
             s.active = int(option[1:])
             s.phase = "play"
             ctx.say(f"{ctx.char_names(s.tableaux[s.active])} goes first.")
-        elif decision.kind == "talent":
+        elif kind == "talent":
             if option == "skip":
                 return
             key = option[2:]
@@ -1006,13 +1008,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                         source=talent.name, tableau=s.active, character=key, effects=talent.effects
                     ),
                 )
-        elif decision.kind == "choose":
+        elif kind == "choose":
             job = s.jobs[0]
             effect = job.effects.pop(0)
             self._apply_effect(ctx, job, effect, option.split("+"))
-        elif decision.kind == "showdown_pick":
+        elif kind == "showdown_pick":
             s.showdown_pick = option[3:]
-        elif decision.kind == "showdown":
+        elif kind == "showdown":
             if option == "pick":
                 s.showdown_pick = None
             else:
@@ -1064,7 +1066,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _step_job(self, ctx: Context, job: PlainJob) -> None:
         effect = job.effects[0]
-        if isinstance(effect, TARGETED):
+        if is_targeted(effect):
             amount = self._amount(ctx, job, effect, roll=False)
             groups = ctx.target_groups(effect, job, amount)
             if len(groups) > 1:
@@ -1114,7 +1116,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         )[:80]
 
     def _amount(self, ctx: Context, job: PlainJob, effect: Effect, roll: bool) -> int:
-        if isinstance(effect, AddTokens):
+        if type(effect) is AddTokens:
             if effect.amount is None:
                 return job.value or 0
             return (
@@ -1124,13 +1126,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _apply_effect(self, ctx: Context, job: PlainJob, effect: Effect, group: list[str]) -> None:
         s = ctx.s
-        if isinstance(effect, AddTokens):
+        if type(effect) is AddTokens:
             amount = self._amount(ctx, job, effect, roll=True)
             for uid in group:
                 ctx.add_tokens(uid, amount, job.source)
             job.targets = group
             ctx.sweep(job.tableau, group)
-        elif isinstance(effect, RemoveCard):
+        elif type(effect) is RemoveCard:
             for uid in group:
                 ctx.remove(
                     uid,
@@ -1140,7 +1142,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     else "is taken",
                 )
             job.targets = group
-        elif isinstance(effect, MoveCard):
+        elif type(effect) is MoveCard:
             for uid in [u for u in group if u not in ("-1", "+1")]:
                 found = ctx.find(uid)
                 if found is None:
@@ -1158,9 +1160,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 where = line.index(slot) + 1
                 ctx.say(f"{job.source}: {ctx.book(slot).name} moves to Range {where}.")
             job.targets = [u for u in group if u not in ("-1", "+1")]
-        elif isinstance(effect, GainFate):
+        elif type(effect) is GainFate:
             ctx.gain_fate(ctx.fate_amount(effect, job), job.source)
-        elif isinstance(effect, Draw):
+        elif type(effect) is Draw:
             ctx.draw(job.tableau, effect.count)
 
     def _end_turn(self, ctx: Context) -> None:
@@ -1194,7 +1196,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return [
             slot.uid
             for _, _, slot in ctx.slots()
-            if ctx.book(slot).type in ("foe", "case")
+            if ctx.kinds[slot.card_id] in ("foe", "case")
             and slot.tokens
             and slot.uid not in ctx.s.showdown_rolls
             and ctx.can_receive(slot)
