@@ -55,43 +55,49 @@ def choose(table: Table, state: PlainState, seat: str, rng: random.Random) -> Mo
         tableau = state.tableaux[state.active]
         if seat == tableau.seat:
             return _turn(table, ctx, state, rng)
-    elif decision is not None and decision.kind == "choose" and decision.options:
-        # A target: weighed by option id, and only the chosen one made a Move (as ``moves``
-        # would make it).
+    elif decision is not None and decision.options:
+        # Weighed by option id, and only the chosen one made a Move (as ``moves`` would make
+        # it: one per option).
         if seat not in table.current_seats(state):
             raise ValueError("no legal action for this seat")
         options = decision.options
-        best = max(options, key=lambda option: _target_score(ctx, option))
-        return Move(best, options[best][:80], "choose", table=decision.table)
+        kind = decision.kind
+        best = _decide(ctx, state, kind, list(options))
+        return Move(best, options[best][:80], kind, table=decision.table)
     actions = table.moves(state, seat, ctx)
     if not actions:
         raise ValueError("no legal action for this seat")
-    if state.decision is not None:
-        return _decide(ctx, state, actions)
     return next(a for a in actions if a.kind == "showdown")  # not its turn: only a proposal
 
 
 # -- decisions ---------------------------------------------------------------------------------
-def _decide(ctx: Context, state: PlainState, actions: list[Move]) -> Move:
-    decision = state.decision
-    assert decision is not None
-    by_id = {a.id: a for a in actions}
-    kind = decision.kind  # read once: a pydantic attribute costs a hook call
+def _decide(ctx: Context, state: PlainState, kind: str, ids: list[str]) -> str:
+    """The option a decision's AI takes, by id (the decision's options, in order)."""
     if kind == "showdown":
-        return by_id[_showdown_tier(ctx, state, actions)]
+        return _showdown_tier(ctx, state, ids)
     if kind == "showdown_pick":
-        return max(actions, key=lambda a: _removal_chance(ctx, a.id[3:], 0))
+        return _best(ids, [_removal_chance(ctx, i[3:], 0) for i in ids])
     if kind == "named_type":
-        return by_id.get("none", actions[0])
+        return "none" if "none" in ids else ids[0]
     if kind == "redraw":
-        return by_id.get("keep", actions[0])
+        return "keep" if "keep" in ids else ids[0]
     if kind == "talent":
-        return max(actions, key=lambda a: _talent_worth(ctx, state, a.id))
+        return _best(ids, [_talent_worth(ctx, state, i) for i in ids])
     if kind == "choose":
-        return max(actions, key=lambda a: _target_score(ctx, a.id))
+        return _best(ids, [_target_score(ctx, i) for i in ids])
     if kind == "showdown_vote":
-        return by_id.get("yes", actions[0])
-    return actions[0]
+        return "yes" if "yes" in ids else ids[0]
+    return ids[0]
+
+
+def _best(ids: list[str], scores: list[float]) -> str:
+    """The first id of the best score, as ``max(ids, key=...)`` gives it (without its call
+    back into Python per item)."""
+    best, top = ids[0], scores[0]
+    for index in range(1, len(ids)):
+        if scores[index] > top:
+            best, top = ids[index], scores[index]
+    return best
 
 
 def _target_score(ctx: Context, option_id: str) -> float:
@@ -148,7 +154,8 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     # The plays whose highest cost is affordable (a roll above it would start the Showdown),
     # with their worth: Hits or Clues against the Fate they cost now; an unlimited Range
     # counts twice; a play that unreadies a Talent is worth a little less.
-    plays: list[tuple[float, tuple[CardRef, ActionCard, str, int]]] = []
+    best: tuple[CardRef, ActionCard, str, int] | None = None
+    top = 0.0  # the worth of ``best``
     active, available = state.active, state.available
     mods = None if ctx.costs_unmodified() else ctx.cost_modifiers(active)
     last: ActionCard | None = None
@@ -162,11 +169,12 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
                 cost += mods[kind]
             worth = value - FATE_WORTH * cost
         # a play that unreadies a Talent is worth a little less (kept for later)
-        plays.append((worth - 0.5 if play[3] else worth, play))
-    if plays:
-        worth, best = max(plays, key=_first)  # the first of the best, as max(moves, key=...)
+        weighed = worth - 0.5 if play[3] else worth
+        if best is None or weighed > top:  # the first of the best, as max() gives it
+            best, top = play, weighed
+    if best is not None:
         rich = available >= PLAY_ANYWAY_FATE or state.spent == 0
-        if worth > -1.5 or rich:
+        if top > -1.5 or rich:
             return table.play_move(ctx, best)
     stunts = table.stunt_moves(state, ctx)
     if stunts:
@@ -225,10 +233,6 @@ def _discard_terms(card: ActionCard) -> tuple[float, float]:
     return terms
 
 
-def _first(pair: tuple[float, object]) -> float:
-    return pair[0]
-
-
 # -- the Showdown ------------------------------------------------------------------------------
 @lru_cache(maxsize=64)
 def _dice_at_least(dice: int, need: int) -> float:
@@ -270,12 +274,12 @@ def _fate_use_elsewhere(ctx: Context, state: PlainState, picked: str) -> float:
     return best
 
 
-def _showdown_tier(ctx: Context, state: PlainState, actions: list[Move]) -> str:
+def _showdown_tier(ctx: Context, state: PlainState, ids: list[str]) -> str:
     """The tier whose removal chance, less what its Fate would do elsewhere, is best."""
     picked = state.showdown_pick or state.showdown_queue[0]
     tiers = ctx.tiers(ctx.located(picked)[2])
     elsewhere = _fate_use_elsewhere(ctx, state, picked)
-    options = [a.id for a in actions if a.id.startswith("sd")]
+    options = [i for i in ids if i.startswith("sd")]
 
     def gain(option: str) -> float:
         index = int(option[2:])
