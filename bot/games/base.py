@@ -102,25 +102,30 @@ def trusted(model: type[_M], **values: Any) -> _M:
     hot path of a step (an event, a job) builds many. Every field must be given, as the model
     would hold it after validation (lists already copied)."""
     new = _new_object(model)
-    _set_slot(new, "__dict__", values)
-    _set_slot(new, "__pydantic_fields_set__", set(values))
-    _set_slot(new, "__pydantic_extra__", None)
-    _set_slot(new, "__pydantic_private__", None)
+    _set_dict(new, values)
+    _set_fields_set(new, set(values))
+    _set_extra(new, None)
+    _set_private(new, None)
     return new
 
 
 def shallow_copy(model: _M) -> _M:
     """``model.model_copy()`` without its overhead: a new model sharing every value."""
     new = _new_object(type(model))
-    _set_slot(new, "__dict__", model.__dict__.copy())
-    _set_slot(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
-    _set_slot(new, "__pydantic_extra__", None)
-    _set_slot(new, "__pydantic_private__", None)
+    _set_dict(new, model.__dict__.copy())
+    _set_fields_set(new, set(model.__pydantic_fields_set__))
+    _set_extra(new, None)
+    _set_private(new, None)
     return new
 
 
 _new_object = object.__new__
-_set_slot = object.__setattr__
+# BaseModel's own slots, set through their descriptors: what object.__setattr__ does for them,
+# without its lookup of the name (about half the cost of a trusted model).
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 class LastChoice:

@@ -73,14 +73,24 @@ def play_one(
 
 
 def play_games(
-    engine: Playable, options: BaseModel, players: int, games: int, seed: int
+    engine: Playable,
+    options: BaseModel,
+    players: int,
+    games: int,
+    seed: int,
+    summary: bool = False,
 ) -> Iterator[tuple[Any, int]]:
     """``games`` AI-only games, each from its own RNG drawn from ``seed``: (final state,
-    actions) of each, the same for the same seed."""
+    actions) of each, the same for the same seed. ``summary``: the caller reads a final state
+    only through the engine's ``result`` and ``is_over`` and the fields the state model and
+    its working form share (``simulate_games``), so an engine may give it in that form."""
     rng = random.Random(seed)
     # An engine may play its AI-only games its own faster way (``play_ai_game``), as long as
-    # it gives what ``play_one`` would give for the same RNG.
-    play = getattr(engine, "play_ai_game", None)
+    # it gives what ``play_one`` would give for the same RNG; ``play_ai_summary`` is the same
+    # game with the final state left in the engine's working form (no model made of it).
+    play = (summary and getattr(engine, "play_ai_summary", None)) or getattr(
+        engine, "play_ai_game", None
+    )
     for _ in range(games):
         game_rng = random.Random(rng.getrandbits(64))
         if play is not None:
@@ -103,7 +113,7 @@ def simulate_games(
     scores: Counter[str] = Counter()
     steps = 0
     watch = Stopwatch(engine, options, players)
-    for state, length in play_games(engine, options, players, games, seed):
+    for state, length in play_games(engine, options, players, games, seed, summary=True):
         result = engine.result(state)
         assert result is not None
         if on_end is not None:

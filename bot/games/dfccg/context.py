@@ -192,6 +192,8 @@ class Context:
         self._costs: dict[tuple[str, int], Dice] = {}  # see cost; kept as long as _passive
         self._mods: dict[int, dict[str, int]] = {}  # see cost_modifiers; as long as _passive
         self._receives: dict[str, bool] = {}  # see can_receive, by card id; as long as _passive
+        # see action_blocked, by (action, tableau, card id); as long as _passive
+        self._blocked_at: dict[tuple[str, int, str], bool] = {}
         self._layout: dict[Any, Any] = {}  # see layout_memo
         self.memo: dict[Any, Any] | None = {} if read_only else None
         self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
@@ -220,6 +222,7 @@ class Context:
         self._costs = {}
         self._mods = {}
         self._receives = {}
+        self._blocked_at = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", **data: Any) -> None:
@@ -413,29 +416,30 @@ class Context:
         return True
 
     def can_receive(self, slot: PlainSlot) -> bool:
+        """Whether the slot's card may get its kind of tokens now. Without a restriction in
+        force that looks at tokens, the answer is the card's own: kept by card id as long as
+        the effects in force (``_receives``)."""
+        card_id = slot.card_id
+        known = self._receives.get(card_id)
+        if known is not None:
+            return known
+        if self._passive is None:
+            self.passive("restrict")
+        found = self._receives_now(slot)
+        if not self._tokens_matter:
+            self._receives[card_id] = found
+        return found
+
+    def _receives_now(self, slot: PlainSlot) -> bool:
         token = TOKEN_OF.get(self.kinds[slot.card_id])
         if token is None:
             return False
-        if self._passive is None:
-            self.passive("restrict")
         if not self._restricts:
             return True
         blocking = self._forbids.get("receive_hits" if token == "hit" else "receive_clues")
         if blocking is None:
             return True
-        if self._tokens_matter:
-            return self._receives_now(slot, self.cards[slot.card_id], blocking)
-        # Without a restriction that looks at tokens, the answer is the card's own.
-        known = self._receives.get(slot.card_id)
-        if known is None:
-            known = self._receives[slot.card_id] = self._receives_now(
-                slot, self.cards[slot.card_id], blocking
-            )
-        return known
-
-    def _receives_now(
-        self, slot: PlainSlot, card: BookCard, blocking: list[tuple[BookCard, Any]]
-    ) -> bool:
+        card = self.cards[slot.card_id]
         for _source, effect in blocking:
             if effect.target and self.matches(effect.target, slot, 0, card):
                 return False
@@ -450,7 +454,16 @@ class Context:
             if found is None:
                 found = self._by_action[key] = self._blocked(action, tableau, None)
             return found  # type: ignore[no-any-return]
-        return self._blocked(action, tableau, slot)
+        # Against a card: its own answer, kept as long as the effects in force, unless a
+        # restriction in force looks at tokens.
+        at = (action, tableau, slot.card_id)
+        known = self._blocked_at.get(at)
+        if known is not None:
+            return known
+        known = self._blocked(action, tableau, slot)
+        if not self._tokens_matter:
+            self._blocked_at[at] = known
+        return known
 
     def _blocked(self, action: str, tableau: int, slot: PlainSlot | None) -> bool:
         if self._passive is None:

@@ -796,6 +796,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         plain state changed in place from the set-up to the end: nobody keeps the states in
         between, so no step copies one, and the AI's moves are applied without making pydantic
         Actions. Returns (final state, actions)."""
+        state, steps = self.play_ai_summary(options, players, rng)
+        return model(state), steps
+
+    def play_ai_summary(
+        self, options: DfOptions, players: int, rng: random.Random
+    ) -> tuple[PlainState, int]:
+        """``play_ai_game`` with the final state left plain (for ``simulate``, which reads it
+        through ``result`` and its turn count only)."""
         if self.ai is None:
             raise DfRuleError("This table has no AI player; every seat needs a person.")
         state = self._new_game(options, [f"ai{i}" for i in range(players)], rng)
@@ -807,7 +815,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         try:
             for step in range(MAX_STEPS):
                 if state.phase == "over":
-                    return model(state), step
+                    return state, step
                 # ``current_seats(state)[0]``, the quickest way
                 decision = state.decision
                 if decision is None:
@@ -818,11 +826,17 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     seat = state.seats[0]
                 else:
                     seat = tableaux[state.active].seat
-                ctx.step(None)
+                # ``ctx.step(None)``, then ``ctx.step(rng)``, the quickest way
+                setup = state.phase == "setup"
+                ctx.rng, ctx.memo = READ_ONLY_DICE, {}
+                if setup:
+                    ctx.changed()
                 self._game_ctx = ctx  # what ``reading`` gives the AI for this state
                 move = ai(self, state, seat, rng)
                 self._game_ctx = None
-                ctx.step(rng)
+                ctx.rng, ctx.memo = rng, None
+                if setup:  # (the AI changes nothing: the phase is the same)
+                    ctx.changed()
                 self._act(ctx, seat, move.id)
         finally:
             self._game_ctx = None
