@@ -331,6 +331,17 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
         actions = self.legal_actions(state, seat) if with_actions else []
         return public, actions, self.private_view_from(state, seat, public)
 
+    def seat_views(
+        self, state: StateT, seat: str, with_actions: bool = True
+    ) -> tuple[Callable[[], dict[str, Any]], list[Action], dict[str, Any]]:
+        """`table_views` for a move's answer, where the board is drawn later (coalesced: one
+        edit for a burst of moves) or not at all: the public view as a function the board
+        calls when it draws, the seat's legal actions, and what the seat's hand shows (a part
+        of its private view is enough when the hand's display shows no more; the hand fields
+        are then the same as from the whole private view). The default is `table_views`."""
+        public, actions, private = self.table_views(state, seat, with_actions)
+        return (lambda: public), actions, private
+
     @abstractmethod
     def is_over(self, state: StateT) -> bool: ...
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -67,9 +68,32 @@ class GameInfo:
     current_names: list[str] = field(default_factory=list)
     min_players: int = 1
     max_players: int = 1
+    # A move's public view, built the first time `view` is read (by the board's next edit,
+    # which a burst of moves shares) instead of on every move; None once built.
+    view_source: Callable[[], dict[str, Any]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def seat_of(self, user_id: int) -> Seat | None:
         return next((s for s in self.seats if s.user_id == user_id), None)
+
+
+def _view_of(info: GameInfo) -> dict[str, Any] | None:
+    known: dict[str, Any] | None = info.__dict__.get("_view")
+    source = info.__dict__.get("view_source")
+    if known is None and source is not None:
+        known = info.__dict__["_view"] = source()
+        info.view_source = None
+    return known
+
+
+def _set_view(info: GameInfo, view: dict[str, Any] | None) -> None:
+    info.__dict__["_view"] = view
+
+
+# `view` reads through `view_source` while the view is not built (the dataclass's own
+# __init__ stores the `view` given through the setter).
+GameInfo.view = property(_view_of, _set_view)  # type: ignore[assignment]
 
 
 @dataclass

@@ -10,6 +10,7 @@ import random
 import time
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from sqlmodel import col, select
@@ -111,11 +112,12 @@ class GameCore:
         *,
         with_view: bool = True,
         state: Any = None,
-        view: dict[str, Any] | None = None,
+        view: Callable[[], dict[str, Any]] | None = None,
     ) -> GameInfo:
         """What the ui sees of the row; ``state``: the row's state already parsed (a move's
-        result), so that it is not parsed from its JSON again; ``view``: its public view, when
-        the caller has it already."""
+        result), so that it is not parsed from its JSON again; ``view``: what builds its
+        public view, when the caller has that already. The public view is built the first time
+        something reads it (the board's edit; a burst of moves shares one)."""
         assert row.id is not None
         self._remember(row)
         engine = get_engine(row.engine)
@@ -142,7 +144,7 @@ class GameCore:
         if with_view and row.state:
             if state is None:
                 state = engine.load_state(row.state)
-            info.view = engine.public_view(state) if view is None else view
+            info.view_source = partial(engine.public_view, state) if view is None else view
             by_seat = {s.seat: s.name for s in seats}
             info.current_names = [by_seat.get(s, s) for s in engine.current_seats(state)]
         return info

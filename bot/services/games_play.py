@@ -136,9 +136,8 @@ class GamePlay(GameCore):
 
     @staticmethod
     def _hand_of(info: GameInfo, seat: Seat, engine: GameEngine[Any, Any], state: Any) -> HandInfo:
-        actions = engine.legal_actions(state, seat.seat) if info.status == "running" else []
-        # info.view is the public view of this very state (the move's result or the row's)
-        view = engine.private_view_from(state, seat.seat, info.view)
+        # What a move's answer shows (`seat_views`): the same hand from a read as after a move
+        _public, actions, view = engine.seat_views(state, seat.seat, info.status == "running")
         return HandInfo(info, seat, view, actions)
 
     async def act(
@@ -225,6 +224,6 @@ class GamePlay(GameCore):
             self._states[row.id or 0] = (row.state, state)
             while len(self._states) > STATES_KEPT:
                 del self._states[next(iter(self._states))]
-        view, actions, hand = engine.table_views(state, seat.seat, row.status == "running")
+        view, actions, hand = engine.seat_views(state, seat.seat, row.status == "running")
         info = self._info(row, state=state, view=view)
         return ActOutcome(info, public, private, HandInfo(info, seat, hand, actions))

@@ -1306,6 +1306,15 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         private["actions"] = [action.model_dump() for action in actions]
         return public, actions if with_actions else [], private
 
+    def seat_views(
+        self, state: AnyState, seat: str, with_actions: bool = True
+    ) -> tuple[Callable[[], dict[str, Any]], list[Action], dict[str, Any]]:
+        # The hand shows its hands, the seat's Talents and Stunts and the Fate pools: the rows'
+        # views (links, restrictions) are built only when the board asks for the public view.
+        ctx = self._read(state)
+        actions = [move.action() for move in self.moves(state, seat, ctx)] if with_actions else []
+        return (lambda: self._public_view(state, ctx)), actions, views.hand_view(ctx, seat)
+
     # -- AI and tools -------------------------------------------------------------------------
     def reading(self, state: AnyState) -> Context:
         """The rules' questions about ``state`` (costs, targets, restrictions) for the views and

@@ -264,3 +264,20 @@ def hands_of(ctx: Context, seat: str) -> list[dict[str, Any]]:
             }
         )
     return hands
+
+
+def hand_view(ctx: Context, seat: str) -> dict[str, Any]:
+    """What a seat's hand shows of its private view: its hands, its own Talents and Stunts and
+    the Fate pools (the rest is on the board, whose public view is built only when the board
+    is drawn). The display's hand fields are the same from this as from the whole view."""
+    state = ctx.s
+    return {
+        "phase": state.phase,
+        "turn": state.turn,
+        "solo": len(state.seats) == 1,
+        "fate": {"available": state.available, "spent": state.spent},
+        "players": [
+            _tableau_view(ctx, i, t) for i, t in enumerate(state.tableaux) if t.seat == seat
+        ],
+        "hands": hands_of(ctx, seat),
+    }

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from bot.games.base import get_engine
+from bot.games.base import get_display, get_engine
 
 
 @pytest.mark.parametrize(
@@ -73,6 +73,8 @@ def test_no_engine_call_changes_the_state_it_is_given(key: str, players: int) ->
         before = state.model_dump_json()
         for seat in [*dict.fromkeys(state.seats), "someone else"]:
             engine.table_views(state, seat)
+            public_view, _actions, _hand = engine.seat_views(state, seat)
+            public_view()
             engine.legal_actions(state, seat)
             engine.private_view(state, seat)
         engine.public_view(state)
@@ -86,3 +88,27 @@ def test_no_engine_call_changes_the_state_it_is_given(key: str, players: int) ->
         assert state.model_dump_json() == before
         assert new is not state
         state = new
+
+
+@pytest.mark.parametrize(
+    ("key", "players"), [("dfccg", 1), ("dfccg", 3), ("vampire-empire", 2), ("dreamwars", 2)]
+)
+def test_seat_views_show_what_the_table_views_show(key: str, players: int) -> None:
+    """A move's answer (`seat_views`: the public view built later, a hand view that may be a
+    part of the private view) shows the board and the hand exactly as `table_views` does."""
+    engine = get_engine(key)
+    display = get_display(key)
+    rng = random.Random(11)
+    state = engine.new_game(engine.default_options(), [f"p{i}" for i in range(players)], rng)
+    for _step in range(80):
+        for seat in [*dict.fromkeys(state.seats), "someone else"]:
+            for with_actions in (True, False):
+                public, actions, private = engine.table_views(state, seat, with_actions)
+                build, seat_actions, hand = engine.seat_views(state, seat, with_actions)
+                assert build() == public
+                assert seat_actions == actions
+                assert display.hand_fields(hand) == display.hand_fields(private)
+        if engine.is_over(state):
+            break
+        seat = engine.current_seats(state)[0]
+        state, _events = engine.apply(state, seat, engine.choose_action(state, seat, rng), rng)
