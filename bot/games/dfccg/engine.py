@@ -1313,7 +1313,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         # views (links, restrictions) are built only when the board asks for the public view.
         ctx = self._read(state)
         actions = [move.action() for move in self.moves(state, seat, ctx)] if with_actions else []
-        return (lambda: self._public_view(state, ctx)), actions, views.hand_view(ctx, seat)
+        return partial(self.public_view, state), actions, views.hand_view(ctx, seat)
 
     # -- AI and tools -------------------------------------------------------------------------
     def reading(self, state: AnyState) -> Context:

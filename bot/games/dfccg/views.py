@@ -221,25 +221,46 @@ def owner_name(ctx: Context, index: int, card: ActionCard) -> str:
     return ""
 
 
-def hand_card_view(ctx: Context, index: int, uid: str, card: ActionCard) -> dict[str, Any]:
-    """One card of a hand, with what it costs now and why."""
-    return {
-        "uid": uid,
+# (id of the card, the tableau's characters) -> (the card, what of its view never changes):
+# the card is kept with it so that its id cannot be reused while the entry lives.
+_CARD_FACES: dict[tuple[int, tuple[str, ...]], tuple[ActionCard, dict[str, Any]]] = {}
+CARD_FACES_KEPT = 4096
+
+
+def _card_face(ctx: Context, index: int, card: ActionCard) -> dict[str, Any]:
+    """The parts of a hand card's view that follow from the card and its deck alone."""
+    key = (id(card), tuple(ctx.s.tableaux[index].characters))
+    known = _CARD_FACES.get(key)
+    if known is not None and known[0] is card:
+        return known[1]
+    face = {
         "name": card.name,
         "type": card.type,
         "type_name": TYPE_NAMES[card.type],
         "owner": owner_name(ctx, index, card),
-        "cost": str(ctx.cost(index, card)),
         "printed_cost": str(card.cost),
-        "cost_note": cost_note(ctx, index, card),
         "discard": str(card.discard),
-        "discard_note": discard_note(ctx, card.discard),
         "range": str(card.range),
         "value": str(card.value) if card.value else None,
         "value_noun": plural(str(card.value), "Hit" if card.type == "attack" else "Clue")
         if card.value and card.type in ("attack", "investigate")
         else None,
         "text": action_text(card),
+    }
+    if len(_CARD_FACES) >= CARD_FACES_KEPT:
+        _CARD_FACES.clear()
+    _CARD_FACES[key] = (card, face)
+    return face
+
+
+def hand_card_view(ctx: Context, index: int, uid: str, card: ActionCard) -> dict[str, Any]:
+    """One card of a hand, with what it costs now and why."""
+    return {
+        "uid": uid,
+        **_card_face(ctx, index, card),
+        "cost": str(ctx.cost(index, card)),
+        "cost_note": cost_note(ctx, index, card),
+        "discard_note": discard_note(ctx, card.discard),
     }
 
 

@@ -161,3 +161,21 @@ def test_a_missed_main_effect_says_where_it_looked_once() -> None:
     _, events = ENGINE.apply(state, "h", "p:c1", random.Random(1))
     missed = [e.text for e in events if "no card it may target" in e.text]
     assert missed == ["It's Not My Fault: no card it may target in Range 1; it has no effect."]
+
+
+def test_a_hand_card_is_shown_the_same_with_its_face_kept_or_made_anew() -> None:
+    """The parts of a hand card's view that follow from the card alone are kept between views
+    (views._CARD_FACES); every view of a whole game is the same with that memory emptied."""
+    from bot.games.dfccg import views
+
+    rng = random.Random(4)
+    state = ENGINE.new_game(ENGINE.default_options(), ["a", "b"], rng)
+    for _step in range(60):
+        if ENGINE.is_over(state):
+            break
+        for seat in ("a", "b"):
+            kept = ENGINE.private_view(state, seat)
+            views._CARD_FACES.clear()
+            assert ENGINE.private_view(state, seat) == kept
+        seat = ENGINE.current_seats(state)[0]
+        state, _events = ENGINE.apply(state, seat, ENGINE.choose_action(state, seat, rng), rng)
