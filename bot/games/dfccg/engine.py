@@ -1277,9 +1277,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def public_view(self, state: AnyState) -> dict[str, Any]:
         return self._public_view(state, self._read(state))
 
-    def _public_view(self, state: AnyState, ctx: Context) -> dict[str, Any]:
+    def _public_view(
+        self, state: AnyState, ctx: Context, players: dict[int, dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
         result = self.result(state)
-        return views.public_view(ctx, self.key, result.summary if result else None)
+        return views.public_view(ctx, self.key, result.summary if result else None, players)
 
     def private_view(self, state: AnyState, seat: str) -> dict[str, Any]:
         return self.private_view_from(state, seat, None)
@@ -1310,10 +1312,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self, state: AnyState, seat: str, with_actions: bool = True
     ) -> tuple[Callable[[], dict[str, Any]], list[Action], dict[str, Any]]:
         # The hand shows its hands, the seat's Talents and Stunts and the Fate pools: the rows'
-        # views (links, restrictions) are built only when the board asks for the public view.
+        # views (links, restrictions) are built only when the board asks for the public view,
+        # from the same reading (read-only) and with the seat's tableaux the hand has made.
         ctx = self._read(state)
         actions = [move.action() for move in self.moves(state, seat, ctx)] if with_actions else []
-        return partial(self.public_view, state), actions, views.hand_view(ctx, seat)
+        mine = views.seat_tableaux(ctx, seat)
+        hand = views.hand_view(ctx, seat, mine)
+        return partial(self._public_view, state, ctx, mine), actions, hand
 
     # -- AI and tools -------------------------------------------------------------------------
     def reading(self, state: AnyState) -> Context:

@@ -166,9 +166,13 @@ def _showdown(ctx: Context) -> dict[str, Any]:
     }
 
 
-def public_view(ctx: Context, game: str, result: str | None) -> dict[str, Any]:
-    """Everything every player may see (no hand card), with its explanations."""
+def public_view(
+    ctx: Context, game: str, result: str | None, players: dict[int, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Everything every player may see (no hand card), with its explanations (``players``:
+    the views of some tableaux by index, when the caller has them already)."""
     state = ctx.s
+    known = players or {}
     active = state.tableaux[state.active]
     solo = len(state.seats) == 1
     shared = (_game_cards(ctx), list(ctx.passives()))
@@ -190,7 +194,10 @@ def public_view(ctx: Context, game: str, result: str | None) -> dict[str, Any]:
         "solved": [ctx.book(c).name for c in state.solved],
         "book_discard": [ctx.book(c).name for c in state.book_discard],
         "showdown": _showdown(ctx),
-        "players": [_tableau_view(ctx, i, t) for i, t in enumerate(state.tableaux)],
+        "players": [
+            known[i] if i in known else _tableau_view(ctx, i, t)
+            for i, t in enumerate(state.tableaux)
+        ],
         "decision": _decision(ctx),
         "result": result,
     }
@@ -287,18 +294,25 @@ def hands_of(ctx: Context, seat: str) -> list[dict[str, Any]]:
     return hands
 
 
-def hand_view(ctx: Context, seat: str) -> dict[str, Any]:
+def seat_tableaux(ctx: Context, seat: str) -> dict[int, dict[str, Any]]:
+    """The views of the tableaux this seat plays, by index (public: the board shows them too)."""
+    return {i: _tableau_view(ctx, i, t) for i, t in enumerate(ctx.s.tableaux) if t.seat == seat}
+
+
+def hand_view(
+    ctx: Context, seat: str, players: dict[int, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """What a seat's hand shows of its private view: its hands, its own Talents and Stunts and
     the Fate pools (the rest is on the board, whose public view is built only when the board
-    is drawn). The display's hand fields are the same from this as from the whole view."""
+    is drawn). The display's hand fields are the same from this as from the whole view
+    (``players``: `seat_tableaux`, when the caller has it already)."""
     state = ctx.s
+    mine = seat_tableaux(ctx, seat) if players is None else players
     return {
         "phase": state.phase,
         "turn": state.turn,
         "solo": len(state.seats) == 1,
         "fate": {"available": state.available, "spent": state.spent},
-        "players": [
-            _tableau_view(ctx, i, t) for i, t in enumerate(state.tableaux) if t.seat == seat
-        ],
+        "players": list(mine.values()),
         "hands": hands_of(ctx, seat),
     }
