@@ -4,9 +4,10 @@
     ...
     await bot.stop()
 
-The child is `python -m bot.testing.process`: it points discord.py at the fake's port, reads
-its settings from the environment like a deployed bot (SHARD_IDS, SHARD_COUNT, SYNC_COMMANDS,
-DATABASE_URL ...), serves /readyz on HEALTH_PORT, and stops cleanly on SIGTERM. Its memory is
+The child is `python -m bot.testing.process`: it points discord.py at the fake's port, then
+runs the bot as `python -m bot` does (`serve`: its settings from the environment, SHARD_IDS,
+SHARD_COUNT, SYNC_COMMANDS, DATABASE_URL ..., /readyz on HEALTH_PORT, the collector tuned, and
+a clean stop on SIGTERM). Its memory is
 its own: `peak_rss_mb` reads the child's high-water mark, the fake's is not in it.
 """
 
@@ -92,30 +93,27 @@ class BotProcess:
 
 async def _child() -> None:
     redirect_discord_py_to(int(os.environ[FAKE_PORT_VARIABLE]))
-    if os.environ.get(PONG_VARIABLE):
-        from bench.pong import PongBot
-        from bot.health import start_health_server
-
-        bot: Any = PongBot(guild_ready_timeout=0.05)
-    else:
-        from bot.client import create_bot
+    if not os.environ.get(PONG_VARIABLE):  # the bot runs (and stops on SIGTERM) as deployed
+        from bot.__main__ import serve
         from bot.config import Settings
 
         settings = Settings(_env_file=None)  # type: ignore[call-arg]
-        bot = await create_bot(settings, guild_ready_timeout=0.05)
+        sys.exit(await serve(settings, settle_gc=True, guild_ready_timeout=0.05))
+    from bench.pong import PongBot
+    from bot.health import start_health_server
+
+    bot: Any = PongBot(guild_ready_timeout=0.05)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, stopping.set)
     await bot.login(FakeDiscord.TOKEN)
-    if os.environ.get(PONG_VARIABLE):  # the real bot starts its own from its settings
-        health = await start_health_server(bot, int(os.environ["HEALTH_PORT"]), "127.0.0.1")
+    health = await start_health_server(bot, int(os.environ["HEALTH_PORT"]), "127.0.0.1")
     connection = asyncio.create_task(bot.connect(reconnect=False))
     await asyncio.wait(
         {connection, asyncio.ensure_future(stopping.wait())}, return_when=asyncio.FIRST_COMPLETED
     )
     await bot.close()
-    if os.environ.get(PONG_VARIABLE):
-        await health.cleanup()
+    await health.cleanup()
     with contextlib.suppress(Exception):
         await asyncio.wait_for(connection, 10)
 

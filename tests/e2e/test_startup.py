@@ -73,3 +73,19 @@ async def test_dev_guild_sync(tmp_path: Path) -> None:
         assert {"help", "about"} <= {c["name"] for c in fake.guild_commands[holder["guild"]]}
     finally:
         await table.close()
+
+
+async def test_sigterm_stops_the_bot_cleanly(tmp_path: Path) -> None:
+    """systemd and docker stop a service with SIGTERM: the bot closes as on Ctrl-C (held-back
+    live edits drawn, connections closed) and exits 0, instead of Python's default of dying
+    on the spot (exit -15)."""
+    from bot.testing.process import BotProcess
+
+    fake = FakeDiscord()
+    await fake.start()
+    try:
+        bot = await BotProcess.start(fake.port, {"DATABASE_URL": sqlite_url(tmp_path)})
+        await bot.stop()
+        assert bot.process.returncode == 0
+    finally:
+        await fake.stop()
