@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from bot.config import Settings
 from bot.db.engine import Database
@@ -18,6 +19,10 @@ PG_URL = os.environ.get("FATETABLE_TEST_DATABASE_URL")
 # The suite runs in parallel on small, shared CI machines, where a unit of work can take longer
 # than the 2 s a user waits for; the deadline itself is tested in tests/db/test_engine.py.
 TEST_UNIT_TIMEOUT = 60.0
+# For the same reason a property test has no per-example deadline (Hypothesis's 200 ms failed
+# an example on a loaded machine): what it asserts is the property, never its speed.
+hypothesis_settings.register_profile("fatetable", deadline=None)
+hypothesis_settings.load_profile("fatetable")
 
 
 def worker_pg_url(url: str) -> str:
