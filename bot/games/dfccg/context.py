@@ -368,9 +368,10 @@ class Context:
 
     # -- dice --------------------------------------------------------------------------------
     def roll(self, value: Dice, roll_kind: str, tableau: int | None) -> tuple[int, str]:
-        if not value.dice:
-            return value.base, ""
-        faces = fate_dice(self.rng, value.dice)
+        base, dice = value.base, value.dice
+        if not dice:
+            return base, ""
+        faces = fate_dice(self.rng, dice)
         loud = self.loud
         rolled = " ".join(FACE[f] for f in faces) if loud else ""
         changes: list[str] = []
@@ -379,15 +380,18 @@ class Context:
         )
         for card, effect in faces_in_force:
             if roll_kind in effect.rolls:
-                if self.scope_applies(effect.characters, tableau) and effect.from_face in faces:
-                    count = faces.count(effect.from_face)
-                    faces = [effect.to_face if f == effect.from_face else f for f in faces]
-                    noun = FACE_WORDS[effect.from_face] + ("" if count == 1 else " x" + str(count))
-                    changes.append(f"{noun} counted as {FACE_WORDS[effect.to_face]} by {card.name}")
+                from_face = effect.from_face
+                if self.scope_applies(effect.characters, tableau) and from_face in faces:
+                    count = faces.count(from_face)
+                    to_face = effect.to_face
+                    faces = [to_face if f == from_face else f for f in faces]
+                    if loud:
+                        noun = FACE_WORDS[from_face] + ("" if count == 1 else " x" + str(count))
+                        changes.append(f"{noun} counted as {FACE_WORDS[to_face]} by {card.name}")
         if not loud:
-            return value.base + sum(faces), ""
+            return base + sum(faces), ""
         note = f" (rolled {rolled}" + "".join(f"; {c}" for c in changes) + ")"
-        return value.base + sum(faces), note
+        return base + sum(faces), note
 
     # -- restrictions ------------------------------------------------------------------------
     def matches(

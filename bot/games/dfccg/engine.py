@@ -901,8 +901,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             bonus = 0
             if bonus_key:
                 tableau.talents_ready.remove(bonus_key)
-                bonus = ctx.cards_char(bonus_key).talent.range_bonus
-                ctx.say(f"{ctx.cards_char(bonus_key).talent.name} is unreadied for +{bonus} Range.")
+                talent = ctx.cards_char(bonus_key).talent
+                bonus = talent.range_bonus
+                if ctx.loud:
+                    ctx.say(f"{talent.name} is unreadied for +{bonus} Range.")
             cost, rolled = ctx.roll(ctx.cost(s.active, card), "cost", s.active)
             cost = max(0, cost)
             if cost > s.available:
