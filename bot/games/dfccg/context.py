@@ -198,17 +198,6 @@ class Context:
         self.memo: dict[Any, Any] | None = {} if read_only else None
         self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
 
-    def step(self, rng: random.Random | None) -> None:
-        """The same Context, kept over the steps of one game by its only user (an AI-only
-        game): ``rng`` None, for the AI's reading (read only, answers remembered until the
-        next step); or the game's dice, for applying a move."""
-        if rng is None:
-            self.rng, self.memo = READ_ONLY_DICE, {}
-        else:
-            self.rng, self.memo = rng, None
-        if self.s.phase == "setup":  # the hands' characters and seating may have changed
-            self.changed()
-
     def changed(self, card: BookCard | None = None) -> None:
         """The rows (or an action's lingering Obstacles) changed: forget what was worked out.
         ``card``: the one card that left or moved, when that is all; without a passive effect

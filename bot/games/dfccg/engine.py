@@ -826,7 +826,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     seat = state.seats[0]
                 else:
                     seat = tableaux[state.active].seat
-                # ``ctx.step(None)``, then ``ctx.step(rng)``, the quickest way
+                # The AI reads the Context (read only: its answers remembered for this step, no
+                # dice), then the move changes it (the game's dice). During set-up the hands'
+                # characters and seating may change: nothing worked out is kept.
                 setup = state.phase == "setup"
                 ctx.rng, ctx.memo = READ_ONLY_DICE, {}
                 if setup:
