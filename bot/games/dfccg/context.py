@@ -487,10 +487,13 @@ class Context:
                 return [[job.source_book]], None
             return [], None
         limit = job.reach if within_range and not job.unlimited else None
-        store = self.layout_memo() if condition == "any" else None
-        if store is None:
+        # ``layout_memo`` and ``hand_key``, inline (asked for every effect of every step)
+        if self._passive is None:
+            self.passive("restrict")
+        if condition != "any" or self._tokens_matter:
             return self._candidates(effect, job, amount, limit), None
-        key = ("targets", id(effect), limit, job.action, self.hand_key(job.tableau))
+        store = self._layout
+        key = ("targets", id(effect), limit, job.action, job.tableau if self._scoped else -1)
         known = store.get(key)
         if known is None or known[0] is not effect:
             known = store[key] = (effect, self._candidates(effect, job, amount, limit))

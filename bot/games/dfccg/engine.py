@@ -592,8 +592,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         ``action`` may target (None: no such card in the rows), as ``candidates`` would offer
         it with no Range limit; remembered for every action type at once, until the rows change
         when no restriction in force looks at tokens, else for this reading."""
+        store = ctx.layout_memo()  # (it works out the effects in force: hand_key needs them)
         key = ("nearest", ctx.hand_key(tableau))
-        store = ctx.layout_memo()
         if store is None:
             store = ctx.memo
             assert store is not None
