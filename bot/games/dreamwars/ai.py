@@ -13,7 +13,7 @@ from bot.games.dreamwars.content import Effect
 
 if TYPE_CHECKING:
     from bot.games.dreamwars.engine import DreamwarsEngine, _Ctx
-    from bot.games.dreamwars.state import DwState
+    from bot.games.dreamwars.state import DwState, NemesisState
 
 Ids = dict[str, None]  # the legal action ids, in order
 
@@ -214,11 +214,23 @@ def _fight(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
     if not attacks and not spells:
         return None
 
+    foes: dict[str, NemesisState] = {}
+    for n in (*ctx.s.nemeses, *ctx.s.towers):
+        foes.setdefault(n.uid, n)  # the first of a uid, as a scan would find
+    scores: dict[str, float] = {}
+
     def score(action_id: str) -> float:
+        # The further targets chosen (after a third colon) do not count: one score for all.
+        key = action_id.rpartition(":")[0] if action_id.count(":") > 2 else action_id
+        known = scores.get(key)
+        if known is None:
+            known = scores[key] = _score(key)
+        return known
+
+    def _score(action_id: str) -> float:
         verb, _, rest = action_id.partition(":")
         target_uid, _, weapon = rest.partition(":")
-        weapon = weapon.partition(":")[0]  # after it: the further targets chosen
-        foe = next((n for n in (*ctx.s.nemeses, *ctx.s.towers) if n.uid == target_uid), None)
+        foe = foes.get(target_uid)
         if foe is None:
             return -1.0
         if verb == "cannon":

@@ -88,6 +88,7 @@ class Board:
             k: 0 if i.type == "addon" else 2 if "encumbering" in i.traits else 1
             for k, i in lib.items.items()
         }
+        self._hops: dict[bool, dict[tuple[str, str], str | None]] = {True: {}, False: {}}
         self.portals: dict[str, list[str]] = {}
         for key, node in lib.nodes.items():
             for icon in node.icons:
@@ -104,7 +105,15 @@ class Board:
         return self.nodes[node].type in WATERY
 
     def next_step(self, start: str, goal: str, free: bool) -> str | None:
-        """The neighbour one step closer to ``goal`` (``free``: rivers do not matter)."""
+        """The neighbour one step closer to ``goal`` (``free``: rivers do not matter); worked
+        out once for each start, goal and kind of mover."""
+        hops = self._hops[free]
+        key = (start, goal)
+        if key not in hops:
+            hops[key] = self._next_step(start, goal, free)
+        return hops[key]
+
+    def _next_step(self, start: str, goal: str, free: bool) -> str | None:
         table = self.dist if free else self.walk
         links = self.adjacent if free else self.walk_adjacent
         here = table[start].get(goal)

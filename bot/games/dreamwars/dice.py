@@ -8,7 +8,7 @@ and one that forces re-rolling successes cancel out.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from typing import NamedTuple
 
 NATURAL_SUCCESS = 1
 NATURAL_FAILURE = 6
@@ -27,8 +27,20 @@ def passes(natural: int, value: int) -> bool:
     return natural <= value
 
 
-@dataclass(frozen=True)
-class Roll:
+def d6(rng: random.Random) -> int:
+    """One die: the same draw as ``rng.randint(1, 6)``, which for a plain ``random.Random``
+    takes 3 random bits until they are below 6 (CPython's ``randrange`` for a width of 6),
+    without its layers of Python (a test holds the two to the same numbers). Any other
+    generator (the tests' loaded dice) is asked for ``randint``."""
+    if rng.__class__ is not random.Random:
+        return rng.randint(1, 6)
+    r = rng.getrandbits(3)
+    while r >= 6:
+        r = rng.getrandbits(3)
+    return r + 1
+
+
+class Roll(NamedTuple):
     """One resolved test: the value tested, the die (and the first die if re-rolled)."""
 
     value: int
@@ -52,10 +64,10 @@ def roll_test(
     """Roll one test. The re-roll's result stands even if it is worse."""
     if reroll_failed and reroll_success:
         reroll_failed = reroll_success = False
-    natural = rng.randint(1, 6)
+    natural = d6(rng)
     success = passes(natural, value)
     if (success and reroll_success) or (not success and reroll_failed and value > 0):
-        again = rng.randint(1, 6)
+        again = d6(rng)
         return Roll(value, again, passes(again, value), first=natural)
     return Roll(value, natural, success)
 
@@ -73,7 +85,7 @@ def roll_off(count: int, rng: random.Random) -> int:
     """Index of the one who rolls highest among ``count``; ties roll again."""
     contenders = list(range(count))
     while len(contenders) > 1:
-        rolls = [(rng.randint(1, 6), i) for i in contenders]
+        rolls = [(d6(rng), i) for i in contenders]
         top = max(r for r, _ in rolls)
         contenders = [i for r, i in rolls if r == top]
     return contenders[0]

@@ -90,6 +90,9 @@ class _Ctx:
         # A context that only looks may remember the effects in force; one that plays may not.
         self._table: list[Effect] | None = None
         self._table_key: tuple[object, ...] = ()
+        self._reach: dict[tuple[int, int, bool], list[NemesisState]] | None = (
+            {} if read_only else None
+        )
         self._heroes: dict[tuple[int, str | None], list[Effect]] | None = {} if read_only else None
 
     # -- telling -----------------------------------------------------------------------------
@@ -344,18 +347,20 @@ class _Ctx:
             return max(0, sheet.movement + mods)
         return getattr(sheet, stat) + mods
 
-    def defence_mod(self, i: int) -> int:
+    def defence_mod(self, i: int, effects: list[Effect] | None = None) -> int:
         mods = 0
-        for e in self.hero_effects(i):
+        for e in self.hero_effects(i) if effects is None else effects:
             if e.stat == "defence" and e.kind == "modify":
                 mods += e.amount
         return mods
 
-    def roll(self, i: int | None, value: int) -> dice.Roll:
+    def roll(self, i: int | None, value: int, effects: list[Effect] | None = None) -> dice.Roll:
+        """A test of hero ``i`` (None: no hero) with the re-rolls of its effects now
+        (``effects``: hero_effects(i) when the caller has them)."""
         if i is None:
             return dice.roll_test(value, self.rng)
         failed = success = False
-        for e in self.hero_effects(i):
+        for e in self.hero_effects(i) if effects is None else effects:
             kind = e.kind
             if kind == "reroll_failed":
                 failed = True
@@ -554,6 +559,15 @@ class _Ctx:
                 )
 
     def targets_in_reach(self, i: int, reach: int, towers: bool = True) -> list[NemesisState]:
+        if self._reach is None:
+            return self._targets_in_reach(i, reach, towers)
+        key = (i, reach, towers)
+        found = self._reach.get(key)
+        if found is None:
+            found = self._reach[key] = self._targets_in_reach(i, reach, towers)
+        return list(found)
+
+    def _targets_in_reach(self, i: int, reach: int, towers: bool) -> list[NemesisState]:
         node = self.s.heroes[i].node
         near = self.board.near[node][reach]
         found = [n for n in self.s.nemeses if n.node in near]
@@ -1147,8 +1161,9 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                 self._defend(ctx, j, marker, "ranged")
 
     def _defend(self, ctx: _Ctx, j: int, marker: Marker, how: str) -> None:
-        threshold = marker.defence + ctx.defence_mod(j)
-        roll = ctx.roll(j, threshold)  # the same effects: nothing changed in between
+        effects = ctx.hero_effects(j)  # the same for both: nothing changes in between
+        threshold = marker.defence + ctx.defence_mod(j, effects)
+        roll = ctx.roll(j, threshold, effects)
         ctx.say(
             f"{ctx.name(j)} tests Defence {marker.defence} against the {marker.name}'s "
             f"{how} attack ({roll.shown()}).",
