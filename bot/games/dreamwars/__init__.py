@@ -9,7 +9,7 @@ from bot.games.dreamwars.state import DwOptions, DwState
 # The engine imports none of its other modules; the package puts them together.
 DreamwarsEngine.parts = Parts(
     legal_actions=actions.legal_actions,
-    legal_ids=actions.legal_ids,
+    ai_ids=actions.ai_ids,
     perform=actions.perform,
     over_limit_decision=actions.over_limit_decision,
     choose=ai.choose,

@@ -33,7 +33,7 @@ ACTIVE_KINDS = frozenset(
 
 
 class _Ids(list):  # type: ignore[type-arg]
-    """Where ``legal_ids`` collects: the ids alone (for the AI-only games' own loop)."""
+    """Where ``ai_ids`` collects: the ids alone (for the AI-only games' own loop)."""
 
 
 def _act(actions: list[Action], id_: str, label: str, kind: str, private: bool = False) -> None:
@@ -59,8 +59,11 @@ def _act(actions: list[Action], id_: str, label: str, kind: str, private: bool =
     )
 
 
-def legal_ids(engine: DreamwarsEngine, ctx: _Ctx) -> list[str]:
-    """The ids of ``legal_actions``, in the same order, with no Action built."""
+def ai_ids(engine: DreamwarsEngine, ctx: _Ctx) -> list[str]:
+    """The ids of ``legal_actions`` the AI may choose (bot/games/dreamwars/ai.py), in the same
+    order, with no Action built: all but giving and taking, wearing other armour or shields
+    and (un)mounting add-ons, which the AI never does (so ``ai.choose_id`` picks the same
+    from these as from every legal id; a test holds it)."""
     ids = _Ids()
     _legal(ctx, ids)
     return ids
@@ -97,7 +100,8 @@ def _legal(ctx: _Ctx, actions: list[Action]) -> None:
         _attacks(ctx, i, actions)
         _location_actions(ctx, i, actions)
         _equipment_actions(ctx, i, actions)
-    _trade_actions(ctx, i, actions)
+    if actions.__class__ is not _Ids:
+        _trade_actions(ctx, i, actions)
     for uid in hero.shards:
         _targeted(ctx, i, actions, f"use:{uid}", f"Use {ctx.item(uid).name}", "shard", uid)
     if not at_door:
@@ -272,11 +276,16 @@ def _equipment_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
         for uid in hero.cantici:
             label = f"Intone {ctx.item(uid).name} (Arcane test)"
             _targeted(ctx, i, actions, f"sing:{uid}", label, "cantico", uid)
+    everything = actions.__class__ is not _Ids  # else what the AI may choose (ai_ids)
     for uid in hero.items:
         card = ctx.item(uid)
         usable = _tech_ok(ctx, i, uid)
         if "consumable" in card.traits and usable:
             _targeted(ctx, i, actions, f"use:{uid}", f"Use {card.name}", "item", uid)
+        if not everything:
+            if card.type == "vehicle" and usable and not hero.moved and hero.vehicle is None:
+                actions.append(f"ride:{uid}")  # type: ignore[arg-type]
+            continue
         if not hero.acted and usable and card.type in ("armour", "shield"):
             worn = hero.armour if card.type == "armour" else hero.shield
             if worn != uid:

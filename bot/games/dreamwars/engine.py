@@ -684,7 +684,7 @@ class Parts:
     of them: they import the engine, never the other way round."""
 
     legal_actions: Callable[[Any, _Ctx], list[Action]]
-    legal_ids: Callable[[Any, _Ctx], list[str]]  # the ids of legal_actions, in order
+    ai_ids: Callable[[Any, _Ctx], list[str]]  # the legal ids the AI may choose, in order
     perform: Callable[[Any, _Ctx, str], None]
     over_limit_decision: Callable[[_Ctx, int], bool]
     choose: Callable[[Any, DwState, str, random.Random], Action]
@@ -1449,9 +1449,9 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         for step in range(MAX_STEPS):
             if state.phase == "over":
                 return state, step
-            # choose_action's choice, from the legal ids alone (no Action is built)
+            # choose_action's choice, from the legal ids it may choose (no Action is built)
             look = self._ctx(state)
-            action_id = parts.choose_id(look, dict.fromkeys(parts.legal_ids(self, look)))
+            action_id = parts.choose_id(look, dict.fromkeys(parts.ai_ids(self, look)))
             parts.perform(self, ctx, action_id)
             self._settle(ctx)
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")

@@ -34,3 +34,24 @@ def test_d6_draws_what_randint_draws() -> None:
         ours, theirs = random.Random(seed), random.Random(seed)
         assert [d6(ours) for _ in range(500)] == [theirs.randint(1, 6) for _ in range(500)]
         assert ours.getstate() == theirs.getstate()
+
+
+def test_the_ai_picks_the_same_from_its_ids_as_from_every_legal_id() -> None:
+    """actions.ai_ids leaves out what the AI never chooses: over whole games it is in order
+    a part of the legal ids, and ai.choose_id picks the same from both."""
+    from bot.games.dreamwars.actions import ai_ids
+    from bot.games.dreamwars.ai import choose_id
+
+    for players in (1, 3, 5):
+        rng = random.Random(players)
+        state = ENGINE.new_game(ENGINE.default_options(), [f"ai{i}" for i in range(players)], rng)
+        while not ENGINE.is_over(state):
+            seat = ENGINE.current_seats(state)[0]
+            every = [a.id for a in ENGINE.legal_actions(state, seat)]
+            look = ENGINE._ctx(state)
+            mine = ai_ids(ENGINE, look)
+            rest = iter(every)
+            assert all(any(a == b for b in rest) for a in mine)  # a subsequence
+            chosen = choose_id(look, dict.fromkeys(mine))
+            assert chosen == choose_id(ENGINE._ctx(state), dict.fromkeys(every))
+            state, _events = ENGINE.apply(state, seat, chosen, rng)
