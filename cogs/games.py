@@ -582,10 +582,12 @@ class GameTable(commands.Cog):
         # back by PICTURE_EVERY_SECONDS (the board would show an older table until the next move).
         for game_id, late in self._late_pictures.items():
             late.cancel()
-            self._picture_at.pop(game_id, None)
             self._boards.poke(game_id)
         self._late_pictures.clear()
+        self._picture_at.clear()  # nothing is too soon for a picture on the way out
         await self._boards.flush()
+        for late in self._late_pictures.values():  # a board drawn twice in the flush arms one
+            late.cancel()
 
     @property
     def _board_tasks(self) -> dict[int, asyncio.Task[None]]:

@@ -7,6 +7,7 @@ follow within the interval fold into one edit at its end, which shows the newest
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 from collections.abc import Awaitable, Callable, Hashable
@@ -16,6 +17,9 @@ log = logging.getLogger(__name__)
 K = TypeVar("K", bound=Hashable)
 
 LIVE_EDIT_INTERVAL = 1.0  # seconds between two edits of one live message (the tests set 0)
+# How long a stop waits for one coalescer's edits: five of them stop one after another (three
+# trackers, scene boards, game boards), within docker's default 10 s before it kills.
+FLUSH_SECONDS = 1.5
 
 
 class Coalescer(Generic[K]):
@@ -37,7 +41,7 @@ class Coalescer(Generic[K]):
         self.tasks: dict[K, asyncio.Task[None]] = {}
         self._dirty: set[K] = set()
         self._last_run: dict[K, float] = {}  # loop time each key's latest run started
-        self._running: set[K] = set()  # keys whose work is in progress now
+        self._stopping = asyncio.Event()  # set by flush: no more waiting out intervals
 
     def poke(self, key: K) -> None:
         self._dirty.add(key)
@@ -52,16 +56,18 @@ class Coalescer(Generic[K]):
         try:
             while key in self._dirty:
                 next_allowed = self._last_run.get(key, -math.inf) + LIVE_EDIT_INTERVAL
-                await asyncio.sleep(max(self.delay(), next_allowed - loop.time()))
+                wait = max(self.delay(), next_allowed - loop.time())
+                if wait <= 0 or self._stopping.is_set():
+                    await asyncio.sleep(0)  # pokes made in this loop turn fold in
+                else:  # a stop ends the wait at once
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._stopping.wait(), wait)
                 self._dirty.discard(key)
                 self._last_run[key] = loop.time()
-                self._running.add(key)
                 try:
                     await self.work(key)
                 except Exception:  # noqa: BLE001 - a failed edit must not stop later ones
                     log.exception("could not update %s %s", self.name, key)
-                finally:
-                    self._running.discard(key)
         finally:
             if self.tasks.get(key) is asyncio.current_task():
                 del self.tasks[key]
@@ -79,25 +85,17 @@ class Coalescer(Generic[K]):
         for task in self.tasks.values():
             task.cancel()
 
-    async def flush(self, timeout: float = 5.0) -> None:
-        """On a graceful stop: draw at once what is waiting (or was being drawn), instead of
-        dropping a burst's last edit with its interval. Gives up after `timeout` seconds."""
-        keys = self._dirty | self._running
-        tasks = list(self.tasks.values())
-        self.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        self.tasks.clear()  # a task cancelled before its first step never ran its `finally`
-        self._dirty.clear()
-        if not keys:
-            return
-
-        async def draw(key: K) -> None:
-            try:
-                await self.work(key)
-            except Exception:  # noqa: BLE001 - one failed edit must not stop the others
-                log.exception("could not update %s %s on stop", self.name, key)
-
-        try:
-            await asyncio.wait_for(asyncio.gather(*(draw(k) for k in keys)), timeout)
-        except TimeoutError:
-            log.warning("stopped before %d %s edits were drawn", len(keys), self.name)
+    async def flush(self, timeout: float = FLUSH_SECONDS) -> None:
+        """On a graceful stop: what waits out its interval is drawn now, and an edit in flight
+        is left to finish (cancelling it could lose it: the work may have taken its input),
+        as is what is poked meanwhile. After `timeout` seconds the rest is cancelled."""
+        self._stopping.set()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while running := [task for task in self.tasks.values() if not task.done()]:
+            left = deadline - loop.time()
+            if left <= 0:
+                log.warning("stopped before %d %s edits were drawn", len(running), self.name)
+                self.cancel()
+                break
+            await asyncio.wait(running, timeout=left)
