@@ -540,6 +540,9 @@ def _step(ctx: _Ctx, i: int, nxt: str) -> None:
     hero = s.heroes[i]
     board = ctx.board
     name = ctx.name(i)
+    # The hero's effects, read when first needed: they stay the same until the hero moves
+    # (a vehicle's malfunction only marks it to break at the end of the turn).
+    effects: list[Effect] | None = None
     if not hero.moving:
         if hero.moved:
             hero.extra -= 1
@@ -547,14 +550,17 @@ def _step(ctx: _Ctx, i: int, nxt: str) -> None:
             hero.steps = ctx.sheet(i).movement  # an extra movement is at the basic Movement
         else:
             hero.moved = True
-            hero.steps = ctx.value(i, "movement")
+            effects = ctx.hero_effects(i)
+            hero.steps = ctx.value(i, "movement", effects=effects)
         hero.moving = True
     # Leaving a Nemesis's space: one Dodge test for each Nemesis there (not a blocked one).
     for nemesis in ctx.foes_at(hero.node, towers=False):
         if nemesis.stunned:
             continue
-        value = ctx.value(i, "dodge")
-        roll = ctx.roll(i, value)
+        if effects is None:
+            effects = ctx.hero_effects(i)
+        value = ctx.value(i, "dodge", effects=effects)
+        roll = ctx.roll(i, value, effects)
         ctx.say(
             f"{name} tests Dodge to leave the {ctx.marker(nemesis).name} ({roll.shown()}).", "dodge"
         )
@@ -566,8 +572,13 @@ def _step(ctx: _Ctx, i: int, nxt: str) -> None:
             hero.steps = 0
             ctx.say(f"{name} cannot move any further this turn.")
             return
-    if nxt in board.rivers and not (ctx.has(i, "safe_ford") or ctx.has(i, "aquatic")):
-        roll = ctx.roll(i, 3)
+    fording = True  # no river to cross, or a safe way across
+    if nxt in board.rivers:
+        if effects is None:
+            effects = ctx.hero_effects(i)
+        fording = ctx.has(i, "safe_ford", effects) or ctx.has(i, "aquatic", effects)
+    if not fording:
+        roll = ctx.roll(i, 3, effects)
         ctx.say(f"{name} tests Fate 3 to cross the river ({roll.shown()}).", "fate")
         if not roll.success:
             hero.moving = False
@@ -653,14 +664,15 @@ def _attack(
     hero = ctx.s.heroes[i]
     hero.actions -= 1
     stat = _attack_stat(ctx, weapon)
-    value = ctx.value(i, stat, weapon)
+    effects = ctx.hero_effects(i)  # the weapon's own effects count for its value, not rerolls
+    value = ctx.value(i, stat, weapon, None if weapon else effects)
     card = ctx.item(weapon) if weapon else None
     targets = [target]
     if card is not None and card.targets > 1:
         if chosen is None:
             chosen = _eligible_targets(ctx, i, target, card.range)[: card.targets - 1]
         targets += chosen
-    roll = ctx.roll(i, value - _armour(ctx, targets[0], stat))
+    roll = ctx.roll(i, value - _armour(ctx, targets[0], stat), effects)
     damage = card.damage if card else 1
     for n, foe in enumerate(targets):
         marker = ctx.marker(foe)

@@ -322,18 +322,21 @@ class _Ctx:
                 found.append(e)
         return found
 
-    def has(self, i: int, kind: str) -> bool:
-        for e in self.hero_effects(i):
+    def has(self, i: int, kind: str, effects: list[Effect] | None = None) -> bool:
+        for e in self.hero_effects(i) if effects is None else effects:
             if e.kind == kind:
                 return True
         return False
 
-    def value(self, i: int, stat: str, weapon: str | None = None) -> int:
-        """A characteristic with every modifier that stacks on it now."""
+    def value(
+        self, i: int, stat: str, weapon: str | None = None, effects: list[Effect] | None = None
+    ) -> int:
+        """A characteristic with every modifier that stacks on it now (``effects``:
+        hero_effects(i, weapon) when the caller has them)."""
         hero = self.s.heroes[i]
         sheet = self.lib.heroes[hero.key]
         mods = 0
-        for e in self.hero_effects(i, weapon):
+        for e in self.hero_effects(i, weapon) if effects is None else effects:
             if e.stat == stat and e.kind == "modify":
                 mods += e.amount
         if stat == "dodge":  # Dodge = basic Movement (or the vehicle's); no Movement modifier
