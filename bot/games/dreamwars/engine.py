@@ -1454,7 +1454,10 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                 return state, step
             # choose_action's choice, from the legal ids it may choose (no Action is built)
             look = self._ctx(state)
-            action_id = parts.choose_id(look, dict.fromkeys(parts.ai_ids(self, look)))
+            ids = dict.fromkeys(parts.ai_ids(self, look))
+            action_id = parts.choose_id(look, ids)
+            if action_id not in ids:  # perform trusts it: the AI's fall-backs must be legal too
+                raise RuntimeError(f"the {self.name} AI chose {action_id!r}, which is not legal")
             parts.perform(self, ctx, action_id)
             self._settle(ctx)
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
