@@ -55,3 +55,28 @@ def test_the_ai_picks_the_same_from_its_ids_as_from_every_legal_id() -> None:
             chosen = choose_id(look, dict.fromkeys(mine))
             assert chosen == choose_id(ENGINE._ctx(state), dict.fromkeys(every))
             state, _events = ENGINE.apply(state, seat, chosen, rng)
+
+
+def test_the_kept_table_effects_are_always_the_ones_worked_out_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A playing context keeps the table's effects under a key of what they depend on (turn,
+    scenario, Events in play, Stars, the Nemesis limit): at every use over whole games, with
+    both kinds of Events, they are what working them out again gives."""
+    from bot.games.dreamwars import engine as dw
+
+    kept = dw._Ctx.table_effects
+    uses = []
+
+    def checked(self: dw._Ctx) -> list[object]:
+        effects = kept(self)
+        assert effects == self._table_effects()
+        uses.append(1)
+        return effects  # type: ignore[return-value]
+
+    monkeypatch.setattr(dw._Ctx, "table_effects", checked)
+    for options, players in (({}, 3), ({"simple_events": True}, 4), ({}, 1)):
+        parsed = ENGINE.parse_options(options)
+        for seed in range(3):
+            ENGINE.play_ai_game(parsed, players, random.Random(seed))
+    assert len(uses) > 1000
