@@ -37,7 +37,7 @@ class Table(Protocol):
 
     # The parts of the active hand's turn, in the order ``moves`` lists them.
     def plays(
-        self, state: PlainState, ctx: Context, fate: int | None = None
+        self, state: PlainState, ctx: Context, fate: int
     ) -> list[tuple[CardRef, ActionCard, str, int]]: ...
 
     def play_move(self, ctx: Context, play: tuple[CardRef, ActionCard, str, int]) -> Move: ...

@@ -501,18 +501,16 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     # The parts of a turn's moves, for the AI to ask only what it weighs (the active hand's,
     # in the order ``moves`` lists them).
-    def plays(self, state: AnyState, ctx: Context, fate: int | None = None) -> list[Play]:
+    def plays(self, state: AnyState, ctx: Context, fate: int) -> list[Play]:
         """The active hand's plays, as (card ref, card, Range bonus Talent, bonus); the move of
         one is ``play_move``. What ``_card_plays`` gives card by card, with what depends only
         on a card's action type (whether it is forbidden, its nearest target) asked once.
-        ``fate``: only the plays whose highest cost is at most this much (all when None)."""
+        ``fate``: only the plays whose highest cost is at most this much (the AI's Fate)."""
         active = state.active
         tableau = state.tableaux[active]
         bonuses = self._range_bonuses(ctx, active) if tableau.talents_ready else _NO_BONUS
         cards = ctx.cards
         available = state.available
-        if fate is None:
-            fate = FATE_SUPPLY * 2 + 16  # above any cost a card may have
         allow = state.options.allow_play_without_target
         memo = ctx.memo
         mods = None if ctx.costs_unmodified() else ctx.cost_modifiers(active)
