@@ -51,6 +51,8 @@ class Board:
         self.rivers = frozenset(rivers)
         self.dist = {k: _bfs(self.adjacent, k) for k in lib.nodes}
         self.walk = {k: _bfs(self.walk_adjacent, k) for k in lib.nodes}
+        # The spaces within 0-6 of each space (6: the longest range a pack may give an effect;
+        # a reach made longer by bonuses is worked out when asked).
         self.near = {k: {r: frozenset(self.within(k, r)) for r in range(7)} for k in lib.nodes}
         # Content tables the engine reads at every step, by content key (built once).
         passive = PASSIVE

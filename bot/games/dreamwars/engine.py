@@ -572,7 +572,8 @@ class _Ctx:
 
     def _targets_in_reach(self, i: int, reach: int, towers: bool) -> list[NemesisState]:
         node = self.s.heroes[i].node
-        near = self.board.near[node][reach]
+        kept = self.board.near[node]  # worked out once for the reaches the packs allow
+        near = kept[reach] if reach in kept else frozenset(self.board.within(node, reach))
         found = [n for n in self.s.nemeses if n.node in near]
         if towers:
             found += [t for t in self.s.towers if t.node in near]

@@ -80,3 +80,13 @@ def test_the_kept_table_effects_are_always_the_ones_worked_out_anew(
         for seed in range(3):
             ENGINE.play_ai_game(parsed, players, random.Random(seed))
     assert len(uses) > 1000
+
+
+def test_a_reach_past_the_kept_tables_is_worked_out() -> None:
+    """The board keeps the spaces within 0-6 of each space; a longer reach (a range made longer
+    by bonuses) is worked out when asked, not a KeyError."""
+    state = ENGINE.new_game(ENGINE.default_options(), ["ai0", "ai1"], random.Random(2))
+    look = ENGINE._ctx(state)
+    far = look.targets_in_reach(0, 40)
+    assert {id(n) for n in look.targets_in_reach(0, 6)} <= {id(n) for n in far}
+    assert len(far) == len(state.nemeses) + len(state.towers)  # the whole map is within 40
