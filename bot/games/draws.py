@@ -1,7 +1,7 @@
 """Random draws for the engines' hot paths: the very draws ``random.Random`` makes, quicker.
 
-``random.Random.shuffle`` and ``choice`` call ``_randbelow`` once per element: a Python
-function call each, a good part of an AI-only game's set-up and dice. These helpers make the
+``random.Random.shuffle``, ``choice`` and ``randint`` go through ``_randbelow`` (and
+``randint`` through ``randrange`` too) once per element or die: Python function calls each, a good part of an AI-only game's set-up and dice. These helpers make the
 same ``getrandbits`` calls in the same order (so a seed gives the same game) without that
 layer, for a plain ``random.Random`` only: any subclass (scripted dice in tests, the read-only
 dice that refuse to roll) gets its own methods, unchanged.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-FATE_FACES = (-1, 0, 1)
+from bot.fate.dice import FATE_FACES
 
 
 def shuffle(rng: random.Random, items: list[Any]) -> None:
@@ -43,3 +43,15 @@ def fate_dice(rng: random.Random, count: int) -> list[int]:
             face = bits(2)
         faces.append(face - 1)
     return faces
+
+
+def d6(rng: random.Random) -> int:
+    """``rng.randint(1, 6)``: for a plain ``random.Random`` that takes 3 random bits until they
+    are below 6 (CPython's ``randrange`` for a width of 6)."""
+    if type(rng) is not random.Random:
+        return rng.randint(1, 6)
+    bits = rng.getrandbits
+    r = bits(3)
+    while r >= 6:
+        r = bits(3)
+    return r + 1

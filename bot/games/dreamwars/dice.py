@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
+from bot.games.draws import d6
+
 NATURAL_SUCCESS = 1
 NATURAL_FAILURE = 6
 MALFUNCTION = frozenset({6})
@@ -25,19 +27,6 @@ def passes(natural: int, value: int) -> bool:
     if natural == NATURAL_FAILURE:
         return False
     return natural <= value
-
-
-def d6(rng: random.Random) -> int:
-    """One die: the same draw as ``rng.randint(1, 6)``, which for a plain ``random.Random``
-    takes 3 random bits until they are below 6 (CPython's ``randrange`` for a width of 6),
-    without its layers of Python (a test holds the two to the same numbers). Any other
-    generator (the tests' loaded dice) is asked for ``randint``."""
-    if rng.__class__ is not random.Random:
-        return rng.randint(1, 6)
-    r = rng.getrandbits(3)
-    while r >= 6:
-        r = rng.getrandbits(3)
-    return r + 1
 
 
 class Roll(NamedTuple):

@@ -26,16 +26,6 @@ def test_play_ai_game_plays_the_public_loops_games(
         assert fast[0].model_dump_json() == public[0].model_dump_json()
 
 
-def test_d6_draws_what_randint_draws() -> None:
-    """dice.d6 stands for rng.randint(1, 6): the same numbers, the generator left the same."""
-    from bot.games.dreamwars.dice import d6
-
-    for seed in range(20):
-        ours, theirs = random.Random(seed), random.Random(seed)
-        assert [d6(ours) for _ in range(500)] == [theirs.randint(1, 6) for _ in range(500)]
-        assert ours.getstate() == theirs.getstate()
-
-
 def test_the_ai_picks_the_same_from_its_ids_as_from_every_legal_id() -> None:
     """actions.ai_ids leaves out what the AI never chooses: over whole games it is in order
     a part of the legal ids, and ai.choose_id picks the same from both."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from bot.games.draws import fate_dice, shuffle
+from bot.games.draws import d6, fate_dice, shuffle
 
 
 def test_shuffle_is_random_shuffle() -> None:
@@ -26,6 +26,14 @@ def test_fate_dice_are_choices_of_the_three_faces() -> None:
             expected = [theirs.choice((-1, 0, 1)) for _ in range(count)]
             assert fate_dice(ours, count) == expected, seed
         assert ours.random() == theirs.random()
+
+
+def test_d6_draws_what_randint_draws() -> None:
+    """draws.d6 stands for rng.randint(1, 6): the same numbers, the generator left the same."""
+    for seed in range(20):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert [d6(ours) for _ in range(500)] == [theirs.randint(1, 6) for _ in range(500)]
+        assert ours.getstate() == theirs.getstate()
 
 
 def test_other_dice_keep_their_own_methods() -> None:
