@@ -85,13 +85,14 @@ def stopped_by_sigterm() -> Iterator[asyncio.Event]:
 
     try:
         loop.add_signal_handler(signal.SIGTERM, terminate)
+        installed = True
     except (NotImplementedError, RuntimeError):  # no signals here (Windows, another thread)
-        yield terminated
-        return
+        installed = False
     try:
         yield terminated
     finally:
-        loop.remove_signal_handler(signal.SIGTERM)
+        if installed:
+            loop.remove_signal_handler(signal.SIGTERM)
 
 
 # Measured on the bench's paths: the collector took 15-25 % of a command's CPU with Python's

@@ -91,14 +91,15 @@ class BotProcess:
                 await self.process.wait()
 
 
-async def _child() -> None:
+async def _child() -> int:
+    """The process's exit code."""
     redirect_discord_py_to(int(os.environ[FAKE_PORT_VARIABLE]))
     if not os.environ.get(PONG_VARIABLE):  # the bot runs (and stops on SIGTERM) as deployed
         from bot.__main__ import serve
         from bot.config import Settings
 
         settings = Settings(_env_file=None)  # type: ignore[call-arg]
-        sys.exit(await serve(settings, settle_gc=True, guild_ready_timeout=0.05))
+        return await serve(settings, settle_gc=True, guild_ready_timeout=0.05)
     from bench.pong import PongBot
     from bot.health import start_health_server
 
@@ -116,10 +117,11 @@ async def _child() -> None:
     await health.cleanup()
     with contextlib.suppress(Exception):
         await asyncio.wait_for(connection, 10)
+    return 0
 
 
 if __name__ == "__main__":
     import logging
 
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"))
-    asyncio.run(_child())
+    sys.exit(asyncio.run(_child()))
