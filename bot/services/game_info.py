@@ -80,9 +80,8 @@ class GameInfo:
 
 def _view_of(info: GameInfo) -> dict[str, Any] | None:
     known: dict[str, Any] | None = info.__dict__.get("_view")
-    source = info.__dict__.get("view_source")
-    if known is None and source is not None:
-        known = info.__dict__["_view"] = source()
+    if known is None and info.view_source is not None:
+        known = info.__dict__["_view"] = info.view_source()
         info.view_source = None
     return known
 

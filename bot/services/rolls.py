@@ -134,8 +134,12 @@ class RollService(RollInvokes):
         made first), the open rolls, their closing and the new roll."""
         async with self.db.raw() as unit:
             written = await self._message_ids.write_raw_in(unit)
-            params = {"guild": request.guild_id, "channel": request.channel_id}
-            found = await unit.row(RAW_CONTEXT, {**params, "user": request.user_id})
+            context = {
+                "guild": request.guild_id,
+                "channel": request.channel_id,
+                "user": request.user_id,
+            }
+            found = await unit.row(RAW_CONTEXT, context)
             if found is None:  # the server's first command
                 await unit.run(
                     NEW_DEFAULT_CAMPAIGN,
@@ -146,7 +150,7 @@ class RollService(RollInvokes):
                         "now": unit.timestamp(utcnow()),
                     },
                 )
-                found = await unit.row(RAW_CONTEXT, {**params, "user": request.user_id})
+                found = await unit.row(RAW_CONTEXT, context)
             change = (
                 None if found is None else await self._roll_raw_in(unit, request, target, found)
             )
