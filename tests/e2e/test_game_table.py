@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from typing import Any
@@ -659,3 +660,31 @@ async def test_moves_start_from_the_state_the_last_move_made(
         moves += 1
     assert moves >= 3
     assert len(parsed) <= 1  # the first move's (the row as started)
+
+
+async def test_a_stop_draws_the_held_back_board_and_its_picture(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graceful stop (a deploy) while the live-edit throttle holds the board's last edit and
+    the picture throttle its picture: the bot draws both on its way out."""
+    import cogs.common.coalesce
+
+    game_id, board_id = await _lobby(table, [], options="difficulty=apprentice")
+    await table.settle()
+    monkeypatch.setattr(cogs.common.coalesce, "LIVE_EDIT_INTERVAL", 30.0)
+    monkeypatch.setattr(bot.ui.games, "PICTURE_EVERY_SECONDS", 30.0)
+    cog = table.bot.get_cog("GameTable")  # type: ignore[union-attr]
+    assert cog is not None
+    for _ in range(2):  # the board was drawn at the start: both moves' edits wait
+        await cog.games.act(game_id, table.player, None, "auto")
+        cog.schedule_board(game_id)
+        await asyncio.sleep(0.2)
+    info = await cog.games.get(game_id)
+    assert info.status == "running"
+    latest = info.public_log[-1]
+    assert latest not in message_text(table.message(board_id))  # held back
+    pictures = len(table.fake.attachments)
+    await asyncio.wait_for(table.stop_bot(), 10)  # well within both intervals
+    assert latest in message_text(table.message(board_id))
+    assert len(table.fake.attachments) == pictures + 1  # and a new picture with it
+    await table.start_bot()
