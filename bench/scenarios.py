@@ -76,11 +76,22 @@ async def _players_with_characters(
 
 
 async def _roll_setup(table: Table, lanes: int) -> list[Lane]:
-    return await _players_with_characters(table, lanes, "roller", skills={"Lore": 4, "Will": 3})
+    """A player per lane, each at a table (a channel) of their own: a new roll closes the
+    player's previous one by editing its message, and Discord (and discord.py) queue the edits
+    of one channel one after another, so 50 players in one channel would leave most closing
+    edits waiting past the measured window instead of doing them."""
+    made = await _players_with_characters(table, lanes, "roller", skills={"Lore": 4, "Will": 3})
+    for n, lane in enumerate(made):
+        lane["channel"] = table.fake.add_channel(table.guild_id, f"roll-{n}")
+    return made
 
 
 def _roll(table: Table, lane: Lane, i: int) -> Request:
-    return ("roll", lane["player"], {"skill": "Lore", "difficulty": "Fair"})
+    return (
+        "roll",
+        lane["player"],
+        {"skill": "Lore", "difficulty": "Fair", "channel": lane["channel"]},
+    )
 
 
 def _card_play(table: Table, lane: Lane, i: int) -> Request:
