@@ -283,8 +283,13 @@ async def roll_context_in(
 
 
 class _MessageIds:
-    """Where new rolls' messages are, written in batches: with the next roll's own transaction
-    (so a roll is one transaction), or after MESSAGE_IDS_SECONDS when no roll comes.
+    """Where new rolls' messages are, written in batches: on SQLite with the next roll's own
+    transaction (so a roll is one transaction), or after MESSAGE_IDS_SECONDS when no roll comes.
+
+    Where writers run at once (PostgreSQL) they are never written inside another unit of work:
+    a unit that had locked other players' rolls for their ids and then waited to close its own
+    roll deadlocked with one doing the same the other way round. There each id is written in a
+    transaction of its own, one row and so one lock, after MESSAGE_IDS_SECONDS.
 
     Until written, `overlay` puts them on the views this process reads. A process that stops
     writes what is left (`flush`); one that crashes in between loses only where the message is
@@ -294,6 +299,7 @@ class _MessageIds:
         self.db = db
         self.waiting: dict[int, tuple[int | None, int | None, int]] = {}
         self._task: asyncio.Task[None] | None = None
+        self._ride_along = db.kind == "sqlite"  # one writer at a time: nothing to deadlock
 
     def put(
         self, roll_id: int, message_id: int | None, gm_message_id: int | None, guild: int
@@ -314,7 +320,7 @@ class _MessageIds:
         self, session: AsyncSession
     ) -> dict[int, tuple[int | None, int | None, int]]:
         """Write the waiting ids in the caller's transaction; `done` them once it commits."""
-        batch = dict(self.waiting)
+        batch = dict(self.waiting) if self._ride_along else {}
         if batch:
             await session.exec(  # type: ignore[call-overload]
                 MESSAGE_IDS,
@@ -327,13 +333,9 @@ class _MessageIds:
 
     async def write_raw_in(self, unit: RawUnit) -> dict[int, tuple[int | None, int | None, int]]:
         """`write_in` for a raw unit of work."""
-        batch = dict(self.waiting)
+        batch = dict(self.waiting) if self._ride_along else {}
         if batch:
-            await unit.run_many(
-                RAW_MESSAGE_IDS,
-                [{"roll": k, "message": m, "gm_message": g} for k, (m, g, _) in batch.items()],
-            )
-            touched(unit, {guild for _, _, guild in batch.values() if guild})
+            await self._write_raw_in(unit, batch)
         return batch
 
     def done(self, batch: dict[int, tuple[int | None, int | None, int]]) -> None:
@@ -342,18 +344,35 @@ class _MessageIds:
                 del self.waiting[key]
 
     async def flush(self) -> None:
-        if not self.waiting:
+        if self._ride_along:
+            if self.waiting:
+                async with self.db.raw() as unit:
+                    batch = await self.write_raw_in(unit)
+                self.done(batch)
             return
-        async with self.db.raw() as unit:
-            batch = await self.write_raw_in(unit)
-        self.done(batch)
+        for key, value in list(self.waiting.items()):
+            async with self.db.raw() as unit:
+                await self._write_raw_in(unit, {key: value})
+            self.done({key: value})
+
+    @staticmethod
+    async def _write_raw_in(
+        unit: RawUnit, batch: dict[int, tuple[int | None, int | None, int]]
+    ) -> None:
+        await unit.run_many(
+            RAW_MESSAGE_IDS,
+            [{"roll": k, "message": m, "gm_message": g} for k, (m, g, _) in batch.items()],
+        )
+        touched(unit, {guild for _, _, guild in batch.values() if guild})
 
     async def _later(self) -> None:
-        await asyncio.sleep(MESSAGE_IDS_SECONDS)
-        try:
-            await self.flush()
-        except Exception:  # noqa: BLE001 - kept waiting; the next roll or flush writes them
-            log.warning("could not write roll message ids yet", exc_info=True)
+        while self.waiting:  # ids put while a flush was writing are written in the next one
+            await asyncio.sleep(MESSAGE_IDS_SECONDS)
+            try:
+                await self.flush()
+            except Exception:  # noqa: BLE001 - kept waiting; the next roll or flush writes them
+                log.warning("could not write roll message ids yet", exc_info=True)
+                return
 
 
 _OPEN_ROLLS = select(RollRow).where(
@@ -410,7 +429,7 @@ class RollBase:
             except RuleError:
                 record = None
         roll = Roll.model_validate_json(row.roll_json)
-        return RollView.of(row, stunt_options(roll, record))
+        return self._message_ids.overlay(RollView.of(row, stunt_options(roll, record)))
 
     async def _save_in(self, session: AsyncSession, row: RollRow, roll: Roll) -> RollRow:
         """Write the roll if nobody changed it since it was read."""

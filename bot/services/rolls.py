@@ -170,7 +170,7 @@ class RollService(RollInvokes):
             params = {"user": request.user_id, "channel": request.channel_id}
         closed = []
         for open_row in await unit.rows(query, {"campaign": campaign.id, **params}):
-            view = RollView.of_columns(open_row)
+            view = self._message_ids.overlay(RollView.of_columns(open_row))
             done, _ = rules.close_roll(view.roll)
             version = await update_versioned_raw_in(
                 unit,
@@ -472,7 +472,7 @@ class RollService(RollInvokes):
         for row in found.all():
             roll, _ = rules.close_roll(Roll.model_validate_json(row.roll_json))
             row = await self._save_in(session, row, roll)
-            closed.append(RollView.of(row))
+            closed.append(self._message_ids.overlay(RollView.of(row)))
         return closed
 
     async def set_messages(

@@ -104,3 +104,37 @@ async def test_a_first_burst_of_rolls_and_other_commands_makes_one_campaign(db: 
         ).all()
     assert [(r.id, r.name, r.is_default) for r in rows] == [(found[0], "Main campaign", True)]
     assert in_rolls == [found[0]] * 10
+
+
+async def test_rolling_players_at_once_close_their_rolls_without_a_deadlock(db: Database) -> None:
+    """Players roll again and again at once, as 50 tables do: each new roll closes the player's
+    previous one, whose message id may still be waiting to be written. On PostgreSQL a unit of
+    work that wrote other players' waiting ids and then waited to close its own roll deadlocked
+    with one doing the same the other way round (a roll answered with an incident): every roll
+    here must go through, close the one before it and keep its message id."""
+    import random
+
+    from bot.db.models.rolls import RollRow
+    from bot.services.roll_base import RollRequest
+    from bot.services.rolls import RollService
+
+    guild, players, rounds = GUILD + 3000, 16, 6
+    rolls = RollService(db, random.Random(5))
+    await rolls.start(RollRequest(guild, CHANNEL, ALICE, "Alice", skill="+1"))  # the campaign
+
+    async def player(user: int) -> None:
+        for turn in range(rounds):
+            change = await rolls.start(RollRequest(guild, CHANNEL + user, user, "P", skill="+1"))
+            message = change.view.id * 1000 + turn  # where the answer landed
+            await rolls.set_messages(change.view.id, message_id=message, guild_id=guild)
+            await asyncio.sleep(0)
+
+    await asyncio.gather(*(player(ALICE + 1 + n) for n in range(players)))
+    await rolls.flush()
+    async with db.read() as s:
+        rows = (
+            await s.exec(select(RollRow).where(RollRow.guild_id == guild, RollRow.user_id != ALICE))
+        ).all()
+    assert len(rows) == players * rounds
+    assert sum(not r.closed for r in rows) == players  # each player's last roll stays open
+    assert all(r.message_id is not None and r.message_id // 1000 == r.id for r in rows)
