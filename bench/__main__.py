@@ -148,16 +148,23 @@ async def _measure(
 
 @contextlib.contextmanager
 def _frozen_heap() -> Iterator[None]:
-    """What set-up made is frozen out of the collector's reach, as `python -m bot` freezes what
-    its start-up made: a full collection then walks only what the measured run itself keeps
-    (the bot's and the fake's), not the bench's imports and every earlier table. Unfrozen,
-    those made 140-290 ms pauses in some runs and not in others (pong's own p99 went from
-    39 to 497 ms between neighbouring runs), and slowed the AI-only games measured last."""
+    """The collector as `python -m bot` sets it after start-up (`settle_garbage_collector`),
+    for pong's measurement as for the bot's. What set-up made is frozen out of its reach: a
+    full collection then walks only what the measured run itself keeps (the bot's and the
+    fake's), not the bench's imports and every earlier table. Unfrozen, those made 140-290 ms
+    pauses in some runs and not in others (pong's own p99 went from 39 to 497 ms between
+    neighbouring runs), and slowed the AI-only games measured last. With Python's default
+    thresholds, collections took 1-2 s of CPU in a 2,000-roll run at concurrency 50."""
+    from bot.__main__ import GC_THRESHOLDS
+
+    before = gc.get_threshold()
     gc.collect()
     gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     try:
         yield
     finally:
+        gc.set_threshold(*before)
         gc.unfreeze()
 
 
