@@ -67,7 +67,10 @@ PICKER_LIMIT = 25  # Discord's cap on select options
 PENDING_LIMIT = 25
 MODIFIER_RANGE = (-20, 20)
 log = logging.getLogger(__name__)
-MESSAGE_IDS_SECONDS = 0.05  # a new roll's message id is written this soon, or with the next roll
+MESSAGE_IDS_SECONDS = (
+    0.05  # SQLite: a new roll's message id is written this soon, or with the next roll
+)
+MESSAGE_IDS_RETRY_MAX = 5.0  # the longest pause before writing a waiting message id again
 SAME_MOMENT = "Someone changed this roll at the same moment; look at it again and retry."
 GM_HOLDER = GM  # the GM side as a holder of free invokes
 GM_PAYER = 0  # payer/holder id that means "the GM" in the pure roll's events
@@ -283,17 +286,17 @@ async def roll_context_in(
 
 
 class _MessageIds:
-    """Where new rolls' messages are, written in batches: on SQLite with the next roll's own
-    transaction (so a roll is one transaction), or after MESSAGE_IDS_SECONDS when no roll comes.
+    """Where new rolls' messages are. On SQLite they are written in batches, with the next
+    roll's own transaction (so a roll is one transaction), or after MESSAGE_IDS_SECONDS when no
+    roll comes. On PostgreSQL, where units of work overlap, each is written at once in a
+    transaction of its own (one row, so one lock): riding along, a unit that had locked other
+    players' rolls for their ids and then waited to close its own roll deadlocked with one doing
+    the same the other way round.
 
-    Where writers run at once (PostgreSQL) they are never written inside another unit of work:
-    a unit that had locked other players' rolls for their ids and then waited to close its own
-    roll deadlocked with one doing the same the other way round. There each id is written in a
-    transaction of its own, one row and so one lock, after MESSAGE_IDS_SECONDS.
-
-    Until written, `overlay` puts them on the views this process reads. A process that stops
-    writes what is left (`flush`); one that crashes in between loses only where the message is
-    (the roll itself is stored before it is answered): that message is then not redrawn."""
+    Until written, `overlay` puts them on the views this process reads. A write that fails is
+    tried again after a pause that grows to MESSAGE_IDS_RETRY_MAX. A process that stops writes
+    what is left (`flush`); one that crashes in between loses only where the message is (the
+    roll itself is stored before it is answered): that message is then not redrawn."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -301,10 +304,16 @@ class _MessageIds:
         self._task: asyncio.Task[None] | None = None
         self._ride_along = db.kind == "sqlite"  # one writer at a time: nothing to deadlock
 
-    def put(
+    async def put(
         self, roll_id: int, message_id: int | None, gm_message_id: int | None, guild: int
     ) -> None:
         self.waiting[roll_id] = (message_id, gm_message_id, guild)
+        if not self._ride_along:
+            try:
+                await self._write_alone(roll_id)
+                return
+            except Exception:  # noqa: BLE001 - kept waiting and tried again (below)
+                log.warning("could not write roll %s's message id yet", roll_id, exc_info=True)
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(
                 self._later(), name="fatetable-roll-message-ids"
@@ -319,7 +328,8 @@ class _MessageIds:
     async def write_in(
         self, session: AsyncSession
     ) -> dict[int, tuple[int | None, int | None, int]]:
-        """Write the waiting ids in the caller's transaction; `done` them once it commits."""
+        """On SQLite, write the waiting ids in the caller's transaction; `done` them once it
+        commits (on PostgreSQL nothing: they are written on their own)."""
         batch = dict(self.waiting) if self._ride_along else {}
         if batch:
             await session.exec(  # type: ignore[call-overload]
@@ -335,7 +345,7 @@ class _MessageIds:
         """`write_in` for a raw unit of work."""
         batch = dict(self.waiting) if self._ride_along else {}
         if batch:
-            await self._write_raw_in(unit, batch)
+            await _write_ids_raw_in(unit, batch)
         return batch
 
     def done(self, batch: dict[int, tuple[int | None, int | None, int]]) -> None:
@@ -344,35 +354,39 @@ class _MessageIds:
                 del self.waiting[key]
 
     async def flush(self) -> None:
-        if self._ride_along:
-            if self.waiting:
-                async with self.db.raw() as unit:
-                    batch = await self.write_raw_in(unit)
-                self.done(batch)
-            return
-        for key, value in list(self.waiting.items()):
+        if not self._ride_along:
+            for roll_id in list(self.waiting):
+                await self._write_alone(roll_id)
+        elif self.waiting:
             async with self.db.raw() as unit:
-                await self._write_raw_in(unit, {key: value})
-            self.done({key: value})
+                batch = await self.write_raw_in(unit)
+            self.done(batch)
 
-    @staticmethod
-    async def _write_raw_in(
-        unit: RawUnit, batch: dict[int, tuple[int | None, int | None, int]]
-    ) -> None:
-        await unit.run_many(
-            RAW_MESSAGE_IDS,
-            [{"roll": k, "message": m, "gm_message": g} for k, (m, g, _) in batch.items()],
-        )
-        touched(unit, {guild for _, _, guild in batch.values() if guild})
+    async def _write_alone(self, roll_id: int) -> None:
+        batch = {roll_id: self.waiting[roll_id]}
+        async with self.db.raw() as unit:
+            await _write_ids_raw_in(unit, batch)
+        self.done(batch)
 
     async def _later(self) -> None:
+        pause = MESSAGE_IDS_SECONDS
         while self.waiting:  # ids put while a flush was writing are written in the next one
-            await asyncio.sleep(MESSAGE_IDS_SECONDS)
+            await asyncio.sleep(pause)
             try:
                 await self.flush()
-            except Exception:  # noqa: BLE001 - kept waiting; the next roll or flush writes them
+            except Exception:  # noqa: BLE001 - kept waiting, tried again after a longer pause
                 log.warning("could not write roll message ids yet", exc_info=True)
-                return
+                pause = min(pause * 4, MESSAGE_IDS_RETRY_MAX)
+
+
+async def _write_ids_raw_in(
+    unit: RawUnit, batch: dict[int, tuple[int | None, int | None, int]]
+) -> None:
+    await unit.run_many(
+        RAW_MESSAGE_IDS,
+        [{"roll": k, "message": m, "gm_message": g} for k, (m, g, _) in batch.items()],
+    )
+    touched(unit, {guild for _, _, guild in batch.values() if guild})
 
 
 _OPEN_ROLLS = select(RollRow).where(
@@ -404,8 +418,8 @@ class RollBase:
 
     @asynccontextmanager
     async def _unit(self) -> AsyncIterator[AsyncSession]:
-        """A unit of work that may write; it first stores the message ids still waiting, so
-        that what it reads has them (see `_MessageIds`)."""
+        """A unit of work that may write; on SQLite it first stores the message ids still
+        waiting (see `_MessageIds`; the views it builds take them from `overlay` anyway)."""
         async with self.db.session() as session:
             written = await self._message_ids.write_in(session)
             yield session

@@ -130,8 +130,8 @@ class RollService(RollInvokes):
 
     async def _start_raw(self, request: RollRequest, target: int | None) -> RollChange | None:
         """The usual roll (one's own active character, no aspect, nobody opposed) as one raw
-        unit of work: the waiting message ids, the context (a new server's default campaign
-        made first), the open rolls, their closing and the new roll."""
+        unit of work: the waiting message ids (SQLite), the context (a new server's default
+        campaign made first), the open rolls, their closing and the new roll."""
         async with self.db.raw() as unit:
             written = await self._message_ids.write_raw_in(unit)
             context = {
@@ -483,9 +483,9 @@ class RollService(RollInvokes):
         gm_message_id: int | None = None,
         guild_id: int = 0,
     ) -> None:
-        """Remember where a new roll's messages are: written with the next roll, or in a moment
-        (see `_MessageIds`)."""
-        self._message_ids.put(roll_id, message_id, gm_message_id, guild_id)
+        """Remember where a new roll's messages are: written at once on PostgreSQL, with the next
+        roll or in a moment on SQLite (see `_MessageIds`)."""
+        await self._message_ids.put(roll_id, message_id, gm_message_id, guild_id)
 
     async def flush(self) -> None:
         """Write the message ids still waiting (when the bot stops)."""
@@ -493,8 +493,7 @@ class RollService(RollInvokes):
 
     async def get(self, roll_id: int) -> RollView:
         async with self.db.read() as session:
-            view = await self._view_in(session, await self._row_in(session, roll_id))
-        return self._message_ids.overlay(view)
+            return await self._view_in(session, await self._row_in(session, roll_id))
 
     # ----------------------------------------------------------------- other buttons
     async def teamwork(self, roll_id: int, *, user_id: int, is_gm: bool) -> RollChange:

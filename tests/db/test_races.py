@@ -131,6 +131,17 @@ async def test_rolling_players_at_once_close_their_rolls_without_a_deadlock(db: 
 
     await asyncio.gather(*(player(ALICE + 1 + n) for n in range(players)))
     await rolls.flush()
+    # What does not depend on timing: a roll whose predecessor's message id still waits on
+    # SQLite writes it in its own transaction; on PostgreSQL it was written on its own already.
+    # Either way the closed roll's view knows its message (the closing edit needs it).
+    first = await rolls.start(RollRequest(guild, CHANNEL, ALICE, "Alice", skill="+2"))
+    await rolls.set_messages(first.view.id, message_id=first.view.id * 1000, guild_id=guild)
+    traced: list[str] = []
+    db.raw_trace = traced.append
+    second = await rolls.start(RollRequest(guild, CHANNEL, ALICE, "Alice", skill="+2"))
+    db.raw_trace = None
+    assert any("SET message_id" in line for line in traced) == (db.kind == "sqlite"), traced
+    assert [v.message_id for v in second.others] == [first.view.id * 1000]
     async with db.read() as s:
         rows = (
             await s.exec(select(RollRow).where(RollRow.guild_id == guild, RollRow.user_id != ALICE))
