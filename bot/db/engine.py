@@ -287,6 +287,10 @@ class Database:
             if deadline.expired():
                 raise TableBusy() from None
             raise
+        except Exception as error:
+            if _is_deadlock(error):
+                raise TableBusy(SAME_MOMENT) from error
+            raise
 
     async def _notify_in(self, session: AsyncSession) -> None:
         """Queue a NOTIFY of what this transaction wrote (PostgreSQL sends it on commit)."""
@@ -383,6 +387,10 @@ class Database:
             if deadline.expired():
                 raise TableBusy() from None
             raise
+        except Exception as error:
+            if _is_deadlock(error):
+                raise TableBusy(SAME_MOMENT) from error
+            raise
 
     @asynccontextmanager
     async def _raw_driver(self, read_only: bool) -> AsyncIterator[Driver]:
@@ -459,3 +467,23 @@ def _upgrade(connection: Connection) -> None:
     from alembic import command
 
     command.upgrade(alembic_config(connection), "heads")
+
+
+# What a player reads when PostgreSQL broke a deadlock by rolling their unit of work back: two
+# units changed the same rows in opposite orders at the same moment (SQLite, one writer at a
+# time, has none). Nothing of it was stored, so trying again is safe.
+SAME_MOMENT = "Someone else changed this at the same moment; try again."
+_DEADLOCK = "40P01"  # PostgreSQL's SQLSTATE for "deadlock detected"
+
+
+def _is_deadlock(error: BaseException) -> bool:
+    """Whether PostgreSQL chose this unit of work to break a deadlock: asyncpg's own error (raw
+    units) or the same wrapped by SQLAlchemy (ORM units)."""
+    seen: BaseException | None = error
+    for _ in range(4):
+        if seen is None:
+            return False
+        if _DEADLOCK in (getattr(seen, "sqlstate", None), getattr(seen, "pgcode", None)):
+            return True
+        seen = getattr(seen, "orig", None) or seen.__cause__
+    return False

@@ -239,3 +239,45 @@ async def test_the_sheet_statements_find_move_and_log_on_every_database(db: Data
     with pytest.raises(StaleError):
         async with db.raw() as unit:
             await move_fate_points_raw_in(unit, record, 1, reason="gm_edit", actor_id=1)
+
+
+RENAME = Sql("UPDATE campaign SET name = :name WHERE id = :id")
+
+
+@pytest.mark.parametrize("kind", ["raw", "orm"])
+async def test_a_deadlock_is_a_sentence_and_the_other_unit_commits(db: Database, kind: str) -> None:
+    """Two units of work change two rows in opposite orders at once. PostgreSQL breaks the
+    deadlock by rolling one back: its player reads "try again" (TableBusy), not an incident,
+    and the other unit commits. SQLite has one writer at a time, so no deadlock to break."""
+    if db.kind != "postgresql":
+        pytest.skip("only PostgreSQL runs writers at once")
+    from sqlalchemy import text
+
+    async with db.raw() as unit:
+        first, second = await _add(unit, "A"), await _add(unit, "B")
+    locked = [asyncio.Event(), asyncio.Event()]
+
+    async def rename(me: int, ids: tuple[int, int]) -> None:
+        async def step(run: object, row: int) -> None:
+            if kind == "raw":
+                await run.run(RENAME, {"name": f"{row} by {me}", "id": row})  # type: ignore[attr-defined]
+            else:
+                await run.exec(  # type: ignore[attr-defined]
+                    text("UPDATE campaign SET name = :name WHERE id = :id"),
+                    params={"name": f"{row} by {me}", "id": row},
+                )
+
+        unit_of = db.raw if kind == "raw" else db.session
+        async with unit_of(timeout=10) as run:
+            await step(run, ids[0])
+            locked[me].set()
+            await locked[1 - me].wait()  # each holds one row and now asks for the other's
+            await step(run, ids[1])
+
+    outcomes = await asyncio.gather(
+        rename(0, (first, second)), rename(1, (second, first)), return_exceptions=True
+    )
+    busy = [o for o in outcomes if isinstance(o, TableBusy)]
+    assert len(busy) == 1 and "same moment" in str(busy[0]), outcomes
+    winner = outcomes.index(None)
+    assert await _names(db) == sorted(f"{row} by {winner}" for row in (first, second))
