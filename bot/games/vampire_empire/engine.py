@@ -10,31 +10,41 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Mapping
-from functools import lru_cache
+from collections.abc import Sequence
 from typing import Any
 
 from bot.errors import RuleError
 from bot.fate.words import plural
 from bot.games.base import (
-    LABEL_MAX,
     Action,
     GameEngine,
     GameEvent,
     GameResult,
     IllegalAction,
     LastChoice,
+    Move,
     event,
 )
 from bot.games.simulate import MAX_STEPS
 from bot.games.vampire_empire import views
-from bot.games.vampire_empire.cards import (
-    CHARACTERS,
-    HAND_SIZE,
-    NAMES,
-    CardDef,
-    Pack,
-    load_packs,
+from bot.games.vampire_empire.cards import HAND_SIZE, CardDef, Pack, load_packs
+from bot.games.vampire_empire.plain import (
+    BACK,
+    CHARACTER_BITS,
+    DRAW,
+    FIGHT,
+    HIDE,
+    HOLY_WATER,
+    HOLY_WATER_BIT,
+    NO_ATTACK,
+    PASS,
+    REVEAL,
+    TAKE_NOTHING,
+    VAMPIRE_BIT,
+    Cards,
+    done,
+    plain_cards,
+    the,
 )
 from bot.games.vampire_empire.state import (
     HUMANS,
@@ -52,26 +62,10 @@ class VeRuleError(RuleError):
     """A move the Vampire Empire rules do not allow."""
 
 
-def the(character: int) -> str:
-    """A character's name as a sentence uses it ("the Priest")."""
-    return f"the {NAMES[character]}"
-
-
-@lru_cache(maxsize=8192)
-def _act(action_id: str, label: str, kind: str, private: bool = False) -> Action:
-    """An Action without pydantic's validation, shared by every state that offers it (the hot
-    path of simulations; actions are never changed); the label is clipped here instead."""
-    if len(label) > LABEL_MAX:
-        label = label[: LABEL_MAX - 1].rstrip() + "…"
-    return Action.model_construct(
-        id=action_id, label=label, kind=kind, private=private, table=False, data={}
-    )
-
-
 class _Move:
     """One apply call: the forked state, the card list and the events."""
 
-    def __init__(self, state: VeState, cards: tuple[CardDef, ...], rng: random.Random) -> None:
+    def __init__(self, state: VeState, cards: Cards, rng: random.Random) -> None:
         self.s = state
         self.cards = cards
         self.rng = rng
@@ -169,6 +163,13 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
     def cards(self, state: VeState) -> tuple[CardDef, ...]:
         return _instances(state.options.deck_pack)
+
+    def plain_cards(self, state: VeState) -> Cards:
+        """``cards`` as the rules read them (plain, with their moves)."""
+        key = state.options.deck_pack
+        if key not in load_packs():
+            raise VeRuleError(f"There is no deck pack {key!r}.")
+        return plain_cards(key)
 
     def option_values(self) -> dict[str, list[str]]:
         return {"deck_pack": list(load_packs())}
@@ -272,32 +273,32 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         return character in state.revealed
 
     def card_counts(
-        self, state: VeState, cards: tuple[CardDef, ...], card: int, side: int, combat: Combat
+        self, state: VeState, cards: Cards, card: int, side: int, combat: Combat
     ) -> bool:
         """Whether ``card`` is valid for ``side`` in ``combat`` (for its own character)."""
-        return self._counts(state, cards[card], side, combat.attacker, combat.target, combat.side)
+        wanted = self.fight_bits(state, side, combat.attacker, combat.target, combat.side)
+        return bool(cards[card].bits & wanted)
 
-    def _counts(
-        self,
-        state: VeState,
-        definition: CardDef,
-        side: int,
-        attacker: int,
-        target: int,
-        attacking: int,
-    ) -> bool:
-        """``card_counts`` for a fight of ``attacker`` on ``target`` begun by ``attacking``."""
-        if definition.support is not None:
-            return False
+    def fight_bits(
+        self, state: VeState, side: int, attacker: int, target: int, attacking: int
+    ) -> int:
+        """What makes a card of ``side`` count in a fight of ``attacker`` on ``target`` begun
+        by ``attacking`` (``Card.bits``): its own character's profession; holy water for the
+        human player against a revealed vampire (in defence if the option allows); vampire
+        cards for a revealed vampire of the vampire player."""
         mine = attacker if side == attacking else target
-        other = target if side == attacking else attacker
-        if CHARACTERS[mine][1] in definition.professions:
-            return True
-        if definition.holy_water and side == HUMANS and self.is_revealed(state, other):
-            return side == attacking or state.options.holy_water_in_defence
-        return definition.vampire and side == VAMPIRES and self.is_revealed(state, mine)
+        wanted = CHARACTER_BITS[mine]
+        if side == HUMANS:
+            other = target if side == attacking else attacker
+            if other in state.revealed and (
+                side == attacking or state.options.holy_water_in_defence
+            ):
+                wanted |= HOLY_WATER_BIT
+        elif mine in state.revealed:
+            wanted |= VAMPIRE_BIT
+        return wanted
 
-    def totals(self, state: VeState, cards: tuple[CardDef, ...], combat: Combat) -> tuple[int, int]:
+    def totals(self, state: VeState, cards: Sequence[Any], combat: Combat) -> tuple[int, int]:
         attack = sum(cards[c].value for c in combat.attack_cards)
         defence = sum(cards[c].value for c in combat.defence_cards)
         return (
@@ -320,27 +321,22 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def can_start(
         self,
         state: VeState,
-        cards: tuple[CardDef, ...],
+        cards: Cards,
         side: int,
         attacker: int,
         target: int,
         extra: list[int] | None = None,
-        known: dict[tuple[str, bool, bool], int] | None = None,
+        known: dict[int, int] | None = None,
     ) -> bool:
         """A fight may begin only if the attack can beat the target's starting defence.
-        ``known``: the best attack of this side's hand by what it depends on (the attacker's
-        profession, whether the target and the attacker are revealed), for several fights."""
-        key = (CHARACTERS[attacker][1], target in state.revealed, attacker in state.revealed)
-        found = None if known is None else known.get(key)
+        ``known``: the best attack of this side's hand by what it depends on (what makes a
+        card count), for several fights."""
+        wanted = self.fight_bits(state, side, attacker, target, side)
+        found = None if known is None else known.get(wanted)
         if found is None:
-            counts = self._counts
-            found = sum(
-                cards[c].value
-                for c in state.hands[side]
-                if counts(state, cards[c], side, attacker, target, side)
-            )
+            found = sum(cards[c].value for c in state.hands[side] if cards[c].bits & wanted)
             if known is not None:
-                known[key] = found
+                known[wanted] = found
         best = found
         best += sum(cards[c].value for c in extra or [])
         return best + state.attack_markers[attacker] > state.defence_markers[target]
@@ -350,122 +346,84 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         side = self.side_of(state, seat)
         if side is None or side != self.acting_side(state):
             return []
-        cards = self.cards(state)
-        if state.phase == "discard":
-            return self._discard_actions(state, cards, side)
-        if state.phase == "choose":
-            return self._choose_actions(state, cards, side)
-        if state.phase == "pay":
-            return self._pay_actions(state, cards, side)
-        if state.phase == "holy_attack":
-            return self._holy_attack_actions(state, cards)
-        if state.phase == "combat":
-            return self._combat_actions(state, cards, side)
-        return self._turn_actions(state, cards, side)
+        return [move.action() for move in self.moves(state, side)]
+
+    def moves(self, state: VeState, side: int) -> list[Move]:
+        """The legal actions of ``side``, the acting side, as plain moves (the AI weighs these;
+        ``legal_actions`` shows them)."""
+        cards = self.plain_cards(state)
+        phase = state.phase
+        if phase == "combat":
+            return self._combat_moves(state, cards, side)
+        if phase == "discard":
+            return [DRAW, *[cards[c].discard for c in self._distinct(state.hands[side], cards)]]
+        if phase == "choose":
+            pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}[
+                state.choosing or "deck"
+            ][side]
+            return [*[cards[c].take for c in self._distinct(pile, cards)], TAKE_NOTHING]
+        if phase == "pay":
+            return self._pay_moves(state, cards, side)
+        if phase == "holy_attack":
+            return self._holy_attack_moves(state, cards)
+        return self._turn_moves(state, cards, side)
 
     @staticmethod
-    def _distinct(hand: list[int], cards: tuple[CardDef, ...]) -> list[int]:
+    def _distinct(hand: list[int], cards: Cards) -> list[int]:
         """One card per kind (copies of a card are the same choice), lowest number first."""
         seen: dict[str, int] = {}
         for card in sorted(hand):
             seen.setdefault(cards[card].id, card)
         return list(seen.values())
 
-    def _discard_actions(
-        self, state: VeState, cards: tuple[CardDef, ...], side: int
-    ) -> list[Action]:
-        actions = [_act("draw", f"Draw up to {HAND_SIZE} and go on", "draw")]
-        for card in self._distinct(state.hands[side], cards):
-            actions.append(
-                _act(f"x:{card}", f"Discard {cards[card].name}", "discard", private=True)
-            )
-        return actions
-
-    def _choose_actions(
-        self, state: VeState, cards: tuple[CardDef, ...], side: int
-    ) -> list[Action]:
-        pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}[
-            state.choosing or "deck"
-        ][side]
-        actions = [
-            _act(f"k:{card}", f"Take {cards[card].name}", "take", private=True)
-            for card in self._distinct(pile, cards)
-        ]
-        return [*actions, _act("k:none", "Take nothing", "take")]
-
-    def _holy_attack_actions(self, state: VeState, cards: tuple[CardDef, ...]) -> list[Action]:
+    def _holy_attack_moves(self, state: VeState, cards: Cards) -> list[Move]:
         target = state.holy_target
         assert target is not None
         usable = self._holy_card(state, cards)
-        actions = []
+        moves = []
         for attacker in self.attackers(state, HUMANS):
             if attacker == target:
                 continue
             if self.can_start(state, cards, HUMANS, attacker, target, [usable]):
-                actions.append(
-                    _act(
-                        f"a:{attacker}",
-                        f"{the(attacker).capitalize()} attacks {the(target)} "
-                        f"(holy water {cards[usable].value} counts)",
-                        "combat",
-                    )
+                label = (
+                    f"{the(attacker).capitalize()} attacks {the(target)} "
+                    f"(holy water {cards[usable].value} counts)"
                 )
-        return [*actions, _act("a:none", "Do not attack", "pass")]
+                moves.append(Move(f"a:{attacker}", label, "combat", info=attacker))
+        return [*moves, NO_ATTACK]
 
     @staticmethod
-    def _holy_card(state: VeState, cards: tuple[CardDef, ...]) -> int:
+    def _holy_card(state: VeState, cards: Cards) -> int:
         """The holy water card that may join the attack: the lower one (one of two equal)."""
         return min(state.holy_pair, key=lambda c: (cards[c].value, c))
 
-    def _combat_actions(
-        self, state: VeState, cards: tuple[CardDef, ...], side: int
-    ) -> list[Action]:
+    def _combat_moves(self, state: VeState, cards: Cards, side: int) -> list[Move]:
         combat = state.combat
         assert combat is not None
         attack, defence = self.totals(state, cards, combat)
-        actions = []
-        for card in self._distinct(state.hands[side], cards):
-            definition = cards[card]
-            if self.card_counts(state, cards, card, side, combat):
-                actions.append(
-                    _act(
-                        f"p:{card}",
-                        f"Add {definition.name} ({definition.value})",
-                        "play",
-                        private=True,
-                    )
-                )
-            support = definition.support
-            if support is None:
+        attacking = side == combat.side
+        counting = self.fight_bits(state, side, combat.attacker, combat.target, combat.side)
+        mine = combat.attacker if attacking else combat.target
+        wanted = "attack" if attacking else "defence"
+        moves = []
+        for number in self._distinct(state.hands[side], cards):
+            card = cards[number]
+            if card.bits & counting:
+                moves.append(card.play)
+                continue  # (a support card never counts)
+            if card.effect is None:
                 continue
-            attacking = side == combat.side
-            if definition.timing == "combat" and support.effect == "marker":
-                mine = combat.attacker if attacking else combat.target
-                wanted = "attack" if attacking else "defence"
-                if support.marker == wanted and self._marker_fits(state, mine, wanted):
-                    actions.append(
-                        _act(
-                            f"m:{card}:{mine}",
-                            f"Play {definition.name}: +1 {wanted} on {the(mine)}",
-                            "support",
-                            private=True,
-                        )
-                    )
-            if support.effect == "cancel" and not attacking and self._may_cancel(state, combat):
-                actions.append(
-                    _act(
-                        f"n:{card}",
-                        f"Play {definition.name}: end this combat",
-                        "support",
-                        private=True,
-                    )
-                )
-        if side == combat.side:
+            if card.timing == "combat" and card.marker == wanted:
+                if self._marker_fits(state, mine, wanted):
+                    moves.append(card.markers[mine])
+            if card.cancel is not None and not attacking and self._may_cancel(state, combat):
+                moves.append(card.cancel)
+        if attacking:
             if combat.round == 2 or attack > combat.start_defence:
-                actions.append(_act("done", f"Done: attack {attack}", "done"))
+                moves.append(done(True, attack))
         else:
-            actions.append(_act("done", f"Done: defence {defence}", "done"))
-        return actions
+            moves.append(done(False, defence))
+        return moves
 
     @staticmethod
     def _may_cancel(state: VeState, combat: Combat) -> bool:
@@ -481,102 +439,53 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         held = state.attack_markers if kind == "attack" else state.defence_markers
         return held[character] == 0
 
-    def _turn_actions(self, state: VeState, cards: tuple[CardDef, ...], side: int) -> list[Action]:
-        free: list[Action] = []  # before the action
-        main: list[Action] = []  # the turn's action
+    def _turn_moves(self, state: VeState, cards: Cards, side: int) -> list[Move]:
+        free: list[Move] = []  # before the action
+        main: list[Move] = []  # the turn's action
         hand = state.hands[side]
-        limit = 1 if state.options.reveals_per_turn == "one" else 3
+        options = state.options
+        limit = 1 if options.reveals_per_turn == "one" else 3
         if side == VAMPIRES and state.reveals < limit:
-            places = state.castle + (state.city if state.options.reveal_in_city else [])
+            places = state.castle + (state.city if options.reveal_in_city else [])
             for character in sorted(places):
                 if character in state.vampires and character not in state.revealed:
-                    free.append(
-                        _act(
-                            f"r:{character}",
-                            f"Reveal {the(character)} as a vampire",
-                            "reveal",
-                            private=True,
-                        )
-                    )
-        for card in self._distinct(hand, cards):
-            definition = cards[card]
-            support = definition.support
-            if support is None:
+                    free.append(REVEAL[character])
+        for number in self._distinct(hand, cards):
+            card = cards[number]
+            if card.effect is None:
                 continue
-            timing = definition.timing or "action"  # no timing given: it is the action
-            if support.effect == "marker" and timing in ("turn", "action"):
-                kind = support.marker or "attack"
+            timing = card.timing or "action"  # no timing given: it is the action
+            if card.effect == "marker" and timing in ("turn", "action"):
+                kind = card.marker or "attack"
                 for character in state.castle:
                     if self._marker_fits(state, character, kind):
-                        (free if timing == "turn" else main).append(
-                            _act(
-                                f"m:{card}:{character}",
-                                f"Play {definition.name}: +1 {kind} on {the(character)}",
-                                "support",
-                                private=True,
-                            )
-                        )
-            if support.effect == "take" and timing == "action":
+                        (free if timing == "turn" else main).append(card.markers[character])
+            if card.take_from is not None and timing == "action":
                 pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
-                if pile[support.pile or "deck"][side]:
-                    main.append(
-                        _act(
-                            f"t:{card}",
-                            f"Play {definition.name}: take a card from your {support.pile}",
-                            "support",
-                            private=True,
-                        )
-                    )
+                if pile[card.pile or "deck"][side]:
+                    main.append(card.take_from)
         if side == VAMPIRES and self._can_pay(hand, cards, "h"):
-            if state.city or state.options.hide_with_empty_city == "allow":
-                for character in state.castle:
-                    main.append(
-                        _act(
-                            f"h:{character}",
-                            f"Hide {the(character)} in the city (3 vampire cards)",
-                            "hide",
-                        )
-                    )
+            if state.city or options.hide_with_empty_city == "allow":
+                main += [HIDE[character] for character in state.castle]
         if side == HUMANS and self._can_pay(hand, cards, "w"):
             for character in range(9):
                 if character in state.dead or character in state.revealed:
                     continue
-                where = "castle" if character in state.castle else "city"
-                main.append(
-                    _act(
-                        f"w:{character}", f"Holy water on {the(character)} ({where})", "holy_water"
-                    )
-                )
-        known: dict[tuple[str, bool, bool], int] = {}
+                main.append(HOLY_WATER[character][character in state.castle])
+        known: dict[int, int] = {}
         for attacker in self.attackers(state, side):
             for target in self.targets(state, attacker):
                 if self.can_start(state, cards, side, attacker, target, known=known):
-                    main.append(
-                        _act(
-                            f"c:{attacker}:{target}",
-                            f"{the(attacker).capitalize()} attacks {the(target)}",
-                            "combat",
-                        )
-                    )
+                    main.append(FIGHT[attacker][target])
         if not main:
-            if state.options.no_legal_action == "discard" and hand:
-                main = [
-                    _act(
-                        f"d:{card}",
-                        f"No action possible: discard {cards[card].name}",
-                        "pass",
-                        private=True,
-                    )
-                    for card in self._distinct(hand, cards)
-                ]
+            if options.no_legal_action == "discard" and hand:
+                main = [cards[c].give_up for c in self._distinct(hand, cards)]
             else:
-                main = [_act("pass", "No action possible: pass", "pass")]
+                main = [PASS]
         return free + main
 
     @staticmethod
-    def _payments(
-        hand: list[int], cards: tuple[CardDef, ...], wanted: str, count: int
-    ) -> list[list[int]]:
+    def _payments(hand: list[int], cards: Cards, wanted: str, count: int) -> list[list[int]]:
         """Every different way to pay ``count`` cards of a kind (copies of a card are the same
         way), the cheapest first: single-purpose cards before dual ones, low values first."""
         fitting = sorted(
@@ -588,21 +497,21 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             ways.setdefault(tuple(sorted(cards[c].id for c in combo)), list(combo))
         return list(ways.values())
 
-    def _pay_actions(self, state: VeState, cards: tuple[CardDef, ...], side: int) -> list[Action]:
+    def _pay_moves(self, state: VeState, cards: Cards, side: int) -> list[Move]:
         wanted, count = PAYMENTS[(state.paying or "w")[0]]
-        actions = [
-            _act(
+        moves = [
+            Move(
                 "y:" + ".".join(map(str, way)),
                 "Pay with " + ", ".join(f"{cards[c].name} ({cards[c].value})" for c in way),
                 "pay",
-                private=True,
+                True,
             )
             for way in self._payments(state.hands[side], cards, wanted, count)
         ]
-        return actions + [_act("back", "Back: choose another action", "pass", private=True)]
+        return [*moves, BACK]
 
     @staticmethod
-    def _can_pay(hand: list[int], cards: tuple[CardDef, ...], kind: str) -> bool:
+    def _can_pay(hand: list[int], cards: Cards, kind: str) -> bool:
         wanted, count = PAYMENTS[kind]
         return sum(1 for c in hand if getattr(cards[c], wanted)) >= count
 
@@ -617,9 +526,9 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         if side is None or side != self.acting_side(state):
             raise IllegalAction("It is not your turn; wait for the other player.")
         chosen = self._chosen.was_chosen(state, seat, action)
-        if not chosen and action_id not in {a.id for a in self.legal_actions(state, seat)}:
+        if not chosen and action_id not in {m.id for m in self.moves(state, side)}:
             raise IllegalAction("That move is not allowed now; choose one of the offered actions.")
-        move = _Move(fork(state), self.cards(state), rng)
+        move = _Move(fork(state), self.plain_cards(state), rng)
         self._do(move, side, action_id)
         return move.s, move.events
 
@@ -672,15 +581,14 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         card_text, _, character_text = rest.partition(":")
         card, character = int(card_text), int(character_text)
         definition = move.cards[card]
-        assert definition.support is not None
         move.take_from_hand(side, card)
         move.to_played(side, [card])
         s = move.s
         s.marker_supply -= 1
-        held = s.attack_markers if definition.support.marker == "attack" else s.defence_markers
+        held = s.attack_markers if definition.marker == "attack" else s.defence_markers
         held[character] += 1
         move.say(
-            f"The {move.name(side)} plays {definition.name}: +1 {definition.support.marker} "
+            f"The {move.name(side)} plays {definition.name}: +1 {definition.marker} "
             f"marker on {the(character)}."
         )
         timing = definition.timing or "action"
@@ -690,14 +598,13 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def _take_start(self, move: _Move, side: int, rest: str) -> None:
         card = int(rest)
         definition = move.cards[card]
-        assert definition.support is not None
         move.take_from_hand(side, card)
         move.to_played(side, [card])
-        move.s.choosing = definition.support.pile
+        move.s.choosing = definition.pile
         move.s.phase = "choose"
         move.say(
             f"The {move.name(side)} plays {definition.name} and looks through their "
-            f"{definition.support.pile}."
+            f"{definition.pile}."
         )
 
     def _take(self, move: _Move, side: int, rest: str) -> None:
@@ -956,39 +863,34 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def choose_action(self, state: VeState, seat: str, rng: random.Random) -> Action:
         from bot.games.vampire_empire.ai import choose
 
+        side = self.side_of(state, seat)
+        if side is None or side != self.acting_side(state):
+            raise ValueError("no legal action for this seat")
         # Only what the seat may know: its private view and its legal moves (which follow
         # from that view alone).
-        action = choose(self._seat_view(state, seat), self.legal_actions(state, seat), rng)
-        return self._chosen.remember(state, seat, action)
-
-    def _seat_view(self, state: VeState, seat: str) -> Mapping[str, Any]:
-        """The seat's private view for its AI, each entry made when the AI reads it."""
-        side = self.side_of(state, seat)
-        if side is None:
-            return self.public_view(state)
-        return views.SeatView(self, state, self.cards(state), side)
+        cards = self.plain_cards(state)
+        move = choose(views.SeatView(self, state, cards, side), self.moves(state, side), rng)
+        return self._chosen.remember(state, seat, move.action())
 
     def play_ai_game(
         self, options: VeOptions, players: int, rng: random.Random
     ) -> tuple[VeState, int]:
         """One AI-only game as ``bot.games.simulate.play_one`` plays it through
         ``choose_action`` and ``apply`` (the same RNG calls, so the same game), on one state
-        changed in place: nobody keeps the states in between, so no move forks one, and no
-        event is kept. Returns (final state, actions)."""
+        changed in place: nobody keeps the states in between, so no move forks one, no event
+        is kept and no Action is made. Returns (final state, actions)."""
         from bot.games.vampire_empire.ai import choose
 
         state = self.new_game(options, [f"ai{i}" for i in range(players)], rng)
-        cards = self.cards(state)
+        cards = self.plain_cards(state)
         move = _QuietMove(state, cards, rng)
         for step in range(MAX_STEPS):
             if state.phase == "over":
                 return state, step
             side = self.acting_side(state)
             assert side is not None
-            seat = state.seats[side]
-            view = views.SeatView(self, state, cards, side)
-            action = choose(view, self.legal_actions(state, seat), rng)
-            self._do(move, side, action.id)
+            chosen = choose(views.SeatView(self, state, cards, side), self.moves(state, side), rng)
+            self._do(move, side, chosen.id)
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
     def simulate(self, options: VeOptions, players: int, games: int, seed: int) -> dict[str, Any]:

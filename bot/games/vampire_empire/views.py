@@ -1,14 +1,11 @@
 """What each seat of a Vampire Empire game may see: the public view and a seat's private one,
-made entry by entry.
-
-``public_view`` and ``private_view`` (the engine's) build every entry. An AI seat reads a few
-of them per move, so ``SeatView`` makes an entry only when it is first read, with the very
-builders the full views use: the same values, in the same order.
+made entry by entry (``public_view`` and ``private_view``, the engine's), and a seat's private
+view as plain data for its AI (``SeatView``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from bot.games.vampire_empire.cards import CHARACTERS, NAMES, CardDef
@@ -23,7 +20,7 @@ class Rules(Protocol):
 
     def acting_side(self, state: VeState) -> int | None: ...
 
-    def totals(self, state: VeState, cards: Cards, combat: Combat) -> tuple[int, int]: ...
+    def totals(self, state: VeState, cards: Sequence[Any], combat: Combat) -> tuple[int, int]: ...
 
 
 # One entry of a view, from (engine, state, cards, the seat's side or None for the public one).
@@ -124,22 +121,6 @@ def _hand(_engine: Rules, state: VeState, cards: Cards, side: Any) -> Any:
     return [_card(cards, c) for c in sorted(state.hands[side])]
 
 
-# A hand entry by (pack, card): for SeatView only, whose reader never changes a view.
-_CARDS: dict[tuple[int, int], tuple[Cards, dict[str, Any]]] = {}
-
-
-def _shared_card(cards: Cards, c: int) -> dict[str, Any]:
-    found = _CARDS.get((id(cards), c))
-    if found is None or found[0] is not cards:
-        found = _CARDS[(id(cards), c)] = (cards, _card(cards, c))
-    return found[1]
-
-
-def _read_hand(_engine: Rules, state: VeState, cards: Cards, side: Any) -> Any:
-    """``_hand``, its entries shared between reads (made once per card)."""
-    return [_shared_card(cards, c) for c in sorted(state.hands[side])]
-
-
 def _choosing(_engine: Rules, state: VeState, cards: Cards, side: Any) -> Any:
     pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
     return [
@@ -189,35 +170,47 @@ def build(
     return view
 
 
-class SeatView(Mapping[str, Any]):
-    """A side's private view whose entries are made when first read (``build`` makes them
-    all). It reads the state as it is when read: an AI reads it before its move is applied.
-    Read only: the entries of its hand are shared between views."""
+class SeatView:
+    """A side's private view as plain data, for its AI: the public table, its own hand and its
+    own secret characters (the vampires, or the two known humans), nothing else. Its lists are
+    the state's own, read as they are when read (before the move is applied), never changed."""
 
-    __slots__ = ("_args", "_builders", "_made")
+    __slots__ = (
+        "attack",
+        "attacks",
+        "cards",
+        "castle",
+        "choosing",
+        "combat",
+        "dead",
+        "dead_vampires",
+        "defence",
+        "hand",
+        "mine",
+        "phase",
+        "revealed",
+        "side",
+        "tested",
+    )
 
-    def __init__(self, engine: Rules, state: VeState, cards: Cards, side: int) -> None:
-        self._args = (engine, state, cards, side)
-        self._builders = {**PUBLIC, **private_builders(state, side), "hand": _read_hand}
-        self._made: dict[str, Any] = {}
-
-    def __getitem__(self, key: str) -> Any:
-        made = self._made
-        if key in made:
-            return made[key]
-        value = made[key] = self._builders[key](*self._args)
-        return value
-
-    def get(self, key: str, default: Any = None) -> Any:
-        if key in self._builders:
-            return self[key]
-        return default
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._builders
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._builders)
-
-    def __len__(self) -> int:
-        return len(self._builders)
+    def __init__(self, engine: Rules, state: VeState, cards: Sequence[Any], side: int) -> None:
+        self.side = side
+        self.phase = state.phase
+        self.cards = cards  # the pack's cards by number (public content)
+        self.hand = state.hands[side]
+        self.mine = state.vampires if side == VAMPIRES else state.known_humans
+        self.castle = state.castle
+        self.revealed = state.revealed
+        self.dead = dead = state.dead
+        # each death is declared (vampire or human) to both players
+        self.dead_vampires = [c for c in dead if c in state.vampires] if dead else dead
+        self.tested = state.tested  # public holy water answers, by str(character)
+        self.attacks = state.attacks  # public: fights begun by each character
+        combat = self.combat = state.combat
+        self.attack, self.defence = (
+            (0, 0) if combat is None else engine.totals(state, cards, combat)
+        )
+        self.choosing = None
+        if state.choosing is not None and state.phase == "choose":
+            piles = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
+            self.choosing = piles[state.choosing][side]  # the pile this side looks through

@@ -1,5 +1,5 @@
-"""The AI-only shortcuts of Vampire Empire give what the public engine calls give: the lazy
-seat view holds the private view's entries, and ``play_ai_game`` (one state changed in place)
+"""The AI-only shortcuts of Vampire Empire give what the public engine calls give: the AI's
+plain seat view holds the private view's facts, and ``play_ai_game`` (one state changed in place)
 ends each game exactly as the ``choose_action``/``apply`` loop does."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ import pytest
 
 from bot.games.simulate import play_one
 from bot.games.vampire_empire import ENGINE
+from bot.games.vampire_empire.cards import NAMES
+from bot.games.vampire_empire.state import SIDE_NAMES, VAMPIRES
 from bot.games.vampire_empire.views import SeatView
 
 OPTIONS = [
@@ -20,20 +22,38 @@ OPTIONS = [
 
 
 @pytest.mark.parametrize("options", OPTIONS)
-def test_seat_view_is_the_private_view(options: dict[str, object]) -> None:
+def test_seat_view_holds_what_the_private_view_shows(options: dict[str, object]) -> None:
+    """The AI's plain view holds the private view's facts (by number instead of by name)."""
     rng = random.Random(11)
     parsed = ENGINE.parse_options(options)
     for _game in range(3):
         state = ENGINE.new_game(parsed, ["a", "b"], rng)
+        cards = ENGINE.plain_cards(state)
         while not ENGINE.is_over(state):
-            for seat in state.seats:
+            for side, seat in enumerate(state.seats):
                 full = ENGINE.private_view(state, seat)
-                lazy = ENGINE._seat_view(state, seat)
-                assert isinstance(lazy, SeatView)
-                assert list(lazy) == list(full)
-                assert {key: lazy[key] for key in lazy} == full
-                assert lazy.get("paying") == full.get("paying")
-                assert ("choosing" in lazy) == ("choosing" in full)
+                plain = SeatView(ENGINE, state, cards, side)
+                assert SIDE_NAMES[plain.side] == full["side"] and plain.phase == full["phase"]
+                assert [cards[c].name for c in sorted(plain.hand)] == [
+                    c["name"] for c in full["hand"]
+                ]
+                secret = full["vampires"] if side == VAMPIRES else full["known_humans"]
+                assert [NAMES[c] for c in plain.mine] == secret
+                assert [NAMES[c] for c in plain.castle] == [c["name"] for c in full["castle"]]
+                assert {NAMES[c] for c in plain.revealed if c in state.castle} == {
+                    c["name"] for c in full["castle"] if c["revealed"]
+                }
+                assert [NAMES[c] for c in plain.dead_vampires] == [
+                    d["name"] for d in full["dead"] if d["vampire"]
+                ]
+                assert {NAMES[int(c)]: v for c, v in plain.tested.items()} == full["tested"]
+                if full["combat"] is not None:
+                    assert (plain.attack, plain.defence) == (
+                        full["combat"]["attack"],
+                        full["combat"]["defence"],
+                    )
+                choosing = [c["card"] for c in full.get("choosing", [])]
+                assert sorted(plain.choosing or []) == choosing
             seat = ENGINE.current_seats(state)[0]
             state, _events = ENGINE.apply(state, seat, ENGINE.choose_action(state, seat, rng), rng)
 
