@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.errors import RuleError
@@ -64,6 +64,8 @@ class VeRuleError(RuleError):
 
 class _Move:
     """One apply call: the forked state, the card list and the events."""
+
+    loud = True  # it keeps events (texts that only events need are made when it does)
 
     def __init__(self, state: VeState, cards: Cards, rng: random.Random) -> None:
         self.s = state
@@ -134,6 +136,8 @@ class _Move:
 class _QuietMove(_Move):
     """A _Move that keeps no events: an AI-only game's (nobody reads its log)."""
 
+    loud = False
+
     def say(self, text: str) -> None:
         return None
 
@@ -153,6 +157,26 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
     def __init__(self) -> None:
         self._chosen = LastChoice()  # the AI's last choice, applied without a second check
+        # what an action does, by the part of its id before the first ":"
+        self._handlers: dict[str, Callable[[_Move, int, str], None]] = {
+            "draw": self._draw,
+            "x": self._discard,
+            "r": self._reveal,
+            "m": self._marker,
+            "t": self._take_start,
+            "k": self._take,
+            "h": self._hide,
+            "w": self._holy_water,
+            "a": self._holy_attack,
+            "c": self._combat_start,
+            "p": self._combat_card,
+            "n": self._cancel,
+            "y": self._pay,
+            "back": self._back,
+            "done": self._combat_done,
+            "pass": self._pass,
+            "d": self._pass,
+        }
 
     # -- content -----------------------------------------------------------------------------
     def _pack(self, key: str) -> Pack:
@@ -370,11 +394,17 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
     @staticmethod
     def _distinct(hand: list[int], cards: Cards) -> list[int]:
-        """One card per kind (copies of a card are the same choice), lowest number first."""
-        seen: dict[str, int] = {}
+        """One card per kind (copies of a card are the same choice), lowest number first.
+        The copies of a card have numbers in a row (``Pack.instances``), so in order they
+        come together."""
+        distinct = []
+        last = None
         for card in sorted(hand):
-            seen.setdefault(cards[card].id, card)
-        return list(seen.values())
+            kind = cards[card].id
+            if kind != last:
+                distinct.append(card)
+                last = kind
+        return distinct
 
     def _holy_attack_moves(self, state: VeState, cards: Cards) -> list[Move]:
         target = state.holy_target
@@ -535,34 +565,16 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def _do(self, move: _Move, side: int, action_id: str) -> None:
         """A legal action of ``side`` and what follows from it, on ``move``'s state."""
         kind, _, rest = action_id.partition(":")
-        handler = {
-            "draw": self._draw,
-            "x": self._discard,
-            "r": self._reveal,
-            "m": self._marker,
-            "t": self._take_start,
-            "k": self._take,
-            "h": self._hide,
-            "w": self._holy_water,
-            "a": self._holy_attack,
-            "c": self._combat_start,
-            "p": self._combat_card,
-            "n": self._cancel,
-            "y": self._pay,
-            "back": self._back,
-            "done": self._combat_done,
-            "pass": self._pass,
-            "d": self._pass,
-        }[kind]
-        handler(move, side, rest)
+        self._handlers[kind](move, side, rest)
         self._check_end(move)
 
     # each handler edits move.s
     def _draw(self, move: _Move, side: int, _: str) -> None:
         drawn = move.draw_to(side, HAND_SIZE)
-        move.say(f"The {move.name(side)} draws {plural(drawn, 'card')}.")
-        hand = ", ".join(move.cards[c].name for c in move.s.hands[side]) or "nothing"
-        move.whisper(side, f"Your hand: {hand}.")
+        if move.loud:
+            move.say(f"The {move.name(side)} draws {plural(drawn, 'card')}.")
+            hand = ", ".join(move.cards[c].name for c in move.s.hands[side]) or "nothing"
+            move.whisper(side, f"Your hand: {hand}.")
         move.s.phase = "act"
 
     def _discard(self, move: _Move, side: int, rest: str) -> None:
@@ -737,12 +749,13 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         card = int(rest)
         move.take_from_hand(side, card)
         (combat.attack_cards if side == combat.side else combat.defence_cards).append(card)
-        attack, defence = self.totals(s, move.cards, combat)
-        definition = move.cards[card]
-        move.say(
-            f"The {move.name(side)} adds {definition.name} ({definition.value}): attack "
-            f"{attack}, defence {defence}."
-        )
+        if move.loud:
+            attack, defence = self.totals(s, move.cards, combat)
+            definition = move.cards[card]
+            move.say(
+                f"The {move.name(side)} adds {definition.name} ({definition.value}): attack "
+                f"{attack}, defence {defence}."
+            )
 
     def _cancel(self, move: _Move, side: int, rest: str) -> None:
         card = int(rest)
@@ -815,11 +828,13 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         s = move.s
         if s.phase == "over":
             return True
-        if not self.alive_humans(s):
+        dead, vampires = s.dead, s.vampires
+        dead_vampires = sum(1 for c in vampires if c in dead) if dead else 0
+        if len(dead) - dead_vampires == 9 - len(vampires):  # no human alive
             self._finish(move, "vampires", "all_humans_dead")
-        elif not self.alive_vampires(s):
+        elif dead_vampires == len(vampires):
             self._finish(move, "humans", "all_vampires_dead")
-        elif sum(1 for c in s.castle if c in s.revealed) >= 3:
+        elif len(s.revealed) >= 3 and sum(1 for c in s.castle if c in s.revealed) >= 3:
             self._finish(move, "vampires", "castle_taken")
         return s.phase == "over"
 
