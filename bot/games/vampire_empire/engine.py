@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from bot.errors import RuleError
 from bot.fate.words import plural
@@ -50,9 +50,13 @@ from bot.games.vampire_empire.state import (
     HUMANS,
     VAMPIRES,
     Combat,
+    PlainCombat,
+    PlainState,
     VeOptions,
     VeState,
     fork,
+    model,
+    plain,
 )
 
 CASTLE_SIZE = 3
@@ -132,17 +136,40 @@ class _Move:
         self.s.revealed.append(character)
         self.say(f"{the(character).capitalize()} {how}: revealed as a vampire.")
 
+    def fight(
+        self, attacker: int, target: int, side: int, start_defence: int, holy: list[int]
+    ) -> Combat:
+        """A new combat (``holy``: the holy water card that begins it, if any)."""
+        return Combat(
+            attacker=attacker,
+            target=target,
+            side=side,
+            start_defence=start_defence,
+            attack_cards=holy,
+            holy_water=bool(holy),
+        )
+
 
 class _QuietMove(_Move):
-    """A _Move that keeps no events: an AI-only game's (nobody reads its log)."""
+    """A _Move of an AI-only game, on its working state (``PlainState``, which the rules read
+    and write as they do the model); it keeps no events (nobody reads its log)."""
 
     loud = False
+
+    def __init__(self, state: PlainState, cards: Cards, rng: random.Random) -> None:
+        super().__init__(cast(VeState, state), cards, rng)
 
     def say(self, text: str) -> None:
         return None
 
     def whisper(self, side: int, text: str) -> None:
         return None
+
+    def fight(
+        self, attacker: int, target: int, side: int, start_defence: int, holy: list[int]
+    ) -> Combat:
+        combat = PlainCombat(attacker, target, side, start_defence, holy, bool(holy))
+        return cast(Combat, combat)
 
 
 class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
@@ -731,14 +758,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     ) -> None:
         s = move.s
         s.attacks[attacker] += 1
-        s.combat = Combat(
-            attacker=attacker,
-            target=target,
-            side=side,
-            start_defence=s.defence_markers[target],
-            attack_cards=list(holy),
-            holy_water=bool(holy),
-        )
+        s.combat = move.fight(attacker, target, side, s.defence_markers[target], list(holy))
         s.phase = "combat"
         move.say(f"The {move.name(side)}: {the(attacker)} attacks {the(target)}.")
 
@@ -891,17 +911,26 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         self, options: VeOptions, players: int, rng: random.Random
     ) -> tuple[VeState, int]:
         """One AI-only game as ``bot.games.simulate.play_one`` plays it through
-        ``choose_action`` and ``apply`` (the same RNG calls, so the same game), on one state
-        changed in place: nobody keeps the states in between, so no move forks one, no event
-        is kept and no Action is made. Returns (final state, actions)."""
+        ``choose_action`` and ``apply`` (the same RNG calls, so the same game), on one plain
+        state changed in place: nobody keeps the states in between, so no move forks one, no
+        event is kept and no Action is made. Returns (final state, actions)."""
+        state, steps = self.play_ai_summary(options, players, rng)
+        return model(state), steps
+
+    def play_ai_summary(
+        self, options: VeOptions, players: int, rng: random.Random
+    ) -> tuple[PlainState, int]:
+        """``play_ai_game`` with the final state left plain (for ``simulate``, which reads it
+        through ``result`` and the fields the model and the plain state share)."""
         from bot.games.vampire_empire.ai import choose
 
-        state = self.new_game(options, [f"ai{i}" for i in range(players)], rng)
+        working = plain(self.new_game(options, [f"ai{i}" for i in range(players)], rng))
+        state = cast(VeState, working)  # (the rules read and write it as the model)
         cards = self.plain_cards(state)
-        move = _QuietMove(state, cards, rng)
+        move = _QuietMove(working, cards, rng)
         for step in range(MAX_STEPS):
             if state.phase == "over":
-                return state, step
+                return working, step
             side = self.acting_side(state)
             assert side is not None
             chosen = choose(views.SeatView(self, state, cards, side), self.moves(state, side), rng)

@@ -20,7 +20,7 @@ def simulate(
     endings: Counter[str] = Counter()
     turns = actions = 0
     watch = table_simulate.Stopwatch(engine, options, 2)
-    for state, length in table_simulate.play_games(engine, options, 2, games, seed):
+    for state, length in table_simulate.play_games(engine, options, 2, games, seed, summary=True):
         winners[state.winner or "?"] += 1
         endings[state.ending or "?"] += 1
         turns += state.turn

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bot.games.base import shallow_copy
+from bot.games.base import shallow_copy, trusted
 
 VAMPIRES, HUMANS = 0, 1  # the two sides; the vampire player takes the first turn
 SIDE_NAMES = ("vampires", "humans")
@@ -195,3 +195,69 @@ def fork(state: VeState) -> VeState:
         fields["attack_cards"] = list(fields["attack_cards"])
         fields["defence_cards"] = list(fields["defence_cards"])
     return new
+
+
+# -- an AI-only game's working state ---------------------------------------------------------
+# The rules read and write these as they do the models above (the same fields, the same
+# types), without pydantic's attribute writes and checks: an AI-only game is played on one of
+# them from its set-up to its end, and only its final state becomes a model again.
+
+_STATE_FIELDS = tuple(VeState.model_fields)
+_COMBAT_FIELDS = tuple(Combat.model_fields)
+
+
+class PlainCombat:
+    """A ``Combat``, plain."""
+
+    __slots__ = _COMBAT_FIELDS
+
+    def __init__(
+        self,
+        attacker: int,
+        target: int,
+        side: int,
+        start_defence: int,
+        attack_cards: list[int],
+        holy_water: bool,
+    ) -> None:
+        self.attacker = attacker
+        self.target = target
+        self.side = side
+        self.start_defence = start_defence
+        self.round = 1
+        self.step = "attack"
+        self.attack_cards = attack_cards
+        self.defence_cards: list[int] = []
+        self.holy_water = holy_water
+
+
+class PlainState:
+    """A ``VeState``, plain."""
+
+    __slots__ = _STATE_FIELDS
+
+
+def plain(state: VeState) -> PlainState:
+    """The working state of ``state``, which it takes over (its lists are not copied: the
+    caller keeps no use of ``state``)."""
+    new = PlainState()
+    for name in _STATE_FIELDS:
+        setattr(new, name, getattr(state, name))
+    combat = state.combat
+    if combat is not None:
+        fight = PlainCombat.__new__(PlainCombat)
+        for name in _COMBAT_FIELDS:
+            setattr(fight, name, getattr(combat, name))
+        new.combat = fight  # type: ignore[attr-defined]
+    return new
+
+
+def model(state: PlainState) -> VeState:
+    """The model of a working state (sharing its lists)."""
+    values = {name: getattr(state, name) for name in _STATE_FIELDS}
+    combat = values["combat"]
+    if combat is not None:
+        values["combat"] = trusted(
+            Combat, **{name: getattr(combat, name) for name in _COMBAT_FIELDS}
+        )
+    return trusted(VeState, **values)

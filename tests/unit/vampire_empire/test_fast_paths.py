@@ -11,7 +11,7 @@ import pytest
 from bot.games.simulate import play_one
 from bot.games.vampire_empire import ENGINE
 from bot.games.vampire_empire.cards import NAMES
-from bot.games.vampire_empire.state import SIDE_NAMES, VAMPIRES
+from bot.games.vampire_empire.state import SIDE_NAMES, VAMPIRES, model
 from bot.games.vampire_empire.views import SeatView
 
 OPTIONS = [
@@ -66,3 +66,15 @@ def test_play_ai_game_plays_the_public_loops_games(options: dict[str, object]) -
         fast = ENGINE.play_ai_game(parsed, 2, random.Random(seed))
         assert fast[1] == public[1]
         assert fast[0].model_dump_json() == public[0].model_dump_json()
+
+
+def test_play_ai_summary_is_play_ai_game_left_plain() -> None:
+    """``simulate`` reads the final states plain: the same games, the same results."""
+    parsed = ENGINE.parse_options({})
+    for seed in range(6):
+        made = ENGINE.play_ai_game(parsed, 2, random.Random(seed))
+        working = ENGINE.play_ai_summary(parsed, 2, random.Random(seed))
+        assert working[1] == made[1]
+        assert model(working[0]).model_dump_json() == made[0].model_dump_json()
+        assert ENGINE.is_over(working[0])  # type: ignore[arg-type]
+        assert ENGINE.result(working[0]) == ENGINE.result(made[0])  # type: ignore[arg-type]
