@@ -350,12 +350,13 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         return wanted
 
     def totals(self, state: VeState, cards: Sequence[Any], combat: Combat) -> tuple[int, int]:
-        attack = sum(cards[c].value for c in combat.attack_cards)
-        defence = sum(cards[c].value for c in combat.defence_cards)
-        return (
-            attack + state.attack_markers[combat.attacker],
-            defence + state.defence_markers[combat.target],
-        )
+        attack = state.attack_markers[combat.attacker]
+        for card in combat.attack_cards:
+            attack += cards[card].value
+        defence = state.defence_markers[combat.target]
+        for card in combat.defence_cards:
+            defence += cards[card].value
+        return attack, defence
 
     def attackers(self, state: VeState, side: int) -> list[int]:
         if side == HUMANS:
@@ -402,10 +403,15 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def moves(self, state: VeState, side: int) -> list[Move]:
         """The legal actions of ``side``, the acting side, as plain moves (the AI weighs these;
         ``legal_actions`` shows them)."""
-        cards = self.plain_cards(state)
+        return self._moves(state, self.plain_cards(state), side)
+
+    def _moves(
+        self, state: VeState, cards: Cards, side: int, totals: tuple[int, int] | None = None
+    ) -> list[Move]:
+        """``moves`` (``totals``: the combat's, when the caller has them)."""
         phase = state.phase
         if phase == "combat":
-            return self._combat_moves(state, cards, side)
+            return self._combat_moves(state, cards, side, totals)
         if phase == "discard":
             return [DRAW, *[cards[c].discard for c in self._distinct(state.hands[side], cards)]]
         if phase == "choose":
@@ -454,17 +460,23 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         """The holy water card that may join the attack: the lower one (one of two equal)."""
         return min(state.holy_pair, key=lambda c: (cards[c].value, c))
 
-    def _combat_moves(self, state: VeState, cards: Cards, side: int) -> list[Move]:
+    def _combat_moves(
+        self, state: VeState, cards: Cards, side: int, totals: tuple[int, int] | None
+    ) -> list[Move]:
         combat = state.combat
         assert combat is not None
-        attack, defence = self.totals(state, cards, combat)
+        attack, defence = totals or self.totals(state, cards, combat)
         attacking = side == combat.side
         counting = self.fight_bits(state, side, combat.attacker, combat.target, combat.side)
         mine = combat.attacker if attacking else combat.target
         wanted = "attack" if attacking else "defence"
         moves = []
-        for number in self._distinct(state.hands[side], cards):
+        last = None
+        for number in sorted(state.hands[side]):  # (``_distinct``, the hot path's own)
             card = cards[number]
+            if card.id == last:
+                continue
+            last = card.id
             if card.bits & counting:
                 moves.append(card.play)
                 continue  # (a support card never counts)
@@ -849,6 +861,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         if s.phase == "over":
             return True
         dead, vampires = s.dead, s.vampires
+        if len(dead) < min(len(vampires), 9 - len(vampires)) and len(s.revealed) < 3:
+            return False  # too few dead or revealed for any end
         dead_vampires = sum(1 for c in vampires if c in dead) if dead else 0
         if len(dead) - dead_vampires == 9 - len(vampires):  # no human alive
             self._finish(move, "vampires", "all_humans_dead")
@@ -933,7 +947,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                 return working, step
             side = self.acting_side(state)
             assert side is not None
-            chosen = choose(views.SeatView(self, state, cards, side), self.moves(state, side), rng)
+            view = views.SeatView(self, state, cards, side)
+            chosen = choose(view, self._moves(state, cards, side, (view.attack, view.defence)), rng)
             self._do(move, side, chosen.id)
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
