@@ -76,6 +76,8 @@ class _Move:
         self.cards = cards
         self.rng = rng
         self.events: list[GameEvent] = []
+        # whether the castle, the dead or the revealed changed (what the end depends on)
+        self.changed = False
 
     def say(self, text: str) -> None:
         self.events.append(event(text))
@@ -118,6 +120,7 @@ class _Move:
 
     def refill(self) -> None:
         s = self.s
+        self.changed = True  # (every change of the castle or the dead ends here)
         while len(s.castle) < CASTLE_SIZE and s.city:
             arrived = s.city.pop(0)
             s.castle.append(arrived)
@@ -133,6 +136,7 @@ class _Move:
         self.refill()
 
     def reveal(self, character: int, how: str) -> None:
+        self.changed = True
         self.s.revealed.append(character)
         self.say(f"{the(character).capitalize()} {how}: revealed as a vampire.")
 
@@ -378,18 +382,11 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         attacker: int,
         target: int,
         extra: list[int] | None = None,
-        known: dict[int, int] | None = None,
     ) -> bool:
-        """A fight may begin only if the attack can beat the target's starting defence.
-        ``known``: the best attack of this side's hand by what it depends on (what makes a
-        card count), for several fights."""
+        """A fight may begin only if the attack can beat the target's starting defence
+        (``extra``: cards that join the attack besides the hand's)."""
         wanted = self.fight_bits(state, side, attacker, target, side)
-        found = None if known is None else known.get(wanted)
-        if found is None:
-            found = sum(cards[c].value for c in state.hands[side] if cards[c].bits & wanted)
-            if known is not None:
-                known[wanted] = found
-        best = found
+        best = sum(cards[c].value for c in state.hands[side] if cards[c].bits & wanted)
         best += sum(cards[c].value for c in extra or [])
         return best + state.attack_markers[attacker] > state.defence_markers[target]
 
@@ -541,10 +538,19 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                 if character in state.dead or character in state.revealed:
                     continue
                 main.append(HOLY_WATER[character][character in state.castle])
-        known: dict[int, int] = {}
+        # ``can_start`` of each fight, the hand's best attack worked out once for what makes
+        # its cards count
+        best: dict[int, int] = {}
+        attack_markers, defence_markers = state.attack_markers, state.defence_markers
         for attacker in self.attackers(state, side):
             for target in self.targets(state, attacker):
-                if self.can_start(state, cards, side, attacker, target, known=known):
+                wanted = self.fight_bits(state, side, attacker, target, side)
+                found = best.get(wanted)
+                if found is None:
+                    found = best[wanted] = sum(
+                        cards[c].value for c in hand if cards[c].bits & wanted
+                    )
+                if found + attack_markers[attacker] > defence_markers[target]:
                     main.append(FIGHT[attacker][target])
         if not main:
             if options.no_legal_action == "discard" and hand:
@@ -942,14 +948,25 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         state = cast(VeState, working)  # (the rules read and write it as the model)
         cards = self.plain_cards(state)
         move = _QuietMove(working, cards, rng)
+        handlers = self._handlers
         for step in range(MAX_STEPS):
-            if state.phase == "over":
+            phase = state.phase
+            if phase == "over":
                 return working, step
-            side = self.acting_side(state)
-            assert side is not None
+            side = state.active  # ``acting_side``
+            if phase == "combat":
+                combat = state.combat
+                assert combat is not None
+                side = combat.side if combat.step == "attack" else 1 - combat.side
             view = views.SeatView(self, state, cards, side)
             chosen = choose(view, self._moves(state, cards, side, (view.attack, view.defence)), rng)
-            self._do(move, side, chosen.id)
+            # ``_do``, the end looked for only when what it depends on changed (it had not
+            # come before)
+            kind, _, rest = chosen.id.partition(":")
+            handlers[kind](move, side, rest)
+            if move.changed:
+                move.changed = False
+                self._check_end(move)
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
     def simulate(self, options: VeOptions, players: int, games: int, seed: int) -> dict[str, Any]:
