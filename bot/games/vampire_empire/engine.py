@@ -124,15 +124,17 @@ class _Move:
         while len(s.castle) < CASTLE_SIZE and s.city:
             arrived = s.city.pop(0)
             s.castle.append(arrived)
-            self.say(f"{the(arrived).capitalize()} enters the castle from the city.")
+            if self.loud:
+                self.say(f"{the(arrived).capitalize()} enters the castle from the city.")
 
     def kill(self, character: int) -> None:
         s = self.s
         s.castle.remove(character)
         self.clear_markers(character)
         s.dead.append(character)
-        was = "a vampire" if character in s.vampires else "a human"
-        self.say(f"{the(character).capitalize()} dies. The vampire player declares: {was}.")
+        if self.loud:
+            was = "a vampire" if character in s.vampires else "a human"
+            self.say(f"{the(character).capitalize()} dies. The vampire player declares: {was}.")
         self.refill()
 
     def reveal(self, character: int, how: str) -> None:
@@ -516,10 +518,9 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             for character in sorted(places):
                 if character in state.vampires and character not in state.revealed:
                     free.append(REVEAL[character])
-        for number in self._distinct(hand, cards):
+        supports = [c for c in hand if cards[c].effect is not None]
+        for number in self._distinct(supports, cards) if supports else supports:
             card = cards[number]
-            if card.effect is None:
-                continue
             timing = card.timing or "action"  # no timing given: it is the action
             if card.effect == "marker" and timing in ("turn", "action"):
                 kind = card.marker or "attack"
@@ -538,26 +539,33 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                 if character in state.dead or character in state.revealed:
                     continue
                 main.append(HOLY_WATER[character][character in state.castle])
-        # ``can_start`` of each fight, the hand's best attack worked out once for what makes
-        # its cards count
-        best: dict[int, int] = {}
-        attack_markers, defence_markers = state.attack_markers, state.defence_markers
-        for attacker in self.attackers(state, side):
-            for target in self.targets(state, attacker):
-                wanted = self.fight_bits(state, side, attacker, target, side)
-                found = best.get(wanted)
-                if found is None:
-                    found = best[wanted] = sum(
-                        cards[c].value for c in hand if cards[c].bits & wanted
-                    )
-                if found + attack_markers[attacker] > defence_markers[target]:
-                    main.append(FIGHT[attacker][target])
+        main += self._fights(state, cards, side)
         if not main:
             if options.no_legal_action == "discard" and hand:
                 main = [cards[c].give_up for c in self._distinct(hand, cards)]
             else:
                 main = [PASS]
         return free + main
+
+    def _fights(self, state: VeState, cards: Cards, side: int) -> list[Move]:
+        """The fights ``side`` may begin (``can_start`` of each), the hand's best attack worked
+        out once for each thing that makes cards count."""
+        fights = []
+        best: dict[int, int] = {}
+        hand = state.hands[side]
+        attack_markers, defence_markers = state.attack_markers, state.defence_markers
+        fight_bits = self.fight_bits
+        for attacker in self.attackers(state, side):
+            for target in self.targets(state, attacker):
+                wanted = fight_bits(state, side, attacker, target, side)
+                found = best.get(wanted)
+                if found is None:
+                    found = best[wanted] = sum(
+                        cards[c].value for c in hand if cards[c].bits & wanted
+                    )
+                if found + attack_markers[attacker] > defence_markers[target]:
+                    fights.append(FIGHT[attacker][target])
+        return fights
 
     @staticmethod
     def _payments(hand: list[int], cards: Cards, wanted: str, count: int) -> list[list[int]]:
@@ -627,8 +635,9 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         move.take_from_hand(side, card)
         pile = move.s.cellars if move.s.options.discards_to == "cellar" else move.s.moats
         pile[side].append(card)
-        move.say(f"The {move.name(side)} discards a card.")
-        move.whisper(side, f"You discard {move.cards[card].name}.")
+        if move.loud:
+            move.say(f"The {move.name(side)} discards a card.")
+            move.whisper(side, f"You discard {move.cards[card].name}.")
 
     def _reveal(self, move: _Move, side: int, rest: str) -> None:
         move.s.reveals += 1
@@ -778,7 +787,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         s.attacks[attacker] += 1
         s.combat = move.fight(attacker, target, side, s.defence_markers[target], list(holy))
         s.phase = "combat"
-        move.say(f"The {move.name(side)}: {the(attacker)} attacks {the(target)}.")
+        if move.loud:
+            move.say(f"The {move.name(side)}: {the(attacker)} attacks {the(target)}.")
 
     def _combat_card(self, move: _Move, side: int, rest: str) -> None:
         s = move.s
@@ -810,16 +820,20 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             combat.step = "defend"
             return
         attack, defence = self.totals(s, move.cards, combat)
+        loud = move.loud
         if attack > defence:
-            move.say(f"Round {combat.round}: attack {attack} beats defence {defence}.")
+            if loud:
+                move.say(f"Round {combat.round}: attack {attack} beats defence {defence}.")
             move.kill(combat.target)
             self._close_combat(move)
         elif combat.round == 1:
-            move.say(f"Round 1: attack {attack}, defence {defence}; the fight goes on.")
+            if loud:
+                move.say(f"Round 1: attack {attack}, defence {defence}; the fight goes on.")
             combat.round = 2
             combat.step = "attack"
         else:
-            move.say(f"Round 2: defence {defence} holds against attack {attack}; both live.")
+            if loud:
+                move.say(f"Round 2: defence {defence} holds against attack {attack}; both live.")
             self._close_combat(move)
 
     def _close_combat(self, move: _Move) -> None:
@@ -860,7 +874,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             s.active = other
         s.turn += 1
         s.phase = "discard"
-        move.say(f"Turn {s.turn}: the {move.name(s.active)}'s turn.")
+        if move.loud:
+            move.say(f"Turn {s.turn}: the {move.name(s.active)}'s turn.")
 
     def _check_end(self, move: _Move) -> bool:
         s = move.s
