@@ -964,6 +964,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         cards = self.plain_cards(state)
         move = _QuietMove(working, cards, rng)
         handlers = self._handlers
+        seat_views = [views.SeatView(self, state, cards, side) for side in (VAMPIRES, HUMANS)]
         for step in range(MAX_STEPS):
             phase = state.phase
             if phase == "over":
@@ -973,7 +974,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                 combat = state.combat
                 assert combat is not None
                 side = combat.side if combat.step == "attack" else 1 - combat.side
-            view = views.SeatView(self, state, cards, side)
+            view = seat_views[side]
+            view.update(self, state)
             chosen = choose(view, self._moves(state, cards, side, (view.attack, view.defence)), rng)
             # ``_do``, the end looked for only when what it depends on changed (it had not
             # come before)

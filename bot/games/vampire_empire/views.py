@@ -191,26 +191,37 @@ class SeatView:
         "revealed",
         "side",
         "tested",
+        "_deaths_seen",
     )
 
     def __init__(self, engine: Rules, state: VeState, cards: Sequence[Any], side: int) -> None:
         self.side = side
-        self.phase = state.phase
         self.cards = cards  # the pack's cards by number (public content)
         self.hand = state.hands[side]
         self.mine = state.vampires if side == VAMPIRES else state.known_humans
         self.castle = state.castle
         self.revealed = state.revealed
-        self.dead = dead = state.dead
-        # each death is declared (vampire or human) to both players
-        self.dead_vampires = [c for c in dead if c in state.vampires] if dead else dead
+        self.dead = state.dead
         self.tested = state.tested  # public holy water answers, by str(character)
         self.attacks = state.attacks  # public: fights begun by each character
+        self.dead_vampires: list[int] = []
+        self._deaths_seen = 0
+        self.update(engine, state)
+
+    def update(self, engine: Rules, state: VeState) -> None:
+        """Read again what a move changes by replacing it, for the next step of a state changed
+        in place (an AI-only game's: its lists stay the same objects, changed in place)."""
+        self.phase = state.phase
+        dead = self.dead
+        if len(dead) != self._deaths_seen:
+            # each death is declared (vampire or human) to both players
+            self.dead_vampires = [c for c in dead if c in state.vampires]
+            self._deaths_seen = len(dead)
         combat = self.combat = state.combat
         self.attack, self.defence = (
-            (0, 0) if combat is None else engine.totals(state, cards, combat)
+            (0, 0) if combat is None else engine.totals(state, self.cards, combat)
         )
         self.choosing = None
         if state.choosing is not None and state.phase == "choose":
             piles = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
-            self.choosing = piles[state.choosing][side]  # the pile this side looks through
+            self.choosing = piles[state.choosing][self.side]  # the pile this side looks through
