@@ -27,6 +27,7 @@ from bot.games.base import (
 )
 from bot.games.simulate import MAX_STEPS
 from bot.games.vampire_empire import views
+from bot.games.vampire_empire.ai import choose
 from bot.games.vampire_empire.cards import HAND_SIZE, CardDef, Pack, load_packs
 from bot.games.vampire_empire.plain import (
     BACK,
@@ -596,7 +597,11 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     @staticmethod
     def _can_pay(hand: list[int], cards: Cards, kind: str) -> bool:
         wanted, count = PAYMENTS[kind]
-        return sum(1 for c in hand if getattr(cards[c], wanted)) >= count
+        bit = PAYMENT_BITS[wanted]
+        for card in hand:
+            if cards[card].bits & bit:
+                count -= 1
+        return count <= 0
 
     # -- apply ---------------------------------------------------------------------------------
     def apply(
@@ -931,8 +936,6 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
     # -- AI --------------------------------------------------------------------------------------
     def choose_action(self, state: VeState, seat: str, rng: random.Random) -> Action:
-        from bot.games.vampire_empire.ai import choose
-
         side = self.side_of(state, seat)
         if side is None or side != self.acting_side(state):
             raise ValueError("no legal action for this seat")
@@ -957,8 +960,6 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     ) -> tuple[PlainState, int]:
         """``play_ai_game`` with the final state left plain (for ``simulate``, which reads it
         through ``result`` and the fields the model and the plain state share)."""
-        from bot.games.vampire_empire.ai import choose
-
         working = plain(self.new_game(options, [f"ai{i}" for i in range(players)], rng))
         state = cast(VeState, working)  # (the rules read and write it as the model)
         cards = self.plain_cards(state)
@@ -994,6 +995,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
 # What hiding ("h") and holy water ("w") cost: how many cards of which kind.
 PAYMENTS = {"h": ("vampire", 3), "w": ("holy_water", 2)}
+PAYMENT_BITS = {"vampire": VAMPIRE_BIT, "holy_water": HOLY_WATER_BIT}  # (a card's ``bits``)
 
 
 _INSTANCES: dict[str, tuple[CardDef, ...]] = {}
