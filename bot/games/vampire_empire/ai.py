@@ -18,16 +18,15 @@ def suspicion(view: SeatView) -> dict[int, float]:
     and the two known humans: revealed or dead vampires are certain, tested and known humans
     are cleared, the rest share the vampires not yet found; a character that keeps starting
     fights for the vampire player's turns draws a little more suspicion."""
-    dead = set(view.dead)
-    found = set(view.dead_vampires)
-    revealed = {c for c in view.revealed if c not in dead}  # in the castle or the city
-    cleared = set(view.mine) | {int(c) for c, vampire in view.tested.items() if not vampire}
-    cleared |= dead - found
-    unknown = [c for c in CHARACTERS if c not in dead and c not in revealed and c not in cleared]
-    missing = max(0, 3 - len(found) - len(revealed - found))
-    base = missing / len(unknown) if unknown else 0.0
-    attacks = view.attacks
-    scores = {}
+    dead, found = view.dead, view.dead_vampires
+    revealed = [c for c in view.revealed if c not in dead]  # in the castle or the city
+    cleared = set(view.mine)
+    for tested, vampire in view.tested.items():
+        if not vampire:
+            cleared.add(int(tested))
+    cleared.update(c for c in dead if c not in found)
+    scores: dict[int, float] = {}
+    unknown = []
     for c in CHARACTERS:
         if c in dead:
             continue
@@ -36,7 +35,12 @@ def suspicion(view: SeatView) -> dict[int, float]:
         elif c in cleared:
             scores[c] = 0.0
         else:
-            scores[c] = min(0.95, base + 0.05 * attacks[c])
+            unknown.append(c)
+    missing = max(0, 3 - len(found) - len(revealed))  # (the revealed are alive: not found)
+    base = missing / len(unknown) if unknown else 0.0
+    attacks = view.attacks
+    for c in unknown:
+        scores[c] = min(0.95, base + 0.05 * attacks[c])
     return scores
 
 
