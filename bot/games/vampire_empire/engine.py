@@ -330,13 +330,6 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def is_revealed(self, state: VeState, character: int) -> bool:
         return character in state.revealed
 
-    def card_counts(
-        self, state: VeState, cards: Cards, card: int, side: int, combat: Combat
-    ) -> bool:
-        """Whether ``card`` is valid for ``side`` in ``combat`` (for its own character)."""
-        wanted = self.fight_bits(state, side, combat.attacker, combat.target, combat.side)
-        return bool(cards[card].bits & wanted)
-
     def fight_bits(
         self, state: VeState, side: int, attacker: int, target: int, attacking: int
     ) -> int:
