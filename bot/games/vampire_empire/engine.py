@@ -3,7 +3,9 @@
 The vampire player (side 0) secretly holds three of the nine characters, the human player
 (side 1) knows two humans. A turn: discard and draw to eight, (vampires) reveal, then one
 compulsory action: hide, holy water or combat. The state is plain lists (state.py); a move
-forks it once and edits the copy.
+forks it once and edits the copy. An AI-only game plays on one plain working state changed in
+place (``play_ai_summary``); its AI chooses among plain moves (plain.py, which the table shows
+as Actions) from its seat's plain private view (``views.SeatView``).
 """
 
 from __future__ import annotations

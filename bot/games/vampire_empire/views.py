@@ -173,7 +173,9 @@ def build(
 class SeatView:
     """A side's private view as plain data, for its AI: the public table, its own hand and its
     own secret characters (the vampires, or the two known humans), nothing else. Its lists are
-    the state's own, read as they are when read (before the move is applied), never changed."""
+    the state's own, read as they are when read (before the move is applied), never changed;
+    an AI-only game keeps one per seat and brings it up to date (``update``) before each of
+    that seat's moves."""
 
     __slots__ = (
         "attack",
