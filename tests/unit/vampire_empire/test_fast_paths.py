@@ -4,6 +4,8 @@ ends each game exactly as the ``choose_action``/``apply`` loop does."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 
 import pytest
@@ -78,3 +80,38 @@ def test_play_ai_summary_is_play_ai_game_left_plain() -> None:
         assert model(working[0]).model_dump_json() == made[0].model_dump_json()
         assert ENGINE.is_over(working[0])  # type: ignore[arg-type]
         assert ENGINE.result(working[0]) == ENGINE.result(made[0])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("options", "seed", "expected"),
+    [
+        ({}, 3, "0a04eb787e"),
+        (
+            {
+                "reveals_per_turn": "any",
+                "no_legal_action": "discard",
+                "reveal_in_city": True,
+                "markers_stack": False,
+                "cancel_timing": "any_defence",
+            },
+            4,
+            "089bb2a2de",
+        ),
+    ],
+)
+def test_the_buttons_are_what_they_were(
+    options: dict[str, object], seed: int, expected: str
+) -> None:
+    """The legal actions a seat is shown (id, label, kind, private, table) at every step of
+    seeded games, pinned to what the engine showed before its moves became plain data."""
+    digest = hashlib.sha256()
+    rng = random.Random(seed)
+    parsed = ENGINE.parse_options(options)
+    for _game in range(6):
+        state = ENGINE.new_game(parsed, ["a", "b"], rng)
+        while not ENGINE.is_over(state):
+            seat = ENGINE.current_seats(state)[0]
+            for a in ENGINE.legal_actions(state, seat):
+                digest.update(json.dumps([a.id, a.label, a.kind, a.private, a.table]).encode())
+            state, _events = ENGINE.apply(state, seat, ENGINE.choose_action(state, seat, rng), rng)
+    assert digest.hexdigest()[:10] == expected
