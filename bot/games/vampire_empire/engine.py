@@ -101,16 +101,17 @@ class _Move:
 
     def draw_to(self, side: int, size: int) -> int:
         s = self.s
+        hand, deck = s.hands[side], s.decks[side]
         drawn = 0
-        while len(s.hands[side]) < size:
-            if not s.decks[side] and s.cellars[side] and s.options.reshuffle_cellar:
-                s.decks[side] = s.cellars[side]
+        while len(hand) < size:
+            if not deck and s.cellars[side] and s.options.reshuffle_cellar:
+                s.decks[side] = deck = s.cellars[side]
                 s.cellars[side] = []
-                self.rng.shuffle(s.decks[side])
+                self.rng.shuffle(deck)
                 self.say(f"The {self.name(side)}'s cellar is shuffled into a new deck.")
-            if not s.decks[side]:
+            if not deck:
                 break
-            s.hands[side].append(s.decks[side].pop(0))
+            hand.append(deck.pop(0))
             drawn += 1
         return drawn
 
@@ -866,11 +867,12 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             return
         s.reveals = 0
         other = 1 - s.active
-        out = [self.is_out(s, side) for side in (VAMPIRES, HUMANS)]
-        if all(out) or s.turn >= s.options.turn_limit:
-            self._score(move, "out_of_cards" if all(out) else "turn_limit")
+        other_out = self.is_out(s, other)
+        both_out = other_out and self.is_out(s, 1 - other)
+        if both_out or s.turn >= s.options.turn_limit:
+            self._score(move, "out_of_cards" if both_out else "turn_limit")
             return
-        if not out[other]:
+        if not other_out:
             s.active = other
         s.turn += 1
         s.phase = "discard"
