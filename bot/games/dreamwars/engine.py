@@ -35,6 +35,10 @@ from bot.games.dreamwars.state import (
     HeroState,
     NemesisState,
     Outcome,
+    model_state,
+    new_plain_hero,
+    new_plain_nemesis,
+    plain_state,
 )
 from bot.games.simulate import MAX_STEPS
 
@@ -78,6 +82,10 @@ READ_ONLY_DICE = random.Random(0)  # for contexts that only look (legal actions,
 
 class _Ctx:
     """One step's working copy of a state, with its dice and events."""
+
+    # What the heroes and Nemeses it adds are made of (the state's own kind).
+    new_hero: ClassVar[Callable[..., HeroState]] = HeroState
+    new_nemesis: ClassVar[Callable[..., NemesisState]] = NemesisState
 
     def __init__(
         self, state: DwState, rng: random.Random, board: Board, read_only: bool = False
@@ -509,7 +517,7 @@ class _Ctx:
                 break
             key = s.horde.pop(self.rng.randrange(len(s.horde)))
             s.next_uid += 1
-            s.nemeses.append(NemesisState(uid=f"n{s.next_uid}", key=key, node=node))
+            s.nemeses.append(self.new_nemesis(uid=f"n{s.next_uid}", key=key, node=node))
             placed += 1
             self.say(
                 f"A {self.lib.markers[key].name} is summoned at {self.board.nodes[node].name}.",
@@ -699,8 +707,12 @@ class Parts:
 
 
 class _QuietCtx(_Ctx):
-    """A _Ctx that keeps no events: an AI-only game's (nobody reads its log). What a step
-    writes into the state (its chronicle) is written as ever."""
+    """A _Ctx that keeps no events: an AI-only game's (nobody reads its log), on the state's
+    plain working form (``plain_state``). What a step writes into the state (its chronicle) is
+    written as ever."""
+
+    new_hero = new_plain_hero
+    new_nemesis = new_plain_nemesis
 
     def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:
         if chronicle:
@@ -896,11 +908,11 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                 if marker_key in s.horde:
                     s.horde.remove(marker_key)
                 s.next_uid += 1
-                s.nemeses.append(NemesisState(uid=f"n{s.next_uid}", key=marker_key, node=node))
+                s.nemeses.append(ctx.new_nemesis(uid=f"n{s.next_uid}", key=marker_key, node=node))
         s.towers = []
         for node in scenario.siege:
             s.next_uid += 1
-            s.towers.append(NemesisState(uid=f"t{s.next_uid}", key=TOWER.key, node=node))
+            s.towers.append(ctx.new_nemesis(uid=f"t{s.next_uid}", key=TOWER.key, node=node))
         for uid, _turn in s.in_play:
             ctx.discard(uid)
         s.in_play = []
@@ -1254,7 +1266,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             if not hero.dead or not free:
                 continue
             key = free.pop(ctx.rng.randrange(len(free)))
-            fresh = HeroState(key=key, seat=hero.seat, node=start[j % len(start)])
+            fresh = ctx.new_hero(key=key, seat=hero.seat, node=start[j % len(start)])
             s.heroes[j] = fresh
             belongings = ctx.sheet(j).belongings
             for deck in EQUIPMENT_DECKS:
@@ -1447,12 +1459,12 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         ``choose_action`` and ``apply`` (the same RNG calls, so the same game), on one state
         changed in place: nobody keeps the states in between, so no step clones one, and no
         event is kept. Returns (final state, actions)."""
-        state = self.new_game(options, [f"ai{i}" for i in range(players)], rng)
+        state = plain_state(self.new_game(options, [f"ai{i}" for i in range(players)], rng))
         ctx = _QuietCtx(state, rng, self.board)
         parts = self.parts
         for step in range(MAX_STEPS):
             if state.phase == "over":
-                return state, step
+                return model_state(state), step
             # choose_action's choice, from the legal ids it may choose (no Action is built)
             look = self._ctx(state)
             ids = dict.fromkeys(parts.ai_ids(self, look))

@@ -6,9 +6,11 @@ changes, so copies of a state share it. Rules the rulebook leaves open are named
 
 from __future__ import annotations
 
-from typing import Literal, TypeVar
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, Field
+from pydantic_core import PydanticUndefined
 
 DECKS = ("common", "tech", "cantici", "shards", "outland", "city", "events")
 HISTORY_MAX = 300  # chronicle lines kept for /game history
@@ -290,3 +292,76 @@ def all_card_uids(state: DwState) -> list[str]:
     if state.adventure is not None:
         found.append(state.adventure)
     return found
+
+
+# -- the plain working form of an AI-only game ----------------------------------------------------
+# An AI-only game changes one state in place thousands of times and nobody reads it on the way:
+# it runs on slotted objects with the models' field names (pydantic's checked assignment costs
+# more than the change), made from the models and back at the ends of the game.
+
+
+class _Plain:
+    __slots__ = ()
+    model: type[BaseModel]
+    fields: tuple[str, ...]
+
+    def __init__(self, **given: Any) -> None:
+        """Like the model's constructor (its defaults), without validation."""
+        for name, info in self.model.model_fields.items():
+            if name in given:
+                value = given[name]
+            elif info.default_factory is not None:
+                value = info.default_factory()  # type: ignore[call-arg]
+            elif info.default is PydanticUndefined:
+                raise TypeError(f"{self.model.__name__} needs {name}")
+            else:
+                value = info.default
+            setattr(self, name, value)
+
+
+def _plain_class(model: type[BaseModel]) -> type[_Plain]:
+    names = tuple(model.model_fields)
+    return type(
+        f"Plain{model.__name__}",
+        (_Plain,),
+        {"__slots__": names, "model": model, "fields": names},
+    )
+
+
+PlainHero = _plain_class(HeroState)
+PlainNemesis = _plain_class(NemesisState)
+PlainState = _plain_class(DwState)
+# Their constructors, typed as the models they stand in for.
+new_plain_hero = cast("Callable[..., HeroState]", PlainHero)
+new_plain_nemesis = cast("Callable[..., NemesisState]", PlainNemesis)
+
+
+def _to_plain(cls: type[_Plain], model: BaseModel) -> Any:
+    plain = cls.__new__(cls)
+    values = model.__dict__
+    for name in cls.fields:
+        setattr(plain, name, values[name])
+    return plain
+
+
+def _to_model(plain: Any) -> Any:
+    cls = plain.__class__
+    return fast_model(cls.model, {name: getattr(plain, name) for name in cls.fields})
+
+
+def plain_state(state: DwState) -> DwState:
+    """The working form of a state nobody else holds (its containers are taken, not copied);
+    typed as the model, whose fields it has."""
+    plain = _to_plain(PlainState, state)
+    plain.heroes = [_to_plain(PlainHero, h) for h in state.heroes]
+    plain.nemeses = [_to_plain(PlainNemesis, n) for n in state.nemeses]
+    plain.towers = [_to_plain(PlainNemesis, n) for n in state.towers]
+    return plain  # type: ignore[no-any-return]
+
+
+def model_state(plain: DwState) -> DwState:
+    """The model of a working form (``plain_state``'s), its containers taken."""
+    plain.heroes = [_to_model(h) for h in plain.heroes]
+    plain.nemeses = [_to_model(n) for n in plain.nemeses]
+    plain.towers = [_to_model(n) for n in plain.towers]
+    return _to_model(plain)  # type: ignore[no-any-return]
