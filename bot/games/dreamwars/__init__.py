@@ -9,11 +9,11 @@ from bot.games.dreamwars.state import DwOptions, DwState
 # The engine imports none of its other modules; the package puts them together.
 DreamwarsEngine.parts = Parts(
     legal_actions=actions.legal_actions,
-    ai_ids=actions.ai_ids,
+    ai_moves=actions.AiMoves,
     perform=actions.perform,
     over_limit_decision=actions.over_limit_decision,
     choose=ai.choose,
-    choose_id=ai.choose_id,
+    choose_move=ai.choose_move,
     public_view=views.public_view,
     private_view=views.private_view,
     simulate=simulate.simulate,

@@ -7,7 +7,7 @@ Labels that name an Equipment card are marked private: only the hero's player se
 from __future__ import annotations
 
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from bot.games.base import LABEL_MAX, Action
 from bot.games.dreamwars import dice
@@ -67,6 +67,120 @@ def ai_ids(engine: DreamwarsEngine, ctx: _Ctx) -> list[str]:
     ids = _Ids()
     _legal(ctx, ids)
     return ids
+
+
+class AiMoves:
+    """The ids of ``ai_ids`` by kind, each kind worked out only when the AI first asks for it
+    (most choices need a few kinds): what ``ai.choose_move`` reads in AI-only games."""
+
+    # The kind of the ids that start with each verb (``step``, ``end`` and ``stop`` apart).
+    KINDS: ClassVar[dict[str, str]] = {
+        "hit": "attacks",
+        "shoot": "attacks",
+        "cannon": "location",
+        "meditate": "location",
+        "meditate3": "location",
+        "meditate3x2": "location",
+        "reveal": "location",
+        "pickstone": "location",
+        "pickup": "location",
+        "coach": "location",
+        "train": "location",
+        "sing": "equipment",
+        "use": "uses",
+        "ride": "equipment",
+        "ally": "equipment",
+        "reload": "prestige",
+        "pres": "prestige",
+    }
+
+    def __init__(self, ctx: _Ctx) -> None:
+        self.ctx = ctx
+        s = ctx.s
+        self.i = i = s.active
+        hero = s.heroes[i]
+        self.hero = hero
+        self.decision = s.decision
+        self.moving = hero.moving
+        self.free = self.decision is None and not s.ending and not hero.moving  # may end
+        self.able = self.free and hero.door is None  # not At Death's Door
+        self._kinds: dict[str, list[str]] = {}
+
+    def _kind(self, kind: str) -> list[str]:
+        found = self._kinds.get(kind)
+        if found is None:
+            found = self._kinds[kind] = self._work_out(kind)
+        return found
+
+    def _work_out(self, kind: str) -> list[str]:
+        ctx, i = self.ctx, self.i
+        ids = _Ids()
+        if kind == "steps":
+            if self.moving or (self.free and _may_start_move(ctx, i)):
+                ids += [f"step:{nxt}" for nxt in _steps(ctx, i)]
+            return ids
+        if kind == "uses":  # the items' (Equipment actions), then the Dream Shards'
+            ids += [a for a in self._kind("equipment") if a.startswith("use:")]
+            if self.free:
+                for uid in self.hero.shards:
+                    _targeted(ctx, i, ids, f"use:{uid}", "", "shard", uid)
+            return ids
+        if not self.able:
+            return ids
+        if kind == "attacks":
+            _attacks(ctx, i, ids)
+        elif kind == "location":
+            _location_actions(ctx, i, ids)
+        elif kind == "equipment":
+            _equipment_actions(ctx, i, ids)
+        elif kind == "prestige":
+            _prestige_actions(ctx, i, ids)
+        return ids
+
+    def has(self, id_: str) -> bool:
+        """Whether ``id_`` is one of them."""
+        if self.decision is not None:
+            return id_ in self.decision.options
+        if id_ == "end":
+            return self.free
+        if id_ == "stop":
+            return self.moving
+        verb = id_.partition(":")[0]
+        kind = "steps" if verb == "step" else self.KINDS.get(verb)
+        return kind is not None and id_ in self._kind(kind)
+
+    def choices(self) -> list[str]:
+        """A decision's options."""
+        assert self.decision is not None
+        return list(self.decision.options)
+
+    def steps(self) -> list[str]:
+        return self._kind("steps")
+
+    def attacks(self) -> list[str]:
+        """Attacks with and without weapons, then the cannon's shots."""
+        cannon = [a for a in self._kind("location") if a.startswith("cannon:")]
+        return self._kind("attacks") + cannon
+
+    def spells(self) -> list[str]:
+        return [a for a in self._kind("equipment") if a.startswith("sing:")]
+
+    def uses(self) -> list[str]:
+        return self._kind("uses")
+
+    def boosts(self) -> list[str]:
+        """The Allies' calls, then the Prestige abilities'."""
+        allies = [a for a in self._kind("equipment") if a.startswith("ally:")]
+        return allies + [a for a in self._kind("prestige") if a.startswith("pres:")]
+
+    def reloads(self) -> list[str]:
+        return [a for a in self._kind("prestige") if a.startswith("reload:")]
+
+    def travels(self) -> list[str]:
+        return [a for a in self._kind("location") if a.startswith(("coach:", "train:"))]
+
+    def rides(self) -> list[str]:
+        return [a for a in self._kind("equipment") if a.startswith("ride:")]
 
 
 def legal_actions(engine: DreamwarsEngine, ctx: _Ctx) -> list[Action]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from bot.games.base import Action
 from bot.games.dreamwars.actions import FIST
@@ -16,6 +16,62 @@ if TYPE_CHECKING:
     from bot.games.dreamwars.state import DwState, NemesisState
 
 Ids = dict[str, None]  # the legal action ids, in order
+
+
+class Moves(Protocol):
+    """The legal ids the AI chooses among, by kind, each kind in the legal ids' order."""
+
+    def has(self, id_: str) -> bool: ...
+    def choices(self) -> list[str]: ...  # a decision's options
+    def steps(self) -> list[str]: ...
+    def attacks(self) -> list[str]: ...  # hit:, shoot: and cannon:
+    def spells(self) -> list[str]: ...
+    def uses(self) -> list[str]: ...
+    def boosts(self) -> list[str]: ...  # ally: and pres:
+    def reloads(self) -> list[str]: ...
+    def travels(self) -> list[str]: ...  # coach: and train:
+    def rides(self) -> list[str]: ...
+
+
+class ListedMoves:
+    """``Moves`` out of a list of legal ids (the table's AI seat, which has them all)."""
+
+    def __init__(self, ids: Ids) -> None:
+        self.ids = ids
+
+    def _starting(self, *prefixes: str) -> list[str]:
+        return [a for a in self.ids if a.startswith(prefixes)]
+
+    def has(self, id_: str) -> bool:
+        return id_ in self.ids
+
+    def choices(self) -> list[str]:
+        return list(self.ids)
+
+    def steps(self) -> list[str]:
+        return self._starting("step:")
+
+    def attacks(self) -> list[str]:
+        return self._starting("hit:", "shoot:", "cannon:")
+
+    def spells(self) -> list[str]:
+        return self._starting("sing:")
+
+    def uses(self) -> list[str]:
+        return self._starting("use:")
+
+    def boosts(self) -> list[str]:
+        return self._starting("pres:", "ally:")
+
+    def reloads(self) -> list[str]:
+        return self._starting("reload:")
+
+    def travels(self) -> list[str]:
+        return self._starting("coach:", "train:")
+
+    def rides(self) -> list[str]:
+        return self._starting("ride:")
+
 
 EFFECT_WORTH = {
     "damage": -2.0,
@@ -52,18 +108,24 @@ def choose(engine: DreamwarsEngine, state: DwState, seat: str, rng: random.Rando
 def choose_id(ctx: _Ctx, ids: Ids) -> str:
     """The id of the action the active hero's AI takes among the legal ``ids`` (in their
     order), in a context that only looks."""
+    return choose_move(ctx, ListedMoves(ids))
+
+
+def choose_move(ctx: _Ctx, moves: Moves) -> str:
+    """The id of the action the active hero's AI takes among the legal ``moves``, in a
+    context that only looks."""
     state = ctx.s
     i = state.active
     hero = state.heroes[i]
     if state.decision is not None:
-        return _decide(ctx, i, list(ids))
+        return _decide(ctx, i, moves.choices())
     goal = _goal(ctx, i)
     if hero.moving:
-        step = _toward(ctx, i, goal, ids) or "stop"
-        return step if step in ids else "stop"
+        step = _toward(ctx, i, goal, moves) or "stop"
+        return step if moves.has(step) else "stop"
     for pick in (_survive, _objective_here, _fight, _boost, _travel, _meditate):
-        choice = pick(ctx, i, ids, goal)
-        if choice is not None and choice in ids:
+        choice = pick(ctx, i, moves, goal)
+        if choice is not None and moves.has(choice):
             return choice
     return "end"
 
@@ -173,13 +235,13 @@ def _goal(ctx: _Ctx, i: int) -> str:
     return spot or here
 
 
-def _toward(ctx: _Ctx, i: int, goal: str, by_id: Ids) -> str | None:
+def _toward(ctx: _Ctx, i: int, goal: str, moves: Moves) -> str | None:
     here = ctx.s.heroes[i].node
     if here == goal:
         return None
     board = ctx.board
     now = board.distance(here, goal)
-    steps = [a[5:] for a in by_id if a.startswith("step:")]
+    steps = [a[5:] for a in moves.steps()]
     better = [n for n in steps if board.distance(n, goal) < now]
     if not better:
         return None
@@ -188,29 +250,29 @@ def _toward(ctx: _Ctx, i: int, goal: str, by_id: Ids) -> str | None:
     return f"step:{better[0]}"
 
 
-def _survive(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
+def _survive(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
     hero = ctx.s.heroes[i]
     if ctx.life(i) > 2 and hero.door is None:
         return None
-    for key in by_id:
+    for key in moves.uses():
         used = key[4:].partition(":")[0]
-        if key.startswith("use:") and any(e.kind == "heal" for e in ctx.item(used).effects):
+        if any(e.kind == "heal" for e in ctx.item(used).effects):
             return key
     if hero.door is not None:
-        return _toward(ctx, i, goal, by_id) if not hero.moved else None
+        return _toward(ctx, i, goal, moves) if not hero.moved else None
     return None
 
 
-def _objective_here(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
+def _objective_here(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
     for key in ("pickstone", "reveal", "pickup"):
-        if key in by_id:
+        if moves.has(key):
             return key
     return None
 
 
-def _fight(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
-    attacks = [a for a in by_id if a.startswith(("hit:", "shoot:", "cannon:"))]
-    spells = [a for a in by_id if a.startswith("sing:")]
+def _fight(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
+    attacks = moves.attacks()
+    spells = moves.spells()
     if not attacks and not spells:
         return None
 
@@ -264,11 +326,9 @@ def _fight(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
     return best
 
 
-def _boost(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
+def _boost(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
     hero = ctx.s.heroes[i]
-    for key in by_id:
-        if not key.startswith(("pres:", "ally:")):
-            continue
+    for key in moves.boosts():
         effects = (
             next(a for a in ctx.sheet(i).prestige if a.key == key[5:]).effects
             if key.startswith("pres:")
@@ -281,36 +341,32 @@ def _boost(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
                 return key
             if effect.kind == "wound_nemesis" and ctx.targets_in_reach(i, effect.range):
                 return key
-    for key in by_id:
-        if key.startswith("reload:") and hero.actions >= 2:
+    if hero.actions >= 2:
+        for key in moves.reloads():
             return key
     return None
 
 
-def _travel(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
+def _travel(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
     hero = ctx.s.heroes[i]
     board = ctx.board
     if hero.node == goal:
         return None
     far = board.distance(hero.node, goal)
-    for key in by_id:
-        if (
-            key.startswith(("coach:", "train:"))
-            and board.distance(key.split(":")[1], goal) + 2 < far
-        ):
+    for key in moves.travels():
+        if board.distance(key.split(":")[1], goal) + 2 < far:
             return key
     if not hero.moved and far > ctx.value(i, "movement"):
-        for key in by_id:
-            if key.startswith("ride:"):
-                return key
-    return _toward(ctx, i, goal, by_id)
+        for key in moves.rides():
+            return key
+    return _toward(ctx, i, goal, moves)
 
 
-def _meditate(ctx: _Ctx, i: int, by_id: Ids, goal: str) -> str | None:
+def _meditate(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
     hero = ctx.s.heroes[i]
     if len(hero.cantici) >= ctx.sheet(i).max_cantici:
         return None
     for key in ("meditate3", "meditate"):
-        if key in by_id:
+        if moves.has(key):
             return key
     return None

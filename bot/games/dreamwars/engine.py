@@ -696,11 +696,11 @@ class Parts:
     of them: they import the engine, never the other way round."""
 
     legal_actions: Callable[[Any, _Ctx], list[Action]]
-    ai_ids: Callable[[Any, _Ctx], list[str]]  # the legal ids the AI may choose, in order
+    ai_moves: Callable[[_Ctx], Any]  # the legal ids the AI may choose, by kind (ai.Moves)
     perform: Callable[[Any, _Ctx, str], None]
     over_limit_decision: Callable[[_Ctx, int], bool]
     choose: Callable[[Any, DwState, str, random.Random], Action]
-    choose_id: Callable[[_Ctx, dict[str, None]], str]  # choose's, from the legal ids
+    choose_move: Callable[[_Ctx, Any], str]  # choose's, from the ai_moves
     public_view: Callable[[Any, DwState], dict[str, Any]]
     private_view: Callable[[Any, DwState, str, dict[str, Any] | None], dict[str, Any]]
     simulate: Callable[..., dict[str, Any]]
@@ -1465,11 +1465,12 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         for step in range(MAX_STEPS):
             if state.phase == "over":
                 return model_state(state), step
-            # choose_action's choice, from the legal ids it may choose (no Action is built)
+            # choose_action's choice, from the legal ids it may choose (no Action is built; the
+            # AI works out only the kinds of moves it looks at)
             look = self._ctx(state)
-            ids = dict.fromkeys(parts.ai_ids(self, look))
-            action_id = parts.choose_id(look, ids)
-            if action_id not in ids:  # perform trusts it: the AI's fall-backs must be legal too
+            moves = parts.ai_moves(look)
+            action_id = parts.choose_move(look, moves)
+            if not moves.has(action_id):  # perform trusts it: the AI's fall-backs must be legal
                 raise RuntimeError(f"the {self.name} AI chose {action_id!r}, which is not legal")
             parts.perform(self, ctx, action_id)
             self._settle(ctx)

@@ -28,10 +28,13 @@ def test_play_ai_game_plays_the_public_loops_games(
 
 def test_the_ai_picks_the_same_from_its_ids_as_from_every_legal_id() -> None:
     """actions.ai_ids leaves out what the AI never chooses: over whole games it is in order
-    a part of the legal ids, and ai.choose_id picks the same from both."""
-    from bot.games.dreamwars.actions import ai_ids
-    from bot.games.dreamwars.ai import choose_id
+    a part of the legal ids, and ai.choose_id picks the same from both. The AI-only games'
+    AiMoves (worked out by kind when asked) hold those ids, kind by kind, and choose_move
+    picks the same from them."""
+    from bot.games.dreamwars.actions import AiMoves, ai_ids
+    from bot.games.dreamwars.ai import ListedMoves, choose_id, choose_move
 
+    kinds = ("steps", "attacks", "spells", "uses", "boosts", "reloads", "travels", "rides")
     for players in (1, 3, 5):
         rng = random.Random(players)
         state = ENGINE.new_game(ENGINE.default_options(), [f"ai{i}" for i in range(players)], rng)
@@ -44,6 +47,15 @@ def test_the_ai_picks_the_same_from_its_ids_as_from_every_legal_id() -> None:
             assert all(any(a == b for b in rest) for a in mine)  # a subsequence
             chosen = choose_id(look, dict.fromkeys(mine))
             assert chosen == choose_id(ENGINE._ctx(state), dict.fromkeys(every))
+            moves = AiMoves(ENGINE._ctx(state))
+            assert choose_move(ENGINE._ctx(state), moves) == chosen
+            listed = ListedMoves(dict.fromkeys(mine))
+            for kind in kinds:
+                assert getattr(moves, kind)() == getattr(listed, kind)()
+            for id_ in (*every, "end", "stop"):
+                assert moves.has(id_) == (id_ in mine)
+            if state.decision is not None:
+                assert moves.choices() == mine
             state, _events = ENGINE.apply(state, seat, chosen, rng)
 
 
