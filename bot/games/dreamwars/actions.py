@@ -75,6 +75,7 @@ class AiMoves:
 
     # The kind of the ids that start with each verb (``step``, ``end`` and ``stop`` apart).
     KINDS: ClassVar[dict[str, str]] = {
+        "step": "steps",
         "hit": "attacks",
         "shoot": "attacks",
         "cannon": "location",
@@ -86,10 +87,10 @@ class AiMoves:
         "pickup": "location",
         "coach": "location",
         "train": "location",
-        "sing": "equipment",
+        "sing": "spells",
         "use": "uses",
-        "ride": "equipment",
-        "ally": "equipment",
+        "ride": "items",
+        "ally": "allies",
         "reload": "prestige",
         "pres": "prestige",
     }
@@ -120,21 +121,13 @@ class AiMoves:
                 ids += [f"step:{nxt}" for nxt in _steps(ctx, i)]
             return ids
         if kind == "uses":  # the items' (Equipment actions), then the Dream Shards'
-            ids += [a for a in self._kind("equipment") if a.startswith("use:")]
+            ids += [a for a in self._kind("items") if a[0] == "u"]
             if self.free:
                 for uid in self.hero.shards:
                     _targeted(ctx, i, ids, f"use:{uid}", "", "shard", uid)
             return ids
-        if not self.able:
-            return ids
-        if kind == "attacks":
-            _attacks(ctx, i, ids)
-        elif kind == "location":
-            _location_actions(ctx, i, ids)
-        elif kind == "equipment":
-            _equipment_actions(ctx, i, ids)
-        elif kind == "prestige":
-            _prestige_actions(ctx, i, ids)
+        if self.able:
+            _KIND_MAKERS[kind](ctx, i, ids)
         return ids
 
     def has(self, id_: str) -> bool:
@@ -145,8 +138,7 @@ class AiMoves:
             return self.free
         if id_ == "stop":
             return self.moving
-        verb = id_.partition(":")[0]
-        kind = "steps" if verb == "step" else self.KINDS.get(verb)
+        kind = self.KINDS.get(id_.partition(":")[0])
         return kind is not None and id_ in self._kind(kind)
 
     def choices(self) -> list[str]:
@@ -159,28 +151,28 @@ class AiMoves:
 
     def attacks(self) -> list[str]:
         """Attacks with and without weapons, then the cannon's shots."""
+        attacks = self._kind("attacks")
         cannon = [a for a in self._kind("location") if a.startswith("cannon:")]
-        return self._kind("attacks") + cannon
+        return attacks + cannon if cannon else attacks
 
     def spells(self) -> list[str]:
-        return [a for a in self._kind("equipment") if a.startswith("sing:")]
+        return self._kind("spells")
 
     def uses(self) -> list[str]:
         return self._kind("uses")
 
     def boosts(self) -> list[str]:
         """The Allies' calls, then the Prestige abilities'."""
-        allies = [a for a in self._kind("equipment") if a.startswith("ally:")]
-        return allies + [a for a in self._kind("prestige") if a.startswith("pres:")]
+        return self._kind("allies") + [a for a in self._kind("prestige") if a[0] == "p"]
 
     def reloads(self) -> list[str]:
-        return [a for a in self._kind("prestige") if a.startswith("reload:")]
+        return [a for a in self._kind("prestige") if a[0] == "r"]
 
     def travels(self) -> list[str]:
         return [a for a in self._kind("location") if a.startswith(("coach:", "train:"))]
 
     def rides(self) -> list[str]:
-        return [a for a in self._kind("equipment") if a.startswith("ride:")]
+        return [a for a in self._kind("items") if a[0] == "r"]
 
 
 def legal_actions(engine: DreamwarsEngine, ctx: _Ctx) -> list[Action]:
@@ -277,20 +269,26 @@ def _attacks(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     hero = ctx.s.heroes[i]
     if hero.actions < 1:
         return
+    labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
+    melee: list[str] | None = None
     for target in ctx.foes_at(hero.node):
-        name = ctx.marker(target).name
-        _act(
-            actions, f"hit:{target.uid}:{FIST}", f"Attack the {name} (Melee, bare hands)", "attack"
-        )
-        for weapon in _weapons(ctx, i, ranged=False):
-            _weapon_attacks(ctx, i, actions, "hit", target, weapon, f"Attack the {name}")
+        name = ctx.marker(target).name if labelled else ""
+        label = f"Attack the {name} (Melee, bare hands)" if labelled else ""
+        _act(actions, f"hit:{target.uid}:{FIST}", label, "attack")
+        if melee is None:
+            melee = _weapons(ctx, i, ranged=False)
+        for weapon in melee:
+            label = f"Attack the {name}" if labelled else ""
+            _weapon_attacks(ctx, i, actions, "hit", target, weapon, label)
     for weapon in _weapons(ctx, i, ranged=True):
         card = ctx.item(weapon)
         for target in ctx.targets_in_reach(i, card.range):
             if target.node == hero.node:
                 continue  # never a Ranged Attack on your own space
-            where = ctx.board.nodes[target.node].name
-            label = f"Shoot the {ctx.marker(target).name} at {where}"
+            label = ""
+            if labelled:
+                where = ctx.board.nodes[target.node].name
+                label = f"Shoot the {ctx.marker(target).name} at {where}"
             _weapon_attacks(ctx, i, actions, "shoot", target, weapon, label)
 
 
@@ -308,8 +306,10 @@ def _weapon_attacks(
     card = ctx.item(weapon)
     more = card.targets - 1
     eligible = _eligible_targets(ctx, i, target, card.range) if more > 0 else []
+    labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
     if len(eligible) <= more:
-        _act(actions, f"{verb}:{target.uid}:{weapon}", f"{label} with {card.name}", "attack", True)
+        label = f"{label} with {card.name}" if labelled else ""
+        _act(actions, f"{verb}:{target.uid}:{weapon}", label, "attack", True)
         return
     here = ctx.s.heroes[i].node
 
@@ -318,10 +318,13 @@ def _weapon_attacks(
         return ctx.marker(n).name + where
 
     for chosen in list(combinations(eligible, more))[:MAX_TARGET_CHOICES]:
+        label = (
+            f"{card.name}: " + " + ".join(named(n) for n in (target, *chosen)) if labelled else ""
+        )
         _act(
             actions,
             f"{verb}:{target.uid}:{weapon}:{'+'.join(n.uid for n in chosen)}",
-            f"{card.name}: " + " + ".join(named(n) for n in (target, *chosen)),
+            label,
             "attack",
             True,
         )
@@ -384,12 +387,22 @@ def _location_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
 
 
 def _equipment_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
+    _spell_actions(ctx, i, actions)
+    _item_actions(ctx, i, actions)
+    _ally_actions(ctx, i, actions)
+
+
+def _spell_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     hero = ctx.s.heroes[i]
-    sheet = ctx.sheet(i)
-    if hero.actions >= 1 and sheet.arcane > 0:
+    if hero.actions >= 1 and ctx.sheet(i).arcane > 0:
+        labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
         for uid in hero.cantici:
-            label = f"Intone {ctx.item(uid).name} (Arcane test)"
+            label = f"Intone {ctx.item(uid).name} (Arcane test)" if labelled else ""
             _targeted(ctx, i, actions, f"sing:{uid}", label, "cantico", uid)
+
+
+def _item_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
+    hero = ctx.s.heroes[i]
     everything = actions.__class__ is not _Ids  # else what the AI may choose (ai_ids)
     for uid in hero.items:
         card = ctx.item(uid)
@@ -425,6 +438,10 @@ def _equipment_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
                             "item",
                             private=True,
                         )
+
+
+def _ally_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
+    hero = ctx.s.heroes[i]
     for uid in hero.allies:
         ally = ctx.adventure(uid)
         if any(e.kind in ACTIVE_KINDS for e in ally.abilities) and (
@@ -457,8 +474,9 @@ def _targeted(
     if len(eligible) <= count:
         _act(actions, id_, label, kind, private=True)
         return
+    labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
     for chosen in list(combinations(eligible, count))[:MAX_TARGET_CHOICES]:
-        names = " + ".join(ctx.marker(n).name for n in chosen)
+        names = " + ".join(ctx.marker(n).name for n in chosen) if labelled else ""
         _act(actions, f"{id_}:{'+'.join(n.uid for n in chosen)}", f"{label}: {names}", kind, True)
 
 
@@ -546,6 +564,17 @@ def _prestige_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
                 )
         elif ability.key not in hero.used_prestige:
             _act(actions, f"pres:{ability.key}", f"{ability.name}: {ability.text}", "prestige")
+
+
+# How AiMoves works out each kind it needs (a hero able to act, not At Death's Door).
+_KIND_MAKERS = {
+    "attacks": _attacks,
+    "location": _location_actions,
+    "spells": _spell_actions,
+    "items": _item_actions,
+    "allies": _ally_actions,
+    "prestige": _prestige_actions,
+}
 
 
 # -- doing it -----------------------------------------------------------------------------------

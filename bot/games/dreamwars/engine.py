@@ -9,7 +9,6 @@ hero ends their Heroes phase, so the game only ever waits for the active hero.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -102,6 +101,7 @@ class _Ctx:
             {} if read_only else None
         )
         self._heroes: dict[tuple[int, str | None], list[Effect]] | None = {} if read_only else None
+        self._values: dict[tuple[int, str, str | None], int] | None = {} if read_only else None
 
     # -- telling -----------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:
@@ -283,9 +283,26 @@ class _Ctx:
         if self._heroes is not None:
             cached = self._heroes.get((i, weapon))
             if cached is None:
-                cached = self._heroes[(i, weapon)] = self._hero_effects(i, weapon)
+                if weapon is None:
+                    cached = self._hero_effects(i, None)
+                else:  # every reader sums or looks for a kind: the order does not matter
+                    cached = self.hero_effects(i) + self._weapon_effects(i, weapon)
+                self._heroes[(i, weapon)] = cached
             return cached
         return self._hero_effects(i, weapon)
+
+    def _weapon_effects(self, i: int, weapon: str) -> list[Effect]:
+        """The effects of a carried weapon and its add-ons (none for one not carried)."""
+        hero = self.s.heroes[i]
+        found: list[Effect] = []
+        if weapon in hero.items:
+            items = self.lib.items
+            cards = self.s.cards
+            found += items[cards[weapon]].effects
+            for addon, target in hero.mounted.items():
+                if target == weapon:
+                    found += items[cards[addon]].effects
+        return found
 
     def _hero_effects(self, i: int, weapon: str | None) -> list[Effect]:
         s = self.s
@@ -341,6 +358,15 @@ class _Ctx:
     ) -> int:
         """A characteristic with every modifier that stacks on it now (``effects``:
         hero_effects(i, weapon) when the caller has them)."""
+        if effects is None and self._values is not None:
+            key = (i, stat, weapon)
+            known = self._values.get(key)
+            if known is None:
+                known = self._values[key] = self._value(i, stat, weapon, None)
+            return known
+        return self._value(i, stat, weapon, effects)
+
+    def _value(self, i: int, stat: str, weapon: str | None, effects: list[Effect] | None) -> int:
         hero = self.s.heroes[i]
         sheet = self.lib.heroes[hero.key]
         mods = 0
@@ -740,6 +766,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     def __init__(self, board: Board | None = None) -> None:
         self._board = board
         self._last_legal: tuple[DwState, str, list[Action]] | None = None
+        self._goals: dict[tuple[str, str], tuple[Any, list[Any]]] = {}
 
     @property
     def board(self) -> Board:
@@ -975,9 +1002,12 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             for portal in card.portals:
                 ctx.summon(portal, summons_per_portal(s.party))
         if not s.options.simple_events:
-            symbols = Counter(ctx.event(u).star for u, _ in s.in_play)
+            symbols: dict[str, int] = {}
+            for u, _ in s.in_play:
+                star = ctx.event(u).star
+                symbols[star] = symbols.get(star, 0) + 1
             for index, rule in enumerate(great.stars):
-                if all(symbols[star] >= count for star, count in rule.needs.items()):
+                if all(symbols.get(star, 0) >= count for star, count in rule.needs.items()):
                     s.stars_now.append(index)
                     ctx.say(f"The Stars are Right! {rule.text}", "stars", chronicle=True)
                     for effect in rule.effects:
@@ -1283,26 +1313,37 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         s = ctx.s
         if s.phase == "over":
             return
-        scenario = ctx.lib.scenarios[s.scenario]
         for h in s.heroes:
             if not h.dead:
                 break
         else:
             self._finish(ctx, False)
             return
+        victory, defeat = self._goals_to_check(ctx.lib.scenarios[s.scenario], moment)
         holds = self._holds
-        for goal in scenario.victory:
-            if not holds(ctx, goal, moment):
-                break
-        else:
-            self._finish(ctx, True)
-            return
-        for goal in scenario.defeat:
-            if goal.kind == "survive":
-                continue
-            if self._holds(ctx, goal, moment):
+        if victory is not None:
+            for goal in victory:
+                if not holds(ctx, goal, moment):
+                    break
+            else:
+                self._finish(ctx, True)
+                return
+        for goal in defeat:
+            if holds(ctx, goal, moment):
                 self._finish(ctx, False)
                 return
+
+    def _goals_to_check(self, scenario: Any, moment: str) -> tuple[Any, list[Any]]:
+        """The scenario's victory goals (None: they cannot all hold at this moment) and the
+        defeat goals that may hold now, a hero being alive (kept for each scenario)."""
+        key = (scenario.key, moment)
+        known = self._goals.get(key)
+        if known is None:
+            never = {"all_dead"} if moment == "end_turn" else {"all_dead", "survive", "watch"}
+            victory = None if any(g.kind in never for g in scenario.victory) else scenario.victory
+            defeat = [g for g in scenario.defeat if g.kind != "survive" and g.kind not in never]
+            known = self._goals[key] = (victory, defeat)
+        return known
 
     def _holds(self, ctx: _Ctx, goal: Any, moment: str) -> bool:
         s = ctx.s

@@ -304,27 +304,31 @@ class _Plain:
     __slots__ = ()
     model: type[BaseModel]
     fields: tuple[str, ...]
+    defaults: tuple[tuple[str, Any, Any], ...]  # (name, default, factory) of optional fields
 
     def __init__(self, **given: Any) -> None:
         """Like the model's constructor (its defaults), without validation."""
-        for name, info in self.model.model_fields.items():
-            if name in given:
-                value = given[name]
-            elif info.default_factory is not None:
-                value = info.default_factory()  # type: ignore[call-arg]
-            elif info.default is PydanticUndefined:
-                raise TypeError(f"{self.model.__name__} needs {name}")
-            else:
-                value = info.default
+        for name, value in given.items():
             setattr(self, name, value)
+        for name, default, factory in self.defaults:
+            if name not in given:
+                setattr(self, name, default if factory is None else factory())
+        for name in self.fields:
+            if not hasattr(self, name):
+                raise TypeError(f"{self.model.__name__} needs {name}")
 
 
 def _plain_class(model: type[BaseModel]) -> type[_Plain]:
     names = tuple(model.model_fields)
+    defaults = tuple(
+        (name, info.default, info.default_factory)
+        for name, info in model.model_fields.items()
+        if info.default is not PydanticUndefined or info.default_factory is not None
+    )
     return type(
         f"Plain{model.__name__}",
         (_Plain,),
-        {"__slots__": names, "model": model, "fields": names},
+        {"__slots__": names, "model": model, "fields": names, "defaults": defaults},
     )
 
 
