@@ -6,8 +6,9 @@ Labels that name an Equipment card are marked private: only the hero's player se
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from bot.games.base import LABEL_MAX, Action
 from bot.games.dreamwars import dice
@@ -73,27 +74,23 @@ class AiMoves:
     """The ids of ``ai_ids`` by kind, each kind worked out only when the AI first asks for it
     (most choices need a few kinds): what ``ai.choose_move`` reads in AI-only games."""
 
-    # The kind of the ids that start with each verb (``step``, ``end`` and ``stop`` apart).
-    KINDS: ClassVar[dict[str, str]] = {
-        "step": "steps",
-        "hit": "attacks",
-        "shoot": "attacks",
-        "cannon": "location",
-        "meditate": "location",
-        "meditate3": "location",
-        "meditate3x2": "location",
-        "reveal": "location",
-        "pickstone": "location",
-        "pickup": "location",
-        "coach": "location",
-        "train": "location",
-        "sing": "spells",
-        "use": "uses",
-        "ride": "items",
-        "ally": "allies",
-        "reload": "prestige",
-        "pres": "prestige",
-    }
+    __slots__ = (
+        "ctx",
+        "i",
+        "hero",
+        "decision",
+        "moving",
+        "free",
+        "able",
+        "_steps",
+        "_attacks",
+        "_location",
+        "_spells",
+        "_items",
+        "_uses",
+        "_allies",
+        "_prestige",
+    )
 
     def __init__(self, ctx: _Ctx) -> None:
         self.ctx = ctx
@@ -105,29 +102,19 @@ class AiMoves:
         self.moving = hero.moving
         self.free = self.decision is None and not s.ending and not hero.moving  # may end
         self.able = self.free and hero.door is None  # not At Death's Door
-        self._kinds: dict[str, list[str]] = {}
+        self._steps: list[str] | None = None
+        self._attacks: list[str] | None = None
+        self._location: list[str] | None = None
+        self._spells: list[str] | None = None
+        self._items: list[str] | None = None
+        self._uses: list[str] | None = None
+        self._allies: list[str] | None = None
+        self._prestige: list[str] | None = None
 
-    def _kind(self, kind: str) -> list[str]:
-        found = self._kinds.get(kind)
-        if found is None:
-            found = self._kinds[kind] = self._work_out(kind)
-        return found
-
-    def _work_out(self, kind: str) -> list[str]:
-        ctx, i = self.ctx, self.i
+    def _made(self, maker: Callable[[_Ctx, int, list[Action]], None]) -> list[str]:
         ids = _Ids()
-        if kind == "steps":
-            if self.moving or (self.free and _may_start_move(ctx, i)):
-                ids += [f"step:{nxt}" for nxt in _steps(ctx, i)]
-            return ids
-        if kind == "uses":  # the items' (Equipment actions), then the Dream Shards'
-            ids += [a for a in self._kind("items") if a[0] == "u"]
-            if self.free:
-                for uid in self.hero.shards:
-                    _targeted(ctx, i, ids, f"use:{uid}", "", "shard", uid)
-            return ids
         if self.able:
-            _KIND_MAKERS[kind](ctx, i, ids)
+            maker(self.ctx, self.i, ids)
         return ids
 
     def has(self, id_: str) -> bool:
@@ -138,8 +125,8 @@ class AiMoves:
             return self.free
         if id_ == "stop":
             return self.moving
-        kind = self.KINDS.get(id_.partition(":")[0])
-        return kind is not None and id_ in self._kind(kind)
+        kind = _KIND_OF_VERB.get(id_.partition(":")[0])
+        return kind is not None and id_ in kind(self)
 
     def choices(self) -> list[str]:
         """A decision's options."""
@@ -147,32 +134,99 @@ class AiMoves:
         return list(self.decision.options)
 
     def steps(self) -> list[str]:
-        return self._kind("steps")
+        found = self._steps
+        if found is None:
+            found = self._steps = _Ids()
+            ctx, i = self.ctx, self.i
+            if self.moving or (self.free and _may_start_move(ctx, i)):
+                found += [f"step:{nxt}" for nxt in _steps(ctx, i)]
+        return found
+
+    def location(self) -> list[str]:
+        """What the hero's space offers: meditating, the scenario's tokens, travels, cannon."""
+        found = self._location
+        if found is None:
+            found = self._location = self._made(_location_actions)
+        return found
 
     def attacks(self) -> list[str]:
         """Attacks with and without weapons, then the cannon's shots."""
-        attacks = self._kind("attacks")
-        cannon = [a for a in self._kind("location") if a.startswith("cannon:")]
-        return attacks + cannon if cannon else attacks
+        found = self._attacks
+        if found is None:
+            found = self._attacks = self._made(_attacks)
+        cannon = [a for a in self.location() if a.startswith("cannon:")]
+        return found + cannon if cannon else found
 
     def spells(self) -> list[str]:
-        return self._kind("spells")
+        found = self._spells
+        if found is None:
+            found = self._spells = self._made(_spell_actions)
+        return found
+
+    def _item_ids(self) -> list[str]:
+        found = self._items
+        if found is None:
+            found = self._items = self._made(_item_actions)
+        return found
 
     def uses(self) -> list[str]:
-        return self._kind("uses")
+        """The items' (Equipment actions), then the Dream Shards'."""
+        found = self._uses
+        if found is None:
+            found = self._uses = _Ids(a for a in self._item_ids() if a[0] == "u")
+            if self.free:
+                ctx, i = self.ctx, self.i
+                for uid in self.hero.shards:
+                    _targeted(ctx, i, found, f"use:{uid}", "", "shard", uid)
+        return found
+
+    def _ally_ids(self) -> list[str]:
+        found = self._allies
+        if found is None:
+            found = self._allies = self._made(_ally_actions)
+        return found
+
+    def _prestige_ids(self) -> list[str]:
+        found = self._prestige
+        if found is None:
+            found = self._prestige = self._made(_prestige_actions)
+        return found
 
     def boosts(self) -> list[str]:
         """The Allies' calls, then the Prestige abilities'."""
-        return self._kind("allies") + [a for a in self._kind("prestige") if a[0] == "p"]
+        return self._ally_ids() + [a for a in self._prestige_ids() if a[0] == "p"]
 
     def reloads(self) -> list[str]:
-        return [a for a in self._kind("prestige") if a[0] == "r"]
+        return [a for a in self._prestige_ids() if a[0] == "r"]
 
     def travels(self) -> list[str]:
-        return [a for a in self._kind("location") if a.startswith(("coach:", "train:"))]
+        return [a for a in self.location() if a.startswith(("coach:", "train:"))]
 
     def rides(self) -> list[str]:
-        return [a for a in self._kind("items") if a[0] == "r"]
+        return [a for a in self._item_ids() if a[0] == "r"]
+
+
+# The kind of AiMoves's ids that start with each verb (``end`` and ``stop`` apart).
+_KIND_OF_VERB: dict[str, Callable[[AiMoves], list[str]]] = {
+    "step": AiMoves.steps,
+    "hit": AiMoves.attacks,
+    "shoot": AiMoves.attacks,
+    "cannon": AiMoves.location,
+    "meditate": AiMoves.location,
+    "meditate3": AiMoves.location,
+    "meditate3x2": AiMoves.location,
+    "reveal": AiMoves.location,
+    "pickstone": AiMoves.location,
+    "pickup": AiMoves.location,
+    "coach": AiMoves.location,
+    "train": AiMoves.location,
+    "sing": AiMoves.spells,
+    "use": AiMoves.uses,
+    "ride": AiMoves.rides,
+    "ally": AiMoves.boosts,
+    "reload": AiMoves.reloads,
+    "pres": AiMoves.boosts,
+}
 
 
 def legal_actions(engine: DreamwarsEngine, ctx: _Ctx) -> list[Action]:
@@ -564,17 +618,6 @@ def _prestige_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
                 )
         elif ability.key not in hero.used_prestige:
             _act(actions, f"pres:{ability.key}", f"{ability.name}: {ability.text}", "prestige")
-
-
-# How AiMoves works out each kind it needs (a hero able to act, not At Death's Door).
-_KIND_MAKERS = {
-    "attacks": _attacks,
-    "location": _location_actions,
-    "spells": _spell_actions,
-    "items": _item_actions,
-    "allies": _ally_actions,
-    "prestige": _prestige_actions,
-}
 
 
 # -- doing it -----------------------------------------------------------------------------------

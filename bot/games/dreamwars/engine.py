@@ -97,11 +97,21 @@ class _Ctx:
         # A context that only looks may remember the effects in force; one that plays may not.
         self._table: list[Effect] | None = None
         self._table_key: tuple[object, ...] = ()
+        self._table_checked = False  # by a context that only looks, since it last looked again
         self._reach: dict[tuple[int, int, bool], list[NemesisState]] | None = (
             {} if read_only else None
         )
         self._heroes: dict[tuple[int, str | None], list[Effect]] | None = {} if read_only else None
         self._values: dict[tuple[int, str, str | None], int] | None = {} if read_only else None
+
+    def look_again(self) -> None:
+        """A context that only looks, at its state changed since: what it remembered is
+        forgotten (the table's effects are checked against what they depend on)."""
+        assert self._heroes is not None and self._reach is not None and self._values is not None
+        self._heroes.clear()
+        self._reach.clear()
+        self._values.clear()
+        self._table_checked = False
 
     # -- telling -----------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:
@@ -196,13 +206,12 @@ class _Ctx:
 
     # -- effects in force --------------------------------------------------------------------
     def table_effects(self) -> list[Effect]:
-        if self._heroes is not None:  # a context that only looks: the table never changes
-            if self._table is None:
-                self._table = self._table_effects()
-            return self._table
-        # A context that plays keeps them while nothing they depend on has changed: the turn,
-        # the scenario, the Events in play (drawn one a turn, so the last one and their number
-        # tell them apart), the Stars this turn and the Nemesis limit's state.
+        table = self._table
+        if self._table_checked and table is not None:  # a look: the table does not change
+            return table
+        # They are kept while nothing they depend on has changed: the turn, the scenario, the
+        # Events in play (drawn one a turn, so the last one and their number tell them apart),
+        # the Stars this turn and the Nemesis limit's state.
         s = self.s
         in_play = s.in_play
         key = (
@@ -215,10 +224,11 @@ class _Ctx:
             in_play[-1] if in_play else None,
             len(s.stars_now),
         )
-        if self._table_key != key or self._table is None:
-            self._table = self._table_effects()
+        if self._table_key != key or table is None:
+            table = self._table = self._table_effects()
             self._table_key = key
-        return self._table
+        self._table_checked = self._heroes is not None
+        return table
 
     def _table_effects(self) -> list[Effect]:
         s = self.s
@@ -1502,13 +1512,14 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         event is kept. Returns (final state, actions)."""
         state = plain_state(self.new_game(options, [f"ai{i}" for i in range(players)], rng))
         ctx = _QuietCtx(state, rng, self.board)
+        look = self._ctx(state)  # the AI's reading of the same state, looked at again each step
         parts = self.parts
         for step in range(MAX_STEPS):
             if state.phase == "over":
                 return model_state(state), step
             # choose_action's choice, from the legal ids it may choose (no Action is built; the
             # AI works out only the kinds of moves it looks at)
-            look = self._ctx(state)
+            look.look_again()
             moves = parts.ai_moves(look)
             action_id = parts.choose_move(look, moves)
             if not moves.has(action_id):  # perform trusts it: the AI's fall-backs must be legal
