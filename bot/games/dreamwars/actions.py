@@ -725,7 +725,8 @@ def _step(ctx: _Ctx, i: int, nxt: str) -> None:
     s = ctx.s
     hero = s.heroes[i]
     board = ctx.board
-    name = ctx.name(i)
+    telling = ctx.telling
+    name = ctx.name(i) if telling else ""
     # The hero's effects, read when first needed: they stay the same until the hero moves
     # (a vehicle's malfunction only marks it to break at the end of the turn).
     effects: list[Effect] | None = None
@@ -747,16 +748,17 @@ def _step(ctx: _Ctx, i: int, nxt: str) -> None:
             effects = ctx.hero_effects(i)
         value = ctx.value(i, "dodge", effects=effects)
         roll = ctx.roll(i, value, effects)
-        ctx.say(
-            f"{name} tests Dodge to leave the {ctx.marker(nemesis).name} ({roll.shown()}).", "dodge"
-        )
+        if telling:
+            what = ctx.marker(nemesis).name
+            ctx.say(f"{name} tests Dodge to leave the {what} ({roll.shown()}).", "dodge")
         if hero.vehicle:
             _malfunction(ctx, i, hero.vehicle, roll)
         if not roll.success:
             hero.no_move = True
             hero.moving = False
             hero.steps = 0
-            ctx.say(f"{name} cannot move any further this turn.")
+            if telling:
+                ctx.say(f"{name} cannot move any further this turn.")
             return
     fording = True  # no river to cross, or a safe way across
     if nxt in board.rivers:
@@ -765,16 +767,19 @@ def _step(ctx: _Ctx, i: int, nxt: str) -> None:
         fording = ctx.has(i, "safe_ford", effects) or ctx.has(i, "aquatic", effects)
     if not fording:
         roll = ctx.roll(i, 3, effects)
-        ctx.say(f"{name} tests Fate 3 to cross the river ({roll.shown()}).", "fate")
+        if telling:
+            ctx.say(f"{name} tests Fate 3 to cross the river ({roll.shown()}).", "fate")
         if not roll.success:
             hero.moving = False
             hero.steps = 0
-            ctx.say(f"{name} finds no ford and stops; the rest of the movement is lost.")
+            if telling:
+                ctx.say(f"{name} finds no ford and stops; the rest of the movement is lost.")
             return
     hero.node = nxt
     hero.steps -= 1
     hero.moving = hero.steps > 0 and hero.door is None
-    ctx.say(f"{name} moves to {board.nodes[nxt].name}.", "move")
+    if telling:
+        ctx.say(f"{name} moves to {board.nodes[nxt].name}.", "move")
     _crystal_bodies(ctx, i)
     _deliver(ctx, i)
 
@@ -865,12 +870,13 @@ def _attack(
         armour = _armour(ctx, foe, stat)
         tested = value - armour
         hit = roll.success if n == 0 else dice.passes(roll.natural, tested)
-        note = f" -{armour} Heavy Armour" if armour else ""
-        ctx.say(
-            f"{ctx.name(i)} attacks the {marker.name} ({stat.title()} {value}{note}; "
-            f"rolled {roll.natural}): {'hit' if hit else 'miss'}.",
-            "attack",
-        )
+        if ctx.telling:
+            note = f" -{armour} Heavy Armour" if armour else ""
+            ctx.say(
+                f"{ctx.name(i)} attacks the {marker.name} ({stat.title()} {value}{note}; "
+                f"rolled {roll.natural}): {'hit' if hit else 'miss'}.",
+                "attack",
+            )
         if hit:
             ctx.wound(foe, damage, i, f"{ctx.name(i)}'s attack")
     if weapon is not None:

@@ -82,6 +82,7 @@ READ_ONLY_DICE = random.Random(0)  # for contexts that only look (legal actions,
 class _Ctx:
     """One step's working copy of a state, with its dice and events."""
 
+    telling: ClassVar[bool] = True  # its events are kept (else only the chronicle is written)
     # What the heroes and Nemeses it adds are made of (the state's own kind).
     new_hero: ClassVar[Callable[..., HeroState]] = HeroState
     new_nemesis: ClassVar[Callable[..., NemesisState]] = NemesisState
@@ -487,11 +488,12 @@ class _Ctx:
         if hero.dead or hero.door is not None or amount <= 0:
             return
         hero.wounds = min(self.sheet(i).life, hero.wounds + amount)
-        self.say(
-            f"{self.name(i)} loses {amount} Life Point(s) ({why}): "
-            f"{self.life(i)}/{self.sheet(i).life} left.",
-            "damage",
-        )
+        if self.telling:
+            self.say(
+                f"{self.name(i)} loses {amount} Life Point(s) ({why}): "
+                f"{self.life(i)}/{self.sheet(i).life} left.",
+                "damage",
+            )
         if self.life(i) == 0:
             hero.door = self.sheet(i).life
             hero.moving = False
@@ -514,11 +516,12 @@ class _Ctx:
         healed = hero.wounds if amount <= 0 else min(amount, hero.wounds)
         hero.wounds -= healed
         hero.deeds["heals"] = hero.deeds.get("heals", 0) + 1
-        self.say(
-            f"{self.name(i)} regains {healed} Life Point(s) ({why}): "
-            f"{self.life(i)}/{self.sheet(i).life}.",
-            "heal",
-        )
+        if self.telling:
+            self.say(
+                f"{self.name(i)} regains {healed} Life Point(s) ({why}): "
+                f"{self.life(i)}/{self.sheet(i).life}.",
+                "heal",
+            )
         if hero.door is not None:
             hero.door = None
             self.say(f"{self.name(i)} is no longer At Death's Door.", "door", chronicle=True)
@@ -555,10 +558,9 @@ class _Ctx:
             s.next_uid += 1
             s.nemeses.append(self.new_nemesis(uid=f"n{s.next_uid}", key=key, node=node))
             placed += 1
-            self.say(
-                f"A {self.lib.markers[key].name} is summoned at {self.board.nodes[node].name}.",
-                "summon",
-            )
+            if self.telling:
+                name = self.lib.markers[key].name
+                self.say(f"A {name} is summoned at {self.board.nodes[node].name}.", "summon")
         if len(s.nemeses) >= self.nemesis_limit():
             s.limit_turn = s.turn
         return placed
@@ -579,7 +581,10 @@ class _Ctx:
         target.wounds += amount
         left = marker.life - target.wounds
         if left > 0:
-            self.say(f"The {marker.name} loses {amount} Life Point(s) ({why}): {left} left.", "hit")
+            if self.telling:
+                self.say(
+                    f"The {marker.name} loses {amount} Life Point(s) ({why}): {left} left.", "hit"
+                )
             return
         self.say(f"The {marker.name} is killed ({why}).", "kill", chronicle=True)
         if target.key == TOWER.key:
@@ -747,6 +752,7 @@ class _QuietCtx(_Ctx):
     plain working form (``plain_state``). What a step writes into the state (its chronicle) is
     written as ever."""
 
+    telling = False  # what says no more than an event is not even written out
     new_hero = new_plain_hero
     new_nemesis = new_plain_nemesis
 
@@ -1001,7 +1007,9 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                 s.in_play.remove((uid, drawn))
                 ctx.discard(uid)
         s.stars_now = []
-        ctx.say(f"Turn {s.turn} begins" + (f" (Watch {s.watch})." if s.watch else "."), "turn")
+        if ctx.telling:
+            watch = f" (Watch {s.watch})." if s.watch else "."
+            ctx.say(f"Turn {s.turn} begins{watch}", "turn")
         event_uid = ctx.draw("events")
         if event_uid is not None:
             card = ctx.event(event_uid)
@@ -1068,7 +1076,8 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             s.ending = True
             return
         self._wear_best(ctx, i)
-        ctx.say(f"{ctx.name(i)}'s Heroes phase.", "hero_turn")
+        if ctx.telling:
+            ctx.say(f"{ctx.name(i)}'s Heroes phase.", "hero_turn")
 
     def _wear_best(self, ctx: _Ctx, i: int) -> None:
         """Put on the best Armour and Shield carried (the player may change before acting)."""
@@ -1155,7 +1164,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                 moved += 1
                 if nxt in board.rivers and not free and s.options.nemesis_river_stop:
                     break
-            if moved:
+            if moved and ctx.telling:
                 ctx.say(f"The {marker.name} moves to {board.nodes[nemesis.node].name}.", "move")
             if scenario.nemesis_target and nemesis.node == scenario.nemesis_target:
                 s.reached += 1
@@ -1220,11 +1229,12 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         effects = ctx.hero_effects(j)  # the same for both: nothing changes in between
         threshold = marker.defence + ctx.defence_mod(j, effects)
         roll = ctx.roll(j, threshold, effects)
-        ctx.say(
-            f"{ctx.name(j)} tests Defence {marker.defence} against the {marker.name}'s "
-            f"{how} attack ({roll.shown()}).",
-            "defence",
-        )
+        if ctx.telling:
+            ctx.say(
+                f"{ctx.name(j)} tests Defence {marker.defence} against the {marker.name}'s "
+                f"{how} attack ({roll.shown()}).",
+                "defence",
+            )
         if not roll.success:
             ctx.hurt(j, 2 if "brutal" in marker.abilities else 1, f"the {marker.name}")
             for status in ctx.statuses():
