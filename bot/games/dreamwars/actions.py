@@ -128,6 +128,15 @@ class AiMoves:
         kind = _KIND_OF_VERB.get(id_.partition(":")[0])
         return kind is not None and id_ in kind(self)
 
+    def offered(self, keys: tuple[str, ...]) -> str | None:
+        """The first of ``keys`` that is one of them: ids the hero's space offers (meditating,
+        the scenario's tokens), without a colon."""
+        here = self.location()
+        for key in keys:
+            if key in here:
+                return key
+        return None
+
     def choices(self) -> list[str]:
         """A decision's options."""
         assert self.decision is not None
@@ -787,9 +796,10 @@ def _step(ctx: _Ctx, i: int, nxt: str) -> None:
 def _crystal_bodies(ctx: _Ctx, i: int) -> None:
     node = ctx.s.heroes[i].node
     near = ctx.board.near[node][1]
+    crystal = ctx.board.crystal
     for nemesis in ctx.s.nemeses:
-        marker = ctx.marker(nemesis)
-        if "crystal_body" in marker.abilities and nemesis.node in near and not nemesis.stunned:
+        if nemesis.key in crystal and nemesis.node in near and not nemesis.stunned:
+            marker = ctx.marker(nemesis)
             roll = ctx.roll(i, ctx.value(i, "dodge"))
             ctx.say(
                 f"{ctx.name(i)} tests Dodge near the {marker.name}'s Crystal Body "

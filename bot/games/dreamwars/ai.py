@@ -22,6 +22,7 @@ class Moves(Protocol):
     """The legal ids the AI chooses among, by kind, each kind in the legal ids' order."""
 
     def has(self, id_: str) -> bool: ...
+    def offered(self, keys: tuple[str, ...]) -> str | None: ...  # the first legal of these
     def choices(self) -> list[str]: ...  # a decision's options
     def steps(self) -> list[str]: ...
     def attacks(self) -> list[str]: ...  # hit:, shoot: and cannon:
@@ -44,6 +45,12 @@ class ListedMoves:
 
     def has(self, id_: str) -> bool:
         return id_ in self.ids
+
+    def offered(self, keys: tuple[str, ...]) -> str | None:
+        for key in keys:
+            if key in self.ids:
+                return key
+        return None
 
     def choices(self) -> list[str]:
         return list(self.ids)
@@ -264,10 +271,7 @@ def _survive(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
 
 
 def _objective_here(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
-    for key in ("pickstone", "reveal", "pickup"):
-        if moves.has(key):
-            return key
-    return None
+    return moves.offered(("pickstone", "reveal", "pickup"))
 
 
 def _fight(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
@@ -366,7 +370,4 @@ def _meditate(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
     hero = ctx.s.heroes[i]
     if len(hero.cantici) >= ctx.sheet(i).max_cantici:
         return None
-    for key in ("meditate3", "meditate"):
-        if moves.has(key):
-            return key
-    return None
+    return moves.offered(("meditate3", "meditate"))

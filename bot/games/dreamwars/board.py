@@ -85,6 +85,9 @@ class Board:
         self.free_movers = frozenset(  # Nemeses that ignore rivers
             k for k, m in lib.markers.items() if {"flying", "aquatic"} & set(m.abilities)
         )
+        self.crystal = frozenset(  # markers with a Crystal Body
+            k for k, m in lib.markers.items() if "crystal_body" in m.abilities
+        )
         self.healing = [k for k, n in lib.nodes.items() if "healing" in n.icons]
         self.load_of = {
             k: 0 if i.type == "addon" else 2 if "encumbering" in i.traits else 1

@@ -54,6 +54,9 @@ def test_the_ai_picks_the_same_from_its_ids_as_from_every_legal_id() -> None:
                 assert getattr(moves, kind)() == getattr(listed, kind)()
             for id_ in (*every, "end", "stop"):
                 assert moves.has(id_) == (id_ in mine)
+            if state.decision is None and not state.heroes[state.active].moving:
+                for keys in (("pickstone", "reveal", "pickup"), ("meditate3", "meditate")):
+                    assert moves.offered(keys) == listed.offered(keys)
             if state.decision is not None:
                 assert moves.choices() == mine
             state, _events = ENGINE.apply(state, seat, chosen, rng)
