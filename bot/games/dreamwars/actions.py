@@ -866,7 +866,10 @@ def _attack(
     hero.actions -= 1
     stat = _attack_stat(ctx, weapon)
     effects = ctx.hero_effects(i)  # the weapon's own effects count for its value, not rerolls
-    value = ctx.value(i, stat, weapon, None if weapon else effects)
+    # (its value sums them: the order does not matter)
+    value = ctx.value(
+        i, stat, weapon, effects + ctx.weapon_effects(i, weapon) if weapon else effects
+    )
     card = ctx.item(weapon) if weapon else None
     targets = [target]
     if card is not None and card.targets > 1:

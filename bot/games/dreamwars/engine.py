@@ -150,8 +150,8 @@ class _Ctx:
         return self.lib.scenarios[self.s.scenario]
 
     def statuses(self) -> list[Status]:
-        """The alteration statuses of the scenario being played."""
-        return list(self.scenario().statuses)
+        """The alteration statuses of the scenario being played (its own list: only read)."""
+        return self.lib.scenarios[self.s.scenario].statuses
 
     def afflict(self, i: int, key: str, why: str) -> None:
         """Hero ``i`` catches the scenario's status ``key`` (once; a second time renews it)."""
@@ -297,12 +297,12 @@ class _Ctx:
                 if weapon is None:
                     cached = self._hero_effects(i, None)
                 else:  # every reader sums or looks for a kind: the order does not matter
-                    cached = self.hero_effects(i) + self._weapon_effects(i, weapon)
+                    cached = self.hero_effects(i) + self.weapon_effects(i, weapon)
                 self._heroes[(i, weapon)] = cached
             return cached
         return self._hero_effects(i, weapon)
 
-    def _weapon_effects(self, i: int, weapon: str) -> list[Effect]:
+    def weapon_effects(self, i: int, weapon: str) -> list[Effect]:
         """The effects of a carried weapon and its add-ons (none for one not carried)."""
         hero = self.s.heroes[i]
         found: list[Effect] = []
