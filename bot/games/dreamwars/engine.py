@@ -548,8 +548,9 @@ class _Ctx:
     def summon(self, node: str, count: int) -> int:
         s = self.s
         placed = 0
+        limit = self.nemesis_limit()  # the Events in play and the turn do not change here
         for _ in range(count):
-            if len(s.nemeses) >= self.nemesis_limit():
+            if len(s.nemeses) >= limit:
                 s.limit_turn = s.turn
                 break
             if not s.horde:
@@ -561,7 +562,7 @@ class _Ctx:
             if self.telling:
                 name = self.lib.markers[key].name
                 self.say(f"A {name} is summoned at {self.board.nodes[node].name}.", "summon")
-        if len(s.nemeses) >= self.nemesis_limit():
+        if len(s.nemeses) >= limit:
             s.limit_turn = s.turn
         return placed
 
