@@ -126,9 +126,9 @@ def choose_move(ctx: _Ctx, moves: Moves) -> str:
     hero = state.heroes[i]
     if state.decision is not None:
         return _decide(ctx, i, moves.choices())
-    goal = _goal(ctx, i)
     if hero.moving:
-        return _toward(ctx, i, goal, moves) or "stop"
+        return _toward(ctx, i, _goal(ctx, i), moves) or "stop"
+    goal = _Goal(ctx, i)  # worked out only by the picks that need it
     # Each pick chooses among the moves it is given: what it returns is legal.
     for pick in (_survive, _objective_here, _fight, _boost, _travel, _meditate):
         choice = pick(ctx, i, moves, goal)
@@ -196,6 +196,22 @@ def _card_worth(ctx: _Ctx, i: int, uid: str) -> float:
     return worth + card.damage * 0.3 + card.range * 0.2
 
 
+class _Goal:
+    """The hero's goal (``_goal``), worked out when first asked."""
+
+    __slots__ = ("ctx", "i", "known")
+
+    def __init__(self, ctx: _Ctx, i: int) -> None:
+        self.ctx = ctx
+        self.i = i
+        self.known: str | None = None
+
+    def __call__(self) -> str:
+        if self.known is None:
+            self.known = _goal(self.ctx, self.i)
+        return self.known
+
+
 def _goal(ctx: _Ctx, i: int) -> str:
     s = ctx.s
     hero = s.heroes[i]
@@ -257,7 +273,7 @@ def _toward(ctx: _Ctx, i: int, goal: str, moves: Moves) -> str | None:
     return f"step:{better[0]}"
 
 
-def _survive(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
+def _survive(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     hero = ctx.s.heroes[i]
     if ctx.life(i) > 2 and hero.door is None:
         return None
@@ -266,15 +282,15 @@ def _survive(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
         if any(e.kind == "heal" for e in ctx.item(used).effects):
             return key
     if hero.door is not None:
-        return _toward(ctx, i, goal, moves) if not hero.moved else None
+        return _toward(ctx, i, goal(), moves) if not hero.moved else None
     return None
 
 
-def _objective_here(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
+def _objective_here(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     return moves.offered(("pickstone", "reveal", "pickup"))
 
 
-def _fight(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
+def _fight(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     attacks = moves.attacks()
     spells = moves.spells()
     if not attacks and not spells:
@@ -330,7 +346,7 @@ def _fight(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
     return best
 
 
-def _boost(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
+def _boost(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     hero = ctx.s.heroes[i]
     for key in moves.boosts():
         effects = (
@@ -351,22 +367,23 @@ def _boost(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
     return None
 
 
-def _travel(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
+def _travel(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     hero = ctx.s.heroes[i]
     board = ctx.board
-    if hero.node == goal:
+    to = goal()
+    if hero.node == to:
         return None
-    far = board.distance(hero.node, goal)
+    far = board.distance(hero.node, to)
     for key in moves.travels():
-        if board.distance(key.split(":")[1], goal) + 2 < far:
+        if board.distance(key.split(":")[1], to) + 2 < far:
             return key
     if not hero.moved and far > ctx.value(i, "movement"):
         for key in moves.rides():
             return key
-    return _toward(ctx, i, goal, moves)
+    return _toward(ctx, i, to, moves)
 
 
-def _meditate(ctx: _Ctx, i: int, moves: Moves, goal: str) -> str | None:
+def _meditate(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     hero = ctx.s.heroes[i]
     if len(hero.cantici) >= ctx.sheet(i).max_cantici:
         return None
