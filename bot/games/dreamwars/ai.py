@@ -370,11 +370,14 @@ def _boost(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
 def _travel(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     hero = ctx.s.heroes[i]
     board = ctx.board
+    travels = moves.travels()
+    if not travels and not moves.steps() and (hero.moved or not moves.rides()):
+        return None  # no way to go anywhere: the goal does not matter
     to = goal()
     if hero.node == to:
         return None
     far = board.distance(hero.node, to)
-    for key in moves.travels():
+    for key in travels:
         if board.distance(key.split(":")[1], to) + 2 < far:
             return key
     if not hero.moved and far > ctx.value(i, "movement"):
