@@ -1268,7 +1268,8 @@ def over_limit_decision(ctx: _Ctx, i: int) -> bool:
     sheet = ctx.sheet(i)
     if hero.dead:
         return False
-    if ctx.load(i) > sheet.max_load:
+    # Few enough items cannot be over the load, however heavy.
+    if ctx.board.heaviest * len(hero.items) > sheet.max_load and ctx.load(i) > sheet.max_load:
         s.decision = Decision(
             kind="discard",
             prompt=f"Over your Max. load ({ctx.load(i)}/{sheet.max_load}): discard an Item.",

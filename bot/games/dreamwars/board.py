@@ -93,6 +93,7 @@ class Board:
             k: 0 if i.type == "addon" else 2 if "encumbering" in i.traits else 1
             for k, i in lib.items.items()
         }
+        self.heaviest = max(self.load_of.values(), default=0)  # the most an item weighs
         self._hops: dict[bool, dict[tuple[str, str], str | None]] = {True: {}, False: {}}
         self.portals: dict[str, list[str]] = {}
         for key, node in lib.nodes.items():
