@@ -53,9 +53,9 @@ from bot.games.dfccg.state import (
     STARTING_FATE,
     AnyState,
     CardRef,
-    Decision,
     DfOptions,
     DfState,
+    PlainDecision,
     PlainJob,
     PlainSlot,
     PlainState,
@@ -342,7 +342,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             s.phase = "play"
             s.active = 0
 
-    def _deck_decision(self, ctx: Context, index: int) -> Decision:
+    def _deck_decision(self, ctx: Context, index: int) -> PlainDecision:
         s = ctx.s
         tableau = s.tableaux[index]
         taken = {k for t in s.tableaux for k in t.characters}
@@ -1036,7 +1036,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             else:
                 self._showdown_roll(ctx, int(option[2:]))
 
-    def _vote(self, ctx: Context, seat: str, decision: Decision, agree: bool) -> None:
+    def _vote(self, ctx: Context, seat: str, decision: PlainDecision, agree: bool) -> None:
         s = ctx.s
         who = self._seat_label(ctx, seat)
         if not agree:
@@ -1046,7 +1046,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         s.showdown_votes.append(seat)
         waiting = [v for v in decision.seats or [] if v != seat]
         if waiting:
-            s.decision = decision.model_copy(update={"seats": waiting})
+            s.decision = new_decision(
+                decision.kind, decision.prompt, decision.options, decision.table, waiting
+            )
             ctx.say(f"{who} agrees to the Showdown.", "showdown")
             return
         s.showdown_votes = []

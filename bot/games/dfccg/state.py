@@ -196,8 +196,8 @@ class DfState(BaseModel):
 # The rules work on plain slotted objects with the same fields as the models above: pydantic's
 # attribute writes, copies and checks cost more than the rules themselves. A state becomes plain
 # when the engine takes it (``plain``) and a model again when it gives it back (``model``); an
-# AI-only game stays plain from its set-up to its end. Card refs, effects, the options and the
-# decision stay models, shared: the engine never changes one in place (it replaces them).
+# AI-only game stays plain from its set-up to its end. Card refs, effects and the options stay
+# models, shared: the engine never changes one in place (it replaces them).
 
 
 class PlainSlot:
@@ -267,6 +267,26 @@ class PlainJob:
     played: CardRef | None
 
 
+class PlainDecision:
+    """A ``Decision``, plain (the rules make one at most steps and read it at every one)."""
+
+    __slots__ = ("kind", "options", "prompt", "seats", "table")
+
+    def __init__(
+        self,
+        kind: DecisionKind,
+        prompt: str,
+        options: dict[str, str],
+        table: bool = False,
+        seats: list[str] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.prompt = prompt
+        self.options = options
+        self.table = table
+        self.seats = seats
+
+
 class PlainState:
     """A ``DfState``, plain: what the rules change."""
 
@@ -315,7 +335,7 @@ class PlainState:
     phase: Literal["setup", "play", "showdown", "over"]
     turn_open: bool
     jobs: list[PlainJob]
-    decision: Decision | None
+    decision: PlainDecision | None
     showdown_queue: list[str]
     showdown_rolls: list[str]
     showdown_pick: str | None
@@ -366,6 +386,11 @@ def plain(state: DfState) -> PlainState:
         _copy_into(copied_job, job.__dict__, _JOB_LISTS)
         jobs.append(copied_job)
     new.jobs = jobs
+    decision = state.decision
+    if decision is not None:
+        new.decision = PlainDecision(
+            decision.kind, decision.prompt, decision.options, decision.table, decision.seats
+        )
     return new
 
 
@@ -385,6 +410,9 @@ def model(state: PlainState) -> DfState:
         for row in state.rows
     ]
     values["jobs"] = [trusted(Job, **_values(j, Job.model_fields)) for j in state.jobs]
+    decision = state.decision
+    if decision is not None:
+        values["decision"] = trusted(Decision, **_values(decision, Decision.model_fields))
     return trusted(DfState, **values)
 
 
@@ -482,7 +510,6 @@ def new_decision(
     options: dict[str, str],
     table: bool = False,
     seats: list[str] | None = None,
-) -> Decision:
-    """A Decision as ``Decision(...)`` would build it from the engine's own values, without
-    validating them again (one is made at most steps)."""
-    return trusted(Decision, kind=kind, prompt=prompt, options=options, table=table, seats=seats)
+) -> PlainDecision:
+    """A Decision, plain, as ``Decision(...)`` would build it from the engine's own values."""
+    return PlainDecision(kind, prompt, options, table, seats)
