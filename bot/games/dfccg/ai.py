@@ -187,7 +187,7 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
         for ref in hand:  # the Fate it brings, less the card's worth, plus a little noise
             card = cards[ref.card_id]
             brings, lost = _discard_terms(card)
-            fate = min(brings, spent)
+            fate = brings if brings <= spent else spent  # min(), without its call
             score = fate - lost + talent + noise() * 0.1
             if chosen is None or score > chosen[0]:  # the first of the best, as max() gives it
                 chosen = (score, ref, card)

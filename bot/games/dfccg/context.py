@@ -246,20 +246,21 @@ class Context:
     def _lay_out(self) -> dict[str, tuple[int, int, PlainSlot]]:
         where: dict[str, tuple[int, int, PlainSlot]] = {}
         every: list[tuple[int, int, PlainSlot, BookCard]] = []
-        laid: dict[str | None, list[tuple[int, int, PlainSlot, BookCard]]] = {None: every}
+        laid: dict[str | None, list[tuple[int, int, PlainSlot, BookCard]]] = {
+            None: every,
+            "foe": [],
+            "case": [],
+            "obstacle": [],
+            "advantage": [],
+        }
         cards, kinds = self.cards, self.kinds
         for row_index, row in enumerate(self.s.rows):
             for position, slot in enumerate(row):
-                where[slot.uid] = (row_index, position, slot)
                 card_id = slot.card_id
                 placed = (row_index, position, slot, cards[card_id])
                 every.append(placed)
-                kind = kinds[card_id]
-                of_type = laid.get(kind)
-                if of_type is None:
-                    laid[kind] = [placed]
-                else:
-                    of_type.append(placed)
+                laid[kinds[card_id]].append(placed)
+                where[slot.uid] = (row_index, position, slot)
         self._where, self._laid = where, laid
         return where
 
@@ -572,16 +573,22 @@ class Context:
         found = self.find(uid)
         if found is None or amount <= 0:
             return
-        row, position, slot = found
-        card = self.book(slot)
-        supply = "hit_supply" if card.type == "foe" else "clue_supply"
-        amount = min(amount, getattr(self.s, supply))
+        slot = found[2]
+        state = self.s
+        foe = self.kinds[slot.card_id] == "foe"
+        held = state.hit_supply if foe else state.clue_supply
+        if amount > held:
+            amount = held
         if amount <= 0:
             return
-        setattr(self.s, supply, getattr(self.s, supply) - amount)
+        if foe:
+            state.hit_supply = held - amount
+        else:
+            state.clue_supply = held - amount
         slot.tokens += amount
         if self.loud:
-            noun = "Hit" if card.type == "foe" else "Clue"
+            card = self.book(slot)
+            noun = "Hit" if foe else "Clue"
             plural = "" if amount == 1 else "s"
             text = f"{source}: {amount} {noun}{plural} on {card.name} ({slot.tokens}/{card.value})."
             self.say(text)
@@ -631,11 +638,14 @@ class Context:
             self.remove(slot.uid, tableau, "is defeated")
 
     def gain_fate(self, amount: int, source: str) -> int:
-        moved = max(0, min(amount, self.s.spent))
-        self.s.spent -= moved
-        self.s.available += moved
+        state = self.s
+        moved = amount if amount < state.spent else state.spent
+        if moved < 0:
+            moved = 0
+        state.spent -= moved
+        state.available += moved
         if self.loud:
-            self.say(f"{source}: +{moved} Fate (Available {self.s.available}).", "fate")
+            self.say(f"{source}: +{moved} Fate (Available {state.available}).", "fate")
         return moved
 
     def draw(self, tableau_index: int, count: int) -> None:

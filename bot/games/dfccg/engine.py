@@ -906,7 +906,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 if ctx.loud:
                     ctx.say(f"{talent.name} is unreadied for +{bonus} Range.")
             cost, rolled = ctx.roll(ctx.cost(s.active, card), "cost", s.active)
-            cost = max(0, cost)
+            if cost < 0:
+                cost = 0
             if cost > s.available:
                 ctx.say(
                     f"{who} plays {card.name}: its cost comes up {cost}{rolled}, more than the "
