@@ -17,13 +17,12 @@ from functools import lru_cache
 from typing import Protocol
 
 from bot.games.base import Move
-from bot.games.dfccg.cards import ActionCard, AddTokens, Dice, GainFate, MoveCard, ShowdownTier
-from bot.games.dfccg.context import Context, probe_job
+from bot.games.dfccg.cards import ActionCard, AddTokens, GainFate, MoveCard, ShowdownTier
+from bot.games.dfccg.context import Context, HandCard, probe_job
 from bot.games.dfccg.state import CardRef, PlainState
 
 FATE_WORTH = 0.6  # what one Fate is worth against one Hit or Clue, during play
 PLAY_ANYWAY_FATE = 6  # with this much Fate available, the best play is made even if it is poor
-_NO_VALUE = Dice(base=0)
 
 
 class Table(Protocol):
@@ -38,9 +37,9 @@ class Table(Protocol):
     # The parts of the active hand's turn, in the order ``moves`` lists them.
     def plays(
         self, state: PlainState, ctx: Context, fate: int
-    ) -> list[tuple[CardRef, ActionCard, str, int]]: ...
+    ) -> list[tuple[CardRef, HandCard, str, int]]: ...
 
-    def play_move(self, ctx: Context, play: tuple[CardRef, ActionCard, str, int]) -> Move: ...
+    def play_move(self, ctx: Context, play: tuple[CardRef, HandCard, str, int]) -> Move: ...
 
     def discard_move(self, state: PlainState, ref: CardRef, card: ActionCard) -> Move: ...
 
@@ -154,11 +153,11 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     # The plays whose highest cost is affordable (a roll above it would start the Showdown),
     # with their worth: Hits or Clues against the Fate they cost now; an unlimited Range
     # counts twice; a play that unreadies a Talent is worth a little less.
-    best: tuple[CardRef, ActionCard, str, int] | None = None
+    best: tuple[CardRef, HandCard, str, int] | None = None
     top = 0.0  # the worth of ``best``
     active, available = state.active, state.available
     mods = None if ctx.costs_unmodified() else ctx.cost_modifiers(active)
-    last: ActionCard | None = None
+    last: HandCard | None = None
     worth = 0.0
     for play in table.plays(state, ctx, available):  # only those it can pay at their highest
         card = play[1]
@@ -182,17 +181,17 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     hand = state.tableaux[active].hand
     if hand:  # the best discard: only its Move is made
         talent = _best_talent(ctx, state)
-        spent, noise, cards = state.spent, rng.random, ctx.cards
-        chosen: tuple[float, CardRef, ActionCard] | None = None
+        spent, noise, hands = state.spent, rng.random, ctx.hands
+        chosen: tuple[float, CardRef, HandCard] | None = None
         for ref in hand:  # the Fate it brings, less the card's worth, plus a little noise
-            card = cards[ref.card_id]
+            card = hands[ref.card_id]
             brings, lost = _discard_terms(card)
             fate = brings if brings <= spent else spent  # min(), without its call
             score = fate - lost + talent + noise() * 0.1
             if chosen is None or score > chosen[0]:  # the first of the best, as max() gives it
                 chosen = (score, ref, card)
         assert chosen is not None
-        return table.discard_move(state, chosen[1], chosen[2])
+        return table.discard_move(state, chosen[1], chosen[2].card)
     # No card in this hand and no Stunt: the moves left are a pass (with Fate), the end (with
     # none) and the proposal of the Showdown, taken when every hand is empty.
     rest = {a.kind: a for a in table.moves(state, state.tableaux[active].seat, ctx)}
@@ -201,35 +200,33 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     return rest.get("pass") or rest.get("end") or rest["showdown"]
 
 
-_WORTHS: dict[int, tuple[ActionCard, tuple[float, int, str]]] = {}  # see _card_worth
+_WORTHS: dict[HandCard, tuple[float, int, str]] = {}  # see _card_worth
 
 
-def _card_worth(card: ActionCard) -> tuple[float, int, str]:
+def _card_worth(card: HandCard) -> tuple[float, int, str]:
     """The Hits or Clues a card may bring at most (2.5 for a card with none), twice for an
-    unlimited Range; its printed cost's base; its type (known once per card: a pydantic
-    model's attributes are read through its ``__getattr__`` hook)."""
-    known = _WORTHS.get(id(card))
-    if known is not None and known[0] is card:
-        return known[1]
-    value = card.value.base + card.value.dice if card.value else 2.5
-    if card.range.unlimited:
+    unlimited Range; its printed cost's base; its type (known once per card)."""
+    known = _WORTHS.get(card)
+    if known is not None:
+        return known
+    value = card.value_base + card.value_dice if card.value is not None else 2.5
+    if card.unlimited:
         value *= 2
-    worth = (value, card.cost.base, card.type)
-    _WORTHS[id(card)] = (card, worth)
+    worth = _WORTHS[card] = (value, card.cost_base, card.type)
     return worth
 
 
-_DISCARDS: dict[int, tuple[ActionCard, tuple[float, float]]] = {}  # see _discard_terms
+_DISCARDS: dict[HandCard, tuple[float, float]] = {}  # see _discard_terms
 
 
-def _discard_terms(card: ActionCard) -> tuple[float, float]:
+def _discard_terms(card: HandCard) -> tuple[float, float]:
     """The Fate a discard of ``card`` brings on average (before the Spent pool's limit) and
     half the most it could bring if played (known once per card)."""
-    known = _DISCARDS.get(id(card))
-    if known is not None and known[0] is card:
-        return known[1]
-    terms = (card.discard.base + card.discard.dice / 2, (card.value or _NO_VALUE).maximum * 0.5)
-    _DISCARDS[id(card)] = (card, terms)
+    known = _DISCARDS.get(card)
+    if known is not None:
+        return known
+    most = card.value_base + card.value_dice if card.value is not None else 0
+    terms = _DISCARDS[card] = (card.discard_base + card.discard_dice / 2, most * 0.5)
     return terms
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, TypeGuard
 
 from bot.games.base import GameEvent, event
@@ -101,26 +101,91 @@ def _aim(effect: AddTokens | RemoveCard | MoveCard) -> Aim:
     return aim
 
 
-CardFacts = tuple[dict[str, str], dict[str, int | None]]
+@cache
+def default_main(action: str) -> AddTokens | RemoveCard:
+    """The main effect of a card that names none: tokens on, or the removal of, a card of the
+    type its action targets (one per action type, shared by every such card)."""
+    target = Selector(types=[ACTION_TARGET[action]])
+    if action in ("attack", "investigate"):
+        return AddTokens(target=target)
+    return RemoveCard(target=target)
+
+
+class HandCard:
+    """An action card as the rules and the AI read it in a hand: its values, plain, worked out
+    once per card (a pydantic model's attributes are read through its ``__getattr__`` hook,
+    several times slower than a slot). ``card`` is the pack's model."""
+
+    __slots__ = (
+        "card",
+        "cost",
+        "cost_base",
+        "cost_dice",
+        "default_main",
+        "discard",
+        "discard_base",
+        "discard_dice",
+        "id",
+        "main",
+        "name",
+        "owner",
+        "reach_base",
+        "reach_dice",
+        "type",
+        "unlimited",
+        "value",
+        "value_base",
+        "value_dice",
+    )
+
+    def __init__(self, card: ActionCard) -> None:
+        self.card = card
+        self.id = card.id
+        self.name = card.name
+        self.type = card.type
+        self.owner = card.id.split(".")[0]
+        self.cost = card.cost
+        self.cost_base, self.cost_dice = card.cost.base, card.cost.dice
+        self.discard = card.discard
+        self.discard_base, self.discard_dice = card.discard.base, card.discard.dice
+        reach = card.range.value
+        self.reach_base, self.reach_dice = reach.base, reach.dice
+        self.unlimited = card.range.unlimited
+        self.value = card.value
+        self.value_base, self.value_dice = (
+            (card.value.base, card.value.dice) if card.value else (0, 0)
+        )
+        # Its effects, its main action first (the effects are shared: nothing changes one).
+        main = (
+            [*card.effects, *card.extra] if card.effects else [default_main(card.type), *card.extra]
+        )
+        self.main: list[Effect] = main
+        self.default_main = main[0] is default_main(card.type)
+
+
+CardFacts = tuple[dict[str, str], dict[str, int | None], dict[str, HandCard]]
 _FACTS: dict[int, tuple[dict[str, Any], CardFacts]] = {}
 
 
 def card_facts(cards: dict[str, Any]) -> CardFacts:
-    """The type of every Book and action card of a card index, and the value of every Book
-    card, by id (worked out once per index: the rules ask them at every turn, and a pydantic
-    model's attribute is read through its ``__getattr__`` hook, several times slower than a
-    dict)."""
+    """The type of every Book and action card of a card index, the value of every Book card
+    and every action card as a ``HandCard``, by id (worked out once per index: the rules ask
+    them at every turn, and a pydantic model's attribute is read through its ``__getattr__``
+    hook, several times slower than a dict)."""
     known = _FACTS.get(id(cards))
     if known is not None and known[0] is cards:
         return known[1]
     kinds: dict[str, str] = {}
     values: dict[str, int | None] = {}
+    hands: dict[str, HandCard] = {}
     for key, card in cards.items():
         if isinstance(card, _TYPED):
             kinds[key] = card.type
         if isinstance(card, BookCard):
             values[key] = card.value
-    facts = (kinds, values)
+        elif isinstance(card, ActionCard):
+            hands[key] = HandCard(card)
+    facts = (kinds, values, hands)
     _FACTS[id(cards)] = (cards, facts)
     return facts
 
@@ -161,8 +226,8 @@ class Context:
         self.s = state
         self.rng = rng
         self.cards = cards
-        # every card's type, every Book card's value, by id (plain dicts: quicker)
-        self.kinds, self.values = card_facts(cards)
+        # every card's type, every Book card's value, every action card as a HandCard, by id
+        self.kinds, self.values, self.hands = card_facts(cards)
         self.events: list[GameEvent] = []
         # Effects of Book cards removed during this step (a taken Advantage, a solved Case):
         # they resolve at once, before the rest of the action that removed them.
@@ -358,7 +423,12 @@ class Context:
 
     # -- dice --------------------------------------------------------------------------------
     def roll(self, value: Dice, roll_kind: str, tableau: int | None) -> tuple[int, str]:
-        base, dice = value.base, value.dice
+        return self.roll_dice(value.base, value.dice, roll_kind, tableau)
+
+    def roll_dice(
+        self, base: int, dice: int, roll_kind: str, tableau: int | None
+    ) -> tuple[int, str]:
+        """``roll`` of a value given as its base and its number of dice."""
         if not dice:
             return base, ""
         faces = fate_dice(self.rng, dice)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from functools import cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,6 @@ from bot.games.dfccg.cards import (
     GainFate,
     MoveCard,
     RemoveCard,
-    Selector,
     ShowdownCard,
 )
 from bot.games.dfccg.context import (
@@ -40,6 +39,7 @@ from bot.games.dfccg.context import (
     READ_ONLY_DICE,
     TYPE_NAMES,
     Context,
+    HandCard,
     QuietContext,
     is_targeted,
     probe_job,
@@ -94,13 +94,12 @@ END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 
 # A play of a hand card: (its ref, the card, the readied Talent giving a Range bonus or "", the
 # bonus).
-Play = tuple[CardRef, ActionCard, str, int]
-PlayStatic = tuple[ActionCard, int, int, bool, bool, int, str]
+Play = tuple[CardRef, HandCard, str, int]
 
 _FORBIDDEN = object()  # see DfccgEngine._gate
 _NO_BONUS: list[tuple[str, int]] = [("", 0)]  # a hand with no Talent readied (never changed)
 # The action type that targets each Book card type, and those whose default main effect adds
-# tokens (see _default_main).
+# tokens (see context.default_main).
 _ACTION_OF: dict[str, str] = {target: action for action, target in ACTION_TARGET.items()}
 _ADDS = frozenset(("attack", "investigate"))
 
@@ -125,8 +124,6 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self._library = library
         self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
         self._chosen = LastChoice()
-        self._main: dict[str, tuple[list[Effect], bool]] = {}  # see _main_info, by card id
-        self._play_statics: dict[str, PlayStatic] = {}  # see _play_static, by card id
         self._refs: dict[tuple[int, str], CardRef] = {}  # see _card_ref
         # A character's deck dealt from a uid on (its refs, in order): see _build_decks.
         self._decks: dict[tuple[int, str], list[CardRef]] = {}
@@ -509,24 +506,19 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         active = state.active
         tableau = state.tableaux[active]
         bonuses = self._range_bonuses(ctx, active) if tableau.talents_ready else _NO_BONUS
-        cards = ctx.cards
+        hands = ctx.hands
         available = state.available
         allow = state.options.allow_play_without_target
         memo = ctx.memo
         mods = None if ctx.costs_unmodified() else ctx.cost_modifiers(active)
-        statics = self._play_statics
         gates: dict[str, Any] = {}  # action type -> None (forbidden) or its nearest target
         plays: list[Play] = []
         for ref in tableau.hand:
-            card_id = ref.card_id
-            static = statics.get(card_id)
-            if static is None:
-                static = self._play_static(cards[card_id])
-            card, least, most, default, unlimited, top, kind = static
+            hand = hands[ref.card_id]
+            base, dice, kind = hand.cost_base, hand.cost_dice, hand.type
             if mods is not None:
-                mod = mods[kind]
-                least, most = least + mod, most + mod
-            if least > available or most > fate:
+                base += mods[kind]
+            if base - dice > available or base + dice > fate:
                 continue
             if kind in gates:
                 gate = gates[kind]
@@ -536,44 +528,27 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 continue
             if allow:
                 reach: int | bool = True
-            elif memo is None or not default:
+            elif memo is None or not hand.default_main:
                 reach = False
             elif gate is None:
                 continue
-            elif unlimited:
+            elif hand.unlimited:
                 reach = True
             else:
                 reach = gate
             if reach is True:
                 for key, bonus in bonuses:
-                    plays.append((ref, card, key, bonus))
+                    plays.append((ref, hand, key, bonus))
             elif reach is False:
                 for key, bonus in bonuses:
-                    if self._reach_bonus(ctx, active, card, False, bonus):
-                        plays.append((ref, card, key, bonus))
+                    if self._reach_bonus(ctx, active, hand.card, False, bonus):
+                        plays.append((ref, hand, key, bonus))
             else:
+                top = hand.reach_base + hand.reach_dice
                 for key, bonus in bonuses:
                     if reach < top + bonus:
-                        plays.append((ref, card, key, bonus))
+                        plays.append((ref, hand, key, bonus))
         return plays
-
-    def _play_static(self, card: ActionCard) -> PlayStatic:
-        """What ``plays`` asks of a card that never changes: (the card, its printed cost's
-        least and most, whether its main effect is its type's default one, whether its Range
-        is unlimited, its highest printed Range, its type). A pydantic model's attributes are
-        read through its ``__getattr__`` hook: these are read once per card."""
-        cost, reach = card.cost, card.range
-        static = (
-            card,
-            cost.base - cost.dice,
-            cost.base + cost.dice,
-            self._main_info(card)[1],
-            reach.unlimited,
-            reach.value.base + reach.value.dice,
-            card.type,
-        )
-        self._play_statics[card.id] = static
-        return static
 
     def _gate(self, ctx: Context, tableau: int, action: str, skip_nearest: bool) -> Any:
         """What an action type comes to for a hand now: ``_FORBIDDEN``, or the nearest Range
@@ -620,13 +595,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return nearest
 
     def play_move(self, ctx: Context, play: Play) -> Move:
-        ref, card, bonus_key, bonus = play
+        ref, hand, bonus_key, bonus = play
         return Move(
             "p:" + ref.uid + (":" + bonus_key if bonus else ""),
-            partial(self._play_label, ctx, ctx.s.active, card, bonus_key, bonus),
+            partial(self._play_label, ctx, ctx.s.active, hand.card, bonus_key, bonus),
             "play",
             private=True,
-            info=card,
+            info=hand.card,
         )
 
     def stunt_moves(self, state: AnyState, ctx: Context) -> list[Move]:
@@ -651,8 +626,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         reach = self._reach(ctx, active, card)
         if reach is None:
             return []
+        hand = ctx.hands[ref.card_id]
         return [
-            (ref, card, bonus_key, bonus)
+            (ref, hand, bonus_key, bonus)
             for bonus_key, bonus in bonuses
             if reach is True or self._reach_bonus(ctx, active, card, reach, bonus)
         ]
@@ -678,29 +654,6 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def _cost_text(self, ctx: Context, tableau: int, card: ActionCard) -> str:
         return str(ctx.cost(tableau, card))
 
-    def _main_effects(self, card: ActionCard) -> list[Effect]:
-        """A new list of the card's effects (its main action first); the effects themselves
-        are made once per card and shared (nothing changes an effect)."""
-        return list(self._main_info(card)[0])
-
-    def _main_effect(self, card: ActionCard) -> Effect:
-        """The first of ``_main_effects`` (without a new list)."""
-        return self._main_info(card)[0][0]
-
-    def _main_info(self, card: ActionCard) -> tuple[list[Effect], bool]:
-        """The card's main effects and whether the first is its type's default one."""
-        info = self._main.get(card.id)
-        if info is None:
-            effects = self._make_main_effects(card)
-            info = self._main[card.id] = (effects, effects[0] is _default_main(card.type))
-        return info
-
-    @staticmethod
-    def _make_main_effects(card: ActionCard) -> list[Effect]:
-        if card.effects:
-            return [*card.effects, *card.extra]
-        return [_default_main(card.type), *card.extra]
-
     def _reach(self, ctx: Context, tableau: int, card: ActionCard) -> int | bool | None:
         """What decides whether ``card`` may be played with each Range bonus: None (never:
         it costs too much or its action is forbidden), True (always), or what
@@ -713,8 +666,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return None
         if ctx.s.options.allow_play_without_target:
             return True
-        _effects, default = self._main_info(card)
-        if ctx.memo is None or not default:
+        if ctx.memo is None or not ctx.hands[card.id].default_main:
             return False
         # The default main effect may target a card of its type when one it may use is in
         # Range: the nearest such card, worked out once per action type, tells for every card.
@@ -730,7 +682,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     ) -> bool:
         """Whether ``card`` has a target with this Range bonus (``reach`` from ``_reach``)."""
         if reach is False:
-            return self._has_target(ctx, tableau, card, self._main_effect(card), bonus)
+            return self._has_target(ctx, tableau, card, ctx.hands[card.id].main[0], bonus)
         return reach < card.range.value.maximum + bonus
 
     @staticmethod
@@ -887,17 +839,22 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         kind, _, rest = action_id.partition(":")
         if kind == "d":
             ref = self._take_from_hand(tableau, rest)
-            card = ctx.cards[ref.card_id]
+            hand = ctx.hands[ref.card_id]
             tableau.discard.append(ref)
-            amount, rolled = ctx.roll(card.discard, "discard", s.active)
+            amount, rolled = (
+                ctx.roll_dice(hand.discard_base, hand.discard_dice, "discard", s.active)
+                if hand.discard_dice
+                else (hand.discard_base, "")
+            )
             if ctx.loud:
-                ctx.say(f"{who} discards {card.name} for {card.discard} Fate{rolled}.", "discard")
-            ctx.gain_fate(amount, card.name)
+                ctx.say(f"{who} discards {hand.name} for {hand.discard} Fate{rolled}.", "discard")
+            ctx.gain_fate(amount, hand.name)
             self._offer_talents(ctx)
         elif kind == "p":
             uid, _, bonus_key = rest.partition(":")
             ref = self._take_from_hand(tableau, uid)
-            card = ctx.cards[ref.card_id]
+            hand = ctx.hands[ref.card_id]
+            card = hand.card
             bonus = 0
             if bonus_key:
                 tableau.talents_ready.remove(bonus_key)
@@ -905,7 +862,12 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 bonus = talent.range_bonus
                 if ctx.loud:
                     ctx.say(f"{talent.name} is unreadied for +{bonus} Range.")
-            cost, rolled = ctx.roll(ctx.cost(s.active, card), "cost", s.active)
+            if ctx.costs_unmodified():
+                cost, dice = hand.cost_base, hand.cost_dice
+            else:
+                printed = ctx.cost(s.active, card)
+                cost, dice = printed.base, printed.dice
+            cost, rolled = ctx.roll_dice(cost, dice, "cost", s.active) if dice else (cost, "")
             if cost < 0:
                 cost = 0
             if cost > s.available:
@@ -920,26 +882,35 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 return
             s.available -= cost
             s.spent += cost
-            reach, range_rolled = ctx.roll(card.range.value, "range", s.active)
-            value, value_rolled = ctx.roll(card.value, "value", s.active) if card.value else (0, "")
+            reach, range_rolled = (
+                ctx.roll_dice(hand.reach_base, hand.reach_dice, "range", s.active)
+                if hand.reach_dice
+                else (hand.reach_base, "")
+            )
+            value, value_rolled = (
+                (0, "")
+                if hand.value is None
+                else ctx.roll_dice(hand.value_base, hand.value_dice, "value", s.active)
+                if hand.value_dice
+                else (hand.value_base, "")
+            )
             if ctx.loud:
-                ranged = "unlimited" if card.range.unlimited else f"{reach + bonus}{range_rolled}"
+                ranged = "unlimited" if hand.unlimited else f"{reach + bonus}{range_rolled}"
                 ctx.say(
-                    f"{who} plays {card.name} ({card.type}) for {cost} Fate{rolled}; Range "
-                    f"{ranged}" + (f", value {value}{value_rolled}" if card.value else "") + ".",
+                    f"{who} plays {hand.name} ({hand.type}) for {cost} Fate{rolled}; Range "
+                    f"{ranged}" + (f", value {value}{value_rolled}" if hand.value else "") + ".",
                     "play",
                 )
-            owner = card.id.split(".")[0]
             s.jobs.append(
                 new_job(
-                    source=card.name,
+                    source=hand.name,
                     tableau=s.active,
-                    character=owner,
-                    effects=self._main_effects(card),
-                    action=card.type,
+                    character=hand.owner,
+                    effects=hand.main,
+                    action=hand.type,
                     value=value,
                     reach=reach + bonus,
-                    unlimited=card.range.unlimited,
+                    unlimited=hand.unlimited,
                     played=ref,
                 )
             )
@@ -1344,16 +1315,6 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         """The pack's own errors, and the ids it shares with an installed pack."""
         others = packs.installed_names(packs.PACK_DIR, leave_out=Path(filename))
         return packs.validate_pack_text(text, filename, others)
-
-
-@cache
-def _default_main(action: str) -> Effect:
-    """The main effect of a card that names none: tokens on, or the removal of, a card of the
-    type its action targets (one per action type, shared by every such card)."""
-    target = Selector(types=[ACTION_TARGET[action]])
-    if action in ("attack", "investigate"):
-        return AddTokens(target=target)
-    return RemoveCard(target=target)
 
 
 ENGINE = DfccgEngine()
