@@ -42,7 +42,7 @@ DFCCG: Spec = {
         "solved": COPY,
         "book_discard": COPY,
         "jobs": FORK_EACH,
-        "decision": SHARED,  # replaced whole when the game asks something else
+        "decision": FORK,  # a plain one; replaced whole when the game asks something else
         "showdown_queue": COPY,
         "showdown_rolls": COPY,
         "showdown_votes": COPY,
@@ -61,6 +61,10 @@ DFCCG: Spec = {
         "targets": COPY,
         "lingering": COPY,
         "played": SHARED,  # a CardRef
+    },
+    df.Decision: {
+        "options": SHARED,  # made with the decision, never edited
+        "seats": SHARED,  # a vote makes a new decision with the seats still waiting
     },
 }
 
@@ -120,6 +124,7 @@ COPY_CLASS: dict[type[BaseModel], type] = {
     df.Tableau: df.PlainTableau,
     df.Job: df.PlainJob,
     df.BookSlot: df.PlainSlot,
+    df.Decision: df.PlainDecision,
 }
 
 

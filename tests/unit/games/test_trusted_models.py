@@ -59,8 +59,9 @@ def test_trusted_models_behave_as_validated_ones() -> None:
         trusted(Job, **Job(source="Talent", tableau=1, effects=[]).__dict__),
         Job(source="Talent", tableau=1, effects=[]),
     )
+    plain = new_decision("talent", "Use a Talent?", {"skip": "No"})
     _same(
-        new_decision("talent", "Use a Talent?", {"skip": "No"}),
+        trusted(Decision, **{name: getattr(plain, name) for name in Decision.model_fields}),
         Decision(kind="talent", prompt="Use a Talent?", options={"skip": "No"}),
     )
     _same(
