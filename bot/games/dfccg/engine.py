@@ -18,7 +18,6 @@ from bot.games.base import (
     IllegalAction,
     LastChoice,
     Move,
-    trusted,
 )
 from bot.games.dfccg import packs, views
 from bot.games.dfccg.campaign import CAMPAIGN, campaign_from_history
@@ -260,7 +259,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         key = (number, card_id)
         ref = self._refs.get(key)
         if ref is None:
-            ref = self._refs[key] = trusted(CardRef, uid=f"c{number}", card_id=card_id)
+            ref = self._refs[key] = CardRef(uid=f"c{number}", card_id=card_id)
         return ref
 
     @staticmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -87,8 +88,11 @@ class DfOptions(BaseModel):
     )
 
 
-class CardRef(BaseModel):
-    """A card in play, named by its pack key."""
+@dataclass(frozen=True, slots=True)
+class CardRef:
+    """A card in play, named by its pack key. A frozen slotted dataclass, not a model: the
+    rules read a ref at every step (a pydantic model's attribute is read through its
+    ``__getattr__`` hook), and pydantic validates and writes it in a state as it did a model."""
 
     uid: str  # unique in this game, short (used in button ids)
     card_id: str
@@ -196,8 +200,8 @@ class DfState(BaseModel):
 # The rules work on plain slotted objects with the same fields as the models above: pydantic's
 # attribute writes, copies and checks cost more than the rules themselves. A state becomes plain
 # when the engine takes it (``plain``) and a model again when it gives it back (``model``); an
-# AI-only game stays plain from its set-up to its end. Card refs, effects and the options stay
-# models, shared: the engine never changes one in place (it replaces them).
+# AI-only game stays plain from its set-up to its end. Card refs (frozen), effects and the
+# options are shared: the engine never changes one in place (it replaces them).
 
 
 class PlainSlot:

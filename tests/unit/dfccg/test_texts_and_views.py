@@ -55,11 +55,7 @@ def test_the_view_explains_blocks_links_costs_and_an_empty_spent_pool() -> None:
     talents = view["players"][1]["talents"]
     assert talents[0]["note"] == "not ready: discard a card for Fate to ready it"
     state.spent = 9
-    state.tableaux[0].hand.append(
-        state.tableaux[0]
-        .hand[0]
-        .model_copy(update={"uid": "c9", "card_id": "harry.tracking-spell"})
-    )
+    state.tableaux[0].hand.append(CardRef(uid="c9", card_id="harry.tracking-spell"))
     view = ENGINE.private_view(state, "harry")
     spell = next(c for c in view["hands"][0]["hand"] if c["name"] == "Tracking Spell")
     assert (spell["printed_cost"], spell["cost"]) == ("3", "4")

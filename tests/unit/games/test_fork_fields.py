@@ -50,7 +50,7 @@ DFCCG: Spec = {
     },
     df.Tableau: {
         "characters": COPY,
-        "hand": COPY,  # CardRefs shared: a card moves between piles, it is never edited
+        "hand": COPY,  # CardRefs (frozen) shared: a card moves between piles
         "deck": COPY,
         "discard": COPY,
         "stunts_used": COPY,
@@ -60,7 +60,6 @@ DFCCG: Spec = {
         "effects": COPY,  # the Effects come from the card pack and are never edited
         "targets": COPY,
         "lingering": COPY,
-        "played": SHARED,  # a CardRef
     },
     df.Decision: {
         "options": SHARED,  # made with the decision, never edited
