@@ -116,12 +116,12 @@ def _talent_worth(ctx: Context, state: PlainState, option: str) -> float:
     """A Talent's use after a discard: a token or Fate now beats a move; skipping is last."""
     if option == "skip":
         return -1.0
-    talent = ctx.cards_char(option[2:]).talent
-    if talent.mode == "ready":
+    hero = ctx.heroes[option[2:]]
+    if hero.talent_mode == "ready":
         return 0.7
-    effect = talent.effects[0]
+    effect = hero.talent_effect
     if type(effect) is GainFate:
-        job = probe_job(talent, state.active, option[2:])
+        job = probe_job(hero.talent, state.active, option[2:])
         return min(ctx.fate_amount(effect, job, roll=False), state.spent) * FATE_WORTH
     if type(effect) is AddTokens:
         return 1.0
@@ -136,12 +136,12 @@ def _best_talent(ctx: Context, state: PlainState) -> float:
     tableau = state.tableaux[state.active]
     worths = [0.0]
     for key in tableau.characters:
-        talent = ctx.cards_char(key).talent
-        if talent.mode == "ready":
+        hero = ctx.heroes[key]
+        if hero.talent_mode == "ready":
             worths.append(0.0 if key in tableau.talents_ready else 0.7)
             continue
-        job = probe_job(talent, state.active, key)
-        if talent.effects and ctx.effect_possible(job, talent.effects[0]):
+        job = probe_job(hero.talent, state.active, key)
+        if hero.talent_effect is not None and ctx.effect_possible(job, hero.talent_effect):
             worths.append(_talent_worth(ctx, state, f"t:{key}"))
     return max(worths)
 

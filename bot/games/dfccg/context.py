@@ -101,6 +101,23 @@ def _aim(effect: AddTokens | RemoveCard | MoveCard) -> Aim:
     return aim
 
 
+# What an AddTokens effect puts on its targets: (its amount, None for the card's value; the
+# most that amount may come to), by id(effect); see token_amount.
+_AMOUNTS: dict[int, tuple[AddTokens, tuple[Dice | None, int]]] = {}
+
+
+def token_amount(effect: AddTokens) -> tuple[Dice | None, int]:
+    """The amount of ``effect`` and the most it may come to (0 when it is the card's value),
+    read once per effect."""
+    known = _AMOUNTS.get(id(effect))
+    if known is not None and known[0] is effect:
+        return known[1]
+    amount = effect.amount
+    found = (amount, amount.maximum if amount is not None else 0)
+    _AMOUNTS[id(effect)] = (effect, found)
+    return found
+
+
 @cache
 def default_main(action: str) -> AddTokens | RemoveCard:
     """The main effect of a card that names none: tokens on, or the removal of, a card of the
@@ -163,7 +180,39 @@ class HandCard:
         self.default_main = main[0] is default_main(card.type)
 
 
-CardFacts = tuple[dict[str, str], dict[str, int | None], dict[str, HandCard]]
+class Hero:
+    """A character's Talent and Stunt as the rules and the AI read them, plain (see
+    ``HandCard``); ``talent`` and ``stunt`` are the pack's models."""
+
+    __slots__ = (
+        "name",
+        "range_bonus",
+        "stunt",
+        "stunt_effect",
+        "stunt_name",
+        "talent",
+        "talent_effect",
+        "talent_mode",
+        "talent_name",
+    )
+
+    def __init__(self, character: Character) -> None:
+        self.name = character.name
+        talent, stunt = character.talent, character.stunt
+        self.talent = talent
+        self.talent_name = talent.name
+        self.talent_mode = talent.mode
+        # The first effect (None: none), the one that tells whether a use would do something.
+        self.talent_effect = talent.effects[0] if talent.effects else None
+        self.range_bonus = talent.range_bonus
+        self.stunt = stunt
+        self.stunt_name = stunt.name
+        self.stunt_effect = stunt.effects[0] if stunt.effects else None
+
+
+CardFacts = tuple[
+    dict[str, str], dict[str, int | None], dict[str, HandCard], dict[str, Hero], dict[str, Any]
+]
 _FACTS: dict[int, tuple[dict[str, Any], CardFacts]] = {}
 
 
@@ -178,14 +227,19 @@ def card_facts(cards: dict[str, Any]) -> CardFacts:
     kinds: dict[str, str] = {}
     values: dict[str, int | None] = {}
     hands: dict[str, HandCard] = {}
+    heroes: dict[str, Hero] = {}
+    passives: dict[str, Any] = {}
     for key, card in cards.items():
         if isinstance(card, _TYPED):
             kinds[key] = card.type
         if isinstance(card, BookCard):
             values[key] = card.value
+            passives[key] = card.passive
         elif isinstance(card, ActionCard):
             hands[key] = HandCard(card)
-    facts = (kinds, values, hands)
+        elif isinstance(card, Character):
+            heroes[key.removeprefix("char:")] = Hero(card)
+    facts = (kinds, values, hands, heroes, passives)
     _FACTS[id(cards)] = (cards, facts)
     return facts
 
@@ -209,6 +263,41 @@ def _selects(selector: Selector) -> tuple[list[str], str | None, str | None, str
 class Context:
     """Mutable working copy of a state during one apply call, with its events and dice."""
 
+    # Slots: the rules read these at every step (and an instance dict of this many names would
+    # lose the interpreter's quick attribute and method lookups).
+    __slots__ = (
+        "_blocked_at",
+        "_by_action",
+        "_cost_mods",
+        "_costs",
+        "_dice_faces",
+        "_forbids",
+        "_laid",
+        "_layout",
+        "_mods",
+        "_names",
+        "_passive",
+        "_receives",
+        "_restricts",
+        "_scoped",
+        "_tokens_matter",
+        "_where",
+        "auto_showdown",
+        "cards",
+        "events",
+        "hands",
+        "heroes",
+        "kinds",
+        "memo",
+        "passive_of",
+        "rng",
+        "s",
+        "triggered",
+        "turn_limit",
+        "untargeted_plays",
+        "values",
+    )
+
     # Whether anyone reads the events and the labels of decisions: the rules skip making the
     # texts of a Context that keeps none (``QuietContext``).
     loud = True
@@ -226,8 +315,14 @@ class Context:
         self.s = state
         self.rng = rng
         self.cards = cards
-        # every card's type, every Book card's value, every action card as a HandCard, by id
-        self.kinds, self.values, self.hands = card_facts(cards)
+        # every card's type, every Book card's value, every action card as a HandCard, by id;
+        # every character as a Hero, by key; every Book card's passive effects, by id
+        self.kinds, self.values, self.hands, self.heroes, self.passive_of = card_facts(cards)
+        # The options the rules ask at every turn, plain (the options never change in a game).
+        options = state.options
+        self.untargeted_plays = options.allow_play_without_target
+        self.auto_showdown = options.auto_showdown_when_clear
+        self.turn_limit = options.turn_limit
         self.events: list[GameEvent] = []
         # Effects of Book cards removed during this step (a taken Advantage, a solved Case):
         # they resolve at once, before the rest of the action that removed them.
@@ -263,13 +358,13 @@ class Context:
         self.memo: dict[Any, Any] | None = {} if read_only else None
         self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
 
-    def changed(self, card: BookCard | None = None) -> None:
+    def changed(self, card_id: str | None = None) -> None:
         """The rows (or an action's lingering Obstacles) changed: forget what was worked out.
-        ``card``: the one card that left or moved, when that is all; without a passive effect
-        of its own, the effects in force stay the same (only where cards lie changed)."""
+        ``card_id``: the one card that left or moved, when that is all; without a passive
+        effect of its own, the effects in force stay the same (only where cards lie changed)."""
         self._where = None
         self._layout = {}
-        if card is not None and not card.passive:
+        if card_id is not None and not self.passive_of[card_id]:
             return
         self._passive = None
         self._by_action = {}
@@ -368,10 +463,10 @@ class Context:
             ids = [slot.card_id for row in self.s.rows for slot in row]
             for job in self.s.jobs:
                 ids += job.lingering
+            passive_of = self.passive_of
             for card_id in ids:
-                card = cards[card_id]
-                for effect in card.passive:  # what ``passives`` yields, in its order
-                    index.setdefault(effect.kind, []).append((card, effect))
+                for effect in passive_of[card_id]:  # what ``passives`` yields, in its order
+                    index.setdefault(effect.kind, []).append((cards[card_id], effect))
             self._restricts = index.get("restrict") or _NONE
             self._cost_mods = index.get("cost_mod") or _NONE
             self._dice_faces = index.get("dice_face") or _NONE
@@ -668,21 +763,24 @@ class Context:
         if found is None:
             return
         row, position, slot = found
-        card = self.book(slot)
-        del self.s.rows[row][position]  # the cards behind move one Range closer
-        if card.type == "foe":
-            self.s.hit_supply += slot.tokens
-        elif card.type == "case":
-            self.s.clue_supply += slot.tokens
-        if card.type == "case":
-            self.s.solved.append(card.id)
-            self.say(f"Case solved: {card.name}.", "removed")
+        state, card_id = self.s, slot.card_id
+        card, kind = self.cards[card_id], self.kinds[card_id]
+        del state.rows[row][position]  # the cards behind move one Range closer
+        if kind == "foe":
+            state.hit_supply += slot.tokens
+        elif kind == "case":
+            state.clue_supply += slot.tokens
+        if kind == "case":
+            state.solved.append(card_id)
+            if self.loud:
+                self.say(f"Case solved: {card.name}.", "removed")
         else:
-            self.s.book_discard.append(card.id)
-            self.say(f"{card.name} {reason}.", "removed")
-        if card.type == "obstacle" and self.s.jobs:
-            self.s.jobs[0].lingering.append(card.id)  # its effect lasts to the end of the action
-        self.changed(card)
+            state.book_discard.append(card_id)
+            if self.loud:
+                self.say(f"{card.name} {reason}.", "removed")
+        if kind == "obstacle" and state.jobs:
+            state.jobs[0].lingering.append(card_id)  # its effect lasts to the end of the action
+        self.changed(card_id)
         if card.on_removed:
             self.triggered.append(
                 new_job(source=card.name, tableau=tableau, effects=card.on_removed, source_book=uid)
@@ -741,7 +839,7 @@ class Context:
         key = tuple(tableau.characters)
         names = self._names.get(key)
         if names is None:
-            names = self._names[key] = " & ".join(self.cards_char(k).name for k in key)
+            names = self._names[key] = " & ".join(self.heroes[k].name for k in key)
         return names
 
     def cards_char(self, key: str) -> Character:
@@ -803,7 +901,7 @@ class Context:
         if type(effect) is Draw:
             t = self.s.tableaux[job.tableau]
             return bool(t.deck or t.discard)
-        amount = effect.amount.maximum if type(effect) is AddTokens and effect.amount else 0
+        amount = token_amount(effect)[1] if type(effect) is AddTokens else 0
         return bool(self.target_groups(effect, job, amount))
 
     def target_groups(self, effect: Effect, job: PlainJob, amount: int = 0) -> list[list[str]]:
@@ -856,6 +954,7 @@ class QuietContext(Context):
     """A Context that keeps no events: an AI-only game's (nobody reads its log). The labels
     of its decisions are left empty (its AI reads option ids only)."""
 
+    __slots__ = ()
     loud = False
 
     def say(self, text: str, kind: str = "info", **data: Any) -> None:

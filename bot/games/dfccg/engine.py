@@ -42,6 +42,7 @@ from bot.games.dfccg.context import (
     QuietContext,
     is_targeted,
     probe_job,
+    token_amount,
 )
 from bot.games.dfccg.packs import Library, card_index, load_library
 from bot.games.dfccg.simulate import simulate_options
@@ -507,7 +508,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         bonuses = self._range_bonuses(ctx, active) if tableau.talents_ready else _NO_BONUS
         hands = ctx.hands
         available = state.available
-        allow = state.options.allow_play_without_target
+        allow = ctx.untargeted_plays
         memo = ctx.memo
         mods = None if ctx.costs_unmodified() else ctx.cost_modifiers(active)
         gates: dict[str, Any] = {}  # action type -> None (forbidden) or its nearest target
@@ -607,7 +608,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         """The active hand's Stunts that would do something now."""
         tableau = state.tableaux[state.active]
         return [
-            Move(f"s:{key}", f"Use Stunt: {ctx.cards_char(key).stunt.name}", "stunt")
+            Move(f"s:{key}", f"Use Stunt: {ctx.heroes[key].stunt_name}", "stunt")
             for key in tableau.characters
             if key not in tableau.stunts_used and self._stunt_usable(ctx, state.active, key)
         ]
@@ -647,7 +648,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def _range_bonuses(self, ctx: Context, tableau: int) -> list[tuple[str, int]]:
         bonuses: list[tuple[str, int]] = [("", 0)]
         for key in ctx.s.tableaux[tableau].talents_ready:
-            bonuses.append((key, ctx.cards_char(key).talent.range_bonus))
+            bonuses.append((key, ctx.heroes[key].range_bonus))
         return bonuses
 
     def _cost_text(self, ctx: Context, tableau: int, card: ActionCard) -> str:
@@ -663,7 +664,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return None
         if ctx.action_blocked(card.type, tableau, None):
             return None
-        if ctx.s.options.allow_play_without_target:
+        if ctx.untargeted_plays:
             return True
         if ctx.memo is None or not ctx.hands[card.id].default_main:
             return False
@@ -710,9 +711,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return bool(options)
 
     def _stunt_usable(self, ctx: Context, tableau: int, key: str) -> bool:
-        stunt = ctx.cards_char(key).stunt
-        job = probe_job(stunt, tableau, key)
-        return bool(stunt.effects) and ctx.effect_possible(job, stunt.effects[0])
+        hero = ctx.heroes[key]
+        effect = hero.stunt_effect
+        return effect is not None and ctx.effect_possible(
+            probe_job(hero.stunt, tableau, key), effect
+        )
 
     # -- apply ------------------------------------------------------------------------------
     def apply(
@@ -943,14 +946,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         tableau = s.tableaux[s.active]
         options: dict[str, str] = {}
         for key in tableau.characters:
-            talent = ctx.cards_char(key).talent
-            if talent.mode == "ready":
+            hero = ctx.heroes[key]
+            if hero.talent_mode == "ready":
                 if key not in tableau.talents_ready:
-                    options[f"t:{key}"] = f"Ready {talent.name}"
-            elif talent.effects:
-                job = probe_job(talent, s.active, key)
-                if ctx.effect_possible(job, talent.effects[0]):
-                    options[f"t:{key}"] = f"Use {talent.name}"
+                    options[f"t:{key}"] = f"Ready {hero.talent_name}"
+            elif hero.talent_effect is not None:
+                job = probe_job(hero.talent, s.active, key)
+                if ctx.effect_possible(job, hero.talent_effect):
+                    options[f"t:{key}"] = f"Use {hero.talent_name}"
         if options:
             options["skip"] = "Do not use a Talent"
             s.decision = new_decision(kind="talent", prompt="Use a Talent?", options=options)
@@ -1106,11 +1109,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _amount(self, ctx: Context, job: PlainJob, effect: Effect, roll: bool) -> int:
         if type(effect) is AddTokens:
-            if effect.amount is None:
+            amount, most = token_amount(effect)
+            if amount is None:
                 return job.value or 0
-            return (
-                ctx.roll(effect.amount, "value", job.tableau)[0] if roll else effect.amount.maximum
-            )
+            return ctx.roll(amount, "value", job.tableau)[0] if roll else most
         return 0
 
     def _apply_effect(self, ctx: Context, job: PlainJob, effect: Effect, group: list[str]) -> None:
@@ -1145,7 +1147,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     line.insert(0, slot)
                 else:
                     line.insert(position + int(group[-1]), slot)
-                ctx.changed(ctx.book(slot))
+                ctx.changed(slot.card_id)
                 where = line.index(slot) + 1
                 ctx.say(f"{job.source}: {ctx.book(slot).name} moves to Range {where}.")
             job.targets = [u for u in group if u not in ("-1", "+1")]
@@ -1159,11 +1161,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         s.turn_open = False
         s.turn += 1
         left = ctx.foes_or_cases_left()
-        if s.options.auto_showdown_when_clear and not left:
+        if ctx.auto_showdown and not left:
             ctx.say("No Foe or Case is left in the rows.", "showdown")
             self._start_showdown(ctx, "the rows hold no Foe or Case")
             return
-        if s.turn >= s.options.turn_limit:
+        if s.turn >= ctx.turn_limit:
             self._start_showdown(ctx, "the turn limit was reached")
             return
         s.active = (s.active + 1) % len(s.tableaux)
