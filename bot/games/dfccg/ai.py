@@ -62,7 +62,7 @@ def choose(table: Table, state: PlainState, seat: str, rng: random.Random) -> Mo
         options = decision.options
         kind = decision.kind
         best = _decide(ctx, state, kind, list(options))
-        return Move(best, options[best][:80], kind, table=decision.table)
+        return Move(best, options[best][:80], kind, False, decision.table)
     actions = table.moves(state, seat, ctx)
     if not actions:
         raise ValueError("no legal action for this seat")

@@ -861,13 +861,13 @@ class Context:
             self.passive("cost_mod")
         mods = self._mods.get(tableau)
         if mods is None:
-            in_force = [
-                e for _source, e in self._cost_mods if self.scope_applies(e.characters, tableau)
-            ]
-            mods = self._mods[tableau] = {
-                action: sum(e.amount for e in in_force if action in e.actions)
-                for action in ACTION_TARGET
-            }
+            mods = self._mods[tableau] = dict.fromkeys(ACTION_TARGET, 0)
+            for _source, effect in self._cost_mods:
+                if self.scope_applies(effect.characters, tableau):
+                    actions, amount = effect.actions, effect.amount
+                    for action in ACTION_TARGET:
+                        if action in actions:
+                            mods[action] += amount
         return mods
 
     def cost(self, tableau: int, card: ActionCard) -> Dice:

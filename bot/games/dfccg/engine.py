@@ -40,6 +40,7 @@ from bot.games.dfccg.context import (
     Context,
     HandCard,
     QuietContext,
+    card_facts,
     is_targeted,
     probe_job,
     token_amount,
@@ -446,9 +447,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def result(self, state: AnyState) -> GameResult | None:
         if state.phase != "over":
             return None
-        ctx = self._read(state)
+        kinds = card_facts(self._card_index())[0]
         solved = len(state.solved)
-        foes_left = sum(1 for _, _, s in ctx.slots() if ctx.book(s).type == "foe")
+        foes_left = sum(1 for row in state.rows for slot in row if kinds[slot.card_id] == "foe")
         won = solved > foes_left  # ties go to the game
         summary = (
             f"{'The players win' if won else 'The game wins'}: {solved} Case(s) solved "
@@ -473,7 +474,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             if seat not in self.current_seats(state):
                 return []
             kind, table = decision.kind, decision.table
-            return [Move(k, v[:80], kind, table=table) for k, v in decision.options.items()]
+            return [Move(k, v[:80], kind, False, table) for k, v in decision.options.items()]
         if state.phase != "play" or seat not in state.seats:
             return []
         tableau = state.tableaux[state.active]
@@ -600,8 +601,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             "p:" + ref.uid + (":" + bonus_key if bonus else ""),
             partial(self._play_label, ctx, ctx.s.active, hand.card, bonus_key, bonus),
             "play",
-            private=True,
-            info=hand.card,
+            True,  # private
+            False,
+            hand.card,
         )
 
     def stunt_moves(self, state: AnyState, ctx: Context) -> list[Move]:
@@ -615,7 +617,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def discard_move(self, state: AnyState, ref: CardRef, card: ActionCard) -> Move:
         return Move(
-            "d:" + ref.uid, partial(self._discard_label, state, card), "discard", True, info=card
+            "d:" + ref.uid, partial(self._discard_label, state, card), "discard", True, False, card
         )
 
     def _card_plays(
@@ -1201,8 +1203,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             s.showdown_pick = None
         if not s.showdown_queue:
             s.phase = "over"
-            result = self.result(s)
-            ctx.say(result.summary if result else "The game is over.", "over")
+            if ctx.loud:  # (a quiet Context keeps no events)
+                result = self.result(s)
+                ctx.say(result.summary if result else "The game is over.", "over")
             return
         if s.showdown_pick is None and len(s.showdown_queue) == 1:
             s.showdown_pick = s.showdown_queue[0]
