@@ -643,9 +643,11 @@ class Context:
         self, effect: Effect, job: PlainJob, amount: int
     ) -> tuple[list[list[str]], tuple[Any, ...] | None]:
         """``candidates``, and the ``layout_memo`` key they are kept under (None: not kept)."""
-        if not is_targeted(effect):
+        if type(effect) not in _TARGETED_TYPES:  # ``is_targeted``, inline
             return [], None
-        pick, within_range, condition, _types, _only_types = _aim(effect)
+        targeted: AddTokens | RemoveCard | MoveCard = effect  # type: ignore[assignment]
+        aim = _aim(targeted)
+        pick, within_range, condition = aim[0], aim[1], aim[2]
         if pick == "same":
             return [[u for u in job.targets if self.find(u)]], None
         if pick == "self":
@@ -657,23 +659,26 @@ class Context:
         if self._passive is None:
             self.passive("restrict")
         if condition != "any" or self._tokens_matter:
-            return self._candidates(effect, job, amount, limit), None
+            return self._candidates(targeted, aim, job, amount, limit), None
         store = self._layout
         key = ("targets", id(effect), limit, job.action, job.tableau if self._scoped else -1)
         known = store.get(key)
         if known is None or known[0] is not effect:
-            known = store[key] = (effect, self._candidates(effect, job, amount, limit))
+            found = self._candidates(targeted, aim, job, amount, limit)
+            known = store[key] = (effect, found)
         return known[1], key
 
     def _candidates(
         self,
         effect: AddTokens | RemoveCard | MoveCard,
+        aim: Aim,
         job: PlainJob,
         amount: int,
         limit: int | None,
     ) -> list[list[str]]:
-        """``candidates`` for a selector that picks by what it finds in the rows."""
-        pick, _within_range, _condition, types, only_types = _aim(effect)
+        """``candidates`` for a selector that picks by what it finds in the rows (``aim``: its
+        ``_aim``)."""
+        pick, _within_range, _condition, types, only_types = aim
         # The cards the selector matches within reach, in row order: (row, position, slot).
         if limit is None:
             limit = 99  # no card lies that far
@@ -695,43 +700,50 @@ class Context:
                 if placed[1] < limit and matches(selector, placed[2], amount, placed[3])
             ]
         adds = type(effect) is AddTokens
-        restricted = bool(self.restrictions())
-
-        def usable(slot: PlainSlot, card: BookCard) -> bool:
-            if not restricted:  # what the checks below come to with no restriction in force
-                return self.kinds[slot.card_id] in TOKEN_OF if adds else True
-            if adds:
-                if not self.can_receive(slot):
-                    return False
-                # A "cannot Attack/Investigate" card skips its targets for the played card's
-                # own action; Talents, Stunts and other effects may still add tokens.
-                action = job.action
-                return not (
-                    action is not None
-                    and ACTION_TARGET.get(action) == card.type
-                    and self.action_blocked(action, job.tableau, slot)
-                )
-            if type(effect) is RemoveCard:
-                action = "overcome" if card.type == "obstacle" else "advantage"
-                return not self.action_blocked(action, job.tableau, slot)
-            return True
-
-        if pick in ("shortest", "longest"):
+        # The matches it may be used on (with no restriction in force: every one that may
+        # hold its tokens, for an effect that adds tokens).
+        usable: list[tuple[int, int, PlainSlot, BookCard]]
+        if self._passive is None:
+            self.passive("restrict")
+        if self._restricts:
+            usable = [p for p in matching if self._usable(effect, adds, job, p[2])]
+        elif adds:
+            kinds = self.kinds
+            usable = [p for p in matching if kinds[p[2].card_id] in TOKEN_OF]
+        else:
+            usable = matching
+        if pick == "shortest" or pick == "longest":
             # A position: if the card there is restricted, the effect cannot be used on it.
             if not matching:
                 return []
-            if pick == "shortest":
-                best = min(p for _, p, _, _ in matching)
-            else:
-                best = max(p for _, p, _, _ in matching)
-            return [[s.uid] for _, p, s, c in matching if p == best and usable(s, c)]
-        targets = [(r, s) for r, _, s, c in matching if usable(s, c)]
+            positions = [p for _, p, _, _ in matching]
+            best = min(positions) if pick == "shortest" else max(positions)
+            return [[s.uid] for _, p, s, _ in usable if p == best]
         if pick == "all":
-            return [[s.uid for _, s in targets]] if targets else []
+            return [[s.uid for _, _, s, _ in usable]] if usable else []
         if pick == "row":
-            groups = [[s.uid for r, s in targets if r == row] for row in (0, 1)]
+            groups = [[s.uid for r, _, s, _ in usable if r == row] for row in (0, 1)]
             return [g for g in groups if g]
-        return [[s.uid] for _, s in targets]
+        return [[s.uid] for _, _, s, _ in usable]
+
+    def _usable(self, effect: Effect, adds: bool, job: PlainJob, slot: PlainSlot) -> bool:
+        """Whether a restriction in force keeps ``effect`` of ``job`` from the slot's card."""
+        if adds:
+            if not self.can_receive(slot):
+                return False
+            # A "cannot Attack/Investigate" card skips its targets for the played card's
+            # own action; Talents, Stunts and other effects may still add tokens.
+            action = job.action
+            return not (
+                action is not None
+                and ACTION_TARGET.get(action) == self.kinds[slot.card_id]
+                and self.action_blocked(action, job.tableau, slot)
+            )
+        if type(effect) is RemoveCard:
+            kind = self.kinds[slot.card_id]
+            action = "overcome" if kind == "obstacle" else "advantage"
+            return not self.action_blocked(action, job.tableau, slot)
+        return True
 
     # -- token and removal bookkeeping -----------------------------------------------------
     def add_tokens(self, uid: str, amount: int, source: str) -> None:
