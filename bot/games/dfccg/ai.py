@@ -56,8 +56,14 @@ def choose(table: Table, state: PlainState, seat: str, rng: random.Random) -> Mo
             return _turn(table, ctx, state, rng)
     elif decision is not None and decision.options:
         # Weighed by option id, and only the chosen one made a Move (as ``moves`` would make
-        # it: one per option).
-        if seat not in table.current_seats(state):
+        # it: one per option). Whether ``seat`` is in ``current_seats``, without its list:
+        if decision.seats is not None:
+            waited = seat in decision.seats
+        elif decision.table:
+            waited = seat in state.seats
+        else:
+            waited = seat == state.tableaux[state.active].seat
+        if not waited or state.phase == "over":
             raise ValueError("no legal action for this seat")
         options = decision.options
         kind = decision.kind

@@ -97,7 +97,8 @@ END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 # bonus).
 Play = tuple[CardRef, HandCard, str, int]
 
-_FORBIDDEN = object()  # see DfccgEngine._gate
+_FORBIDDEN = object()  # see DfccgEngine.plays
+_UNASKED = object()
 _NO_BONUS: list[tuple[str, int]] = [("", 0)]  # a hand with no Talent readied (never changed)
 # The action type that targets each Book card type, and those whose default main effect adds
 # tokens (see context.default_main).
@@ -512,7 +513,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         allow = ctx.untargeted_plays
         memo = ctx.memo
         mods = None if ctx.costs_unmodified() else ctx.cost_modifiers(active)
-        gates: dict[str, Any] = {}  # action type -> None (forbidden) or its nearest target
+        # action type -> _FORBIDDEN, or the nearest Range of a target of its default main
+        # effect (None: no target)
+        gates: dict[str, Any] = {}
         plays: list[Play] = []
         for ref in tableau.hand:
             hand = hands[ref.card_id]
@@ -521,10 +524,15 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 base += mods[kind]
             if base - dice > available or base + dice > fate:
                 continue
-            if kind in gates:
-                gate = gates[kind]
-            else:
-                gate = gates[kind] = self._gate(ctx, active, kind, allow or memo is None)
+            gate = gates.get(kind, _UNASKED)
+            if gate is _UNASKED:  # what the action type comes to for this hand now
+                if ctx.action_blocked(kind, active, None):
+                    gate = _FORBIDDEN
+                elif allow or memo is None:
+                    gate = None  # (not worked out)
+                else:
+                    gate = self._nearest(ctx, active, kind)
+                gates[kind] = gate
             if gate is _FORBIDDEN:
                 continue
             if allow:
@@ -550,16 +558,6 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     if reach < top + bonus:
                         plays.append((ref, hand, key, bonus))
         return plays
-
-    def _gate(self, ctx: Context, tableau: int, action: str, skip_nearest: bool) -> Any:
-        """What an action type comes to for a hand now: ``_FORBIDDEN``, or the nearest Range
-        of a target of its default main effect (None: no target; not worked out when
-        ``skip_nearest``)."""
-        if ctx.action_blocked(action, tableau, None):
-            return _FORBIDDEN
-        if skip_nearest:
-            return None
-        return self._nearest(ctx, tableau, action)
 
     def _nearest(self, ctx: Context, tableau: int, action: str) -> int | None:
         """The nearest Range (0-based position) of a card the default main effect of
@@ -1061,7 +1059,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def _step_job(self, ctx: Context, job: PlainJob) -> None:
         effect = job.effects[0]
         if is_targeted(effect):
-            amount = self._amount(ctx, job, effect, roll=False)
+            if type(effect) is AddTokens:  # ``_amount`` without a roll, inline
+                amount_of, most = token_amount(effect)
+                amount = (job.value or 0) if amount_of is None else most
+            else:
+                amount = 0
             groups = ctx.target_groups(effect, job, amount)
             if len(groups) > 1:
                 ctx.s.decision = new_decision(
@@ -1075,7 +1077,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 return
             job.effects.pop(0)
             if not groups:
-                self._say_missed(ctx, job, effect)
+                if ctx.loud:
+                    self._say_missed(ctx, job, effect)
                 return
             self._apply_effect(ctx, job, effect, groups[0])
             return
@@ -1304,6 +1307,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def reading(self, state: AnyState) -> Context:
         """The rules' questions about ``state`` (costs, targets, restrictions) for the views and
         the AI; the caller only reads it."""
+        game = self._game_ctx  # (``_read``'s first question, asked here: the AI asks every step)
+        if game is not None and game.s is state:
+            return game
         return self._read(state)
 
     def choose_action(self, state: DfState, seat: str, rng: random.Random) -> Action:
