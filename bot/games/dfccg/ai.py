@@ -169,7 +169,7 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
         card = play[1]
         if card is not last:  # a card's plays come together (one per Range bonus)
             last = card
-            value, cost, kind = _card_worth(card)
+            value, cost, kind = _WORTHS.get(card) or _card_worth(card)
             if mods is not None:
                 cost += mods[kind]
             worth = value - FATE_WORTH * cost
@@ -191,7 +191,7 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
         chosen: tuple[float, CardRef, HandCard] | None = None
         for ref in hand:  # the Fate it brings, less the card's worth, plus a little noise
             card = hands[ref.card_id]
-            brings, lost = _discard_terms(card)
+            brings, lost = _DISCARDS.get(card) or _discard_terms(card)
             fate = brings if brings <= spent else spent  # min(), without its call
             score = fate - lost + talent + noise() * 0.1
             if chosen is None or score > chosen[0]:  # the first of the best, as max() gives it

@@ -919,14 +919,16 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         elif kind == "s":
             stunt = ctx.cards_char(rest).stunt
             tableau.stunts_used.append(rest)
-            ctx.say(f"{who} uses the Stunt {stunt.name}.", "stunt")
+            if ctx.loud:
+                ctx.say(f"{who} uses the Stunt {stunt.name}.", "stunt")
             s.jobs.append(
                 new_job(source=stunt.name, tableau=s.active, character=rest, effects=stunt.effects)
             )
         elif kind == "pass":
             s.available -= 1
             s.spent += 1
-            ctx.say(f"{who} passes and pays 1 Fate (Available {s.available}).", "pass")
+            if ctx.loud:
+                ctx.say(f"{who} passes and pays 1 Fate (Available {s.available}).", "pass")
         elif kind == "end":
             s.turn_open = False
             ctx.say(f"{who} is out of cards and Fate.", "showdown")
@@ -985,13 +987,17 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             if option == "skip":
                 return
             key = option[2:]
-            talent = ctx.cards_char(key).talent
+            hero = ctx.heroes[key]
             tableau = s.tableaux[s.active]
-            if talent.mode == "ready":
+            if hero.talent_mode == "ready":
                 tableau.talents_ready.append(key)
-                ctx.say(f"{talent.name} is readied.", "talent")
+                if ctx.loud:
+                    ctx.say(f"{hero.talent_name} is readied.", "talent")
             else:
-                ctx.say(f"{ctx.char_names(tableau)} uses the Talent {talent.name}.", "talent")
+                if ctx.loud:
+                    who = ctx.char_names(tableau)
+                    ctx.say(f"{who} uses the Talent {hero.talent_name}.", "talent")
+                talent = hero.talent
                 s.jobs.insert(
                     0,
                     new_job(
@@ -1012,7 +1018,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _vote(self, ctx: Context, seat: str, decision: PlainDecision, agree: bool) -> None:
         s = ctx.s
-        who = self._seat_label(ctx, seat)
+        who = self._seat_label(ctx, seat) if ctx.loud else ""
         if not agree:
             s.showdown_votes = []
             ctx.say(f"{who} would rather keep playing: no Showdown yet.", "showdown")
@@ -1153,8 +1159,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 else:
                     line.insert(position + int(group[-1]), slot)
                 ctx.changed(slot.card_id)
-                where = line.index(slot) + 1
-                ctx.say(f"{job.source}: {ctx.book(slot).name} moves to Range {where}.")
+                if ctx.loud:
+                    where = line.index(slot) + 1
+                    ctx.say(f"{job.source}: {ctx.book(slot).name} moves to Range {where}.")
             job.targets = [u for u in group if u not in ("-1", "+1")]
         elif type(effect) is GainFate:
             ctx.gain_fate(ctx.fate_amount(effect, job), job.source)
@@ -1181,9 +1188,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         s.phase = "showdown"
         s.showdown_reason = reason
         s.showdown_queue = self._owed_rolls(ctx)
-        ctx.say(
-            f"Showdown ({reason}): {len(s.showdown_queue)} card(s) get a final roll.", "showdown"
-        )
+        if ctx.loud:
+            ctx.say(
+                f"Showdown ({reason}): {len(s.showdown_queue)} card(s) get a final roll.",
+                "showdown",
+            )
 
     @staticmethod
     def _owed_rolls(ctx: Context) -> list[str]:
@@ -1250,7 +1259,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         s.available -= tier.fate
         s.spent += tier.fate
         total, rolled = ctx.roll(tier.roll, "showdown", None)
-        ctx.say(f"Showdown on {card.name}: {tier.fate} Fate, roll {tier.roll}{rolled} = {total}.")
+        if ctx.loud:
+            ctx.say(
+                f"Showdown on {card.name}: {tier.fate} Fate, roll {tier.roll}{rolled} = {total}."
+            )
         s.showdown_rolls.append(uid)
         if total > 0:
             ctx.add_tokens(uid, total, "Showdown")
