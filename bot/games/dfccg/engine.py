@@ -1227,15 +1227,16 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 prompt=f"Showdown: {len(s.showdown_queue)} card(s) are owed a roll. Which rolls "
                 "next?",
                 options={
-                    f"sp:{uid}": f"Roll next for {ctx.tokens_label(uid)}"
+                    f"sp:{uid}": f"Roll next for {ctx.tokens_label(uid)}" if ctx.loud else ""
                     for uid in s.showdown_queue
                 },
                 table=True,
             )
             return
         slot = ctx.located(s.showdown_pick)[2]
+        loud = ctx.loud  # (a quiet Context's decisions have no labels: its AI reads ids)
         options = {
-            f"sd{i}": f"Spend {t.fate} Fate: roll {t.roll}"
+            f"sd{i}": f"Spend {t.fate} Fate: roll {t.roll}" if loud else ""
             for i, t in enumerate(ctx.tiers(slot))
             if t.fate <= s.available
         }
@@ -1243,7 +1244,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             options["pick"] = "Roll for another card first"
         s.decision = new_decision(
             kind="showdown",
-            prompt=f"Showdown roll for {ctx.tokens_label(slot.uid)}: spend how much Fate?",
+            prompt=f"Showdown roll for {ctx.tokens_label(slot.uid)}: spend how much Fate?"
+            if loud
+            else "",
             options=options,
             table=True,
         )
