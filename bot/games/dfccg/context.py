@@ -494,15 +494,20 @@ class Context:
             self.passive("restrict")
         return None if self._tokens_matter else self._layout
 
+    def layout_memo_of(self, tableau: int) -> tuple[dict[Any, Any], int]:
+        """``layout_memo`` (``memo`` when it is None) and ``hand_key(tableau)``, at once."""
+        if self._passive is None:
+            self.passive("restrict")
+        store = self.memo if self._tokens_matter else self._layout
+        assert store is not None
+        return store, tableau if self._scoped else -1
+
     def foes_or_cases_left(self) -> bool:
         """Whether a Foe or a Case is in the rows (known until the rows change)."""
         layout = self._layout
         left = layout.get("left")
         if left is None:
-            kinds = self.kinds
-            left = layout["left"] = any(
-                kinds[slot.card_id] in TOKEN_OF for row in self.s.rows for slot in row
-            )
+            left = layout["left"] = bool(self.laid_out("foe") or self.laid_out("case"))
         return left  # type: ignore[no-any-return]
 
     def hand_key(self, tableau: int) -> int:
@@ -553,12 +558,16 @@ class Context:
         self, selector: Selector, slot: PlainSlot, amount: int = 0, card: BookCard | None = None
     ) -> bool:
         """Whether the slot's card (``card``, when the caller has it) fits the selector."""
-        types, link, name, condition = _selects(selector)
+        known = _SELECTS.get(id(selector))  # ``_selects``, its quick way inline
+        if known is not None and known[0] is selector:
+            types, link, name, condition = known[1]
+        else:
+            types, link, name, condition = _selects(selector)
         if types and self.kinds[slot.card_id] not in types:
             return False
         if link or name:
             if card is None:
-                card = self.book(slot)
+                card = self.cards[slot.card_id]
             if link and link not in card.links_in:
                 return False
             if name and name not in card.name.lower():
@@ -903,7 +912,7 @@ class Context:
     def fate_amount(self, effect: GainFate, job: PlainJob, roll: bool = True) -> int:
         base = self.roll(effect.amount, "value", job.tableau)[0] if roll else effect.amount.maximum
         if effect.per_tokened_card:
-            base *= sum(1 for _, _, s in self.slots() if s.tokens)
+            base *= len([slot for row in self.s.rows for slot in row if slot.tokens])
         return base
 
     def effect_possible(self, job: PlainJob, effect: Effect) -> bool:

@@ -564,11 +564,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         ``action`` may target (None: no such card in the rows), as ``candidates`` would offer
         it with no Range limit; remembered for every action type at once, until the rows change
         when no restriction in force looks at tokens, else for this reading."""
-        store = ctx.layout_memo()  # (it works out the effects in force: hand_key needs them)
-        key = ("nearest", ctx.hand_key(tableau))
-        if store is None:
-            store = ctx.memo
-            assert store is not None
+        store, hand = ctx.layout_memo_of(tableau)
+        key = ("nearest", hand)
         found = store.get(key)
         if found is None:
             found = store[key] = self._nearest_targets(ctx, tableau)
@@ -1200,7 +1197,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         roll: a Case solved mid-Showdown may put Hits on a Foe, or lift a restriction."""
         return [
             slot.uid
-            for _, _, slot in ctx.slots()
+            for row in ctx.s.rows
+            for slot in row
             if ctx.kinds[slot.card_id] in ("foe", "case")
             and slot.tokens
             and slot.uid not in ctx.s.showdown_rolls

@@ -508,12 +508,6 @@ def new_job(
     return job
 
 
-def new_decision(
-    kind: DecisionKind,
-    prompt: str,
-    options: dict[str, str],
-    table: bool = False,
-    seats: list[str] | None = None,
-) -> PlainDecision:
-    """A Decision, plain, as ``Decision(...)`` would build it from the engine's own values."""
-    return PlainDecision(kind, prompt, options, table, seats)
+# A Decision, plain, as ``Decision(...)`` would build it from the engine's own values (the
+# class itself: one is made at most steps).
+new_decision = PlainDecision
