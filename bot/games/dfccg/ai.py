@@ -162,7 +162,7 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     best: tuple[CardRef, HandCard, str, int] | None = None
     top = 0.0  # the worth of ``best``
     active, available = state.active, state.available
-    mods = None if ctx.costs_unmodified() else ctx.cost_modifiers(active)
+    mods = ctx.cost_modifiers_or_none(active)
     last: HandCard | None = None
     worth = 0.0
     for play in table.plays(state, ctx, available):  # only those it can pay at their highest

@@ -138,6 +138,8 @@ class HandCard:
         "cost",
         "cost_base",
         "cost_dice",
+        "cost_least",
+        "cost_most",
         "default_main",
         "discard",
         "discard_base",
@@ -163,6 +165,7 @@ class HandCard:
         self.owner = card.id.split(".")[0]
         self.cost = card.cost
         self.cost_base, self.cost_dice = card.cost.base, card.cost.dice
+        self.cost_least, self.cost_most = self.cost_base - self.cost_dice, card.cost.maximum
         self.discard = card.discard
         self.discard_base, self.discard_dice = card.discard.base, card.discard.dice
         reach = card.range.value
@@ -813,8 +816,11 @@ class Context:
         followed by a sweep of its cards, so no other card can have reached its value."""
         values = self.values
         reached = []
+        where = self._where
+        if where is None:
+            where = self._lay_out()
         for uid in uids:
-            found = self.find(uid)
+            found = where.get(uid)
             if found is None:
                 continue
             slot = found[2]
@@ -874,6 +880,12 @@ class Context:
             for source, e in self.passive("cost_mod")
             if card.type in e.actions and self.scope_applies(e.characters, tableau)
         ]
+
+    def cost_modifiers_or_none(self, tableau: int) -> dict[str, int] | None:
+        """``cost_modifiers``, or None when no Book card in force changes a cost."""
+        if self._passive is None:
+            self.passive("cost_mod")
+        return self.cost_modifiers(tableau) if self._cost_mods else None
 
     def cost_modifiers(self, tableau: int) -> dict[str, int]:
         """What the Book cards in force add to the printed cost of each action type for this

@@ -512,18 +512,21 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         available = state.available
         allow = ctx.untargeted_plays
         memo = ctx.memo
-        mods = None if ctx.costs_unmodified() else ctx.cost_modifiers(active)
+        mods = ctx.cost_modifiers_or_none(active)
         # action type -> _FORBIDDEN, or the nearest Range of a target of its default main
         # effect (None: no target)
         gates: dict[str, Any] = {}
         plays: list[Play] = []
         for ref in tableau.hand:
             hand = hands[ref.card_id]
-            base, dice, kind = hand.cost_base, hand.cost_dice, hand.type
-            if mods is not None:
-                base += mods[kind]
-            if base - dice > available or base + dice > fate:
-                continue
+            kind = hand.type
+            if mods is None:
+                if hand.cost_least > available or hand.cost_most > fate:
+                    continue
+            else:
+                mod = mods[kind]
+                if hand.cost_least + mod > available or hand.cost_most + mod > fate:
+                    continue
             gate = gates.get(kind, _UNASKED)
             if gate is _UNASKED:  # what the action type comes to for this hand now
                 if ctx.action_blocked(kind, active, None):
