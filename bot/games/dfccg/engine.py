@@ -860,15 +860,15 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             bonus = 0
             if bonus_key:
                 tableau.talents_ready.remove(bonus_key)
-                talent = ctx.cards_char(bonus_key).talent
-                bonus = talent.range_bonus
+                hero = ctx.heroes[bonus_key]
+                bonus = hero.range_bonus
                 if ctx.loud:
-                    ctx.say(f"{talent.name} is unreadied for +{bonus} Range.")
-            if ctx.costs_unmodified():
-                cost, dice = hand.cost_base, hand.cost_dice
-            else:
-                printed = ctx.cost(s.active, card)
-                cost, dice = printed.base, printed.dice
+                    ctx.say(f"{hero.talent_name} is unreadied for +{bonus} Range.")
+            # ``ctx.cost``: the printed cost plus what the Book cards in force add
+            mods = ctx.cost_modifiers_or_none(s.active)
+            cost, dice = hand.cost_base, hand.cost_dice
+            if mods is not None:
+                cost += mods[hand.type]
             cost, rolled = ctx.roll_dice(cost, dice, "cost", s.active) if dice else (cost, "")
             if cost < 0:
                 cost = 0
