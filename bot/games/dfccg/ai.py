@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from bot.games.base import Move
-from bot.games.dfccg.cards import ActionCard, AddTokens, GainFate, MoveCard, ShowdownTier
+from bot.games.dfccg.cards import ActionCard, AddTokens, GainFate, MoveCard
 from bot.games.dfccg.context import Context, HandCard, probe_job
 from bot.games.dfccg.state import CardRef, PlainState
 
@@ -250,18 +250,15 @@ def _dice_at_least(dice: int, need: int) -> float:
     return sum(w for t, w in counts.items() if t >= need) / 3**dice
 
 
-def _chance(tier: ShowdownTier, need: int) -> float:
-    return _dice_at_least(tier.roll.dice, need - tier.roll.base)
-
-
 def _removal_chance(ctx: Context, uid: str, tier_index: int) -> float:
     found = ctx.find(uid)
     if found is None:
         return 0.0
     slot = found[2]
-    need = (ctx.book(slot).value or 0) - slot.tokens
-    tiers = ctx.tiers(slot)
-    return _chance(tiers[min(tier_index, len(tiers) - 1)], need)
+    need = (ctx.values[slot.card_id] or 0) - slot.tokens
+    tiers = ctx.tier_values(slot)
+    _fate, base, dice = tiers[tier_index if tier_index < len(tiers) else len(tiers) - 1]
+    return _dice_at_least(dice, need - base)
 
 
 def _fate_use_elsewhere(ctx: Context, state: PlainState, picked: str) -> float:
@@ -271,21 +268,21 @@ def _fate_use_elsewhere(ctx: Context, state: PlainState, picked: str) -> float:
         if uid == picked or ctx.find(uid) is None:
             continue
         base = _removal_chance(ctx, uid, 0)
-        for index, tier in enumerate(ctx.tiers(ctx.located(uid)[2])):
-            if 0 < tier.fate <= state.available:
-                best = max(best, (_removal_chance(ctx, uid, index) - base) / tier.fate)
+        for index, (fate, _base, _dice) in enumerate(ctx.tier_values(ctx.located(uid)[2])):
+            if 0 < fate <= state.available:
+                best = max(best, (_removal_chance(ctx, uid, index) - base) / fate)
     return best
 
 
 def _showdown_tier(ctx: Context, state: PlainState, ids: list[str]) -> str:
     """The tier whose removal chance, less what its Fate would do elsewhere, is best."""
     picked = state.showdown_pick or state.showdown_queue[0]
-    tiers = ctx.tiers(ctx.located(picked)[2])
+    tiers = ctx.tier_values(ctx.located(picked)[2])
     elsewhere = _fate_use_elsewhere(ctx, state, picked)
     options = [i for i in ids if i.startswith("sd")]
 
     def gain(option: str) -> float:
         index = int(option[2:])
-        return _removal_chance(ctx, picked, index) - elsewhere * tiers[index].fate
+        return _removal_chance(ctx, picked, index) - elsewhere * tiers[index][0]
 
     return max(options, key=lambda o: (gain(o), -int(o[2:])))

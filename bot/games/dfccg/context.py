@@ -972,11 +972,28 @@ class Context:
         showdown = self.showdown()
         return showdown.foe if self.book(slot).type == "foe" else showdown.case
 
+    def tier_values(self, slot: PlainSlot) -> list[tuple[int, int, int]]:
+        """``tiers`` as (Fate, roll base, roll dice), read once per Showdown card."""
+        showdown = self.cards[self.s.showdown_id]
+        known = _TIERS.get(id(showdown))
+        if known is None or known[0] is not showdown:
+            known = _TIERS[id(showdown)] = (
+                showdown,
+                [(t.fate, t.roll.base, t.roll.dice) for t in showdown.foe],
+                [(t.fate, t.roll.base, t.roll.dice) for t in showdown.case],
+            )
+        return known[1] if self.kinds[slot.card_id] == "foe" else known[2]
+
     def tokens_label(self, uid: str) -> str:
         slot = self.located(uid)[2]
         card = self.book(slot)
         noun = "Hits" if card.type == "foe" else "Clues"
         return f"{card.name} ({slot.tokens}/{card.value} {noun})"
+
+
+# Each Showdown card's tiers as plain values, by id(card): (the card, Foes', Cases'); see
+# Context.tier_values.
+_TIERS: dict[int, tuple[ShowdownCard, list[tuple[int, int, int]], list[tuple[int, int, int]]]] = {}
 
 
 def _place(found: tuple[int, int, PlainSlot]) -> tuple[int, int]:
