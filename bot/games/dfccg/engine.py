@@ -25,6 +25,7 @@ from bot.games.dfccg.cards import (
     ACTION_TARGET,
     ActionCard,
     AddTokens,
+    Book,
     BookCard,
     Draw,
     Effect,
@@ -127,6 +128,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
         self._chosen = LastChoice()
         self._refs: dict[tuple[int, str], CardRef] = {}  # see _card_ref
+        self._book_card_ids: dict[str, tuple[Book, list[str]]] = {}  # see _book_ids
         # A character's deck dealt from a uid on (its refs, in order): see _build_decks.
         self._decks: dict[tuple[int, str], list[CardRef]] = {}
         self._index: dict[str, Any] | None = None  # every card by id, characters "char:key"
@@ -208,16 +210,17 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         library = self.library
         if options.book == SIDE_JOBS:
             book_cards, showdown, book_name, roll = self._side_jobs(rng)
+            card_ids = [c.id for c in book_cards]
         else:
             book = library.books.get(options.book)
             if book is None:
                 known = ", ".join([*library.books, SIDE_JOBS])
                 raise DfRuleError(f"Unknown book {options.book!r}; choose one of: {known}.")
-            book_cards, showdown, book_name, roll = list(book.cards), book.showdown, book.name, ""
-        draws.shuffle(rng, book_cards)
-        slots = [PlainSlot(f"b{i}", c.id) for i, c in enumerate(book_cards)]
+            card_ids, showdown, book_name, roll = self._book_ids(book), book.showdown, book.name, ""
+        draws.shuffle(rng, card_ids)  # (the same draws as a shuffle of the cards)
+        slots = [PlainSlot(f"b{i}", card_id) for i, card_id in enumerate(card_ids)]
         rows = [slots[:6], slots[6:]]
-        kinds = {c.id: c.type for c in book_cards}
+        kinds = card_facts(self._card_index())[0]
         for row in rows:  # Range-6 swap: no Obstacle/Advantage may sit at the far end
             if kinds[row[-1].card_id] in ("obstacle", "advantage"):
                 for position in range(len(row) - 2, -1, -1):
@@ -255,6 +258,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             self._build_decks(ctx)
         self._continue_setup(ctx)
         return ctx.s
+
+    def _book_ids(self, book: Book) -> list[str]:
+        """A new list of the ids of a Book's cards, in its order (read once per Book)."""
+        ids = self._book_card_ids.get(book.key)
+        if ids is None or ids[0] is not book:
+            ids = self._book_card_ids[book.key] = (book, [c.id for c in book.cards])
+        return list(ids[1])
 
     def _card_ref(self, number: int, card_id: str) -> CardRef:
         """The ref of the ``number``th card dealt, as ``CardRef(uid=f"c{number}", ...)``: one
@@ -1236,10 +1246,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return
         slot = ctx.located(s.showdown_pick)[2]
         loud = ctx.loud  # (a quiet Context's decisions have no labels: its AI reads ids)
+        tiers = ctx.tiers(slot) if loud else None
         options = {
-            f"sd{i}": f"Spend {t.fate} Fate: roll {t.roll}" if loud else ""
-            for i, t in enumerate(ctx.tiers(slot))
-            if t.fate <= s.available
+            f"sd{i}": f"Spend {fate} Fate: roll {tiers[i].roll}" if tiers else ""
+            for i, (fate, _base, _dice) in enumerate(ctx.tier_values(slot))
+            if fate <= s.available
         }
         if len(s.showdown_queue) > 1:
             options["pick"] = "Roll for another card first"
