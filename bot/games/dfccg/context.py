@@ -617,8 +617,10 @@ class Context:
         return True
 
     def action_blocked(self, action: str, tableau: int, slot: PlainSlot | None) -> bool:
-        if self._passive is not None and not self._restricts:
-            return False  # no restriction in force
+        if self._passive is None:
+            self.passive("restrict")
+        if action not in self._forbids:
+            return False  # no restriction in force forbids this action
         if slot is None:
             key = ("blocked", action, tableau)
             found = self._by_action.get(key)
