@@ -720,7 +720,19 @@ class Context:
         if self._passive is None:
             self.passive("restrict")
         if self._restricts:
-            usable = [p for p in matching if self._usable(effect, adds, job, p[2])]
+            # ``_usable`` of each match, with what it comes to when no restriction in force
+            # forbids the action it asks about: whether the card may receive the tokens, or
+            # every match
+            forbids = self._forbids
+            if adds and (job.action is None or job.action not in forbids):
+                can_receive = self.can_receive
+                usable = [p for p in matching if can_receive(p[2])]
+            elif adds or (
+                type(effect) is RemoveCard and ("overcome" in forbids or "advantage" in forbids)
+            ):
+                usable = [p for p in matching if self._usable(effect, adds, job, p[2])]
+            else:
+                usable = matching
         elif adds:
             kinds = self.kinds
             usable = [p for p in matching if kinds[p[2].card_id] in TOKEN_OF]
