@@ -192,9 +192,11 @@ class Hero:
         "range_bonus",
         "stunt",
         "stunt_effect",
+        "stunt_effects",
         "stunt_name",
         "talent",
         "talent_effect",
+        "talent_effects",
         "talent_mode",
         "talent_name",
     )
@@ -205,11 +207,13 @@ class Hero:
         self.talent = talent
         self.talent_name = talent.name
         self.talent_mode = talent.mode
+        self.talent_effects: list[Effect] = talent.effects
         # The first effect (None: none), the one that tells whether a use would do something.
         self.talent_effect = talent.effects[0] if talent.effects else None
         self.range_bonus = talent.range_bonus
         self.stunt = stunt
         self.stunt_name = stunt.name
+        self.stunt_effects: list[Effect] = stunt.effects
         self.stunt_effect = stunt.effects[0] if stunt.effects else None
 
 

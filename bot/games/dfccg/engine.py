@@ -927,12 +927,17 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 )
             )
         elif kind == "s":
-            stunt = ctx.cards_char(rest).stunt
+            hero = ctx.heroes[rest]
             tableau.stunts_used.append(rest)
             if ctx.loud:
-                ctx.say(f"{who} uses the Stunt {stunt.name}.", "stunt")
+                ctx.say(f"{who} uses the Stunt {hero.stunt_name}.", "stunt")
             s.jobs.append(
-                new_job(source=stunt.name, tableau=s.active, character=rest, effects=stunt.effects)
+                new_job(
+                    source=hero.stunt_name,
+                    tableau=s.active,
+                    character=rest,
+                    effects=hero.stunt_effects,
+                )
             )
         elif kind == "pass":
             s.available -= 1
@@ -975,7 +980,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         decision = s.decision
         assert decision is not None
         s.decision = None
-        kind = decision.kind  # read once: a pydantic attribute costs a hook call
+        kind = decision.kind
         if kind == "showdown_vote":
             self._vote(ctx, seat, decision, option == "yes")
         if kind in ("deck", "named_type", "redraw"):
@@ -1007,11 +1012,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 if ctx.loud:
                     who = ctx.char_names(tableau)
                     ctx.say(f"{who} uses the Talent {hero.talent_name}.", "talent")
-                talent = hero.talent
                 s.jobs.insert(
                     0,
                     new_job(
-                        source=talent.name, tableau=s.active, character=key, effects=talent.effects
+                        source=hero.talent_name,
+                        tableau=s.active,
+                        character=key,
+                        effects=hero.talent_effects,
                     ),
                 )
         elif kind == "choose":
