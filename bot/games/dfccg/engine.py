@@ -59,12 +59,12 @@ from bot.games.dfccg.state import (
     DfState,
     PlainDecision,
     PlainJob,
-    PlainSlot,
     PlainState,
     PlainTableau,
     model,
     new_decision,
     new_job,
+    new_slot,
     new_state,
     new_tableau,
     plain,
@@ -218,7 +218,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 raise DfRuleError(f"Unknown book {options.book!r}; choose one of: {known}.")
             card_ids, showdown, book_name, roll = self._book_ids(book), book.showdown, book.name, ""
         draws.shuffle(rng, card_ids)  # (the same draws as a shuffle of the cards)
-        slots = [PlainSlot(f"b{i}", card_id) for i, card_id in enumerate(card_ids)]
+        slots = [new_slot(f"b{i}", card_id) for i, card_id in enumerate(card_ids)]
         rows = [slots[:6], slots[6:]]
         kinds = card_facts(self._card_index())[0]
         for row in rows:  # Range-6 swap: no Obstacle/Advantage may sit at the far end

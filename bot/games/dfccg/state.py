@@ -508,6 +508,32 @@ def new_job(
     return job
 
 
-# A Decision, plain, as ``Decision(...)`` would build it from the engine's own values (the
-# class itself: one is made at most steps).
-new_decision = PlainDecision
+def new_decision(
+    kind: DecisionKind,
+    prompt: str,
+    options: dict[str, str],
+    table: bool = False,
+    seats: list[str] | None = None,
+) -> PlainDecision:
+    """A Decision, plain, as ``Decision(...)`` would build it from the engine's own values (one
+    is made at most steps: filled in here, as ``new_job`` does, since calling a class with an
+    ``__init__`` costs several times more)."""
+    decision = _new_plain(PlainDecision)
+    decision.kind = kind
+    decision.prompt = prompt
+    decision.options = options
+    decision.table = table
+    decision.seats = seats
+    return decision
+
+
+def new_slot(uid: str, card_id: str) -> PlainSlot:
+    """A new Book slot, plain, with no tokens (see ``new_decision``)."""
+    slot = _new_plain(PlainSlot)
+    slot.uid = uid
+    slot.card_id = card_id
+    slot.tokens = 0
+    return slot
+
+
+_new_plain = object.__new__
