@@ -1,12 +1,13 @@
 """The Dresden Files Cooperative Card Game: a pure engine registered as ``dfccg``."""
 
 from bot.games.base import register_engine
-from bot.games.dfccg.ai import choose
+from bot.games.dfccg.ai import choose, choose_id
 from bot.games.dfccg.display import DISPLAY, DfccgDisplay
 from bot.games.dfccg.engine import ENGINE, DfccgEngine, DfRuleError
 from bot.games.dfccg.state import DfOptions, DfState
 
 ENGINE.ai = choose  # the engine knows no AI; the package gives it one
+ENGINE.ai_id = choose_id  # the same AI, giving ids only (for AI-only games)
 register_engine(ENGINE, DISPLAY)
 
 __all__ = [

@@ -19,7 +19,7 @@ from typing import Protocol
 from bot.games.base import Move
 from bot.games.dfccg.cards import ActionCard, AddTokens, GainFate, MoveCard
 from bot.games.dfccg.context import Context, HandCard, probe_job
-from bot.games.dfccg.state import CardRef, PlainState
+from bot.games.dfccg.state import CardRef, PlainDecision, PlainState
 
 FATE_WORTH = 0.6  # what one Fate is worth against one Hit or Clue, during play
 PLAY_ANYWAY_FATE = 6  # with this much Fate available, the best play is made even if it is poor
@@ -56,23 +56,36 @@ def choose(table: Table, state: PlainState, seat: str, rng: random.Random) -> Mo
             return _turn(table, ctx, state, rng)
     elif decision is not None and decision.options:
         # Weighed by option id, and only the chosen one made a Move (as ``moves`` would make
-        # it: one per option). Whether ``seat`` is in ``current_seats``, without its list:
-        if decision.seats is not None:
-            waited = seat in decision.seats
-        elif decision.table:
-            waited = seat in state.seats
-        else:
-            waited = seat == state.tableaux[state.active].seat
-        if not waited or state.phase == "over":
-            raise ValueError("no legal action for this seat")
-        options = decision.options
-        kind = decision.kind
-        best = _decide(ctx, state, kind, list(options))
-        return Move(best, options[best][:80], kind, False, decision.table)
+        # it: one per option).
+        best = _option(ctx, state, seat, decision)
+        return Move(best, decision.options[best][:80], decision.kind, False, decision.table)
     actions = table.moves(state, seat, ctx)
     if not actions:
         raise ValueError("no legal action for this seat")
     return next(a for a in actions if a.kind == "showdown")  # not its turn: only a proposal
+
+
+def choose_id(table: Table, state: PlainState, seat: str, rng: random.Random) -> str:
+    """``choose(...).id``, for an AI-only game: an answer to a decision is given by its id,
+    without making its Move."""
+    decision = state.decision
+    if decision is not None and decision.options:
+        return _option(table.reading(state), state, seat, decision)
+    return choose(table, state, seat, rng).id
+
+
+def _option(ctx: Context, state: PlainState, seat: str, decision: PlainDecision) -> str:
+    """The option of ``decision`` the AI answers for ``seat`` (which must be waited for)."""
+    # Whether ``seat`` is in ``current_seats``, without its list:
+    if decision.seats is not None:
+        waited = seat in decision.seats
+    elif decision.table:
+        waited = seat in state.seats
+    else:
+        waited = seat == state.tableaux[state.active].seat
+    if not waited or state.phase == "over":
+        raise ValueError("no legal action for this seat")
+    return _decide(ctx, state, decision.kind, list(decision.options))
 
 
 # -- decisions ---------------------------------------------------------------------------------

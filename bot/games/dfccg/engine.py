@@ -107,6 +107,7 @@ _ACTION_OF: dict[str, str] = {target: action for action, target in ACTION_TARGET
 _ADDS = frozenset(("attack", "investigate"))
 
 AiPolicy = Callable[["DfccgEngine", PlainState, str, random.Random], Move]
+AiIdPolicy = Callable[["DfccgEngine", PlainState, str, random.Random], str]
 
 
 class DfRuleError(RuleError):
@@ -126,6 +127,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def __init__(self, library: Library | None = None, ai: AiPolicy | None = None) -> None:
         self._library = library
         self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
+        # The same AI giving action ids only (an AI-only game needs no Move); None: ``ai``'s.
+        self.ai_id: AiIdPolicy | None = None
         self._chosen = LastChoice()
         self._refs: dict[tuple[int, str], CardRef] = {}  # see _card_ref
         self._book_card_ids: dict[str, tuple[Book, list[str]]] = {}  # see _book_ids
@@ -769,7 +772,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         if self.ai is None:
             raise DfRuleError("This table has no AI player; every seat needs a person.")
         state = self._new_game(options, [f"ai{i}" for i in range(players)], rng)
-        ai = self.ai
+        ai, ai_id = self.ai, self.ai_id
+        if ai_id is None:
+            ai_id = partial(_move_id, ai)
         # One Context for the whole game, read by the AI and changed by its moves: what it
         # works out of the rows stays known until they change (``Context.changed``).
         ctx = QuietContext(state, rng, self._card_index())
@@ -796,12 +801,12 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 if setup:
                     ctx.changed()
                 self._game_ctx = ctx  # what ``reading`` gives the AI for this state
-                move = ai(self, state, seat, rng)
+                action_id = ai_id(self, state, seat, rng)
                 self._game_ctx = None
                 ctx.rng, ctx.memo = rng, None
                 if setup:  # (the AI changes nothing: the phase is the same)
                     ctx.changed()
-                self._act(ctx, seat, move.id)
+                self._act(ctx, seat, action_id)
         finally:
             self._game_ctx = None
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
@@ -1359,6 +1364,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         """The pack's own errors, and the ids it shares with an installed pack."""
         others = packs.installed_names(packs.PACK_DIR, leave_out=Path(filename))
         return packs.validate_pack_text(text, filename, others)
+
+
+def _move_id(
+    ai: AiPolicy, engine: DfccgEngine, state: PlainState, seat: str, rng: random.Random
+) -> str:
+    """An ``AiIdPolicy`` made of an ``AiPolicy``."""
+    return ai(engine, state, seat, rng).id
 
 
 ENGINE = DfccgEngine()
