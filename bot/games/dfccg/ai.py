@@ -41,6 +41,10 @@ class Table(Protocol):
 
     def play_move(self, ctx: Context, play: tuple[CardRef, HandCard, str, int]) -> Move: ...
 
+    def play_id(self, play: tuple[CardRef, HandCard, str, int]) -> str: ...
+
+    def discard_id(self, ref: CardRef) -> str: ...
+
     def discard_move(self, state: PlainState, ref: CardRef, card: ActionCard) -> Move: ...
 
     def stunt_moves(self, state: PlainState, ctx: Context) -> list[Move]: ...
@@ -53,7 +57,9 @@ def choose(table: Table, state: PlainState, seat: str, rng: random.Random) -> Mo
     if decision is None and state.phase == "play":
         tableau = state.tableaux[state.active]
         if seat == tableau.seat:
-            return _turn(table, ctx, state, rng)
+            move = _turn(table, ctx, state, rng, False)
+            assert isinstance(move, Move)
+            return move
     elif decision is not None and decision.options:
         # Weighed by option id, and only the chosen one made a Move (as ``moves`` would make
         # it: one per option).
@@ -71,6 +77,9 @@ def choose_id(table: Table, state: PlainState, seat: str, rng: random.Random) ->
     decision = state.decision
     if decision is not None and decision.options:
         return _option(table.reading(state), state, seat, decision)
+    if decision is None and state.phase == "play" and seat == state.tableaux[state.active].seat:
+        chosen = _turn(table, table.reading(state), state, rng, True)
+        return chosen if isinstance(chosen, str) else chosen.id
     return choose(table, state, seat, rng).id
 
 
@@ -165,10 +174,13 @@ def _best_talent(ctx: Context, state: PlainState) -> float:
     return max(worths)
 
 
-def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> Move:
+def _turn(
+    table: Table, ctx: Context, state: PlainState, rng: random.Random, as_id: bool
+) -> Move | str:
     """The active hand's move: the best play, else a Stunt, else the best discard, else the
     Showdown (every hand empty), a pass or the end. It asks for each kind of move only when
-    the kinds before it gave none worth making."""
+    the kinds before it gave none worth making. ``as_id``: a play or a discard is given by
+    its id, without its Move."""
     # The plays whose highest cost is affordable (a roll above it would start the Showdown),
     # with their worth: Hits or Clues against the Fate they cost now; an unlimited Range
     # counts twice; a play that unreadies a Talent is worth a little less.
@@ -193,7 +205,7 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
     if best is not None:
         rich = available >= PLAY_ANYWAY_FATE or state.spent == 0
         if top > -1.5 or rich:
-            return table.play_move(ctx, best)
+            return table.play_id(best) if as_id else table.play_move(ctx, best)
     stunts = table.stunt_moves(state, ctx)
     if stunts:
         return stunts[0]
@@ -210,6 +222,8 @@ def _turn(table: Table, ctx: Context, state: PlainState, rng: random.Random) -> 
             if chosen is None or score > chosen[0]:  # the first of the best, as max() gives it
                 chosen = (score, ref, card)
         assert chosen is not None
+        if as_id:
+            return table.discard_id(chosen[1])
         return table.discard_move(state, chosen[1], chosen[2].card)
     # No card in this hand and no Stunt: the moves left are a pass (with Fate), the end (with
     # none) and the proposal of the Showdown, taken when every hand is empty.

@@ -606,10 +606,21 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             nearest[action] = position
         return nearest
 
+    @staticmethod
+    def play_id(play: Play) -> str:
+        """The id of a play's move."""
+        ref, _hand, bonus_key, bonus = play
+        return "p:" + ref.uid + (":" + bonus_key if bonus else "")
+
+    @staticmethod
+    def discard_id(ref: CardRef) -> str:
+        """The id of a hand card's discard."""
+        return "d:" + ref.uid
+
     def play_move(self, ctx: Context, play: Play) -> Move:
         ref, hand, bonus_key, bonus = play
         return Move(
-            "p:" + ref.uid + (":" + bonus_key if bonus else ""),
+            self.play_id(play),
             partial(self._play_label, ctx, ctx.s.active, hand.card, bonus_key, bonus),
             "play",
             True,  # private
@@ -628,7 +639,12 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def discard_move(self, state: AnyState, ref: CardRef, card: ActionCard) -> Move:
         return Move(
-            "d:" + ref.uid, partial(self._discard_label, state, card), "discard", True, False, card
+            self.discard_id(ref),
+            partial(self._discard_label, state, card),
+            "discard",
+            True,
+            False,
+            card,
         )
 
     def _card_plays(
