@@ -697,9 +697,29 @@ class Context:
         """``candidates`` for a selector that picks by what it finds in the rows (``aim``: its
         ``_aim``)."""
         pick, _within_range, _condition, types, only_types = aim
-        # The cards the selector matches within reach, in row order: (row, position, slot).
         if limit is None:
             limit = 99  # no card lies that far
+        adds = type(effect) is AddTokens
+        if self._passive is None:
+            self.passive("restrict")
+        if pick == "chosen" and only_types and len(types) == 1:
+            # The commonest selector (a card's default main effect): what the general way
+            # below comes to, in one pass when no restriction in force forbids the action.
+            laid = self.laid_out(types[0])
+            forbids = self._forbids
+            if not adds:
+                if not (
+                    self._restricts
+                    and type(effect) is RemoveCard
+                    and ("overcome" in forbids or "advantage" in forbids)
+                ):
+                    return [[p[2].uid] for p in laid if p[1] < limit]
+            elif not self._restricts:
+                return [[p[2].uid] for p in laid if p[1] < limit] if types[0] in TOKEN_OF else []
+            elif job.action is None or job.action not in forbids:
+                can_receive = self.can_receive
+                return [[p[2].uid] for p in laid if p[1] < limit and can_receive(p[2])]
+        # The cards the selector matches within reach, in row order: (row, position, slot).
         matching: list[tuple[int, int, PlainSlot, BookCard]]
         if only_types and len(types) == 1:
             matching = [placed for placed in self.laid_out(types[0]) if placed[1] < limit]
@@ -717,12 +737,9 @@ class Context:
                 for placed in self.laid_out(None)
                 if placed[1] < limit and matches(selector, placed[2], amount, placed[3])
             ]
-        adds = type(effect) is AddTokens
         # The matches it may be used on (with no restriction in force: every one that may
         # hold its tokens, for an effect that adds tokens).
         usable: list[tuple[int, int, PlainSlot, BookCard]]
-        if self._passive is None:
-            self.passive("restrict")
         if self._restricts:
             # ``_usable`` of each match, with what it comes to when no restriction in force
             # forbids the action it asks about: whether the card may receive the tokens, or
