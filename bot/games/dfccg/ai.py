@@ -130,8 +130,9 @@ def _best(ids: list[str], scores: list[float]) -> str:
 def _target_score(ctx: Context, option_id: str) -> float:
     """Prefer targets close to removal, and more targets at once."""
     score = 0.0
+    where = ctx.where()
     for uid in option_id.split("+"):
-        found = ctx.find(uid)
+        found = where.get(uid)
         if found is None:
             continue
         slot = found[2]

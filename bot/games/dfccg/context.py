@@ -397,6 +397,13 @@ class Context:
             for position, slot in enumerate(row):
                 yield row_index, position, slot
 
+    def where(self) -> dict[str, tuple[int, int, PlainSlot]]:
+        """Where each card in the rows lies, by uid: ``find`` for several uids (read only)."""
+        where = self._where
+        if where is None:
+            where = self._lay_out()
+        return where
+
     def find(self, uid: str) -> tuple[int, int, PlainSlot] | None:
         where = self._where
         if where is None:

@@ -101,9 +101,7 @@ Play = tuple[CardRef, HandCard, str, int]
 _FORBIDDEN = object()  # see DfccgEngine.plays
 _UNASKED = object()
 _NO_BONUS: list[tuple[str, int]] = [("", 0)]  # a hand with no Talent readied (never changed)
-# The action type that targets each Book card type, and those whose default main effect adds
-# tokens (see context.default_main).
-_ACTION_OF: dict[str, str] = {target: action for action, target in ACTION_TARGET.items()}
+# The action types whose default main effect adds tokens (see context.default_main).
 _ADDS = frozenset(("attack", "investigate"))
 
 AiPolicy = Callable[["DfccgEngine", PlainState, str, random.Random], Move]
@@ -589,21 +587,22 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     @staticmethod
     def _nearest_targets(ctx: Context, tableau: int) -> dict[str, int | None]:
-        """``_nearest`` of every action type, in one pass over the rows: the nearest position
-        of a card of the type it targets that may receive its tokens (Attack, Investigate) and
-        that it is not forbidden against."""
-        nearest: dict[str, int | None] = dict.fromkeys(ACTION_TARGET)
-        kinds = ctx.kinds
-        for _row, position, slot, _card in ctx.laid_out(None):
-            action = _ACTION_OF[kinds[slot.card_id]]
-            best = nearest[action]
-            if best is not None and position >= best:
-                continue
-            if action in _ADDS and not ctx.can_receive(slot):
-                continue
-            if ctx.action_blocked(action, tableau, slot):
-                continue
-            nearest[action] = position
+        """``_nearest`` of every action type: the nearest position of a card of the type it
+        targets that may receive its tokens (Attack, Investigate) and that it is not forbidden
+        against."""
+        nearest: dict[str, int | None] = {}
+        for action, target in ACTION_TARGET.items():
+            best = None
+            adds = action in _ADDS
+            for _row, position, slot, _card in ctx.laid_out(target):  # in row order
+                if best is not None and position >= best:
+                    continue
+                if adds and not ctx.can_receive(slot):
+                    continue
+                if ctx.action_blocked(action, tableau, slot):
+                    continue
+                best = position
+            nearest[action] = best
         return nearest
 
     @staticmethod
