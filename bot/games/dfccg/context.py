@@ -217,9 +217,27 @@ class Hero:
         self.stunt_effect = stunt.effects[0] if stunt.effects else None
 
 
+# A Book card's passive effects as (kind, effect, and for a Restrict: what it forbids, whether
+# it looks at the tokens on a card, whether it applies to some hands only).
+Passive = tuple[str, Any, str, bool, bool]
 CardFacts = tuple[
-    dict[str, str], dict[str, int | None], dict[str, HandCard], dict[str, Hero], dict[str, Any]
+    dict[str, str],
+    dict[str, int | None],
+    dict[str, HandCard],
+    dict[str, Hero],
+    dict[str, list[Passive]],
 ]
+
+
+def _passive_facts(effect: Any) -> Passive:
+    kind = effect.kind
+    if kind != "restrict":
+        return (kind, effect, "", False, False)
+    target = effect.target
+    tokens = target is not None and target.condition != "any"
+    return (kind, effect, effect.what, tokens, effect.characters != "all")
+
+
 _FACTS: dict[int, tuple[dict[str, Any], CardFacts]] = {}
 
 
@@ -235,13 +253,13 @@ def card_facts(cards: dict[str, Any]) -> CardFacts:
     values: dict[str, int | None] = {}
     hands: dict[str, HandCard] = {}
     heroes: dict[str, Hero] = {}
-    passives: dict[str, Any] = {}
+    passives: dict[str, list[Passive]] = {}
     for key, card in cards.items():
         if isinstance(card, _TYPED):
             kinds[key] = card.type
         if isinstance(card, BookCard):
             values[key] = card.value
-            passives[key] = card.passive
+            passives[key] = [_passive_facts(effect) for effect in card.passive]
         elif isinstance(card, ActionCard):
             hands[key] = HandCard(card)
         elif isinstance(card, Character):
@@ -478,20 +496,23 @@ class Context:
             for job in self.s.jobs:
                 ids += job.lingering
             passive_of = self.passive_of
+            forbids: dict[str, list[tuple[BookCard, Any]]] = {}
+            tokens_matter = scoped = False
             for card_id in ids:
-                for effect in passive_of[card_id]:  # what ``passives`` yields, in its order
-                    index.setdefault(effect.kind, []).append((cards[card_id], effect))
+                # what ``passives`` yields, in its order
+                for effect_kind, effect, what, tokens, some_hands in passive_of[card_id]:
+                    pair = (cards[card_id], effect)
+                    index.setdefault(effect_kind, []).append(pair)
+                    if effect_kind == "restrict":
+                        forbids.setdefault(what, []).append(pair)
+                        tokens_matter = tokens_matter or tokens
+                        scoped = scoped or some_hands
             self._restricts = index.get("restrict") or _NONE
             self._cost_mods = index.get("cost_mod") or _NONE
             self._dice_faces = index.get("dice_face") or _NONE
-            forbids: dict[str, list[tuple[BookCard, Any]]] = {}
-            for pair in self._restricts:
-                forbids.setdefault(pair[1].what, []).append(pair)
             self._forbids = forbids
-            self._tokens_matter = any(
-                e.target is not None and e.target.condition != "any" for _, e in self._restricts
-            )
-            self._scoped = any(e.characters != "all" for _, e in self._restricts)
+            self._tokens_matter = tokens_matter
+            self._scoped = scoped
         return index.get(kind) or _NONE
 
     def costs_unmodified(self) -> bool:
