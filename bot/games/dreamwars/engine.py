@@ -289,18 +289,20 @@ class _Ctx:
 
     def hero_effects(self, i: int, weapon: str | None = None) -> list[Effect]:
         """Passive effects on a hero now: carried tools, worn armour and shield, Allies,
-        unlocked Prestige, this turn's Cantici and Shards, the table's effects; plus the
-        weapon of an Attack and its add-on."""
-        if self._heroes is not None:
-            cached = self._heroes.get((i, weapon))
-            if cached is None:
-                if weapon is None:
-                    cached = self._hero_effects(i, None)
-                else:  # every reader sums or looks for a kind: the order does not matter
-                    cached = self.hero_effects(i) + self.weapon_effects(i, weapon)
-                self._heroes[(i, weapon)] = cached
-            return cached
-        return self._hero_effects(i, weapon)
+        unlocked Prestige, this turn's Cantici and Shards, the table's effects; with the
+        weapon of an Attack, ``hero_effects(i) + weapon_effects(i, weapon)``."""
+        cache = self._heroes
+        if cache is not None:
+            known = cache.get((i, weapon))
+            if known is not None:
+                return known
+        if weapon is None:
+            found = self._hero_effects(i)
+        else:
+            found = self.hero_effects(i) + self.weapon_effects(i, weapon)
+        if cache is not None:
+            cache[(i, weapon)] = found
+        return found
 
     def weapon_effects(self, i: int, weapon: str) -> list[Effect]:
         """The effects of a carried weapon and its add-ons (none for one not carried)."""
@@ -315,7 +317,7 @@ class _Ctx:
                     found += items[cards[addon]].effects
         return found
 
-    def _hero_effects(self, i: int, weapon: str | None) -> list[Effect]:
+    def _hero_effects(self, i: int) -> list[Effect]:
         s = self.s
         hero = s.heroes[i]
         board = self.board
@@ -347,11 +349,6 @@ class _Ctx:
             for status in self.statuses():
                 if status.key in hero.statuses:
                     found += status.effects
-        if weapon is not None and weapon in hero.items:
-            found += items[cards[weapon]].effects
-            for addon, target in hero.mounted.items():
-                if target == weapon:
-                    found += items[cards[addon]].effects
         node = hero.node
         for e in self.table_effects():
             if e.where == "any" or self.at(e.where, node):

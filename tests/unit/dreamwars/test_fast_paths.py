@@ -95,3 +95,20 @@ def test_a_reach_past_the_kept_tables_is_worked_out() -> None:
     far = look.targets_in_reach(0, 40)
     assert {id(n) for n in look.targets_in_reach(0, 6)} <= {id(n) for n in far}
     assert len(far) == len(state.nemeses) + len(state.towers)  # the whole map is within 40
+
+
+def test_a_heros_effects_with_a_weapon_are_hers_then_the_weapons_in_both_kinds_of_context() -> None:
+    """hero_effects(i, w) is hero_effects(i) + weapon_effects(i, w) (the weapon and its add-on),
+    whether the context plays (nothing kept) or only looks (kept)."""
+    from .helpers import give, table
+
+    state = table("max")
+    sword = give(state, 0, "short_sword")
+    scope = give(state, 0, "scope")
+    state.heroes[0].mounted[scope] = sword
+    give(state, 0, "knives")
+    for context in (ENGINE._ctx(state, random.Random(0)), ENGINE._ctx(state)):
+        weapon = context.weapon_effects(0, sword)
+        assert len(weapon) == 2
+        assert context.hero_effects(0, sword) == context.hero_effects(0) + weapon
+        assert context.hero_effects(0, sword) == context.hero_effects(0) + weapon  # kept or not
