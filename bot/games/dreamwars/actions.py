@@ -25,6 +25,7 @@ from bot.games.dreamwars.state import Decision, fast_model
 
 if TYPE_CHECKING:
     from bot.games.dreamwars.engine import DreamwarsEngine
+    from bot.games.dreamwars.state import DwState
 
 FIST = "fist"
 MAX_TARGET_CHOICES = 12  # choices of further targets offered for one Attack
@@ -99,9 +100,7 @@ class AiMoves:
         hero = s.heroes[i]
         self.hero = hero
         self.decision = s.decision
-        self.moving = hero.moving
-        self.free = self.decision is None and not s.ending and not hero.moving  # may end
-        self.able = self.free and hero.door is None  # not At Death's Door
+        self.moving, self.free, self.able = _open_moves(s)  # as ``_legal`` offers them
         self._steps: list[str] | None = None
         self._attacks: list[str] | None = None
         self._location: list[str] | None = None
@@ -245,27 +244,40 @@ def legal_actions(engine: DreamwarsEngine, ctx: _Ctx) -> list[Action]:
     return actions
 
 
+def _open_moves(s: DwState) -> tuple[bool, bool, bool]:
+    """Which of the active hero's own moves are open now, for ``_legal`` and ``AiMoves``
+    alike: (moving: only steps and stopping; free: ending the phase, starting a move, the
+    Dream Shards; able: free and not At Death's Door, so also attacks, what the space offers,
+    Equipment and Prestige). None while a decision is pending or the turn is ending."""
+    if s.decision is not None or s.ending:
+        return False, False, False
+    hero = s.heroes[s.active]
+    if hero.moving:
+        return True, False, False
+    return False, True, hero.door is None
+
+
 def _legal(ctx: _Ctx, actions: list[Action]) -> None:
     s = ctx.s
     if s.decision is not None:
         for key, label in s.decision.options.items():
             _act(actions, key, label, s.decision.kind, s.decision.private)
         return
-    if s.ending:
-        return
+    moving, free, able = _open_moves(s)
     i = s.active
     hero = s.heroes[i]
     board = ctx.board
-    at_door = hero.door is not None
-    if hero.moving:
+    if moving:
         for nxt in _steps(ctx, i):
             _act(actions, f"step:{nxt}", f"Move to {board.nodes[nxt].name}", "move")
         _act(actions, "stop", "Stop moving", "move")
         return
+    if not free:
+        return
     if _may_start_move(ctx, i):
         for nxt in _steps(ctx, i):
             _act(actions, f"step:{nxt}", f"Move to {board.nodes[nxt].name}", "move")
-    if not at_door:
+    if able:
         _attacks(ctx, i, actions)
         _location_actions(ctx, i, actions)
         _equipment_actions(ctx, i, actions)
@@ -273,7 +285,7 @@ def _legal(ctx: _Ctx, actions: list[Action]) -> None:
         _trade_actions(ctx, i, actions)
     for uid in hero.shards:
         _targeted(ctx, i, actions, f"use:{uid}", f"Use {ctx.item(uid).name}", "shard", uid)
-    if not at_door:
+    if able:
         _prestige_actions(ctx, i, actions)
     _act(actions, "end", "End your Heroes phase", "end")
 

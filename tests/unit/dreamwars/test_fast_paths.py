@@ -26,18 +26,51 @@ def test_play_ai_game_plays_the_public_loops_games(
         assert fast[0].model_dump_json() == public[0].model_dump_json()
 
 
-def test_the_ai_picks_the_same_from_its_ids_as_from_every_legal_id() -> None:
-    """actions.ai_ids leaves out what the AI never chooses: over whole games it is in order
-    a part of the legal ids, and ai.choose_id picks the same from both. The AI-only games'
-    AiMoves (worked out by kind when asked) hold those ids, kind by kind, and choose_move
-    picks the same from them."""
+# Every scenario with a Great Nemesis whose Ordeal holds it.
+_SCENARIOS = sorted(
+    (scenario.key, great.key)
+    for great in ENGINE.board.lib.great.values()
+    for scenario in ENGINE.board.lib.ordeals[great.ordeal].scenarios
+)
+_UNWRITTEN = (
+    {},
+    {"prototype_malfunction_on_success": False},
+    {"nemesis_river_stop": False},
+    {"prototype_malfunction_on_success": False, "nemesis_river_stop": False},
+)
+
+
+@pytest.mark.parametrize(
+    ("options", "games"),
+    [
+        ({}, ((1, 1), (3, 3), (5, 5))),
+        ({"prototype_malfunction_on_success": False, "nemesis_river_stop": False}, ((2, 7),)),
+        ({"simple_events": True, "replace_dead": False}, ((4, 8),)),
+    ]
+    + [
+        (
+            {"single_scenario": True, "scenario": key, "great_nemesis": great, **_UNWRITTEN[n % 4]},
+            ((1 + n % 5, 10 + n), (1 + (n + 2) % 5, 20 + n), (1 + (n + 4) % 5, 30 + n)),
+        )
+        for n, (key, great) in enumerate(_SCENARIOS)
+    ],
+)
+def test_the_ai_picks_the_same_from_its_ids_as_from_every_legal_id(
+    options: dict[str, object], games: tuple[tuple[int, int], ...]
+) -> None:
+    """actions.ai_ids leaves out what the AI never chooses: over whole games (the Ordeal and
+    every scenario alone, 1-5 heroes, the unwritten rules either way) it is in order a part
+    of the legal ids, and ai.choose_id picks the same from both. The AI-only games' AiMoves
+    (worked out by kind when asked) hold those ids, kind by kind, and choose_move picks the
+    same from them."""
     from bot.games.dreamwars.actions import AiMoves, ai_ids
     from bot.games.dreamwars.ai import ListedMoves, choose_id, choose_move
 
     kinds = ("steps", "attacks", "spells", "uses", "boosts", "reloads", "travels", "rides")
-    for players in (1, 3, 5):
-        rng = random.Random(players)
-        state = ENGINE.new_game(ENGINE.default_options(), [f"ai{i}" for i in range(players)], rng)
+    parsed = ENGINE.parse_options(options)
+    for players, seed in games:
+        rng = random.Random(seed)
+        state = ENGINE.new_game(parsed, [f"ai{i}" for i in range(players)], rng)
         while not ENGINE.is_over(state):
             seat = ENGINE.current_seats(state)[0]
             every = [a.id for a in ENGINE.legal_actions(state, seat)]
@@ -60,6 +93,22 @@ def test_the_ai_picks_the_same_from_its_ids_as_from_every_legal_id() -> None:
             if state.decision is not None:
                 assert moves.choices() == mine
             state, _events = ENGINE.apply(state, seat, chosen, rng)
+
+
+def test_the_ai_moves_offer_nothing_of_their_own_while_the_turn_ends() -> None:
+    """While the turn is ending (no decision pending), the legal ids hold nothing, and
+    AiMoves hold no step, no stop and no end either, even for a hero still moving."""
+    from bot.games.dreamwars.actions import AiMoves, ai_ids
+
+    state = ENGINE.new_game(ENGINE.default_options(), ["ai0", "ai1"], random.Random(4))
+    state.decision = None
+    state.ending = True
+    for moving in (False, True):
+        state.heroes[state.active].moving = moving
+        assert ai_ids(ENGINE, ENGINE._ctx(state)) == []
+        moves = AiMoves(ENGINE._ctx(state))
+        assert moves.steps() == [] and moves.uses() == [] and moves.attacks() == []
+        assert not moves.has("stop") and not moves.has("end")
 
 
 def test_the_kept_table_effects_are_always_the_ones_worked_out_anew(
