@@ -35,7 +35,8 @@ ACTIVE_KINDS = frozenset(
 
 
 class _Ids(list):  # type: ignore[type-arg]
-    """Where ``ai_ids`` collects: the ids alone (for the AI-only games' own loop)."""
+    """Where ids alone are collected, no Action built: ``AiMoves``' makers (the AI-only
+    games) and ``ai_ids`` (the tests' reference)."""
 
 
 def _act(actions: list[Action], id_: str, label: str, kind: str, private: bool = False) -> None:
@@ -62,18 +63,20 @@ def _act(actions: list[Action], id_: str, label: str, kind: str, private: bool =
 
 
 def ai_ids(engine: DreamwarsEngine, ctx: _Ctx) -> list[str]:
-    """The ids of ``legal_actions`` the AI may choose (bot/games/dreamwars/ai.py), in the same
-    order, with no Action built: all but giving and taking, wearing other armour or shields
-    and (un)mounting add-ons, which the AI never does (so ``ai.choose_id`` picks the same
-    from these as from every legal id; a test holds it)."""
+    """The tests' reference, no longer called by the game: the ids of ``legal_actions`` the
+    AI may choose (bot/games/dreamwars/ai.py), in the same order, with no Action built: all
+    but giving and taking, wearing other armour or shields and (un)mounting add-ons, which
+    the AI never does. tests/unit/dreamwars/test_fast_paths.py holds that ``ai.choose_id``
+    picks the same from these as from every legal id, and that ``AiMoves`` hold them."""
     ids = _Ids()
     _legal(ctx, ids)
     return ids
 
 
 class AiMoves:
-    """The ids of ``ai_ids`` by kind, each kind worked out only when the AI first asks for it
-    (most choices need a few kinds): what ``ai.choose_move`` reads in AI-only games."""
+    """The ids of ``ai_ids`` (the tests' reference) by kind, each kind worked out only when
+    the AI first asks for it (most choices need a few kinds): what ``ai.choose_move`` reads
+    in AI-only games."""
 
     __slots__ = (
         "ctx",
