@@ -55,7 +55,7 @@ def choose(view: SeatView, moves: list[Move], rng: random.Random) -> Move:
         return _discard(view, moves, rng)
     if phase == "choose":
         values = view.cards
-        best = max(sorted(view.choosing or []), key=lambda c: values[c].value, default=None)
+        best = max(view.choosing or [], key=lambda c: values[c].value, default=None)
         return next((m for m in moves if m.info == best), moves[-1])  # (none: take nothing)
     if phase in ("pay", "holy_attack"):
         # the cheapest way to pay comes first; the first attacker that can win beats not

@@ -226,4 +226,6 @@ class SeatView:
         self.choosing = None
         if state.choosing is not None and state.phase == "choose":
             piles = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
-            self.choosing = piles[state.choosing][self.side]  # the pile this side looks through
+            # the pile this side looks through, sorted: its order (top of the deck first) is
+            # hidden
+            self.choosing = sorted(piles[state.choosing][self.side])
