@@ -620,7 +620,9 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         """A legal action of ``side`` and what follows from it, on ``move``'s state."""
         kind, _, rest = action_id.partition(":")
         self._handlers[kind](move, side, rest)
-        self._check_end(move)
+        if move.changed:  # (the end depends only on what sets it)
+            move.changed = False
+            self._check_end(move)
 
     # each handler edits move.s
     def _draw(self, move: _Move, side: int, _: str) -> None:
@@ -961,27 +963,15 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         state = cast(VeState, working)  # (the rules read and write it as the model)
         cards = self.plain_cards(state)
         move = _QuietMove(working, cards, rng)
-        handlers = self._handlers
         seat_views = [views.SeatView(self, state, cards, side) for side in (VAMPIRES, HUMANS)]
         for step in range(MAX_STEPS):
-            phase = state.phase
-            if phase == "over":
+            side = self.acting_side(state)
+            if side is None:  # over
                 return working, step
-            side = state.active  # ``acting_side``
-            if phase == "combat":
-                combat = state.combat
-                assert combat is not None
-                side = combat.side if combat.step == "attack" else 1 - combat.side
             view = seat_views[side]
             view.update(self, state)
             chosen = choose(view, self._moves(state, cards, side, (view.attack, view.defence)), rng)
-            # ``_do``, the end looked for only when what it depends on changed (it had not
-            # come before)
-            kind, _, rest = chosen.id.partition(":")
-            handlers[kind](move, side, rest)
-            if move.changed:
-                move.changed = False
-                self._check_end(move)
+            self._do(move, side, chosen.id)
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
     def simulate(self, options: VeOptions, players: int, games: int, seed: int) -> dict[str, Any]:
