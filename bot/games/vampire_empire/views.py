@@ -5,7 +5,7 @@ view as plain data for its AI (``SeatView``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from bot.games.vampire_empire.cards import CHARACTERS, NAMES, CardDef
@@ -196,26 +196,36 @@ class SeatView:
         "_deaths_seen",
     )
 
+    # the state's own lists, read only (the AI must not change the caller's state)
+    hand: Sequence[int]
+    mine: Sequence[int]
+    castle: Sequence[int]
+    revealed: Sequence[int]
+    dead: Sequence[int]
+    tested: Mapping[str, bool]  # public holy water answers, by str(character)
+    attacks: Sequence[int]  # public: fights begun by each character
+
     def __init__(self, engine: Rules, state: VeState, cards: Sequence[Any], side: int) -> None:
         self.side = side
         self.cards = cards  # the pack's cards by number (public content)
-        self.hand = state.hands[side]
         self.mine = state.vampires if side == VAMPIRES else state.known_humans
-        self.castle = state.castle
-        self.revealed = state.revealed
         self.dead = state.dead
-        self.tested = state.tested  # public holy water answers, by str(character)
-        self.attacks = state.attacks  # public: fights begun by each character
         self.dead_vampires: list[int] = []
         self._deaths_seen = 0
         self.update(engine, state)
 
     def update(self, engine: Rules, state: VeState) -> None:
-        """Read again what a move changes by replacing it, for the next step of a state changed
-        in place (an AI-only game's: its lists stay the same objects, changed in place)."""
+        """Read the state again, for the next step of a state changed in place (an AI-only
+        game's, which keeps one view per seat): a list a move replaces is read anew."""
         self.phase = state.phase
-        dead = self.dead
-        if len(dead) != self._deaths_seen:
+        self.hand = state.hands[self.side]
+        self.castle = state.castle
+        self.revealed = state.revealed
+        self.tested = state.tested
+        self.attacks = state.attacks
+        dead = state.dead
+        if dead is not self.dead or len(dead) != self._deaths_seen:
+            self.dead = dead
             # each death is declared (vampire or human) to both players
             self.dead_vampires = [c for c in dead if c in state.vampires]
             self._deaths_seen = len(dead)
