@@ -13,7 +13,7 @@ import pytest
 from bot.games.simulate import play_one
 from bot.games.vampire_empire import ENGINE
 from bot.games.vampire_empire.cards import NAMES
-from bot.games.vampire_empire.state import SIDE_NAMES, VAMPIRES, model
+from bot.games.vampire_empire.state import SIDE_NAMES, VAMPIRES, Combat, PlainCombat, model
 from bot.games.vampire_empire.views import SeatView
 
 OPTIONS = [
@@ -115,3 +115,22 @@ def test_the_buttons_are_what_they_were(
                 digest.update(json.dumps([a.id, a.label, a.kind, a.private, a.table]).encode())
             state, _events = ENGINE.apply(state, seat, ENGINE.choose_action(state, seat, rng), rng)
     assert digest.hexdigest()[:10] == expected
+
+
+def test_a_plain_combat_starts_as_a_combat_does() -> None:
+    """``PlainCombat`` sets ``Combat``'s defaults itself: they must agree, field by field, and
+    its lists must be its own."""
+    given = {
+        "attacker": 1,
+        "target": 2,
+        "side": 0,
+        "start_defence": 1,
+        "attack_cards": [3],
+        "holy_water": True,
+    }
+    first = PlainCombat(**given)  # type: ignore[arg-type]
+    second = PlainCombat(**given)  # type: ignore[arg-type]
+    assert {name: getattr(first, name) for name in Combat.model_fields} == (
+        Combat.model_validate(given).model_dump()
+    )
+    assert first.defence_cards is not second.defence_cards
