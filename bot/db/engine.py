@@ -289,7 +289,7 @@ class Database:
             raise
         except Exception as error:
             if _is_deadlock(error):
-                raise TableBusy(SAME_MOMENT) from error
+                raise TableBusy(DEADLOCK_ANSWER) from error
             raise
 
     async def _notify_in(self, session: AsyncSession) -> None:
@@ -389,7 +389,7 @@ class Database:
             raise
         except Exception as error:
             if _is_deadlock(error):
-                raise TableBusy(SAME_MOMENT) from error
+                raise TableBusy(DEADLOCK_ANSWER) from error
             raise
 
     @asynccontextmanager
@@ -472,7 +472,7 @@ def _upgrade(connection: Connection) -> None:
 # What a player reads when PostgreSQL broke a deadlock by rolling their unit of work back: two
 # units changed the same rows in opposite orders at the same moment (SQLite, one writer at a
 # time, has none). Nothing of it was stored, so trying again is safe.
-SAME_MOMENT = "Someone else changed this at the same moment; try again."
+DEADLOCK_ANSWER = "Someone else changed this at the same moment; try again."
 _DEADLOCK = "40P01"  # PostgreSQL's SQLSTATE for "deadlock detected"
 
 

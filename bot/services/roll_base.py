@@ -67,9 +67,8 @@ PICKER_LIMIT = 25  # Discord's cap on select options
 PENDING_LIMIT = 25
 MODIFIER_RANGE = (-20, 20)
 log = logging.getLogger(__name__)
-MESSAGE_IDS_SECONDS = (
-    0.05  # SQLite: a new roll's message id is written this soon, or with the next roll
-)
+# SQLite: a new roll's message id is written this soon, or with the next roll
+MESSAGE_IDS_SECONDS = 0.05
 MESSAGE_IDS_RETRY_MAX = 5.0  # the longest pause before writing a waiting message id again
 SAME_MOMENT = "Someone changed this roll at the same moment; look at it again and retry."
 GM_HOLDER = GM  # the GM side as a holder of free invokes
@@ -363,7 +362,10 @@ class _MessageIds:
             self.done(batch)
 
     async def _write_alone(self, roll_id: int) -> None:
-        batch = {roll_id: self.waiting[roll_id]}
+        value = self.waiting.get(roll_id)
+        if value is None:  # written meanwhile (a put's own write, or another flush)
+            return
+        batch = {roll_id: value}
         async with self.db.raw() as unit:
             await _write_ids_raw_in(unit, batch)
         self.done(batch)
