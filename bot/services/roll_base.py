@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, text, update
 from sqlalchemy import select as core_select
 from sqlalchemy.orm import aliased
 from sqlmodel import col, select
@@ -402,6 +402,7 @@ OPEN_PLAIN_ROLLS = _OPEN_ROLLS.where(
     col(RollRow.channel_id) == bindparam("channel"),
 )
 
+LOCK_ROLL = text("SELECT id FROM roll WHERE id = :id FOR UPDATE")  # PostgreSQL only
 MESSAGE_IDS = (
     update(RollRow.__table__)  # type: ignore[attr-defined]
     .where(RollRow.__table__.c.id == bindparam("roll"))  # type: ignore[attr-defined]
@@ -432,6 +433,19 @@ class RollBase:
         row = await session.get(RollRow, roll_id)
         if row is None:
             raise RuleError("That roll no longer exists; make a new one with `/roll`.")
+        return row
+
+    async def _changing_row_in(self, session: AsyncSession, roll_id: int) -> RollRow:
+        """The roll a unit is about to change. A unit that changes one of an opposed pair also
+        changes the other (its effort); on PostgreSQL two units on the two sides at once would
+        lock the rows in opposite orders and deadlock, so the pair's rows are locked first,
+        lower id first, and the roll is read again under the lock."""
+        row = await self._row_in(session, roll_id)
+        if row.opposes_id is None or self.db.kind == "sqlite":  # SQLite: one writer at a time
+            return row
+        for key in sorted((roll_id, row.opposes_id)):
+            await session.exec(LOCK_ROLL, params={"id": key})  # type: ignore[call-overload]
+        await session.refresh(row)
         return row
 
     async def _campaign_in(self, session: AsyncSession, row: RollRow) -> CampaignInfo:

@@ -171,7 +171,7 @@ class RollInvokes(RollBase):
         payment: str,
     ) -> RollChange:
         async with self._unit() as session:
-            row = await self._row_in(session, roll_id)
+            row = await self._changing_row_in(session, roll_id)
             self._require_open(row)
             if row.version != version:
                 raise StaleError(

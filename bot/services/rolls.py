@@ -498,7 +498,7 @@ class RollService(RollInvokes):
     # ----------------------------------------------------------------- other buttons
     async def teamwork(self, roll_id: int, *, user_id: int, is_gm: bool) -> RollChange:
         async with self._unit() as session:
-            row = await self._row_in(session, roll_id)
+            row = await self._changing_row_in(session, roll_id)
             role, mine = await self._role_in(session, row, user_id, is_gm)
             self._require_open(row)
             if role is Role.ROLLER:
@@ -670,7 +670,7 @@ class RollService(RollInvokes):
         if not is_gm:
             raise RollNotAllowed("Only the GM sets scale.")
         async with self._unit() as session:
-            row = await self._row_in(session, roll_id)
+            row = await self._changing_row_in(session, roll_id)
             self._require_open(row)
             if row.version != version:
                 raise StaleError("The roll changed since you opened this; click Scale again.")
@@ -688,7 +688,7 @@ class RollService(RollInvokes):
         self, roll_id: int, *, user_id: int, is_gm: bool, stunt_index: int
     ) -> RollChange:
         async with self._unit() as session:
-            row = await self._row_in(session, roll_id)
+            row = await self._changing_row_in(session, roll_id)
             role, _ = await self._role_in(session, row, user_id, is_gm)
             if role is Role.ALLY:
                 raise RollNotAllowed("Only the roller or the GM can add the roller's stunts.")

@@ -149,3 +149,44 @@ async def test_rolling_players_at_once_close_their_rolls_without_a_deadlock(db: 
     assert len(rows) == players * rounds
     assert sum(not r.closed for r in rows) == players  # each player's last roll stays open
     assert all(r.message_id is not None and r.message_id // 1000 == r.id for r in rows)
+
+
+async def test_both_sides_of_opposed_rolls_changed_at_once_never_deadlock(db: Database) -> None:
+    """A change to one roll of an opposed pair also changes the other (its effort). The GM sets
+    scale on both sides of eight pairs at once: on PostgreSQL the two units used to lock the
+    pair's rows in opposite orders and deadlock (one answered after a second's wait with "try
+    again"); now each side either applies or is refused as changed meanwhile, at once."""
+    import random
+
+    from bot.db.repos.versioned import StaleError
+    from bot.fate.rolls import ScaleLevel, ScaleMode
+    from bot.services.roll_base import RollRequest
+    from bot.services.rolls import RollService
+
+    guild, pairs = GUILD + 4000, 8
+    rolls = RollService(db, random.Random(9))
+    sides = []
+    for n in range(pairs):
+        channel, first_user, second_user = CHANNEL + n, ALICE + 2 * n, ALICE + 2 * n + 1
+        first = await rolls.start(RollRequest(guild, channel, first_user, "A", skill="+1"))
+        second = await rolls.start(
+            RollRequest(guild, channel, second_user, "B", skill="+2", against=first.view.id)
+        )
+        sides += [first.view.id, second.view.id]
+
+    async def scale(roll_id: int) -> object:
+        view = await rolls.get(roll_id)
+        return await rolls.scale(
+            roll_id,
+            version=view.version,
+            is_gm=True,
+            roller_level=ScaleLevel.SUPERNATURAL,
+            opposition_level=ScaleLevel.MUNDANE,
+            mode=ScaleMode.BEFORE_ROLL,
+        )
+
+    outcomes = await asyncio.gather(*(scale(r) for r in sides), return_exceptions=True)
+    unexpected = [o for o in outcomes if isinstance(o, BaseException)]
+    assert all(isinstance(o, StaleError) for o in unexpected), unexpected
+    for n in range(pairs):  # at least one side of every pair applied
+        assert not all(isinstance(o, StaleError) for o in outcomes[2 * n : 2 * n + 2]), n
