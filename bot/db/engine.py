@@ -207,6 +207,9 @@ class Database:
         # PostgreSQL: a writing unit of work tells the other processes too (pg_notify).
         self.origin = secrets.token_hex(6)
         self.notify_others = self.kind == "postgresql"
+        # SQLite writes one unit of work at a time; elsewhere units overlap, so a unit that locks
+        # two rows must take them in a fixed order or risk a deadlock with one doing the reverse.
+        self.one_writer = self.kind == "sqlite"
         self._listener: ChangeListener | None = None
         self._writer_turn: asyncio.Lock | None = None
         path = _sqlite_path(url) if self.kind == "sqlite" else None

@@ -301,7 +301,7 @@ class _MessageIds:
         self.db = db
         self.waiting: dict[int, tuple[int | None, int | None, int]] = {}
         self._task: asyncio.Task[None] | None = None
-        self._ride_along = db.kind == "sqlite"  # one writer at a time: nothing to deadlock
+        self._ride_along = db.one_writer  # nothing to deadlock with
 
     async def put(
         self, roll_id: int, message_id: int | None, gm_message_id: int | None, guild: int
@@ -441,7 +441,7 @@ class RollBase:
         lock the rows in opposite orders and deadlock, so the pair's rows are locked first,
         lower id first, and the roll is read again under the lock."""
         row = await self._row_in(session, roll_id)
-        if row.opposes_id is None or self.db.kind == "sqlite":  # SQLite: one writer at a time
+        if row.opposes_id is None or self.db.one_writer:
             return row
         for key in sorted((roll_id, row.opposes_id)):
             await session.exec(LOCK_ROLL, params={"id": key})  # type: ignore[call-overload]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlmodel import select
@@ -258,14 +259,12 @@ async def test_a_deadlock_is_a_sentence_and_the_other_unit_commits(db: Database,
     locked = [asyncio.Event(), asyncio.Event()]
 
     async def rename(me: int, ids: tuple[int, int]) -> None:
-        async def step(run: object, row: int) -> None:
+        async def step(run: Any, row: int) -> None:
+            params = {"name": f"{row} by {me}", "id": row}
             if kind == "raw":
-                await run.run(RENAME, {"name": f"{row} by {me}", "id": row})  # type: ignore[attr-defined]
+                await run.run(RENAME, params)
             else:
-                await run.exec(  # type: ignore[attr-defined]
-                    text("UPDATE campaign SET name = :name WHERE id = :id"),
-                    params={"name": f"{row} by {me}", "id": row},
-                )
+                await run.exec(text(RENAME.text), params=params)
 
         unit_of = db.raw if kind == "raw" else db.session
         async with unit_of(timeout=10) as run:
