@@ -515,12 +515,6 @@ class Context:
             self._scoped = scoped
         return index.get(kind) or _NONE
 
-    def costs_unmodified(self) -> bool:
-        """Whether no Book card in force changes a cost (then ``cost`` is the printed one)."""
-        if self._passive is None:
-            self.passive("cost_mod")
-        return not self._cost_mods
-
     def layout_memo(self) -> dict[Any, Any] | None:
         """A place for answers about targets that depend only on which cards lie where in
         the rows (kept until they change, see ``changed``), or None when a restriction in
