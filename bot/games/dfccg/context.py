@@ -379,7 +379,7 @@ class Context:
         self._receives: dict[str, bool] = {}  # see can_receive, by card id; as long as _passive
         # see action_blocked, by (action, tableau, card id); as long as _passive
         self._blocked_at: dict[tuple[str, int, str], bool] = {}
-        self._layout: dict[Any, Any] = {}  # see layout_memo
+        self._layout: dict[Any, Any] = {}  # see layout_memo_of
         self.memo: dict[Any, Any] | None = {} if read_only else None
         self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
 
@@ -515,16 +515,12 @@ class Context:
             self._scoped = scoped
         return index.get(kind) or _NONE
 
-    def layout_memo(self) -> dict[Any, Any] | None:
-        """A place for answers about targets that depend only on which cards lie where in
-        the rows (kept until they change, see ``changed``), or None when a restriction in
-        force looks at the tokens on the cards too."""
-        if self._passive is None:
-            self.passive("restrict")
-        return None if self._tokens_matter else self._layout
-
     def layout_memo_of(self, tableau: int) -> tuple[dict[Any, Any], int]:
-        """``layout_memo`` (``memo`` when it is None) and ``hand_key(tableau)``, at once."""
+        """Where to keep answers about targets, and the hand key to keep them under. Answers
+        that depend only on which cards lie where in the rows go in the layout memo (kept until
+        the rows change, see ``changed``); when a restriction in force looks at the tokens on
+        the cards too, in ``memo``. The key is ``tableau``, or -1 when no restriction in force
+        tells one hand from another."""
         if self._passive is None:
             self.passive("restrict")
         store = self.memo if self._tokens_matter else self._layout
@@ -538,13 +534,6 @@ class Context:
         if left is None:
             left = layout["left"] = bool(self.laid_out("foe") or self.laid_out("case"))
         return left  # type: ignore[no-any-return]
-
-    def hand_key(self, tableau: int) -> int:
-        """``tableau``, or -1 when no restriction in force tells one hand from another (for
-        keys of ``layout_memo``)."""
-        if self._passive is None:
-            self.passive("restrict")
-        return tableau if self._scoped else -1
 
     def restrictions(self) -> list[tuple[BookCard, Any]]:
         """``passive("restrict")``, the quickest way."""
@@ -682,7 +671,7 @@ class Context:
     def _kept_candidates(
         self, effect: Effect, job: PlainJob, amount: int
     ) -> tuple[list[list[str]], tuple[Any, ...] | None]:
-        """``candidates``, and the ``layout_memo`` key they are kept under (None: not kept)."""
+        """``candidates``, and the ``layout_memo_of`` key they are kept under (None: not kept)."""
         if type(effect) not in _TARGETED_TYPES:  # ``is_targeted``, inline
             return [], None
         targeted: AddTokens | RemoveCard | MoveCard = effect  # type: ignore[assignment]
@@ -695,7 +684,7 @@ class Context:
                 return [[job.source_book]], None
             return [], None
         limit = job.reach if within_range and not job.unlimited else None
-        # ``layout_memo`` and ``hand_key``, inline (asked for every effect of every step)
+        # ``layout_memo_of``, inline (asked for every effect of every step)
         if self._passive is None:
             self.passive("restrict")
         if condition != "any" or self._tokens_matter:
