@@ -1102,7 +1102,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def _step_job(self, ctx: Context, job: PlainJob) -> None:
         effect = job.effects[0]
         if is_targeted(effect):
-            if type(effect) is AddTokens:  # ``_amount`` without a roll, inline
+            if type(effect) is AddTokens:  # the most it may add, for the target search
                 amount_of, most = token_amount(effect)
                 amount = (job.value or 0) if amount_of is None else most
             else:
@@ -1155,18 +1155,20 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             + ", ".join(n.split(" (")[0] for n in names)
         )[:80]
 
-    def _amount(self, ctx: Context, job: PlainJob, effect: Effect, roll: bool) -> int:
+    def _amount(self, ctx: Context, job: PlainJob, effect: Effect) -> int:
+        """The tokens an effect adds now, rolled (target search reads the most it may add,
+        unrolled, in ``_step_job``)."""
         if type(effect) is AddTokens:
-            amount, most = token_amount(effect)
+            amount, _most = token_amount(effect)
             if amount is None:
                 return job.value or 0
-            return ctx.roll(amount, "value", job.tableau)[0] if roll else most
+            return ctx.roll(amount, "value", job.tableau)[0]
         return 0
 
     def _apply_effect(self, ctx: Context, job: PlainJob, effect: Effect, group: list[str]) -> None:
         s = ctx.s
         if type(effect) is AddTokens:
-            amount = self._amount(ctx, job, effect, roll=True)
+            amount = self._amount(ctx, job, effect)
             for uid in group:
                 ctx.add_tokens(uid, amount, job.source)
             job.targets = group
