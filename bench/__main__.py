@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import itertools
 import json
 import logging
@@ -28,7 +27,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -146,26 +145,17 @@ async def _measure(
     }
 
 
-@contextlib.contextmanager
-def _frozen_heap() -> Iterator[None]:
-    """The collector as `python -m bot` sets it after start-up (`settle_garbage_collector`),
-    for pong's measurement as for the bot's. What set-up made is frozen out of its reach: a
-    full collection then walks only what the measured run itself keeps (the bot's and the
-    fake's), not the bench's imports and every earlier table. Unfrozen, those made 140-290 ms
-    pauses in some runs and not in others (pong's own p99 went from 39 to 497 ms between
-    neighbouring runs), and slowed the AI-only games measured last. With Python's default
-    thresholds, collections took 1-2 s of CPU in a 2,000-roll run at concurrency 50."""
-    from bot.__main__ import GC_THRESHOLDS
+def _frozen_heap() -> contextlib.AbstractContextManager[None]:
+    """The collector as `python -m bot` sets it after start-up, for pong's measurement as for
+    the bot's. What set-up made is frozen out of its reach: a full collection then walks only
+    what the measured run itself keeps (the bot's and the fake's), not the bench's imports and
+    every earlier table. Unfrozen, those made 140-290 ms pauses in some runs and not in others
+    (pong's own p99 went from 39 to 497 ms between neighbouring runs), and slowed the AI-only
+    games measured last. With Python's default thresholds, collections took 1-2 s of CPU in a
+    2,000-roll run at concurrency 50."""
+    from bot.__main__ import collector_as_deployed
 
-    before = gc.get_threshold()
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
+    return collector_as_deployed()
 
 
 def _picture_cpu(tables: list[Table]) -> float:

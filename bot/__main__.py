@@ -101,6 +101,23 @@ def stopped_by_sigterm() -> Iterator[asyncio.Event]:
 GC_THRESHOLDS = (50_000, 20, 100)
 
 
+@contextlib.contextmanager
+def collector_as_deployed() -> Iterator[None]:
+    """The collector as `settle_garbage_collector` leaves it, for a measured stretch (the
+    bench, `simulate`), restored afterwards: what was made before is frozen out of its reach,
+    so a full collection walks only what the stretch itself keeps, and collections run as
+    rarely as in the bot (AI-only games: 3-5 % fewer instructions)."""
+    before = gc.get_threshold()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+
+
 def settle_garbage_collector() -> None:
     """Once everything is imported and loaded: what start-up made is kept out of every later
     collection (gc.freeze), and collections run less often (a roll 2.64 -> 2.28 ms of CPU,
@@ -204,7 +221,9 @@ def run_simulate(args: argparse.Namespace) -> int:
         if key.startswith("opt_") and value is not None
     }
     try:
-        line = engine.simulate(engine.parse_options(raw), args.players, args.games, args.seed)
+        options = engine.parse_options(raw)
+        with collector_as_deployed():
+            line = engine.simulate(options, args.players, args.games, args.seed)
     except (RuleError, ValueError, ValidationError) as exc:
         print(str(exc).splitlines()[0][:300], file=sys.stderr)
         return 2
