@@ -316,16 +316,20 @@ def _steps(ctx: _Ctx, i: int) -> list[str]:
 
 
 def _weapons(ctx: _Ctx, i: int, ranged: bool) -> list[str]:
+    """The hero's usable melee (or ranged) weapons, one of each kind, in carrying order."""
     hero = ctx.s.heroes[i]
+    cards = ctx.s.cards
+    weapon_ranged = ctx.board.weapon_ranged
+    tech_items = () if ctx.lib.heroes[hero.key].tech > 0 else ctx.board.tech_items
     seen: set[str] = set()
     found = []
     for uid in hero.items:
-        card = ctx.item(uid)
-        if card.type != "weapon" or ("ranged" in card.traits) != ranged:
+        key = cards[uid]
+        if weapon_ranged.get(key) is not ranged:  # not a weapon, or not of this kind
             continue
-        if not _tech_ok(ctx, i, uid) or card.key in seen:
+        if key in tech_items or key in seen:
             continue
-        seen.add(card.key)
+        seen.add(key)
         found.append(uid)
     return found
 
@@ -337,10 +341,10 @@ def _tech_ok(ctx: _Ctx, i: int, uid: str) -> bool:
 def _attack_stat(ctx: _Ctx, weapon: str | None) -> str:
     if weapon is None:
         return "melee"
-    card = ctx.item(weapon)
-    if "ranged" not in card.traits:
+    key = ctx.s.cards[weapon]
+    if not ctx.board.weapon_ranged.get(key):
         return "melee"
-    return "tech" if card.deck == "tech" else "skill"
+    return "tech" if key in ctx.board.tech_items else "skill"
 
 
 def _attacks(ctx: _Ctx, i: int, actions: list[Action]) -> None:

@@ -9,6 +9,7 @@ from functools import cache
 from bot.games.dreamwars.packs import Library, load_library
 
 WATERY = frozenset({"water", "river", "bridge"})
+BYPASS = frozenset({"agile", "behemoth", "leader", "flying"})  # abilities to pass heroes by
 PASSIVE = frozenset(
     {
         "modify",
@@ -85,6 +86,12 @@ class Board:
         self.free_movers = frozenset(  # Nemeses that ignore rivers
             k for k, m in lib.markers.items() if {"flying", "aquatic"} & set(m.abilities)
         )
+        self.bypassers = frozenset(  # Nemeses that go on past heroes not their target
+            k for k, m in lib.markers.items() if BYPASS & set(m.abilities)
+        )
+        self.aquatic_markers = frozenset(
+            k for k, m in lib.markers.items() if "aquatic" in m.abilities
+        )
         self.crystal = frozenset(  # markers with a Crystal Body
             k for k, m in lib.markers.items() if "crystal_body" in m.abilities
         )
@@ -94,6 +101,16 @@ class Board:
             for k, i in lib.items.items()
         }
         self.heaviest = max(self.load_of.values(), default=0)  # the most an item weighs
+        self.item_type = {k: i.type for k, i in lib.items.items()}
+        self.tech_items = frozenset(k for k, i in lib.items.items() if i.deck == "tech")
+        self.defence_of = {  # what an armour or shield adds to Defence when worn
+            k: sum(e.amount for e in i.effects if e.stat == "defence") for k, i in lib.items.items()
+        }
+        # weapon -> whether it is ranged (other items are not there)
+        self.weapon_ranged = {
+            k: "ranged" in i.traits for k, i in lib.items.items() if i.type == "weapon"
+        }
+        self.event_star = {k: ev.star for k, ev in lib.events.items()}
         self._hops: dict[bool, dict[tuple[str, str], str | None]] = {True: {}, False: {}}
         self.portals: dict[str, list[str]] = {}
         for key, node in lib.nodes.items():

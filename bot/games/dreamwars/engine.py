@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from bot.errors import RuleError
 from bot.fate.words import plural
@@ -47,7 +47,6 @@ TOWER = Marker(
 CANNON_RANGE = 3
 CANNON_DAMAGE = 2
 UNKNOWN_TOKENS = 10  # 9 empty and 1 Dreamstone
-BYPASS = frozenset({"agile", "behemoth", "leader", "flying"})
 EQUIPMENT_DECKS = ("common", "tech", "cantici", "shards")
 
 
@@ -99,6 +98,10 @@ class _Ctx:
         self._table: list[Effect] | None = None
         self._table_key: tuple[object, ...] = ()
         self._table_checked = False  # by a context that only looks, since it last looked again
+        self._table_of_here: list[Effect] | None = None  # the table of _table_here
+        self._table_here: dict[str, list[Effect]] = {}  # table_effects_at's, by space
+        self._limit_key: tuple[object, ...] = ()
+        self._limit = 0
         self._reach: dict[tuple[int, int, bool], list[NemesisState]] | None = (
             {} if read_only else None
         )
@@ -250,6 +253,16 @@ class _Ctx:
         return any(e.kind == kind for e in self.table_effects())
 
     def nemesis_limit(self) -> int:
+        # It depends on the scenario and the Events in force this turn (see table_effects).
+        s = self.s
+        in_play = s.in_play
+        key = (s.total_turns, s.turn, s.scenario, len(in_play), in_play[-1] if in_play else None)
+        if key != self._limit_key:
+            self._limit = self._nemesis_limit()
+            self._limit_key = key
+        return self._limit
+
+    def _nemesis_limit(self) -> int:
         s = self.s
         board = self.board
         extra = board.great_limit[s.great]
@@ -349,10 +362,22 @@ class _Ctx:
             for status in self.statuses():
                 if status.key in hero.statuses:
                     found += status.effects
-        node = hero.node
-        for e in self.table_effects():
-            if e.where == "any" or self.at(e.where, node):
-                found.append(e)
+        found += self.table_effects_at(hero.node)
+        return found
+
+    def table_effects_at(self, node: str) -> list[Effect]:
+        """The table's effects in force on ``node`` (only read), kept for each space while
+        the table's effects are the same."""
+        table = self.table_effects()
+        if table is not self._table_of_here:
+            self._table_of_here = table
+            self._table_here = {}
+        found = self._table_here.get(node)
+        if found is None:
+            at = self.at
+            found = self._table_here[node] = [
+                e for e in table if e.where == "any" or at(e.where, node)
+            ]
         return found
 
     def has(self, i: int, kind: str, effects: list[Effect] | None = None) -> bool:
@@ -728,6 +753,42 @@ class _Ctx:
         ]
 
 
+class _Goal(NamedTuple):
+    """An Objective as _check reads it, after every step."""
+
+    kind: str
+    amount: int
+    marker: str | None
+    location: str | None
+
+
+def _holds(s: DwState, goal: _Goal, end_turn: bool) -> bool:
+    """Whether a scenario's goal holds now (``end_turn``: at the end of a turn)."""
+    kind = goal.kind
+    if kind == "deliver":
+        location = goal.location
+        for h in s.heroes:
+            if h.dreamstone and h.node == location and not h.dead:
+                return True
+        return False
+    if kind == "supply":
+        return s.delivered >= goal.amount
+    if kind == "kill":
+        if goal.marker:
+            return s.kills.get(goal.marker, 0) >= goal.amount
+        return sum(s.kills.values()) >= goal.amount
+    if kind == "survive" or kind == "watch":
+        return end_turn and s.turn >= goal.amount
+    if kind == "all_dead":
+        for h in s.heroes:
+            if not h.dead:
+                return False
+        return True
+    if kind == "reached":
+        return s.reached >= goal.amount
+    return False
+
+
 @dataclass
 class Parts:
     """The modules that make up the engine besides this one (moves, AI, views, simulation),
@@ -780,7 +841,11 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     def __init__(self, board: Board | None = None) -> None:
         self._board = board
         self._last_legal: tuple[DwState, str, list[Action]] | None = None
-        self._goals: dict[tuple[str, str], tuple[Any, list[Any]]] = {}
+        # moment -> scenario -> the goals _check reads then (worked out once)
+        self._goals: dict[str, dict[str, tuple[tuple[_Goal, ...] | None, tuple[_Goal, ...]]]] = {
+            "step": {},
+            "end_turn": {},
+        }
 
     @property
     def board(self) -> Board:
@@ -1019,19 +1084,25 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                 ctx.summon(portal, summons_per_portal(s.party))
         if not s.options.simple_events:
             symbols: dict[str, int] = {}
+            event_star = ctx.board.event_star
+            cards = s.cards
             for u, _ in s.in_play:
-                star = ctx.event(u).star
+                star = event_star[cards[u]]
                 symbols[star] = symbols.get(star, 0) + 1
             for index, rule in enumerate(great.stars):
-                if all(symbols.get(star, 0) >= count for star, count in rule.needs.items()):
+                for star, count in rule.needs.items():
+                    if symbols.get(star, 0) < count:
+                        break
+                else:
                     s.stars_now.append(index)
                     ctx.say(f"The Stars are Right! {rule.text}", "stars", chronicle=True)
                     for effect in rule.effects:
                         if effect.kind not in PASSIVE:
                             self._table_effect(ctx, effect, "the Stars")
-        if len(s.nemeses) >= ctx.nemesis_limit():
+        limit = ctx.nemesis_limit()
+        if len(s.nemeses) >= limit:
             s.limit_turn = s.turn
-            ctx.say(f"The Nemesis limit ({ctx.nemesis_limit()}) is reached.", "limit")
+            ctx.say(f"The Nemesis limit ({limit}) is reached.", "limit")
         self._check(ctx, "step")
         if s.phase == "over":
             return
@@ -1078,23 +1149,33 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             ctx.say(f"{ctx.name(i)}'s Heroes phase.", "hero_turn")
 
     def _wear_best(self, ctx: _Ctx, i: int) -> None:
-        """Put on the best Armour and Shield carried (the player may change before acting)."""
+        """Put on the best Armour and Shield carried (the player may change before acting):
+        the first of the most Defence among those usable (Tech 0: a Tech Item may be carried
+        but never used)."""
         hero = ctx.s.heroes[i]
-
-        def best(kind: str) -> str | None:
-            usable = [u for u in hero.items if ctx.item(u).type == kind and self._usable(ctx, i, u)]
-            return max(
-                usable,
-                key=lambda u: sum(e.amount for e in ctx.item(u).effects if e.stat == "defence"),
-                default=None,
-            )
-
-        hero.armour = best("armour")
-        hero.shield = best("shield")
-
-    def _usable(self, ctx: _Ctx, i: int, uid: str) -> bool:
-        """Tech 0: a Tech Item may be carried but never used."""
-        return ctx.item(uid).deck != "tech" or ctx.sheet(i).tech > 0
+        board = ctx.board
+        item_type = board.item_type
+        tech_items = board.tech_items
+        defence_of = board.defence_of
+        cards = ctx.s.cards
+        tech_ok = ctx.lib.heroes[hero.key].tech > 0
+        armour = shield = None
+        armour_defence = shield_defence = 0
+        for uid in hero.items:
+            key = cards[uid]
+            kind = item_type[key]
+            if kind != "armour" and kind != "shield":
+                continue
+            if not tech_ok and key in tech_items:
+                continue
+            defence = defence_of[key]
+            if kind == "armour":
+                if armour is None or defence > armour_defence:
+                    armour, armour_defence = uid, defence
+            elif shield is None or defence > shield_defence:
+                shield, shield_defence = uid, defence
+        hero.armour = armour
+        hero.shield = shield
 
     def _next_hero(self, ctx: _Ctx) -> None:
         s = ctx.s
@@ -1116,6 +1197,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         bonus = sum(e.amount for e in ctx.table_effects() if e.kind == "nemesis_move")
         ctx.say("Nemesis phase.", "phase")
 
+        heroes = s.heroes
         # Who a Nemesis may take as its Primary Target: (index, space) of the eligible heroes.
         eligible = [
             (j, h.node)
@@ -1152,7 +1234,11 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                     and board.distance(here, goal) <= (marker.ranged)
                 ):
                     break
-                engaged = [j for j in ctx.heroes_at(here) if ctx.standing(j)]
+                engaged = [  # the standing heroes there
+                    j
+                    for j, h in enumerate(heroes)
+                    if h.node == here and not h.dead and h.door is None
+                ]
                 if engaged and not self._passes_by(ctx, marker, here, engaged, target_hero):
                     break
                 nxt = board.next_step(here, goal, free)
@@ -1189,20 +1275,24 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         """Whether a Nemesis may go on past heroes who are not its Primary Target."""
         if target is not None and target in heroes:
             return False
-        abilities = set(marker.abilities)
-        if abilities & BYPASS:
+        board = ctx.board
+        if marker.key in board.bypassers:
             return True
-        return "aquatic" in abilities and ctx.board.watery(node)
+        return marker.key in board.aquatic_markers and board.watery(node)
 
     def _nemesis_attacks(self, ctx: _Ctx) -> None:
         """End of the Nemesis phase: a Defence test for each attacking Nemesis."""
         s = ctx.s
         board = ctx.board
+        heroes = s.heroes
         for nemesis in list(s.nemeses):
             if nemesis.stunned or not present(s.nemeses, nemesis):
                 continue
             marker = ctx.marker(nemesis)
-            here = [j for j in ctx.heroes_at(nemesis.node) if ctx.standing(j)]
+            node = nemesis.node
+            here = [  # the standing heroes on its space
+                j for j, h in enumerate(heroes) if h.node == node and not h.dead and h.door is None
+            ]
             if here:
                 for j in here:
                     self._defend(ctx, j, marker, "melee")
@@ -1307,6 +1397,11 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         s = ctx.s
         if not s.options.replace_dead:
             return
+        for hero in s.heroes:
+            if hero.dead:
+                break
+        else:
+            return  # nobody to replace
         used = {h.key for h in s.heroes}
         free = [k for k in ctx.lib.heroes if k not in used]
         start = ctx.scenario().start
@@ -1337,50 +1432,42 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         else:
             self._finish(ctx, False)
             return
-        victory, defeat = self._goals_to_check(ctx.lib.scenarios[s.scenario], moment)
-        holds = self._holds
+        victory, defeat = self._goals_to_check(s.scenario, moment)
+        end_turn = moment == "end_turn"
         if victory is not None:
             for goal in victory:
-                if not holds(ctx, goal, moment):
+                if not _holds(s, goal, end_turn):
                     break
             else:
                 self._finish(ctx, True)
                 return
         for goal in defeat:
-            if holds(ctx, goal, moment):
+            if _holds(s, goal, end_turn):
                 self._finish(ctx, False)
                 return
 
-    def _goals_to_check(self, scenario: Any, moment: str) -> tuple[Any, list[Any]]:
+    def _goals_to_check(
+        self, scenario_key: str, moment: str
+    ) -> tuple[tuple[_Goal, ...] | None, tuple[_Goal, ...]]:
         """The scenario's victory goals (None: they cannot all hold at this moment) and the
         defeat goals that may hold now, a hero being alive (kept for each scenario)."""
-        key = (scenario.key, moment)
-        known = self._goals.get(key)
+        by_scenario = self._goals[moment]
+        known = by_scenario.get(scenario_key)
         if known is None:
+            scenario = self.board.lib.scenarios[scenario_key]
             never = {"all_dead"} if moment == "end_turn" else {"all_dead", "survive", "watch"}
-            victory = None if any(g.kind in never for g in scenario.victory) else scenario.victory
-            defeat = [g for g in scenario.defeat if g.kind != "survive" and g.kind not in never]
-            known = self._goals[key] = (victory, defeat)
+            victory = (
+                None
+                if any(g.kind in never for g in scenario.victory)
+                else tuple(_Goal(g.kind, g.amount, g.marker, g.location) for g in scenario.victory)
+            )
+            defeat = tuple(
+                _Goal(g.kind, g.amount, g.marker, g.location)
+                for g in scenario.defeat
+                if g.kind != "survive" and g.kind not in never
+            )
+            known = by_scenario[scenario_key] = (victory, defeat)
         return known
-
-    def _holds(self, ctx: _Ctx, goal: Any, moment: str) -> bool:
-        s = ctx.s
-        kind = goal.kind
-        if kind == "deliver":
-            return any(h.dreamstone and h.node == goal.location and not h.dead for h in s.heroes)
-        if kind == "supply":
-            return s.delivered >= goal.amount
-        if kind == "kill":
-            if goal.marker:
-                return s.kills.get(goal.marker, 0) >= goal.amount
-            return sum(s.kills.values()) >= goal.amount
-        if kind in ("survive", "watch"):
-            return moment == "end_turn" and s.turn >= goal.amount
-        if kind == "all_dead":
-            return all(h.dead for h in s.heroes)
-        if kind == "reached":
-            return s.reached >= goal.amount
-        return False
 
     def _finish(self, ctx: _Ctx, won: bool, final: bool = False) -> None:
         s = ctx.s

@@ -305,17 +305,17 @@ class _Plain:
     model: type[BaseModel]
     fields: tuple[str, ...]
     defaults: tuple[tuple[str, Any, Any], ...]  # (name, default, factory) of optional fields
+    required: frozenset[str]  # the other fields
 
     def __init__(self, **given: Any) -> None:
         """Like the model's constructor (its defaults), without validation."""
+        for name, default, factory in self.defaults:
+            setattr(self, name, default if factory is None else factory())
         for name, value in given.items():
             setattr(self, name, value)
-        for name, default, factory in self.defaults:
-            if name not in given:
-                setattr(self, name, default if factory is None else factory())
-        for name in self.fields:
-            if not hasattr(self, name):
-                raise TypeError(f"{self.model.__name__} needs {name}")
+        if not given.keys() >= self.required:
+            missing = sorted(self.required - given.keys())
+            raise TypeError(f"{self.model.__name__} needs {', '.join(missing)}")
 
 
 def _plain_class(model: type[BaseModel]) -> type[_Plain]:
@@ -325,10 +325,17 @@ def _plain_class(model: type[BaseModel]) -> type[_Plain]:
         for name, info in model.model_fields.items()
         if info.default is not PydanticUndefined or info.default_factory is not None
     )
+    required = frozenset(names) - {name for name, _default, _factory in defaults}
     return type(
         f"Plain{model.__name__}",
         (_Plain,),
-        {"__slots__": names, "model": model, "fields": names, "defaults": defaults},
+        {
+            "__slots__": names,
+            "model": model,
+            "fields": names,
+            "defaults": defaults,
+            "required": required,
+        },
     )
 
 
