@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from bot.games.base import LABEL_MAX, Action
 from bot.games.dreamwars import dice
-from bot.games.dreamwars.content import Effect
+from bot.games.dreamwars.content import Effect, TestSpec
 from bot.games.dreamwars.engine import (
     CANNON_DAMAGE,
     CANNON_RANGE,
@@ -21,7 +21,7 @@ from bot.games.dreamwars.engine import (
     NemesisState,
     _Ctx,
 )
-from bot.games.dreamwars.state import Decision, fast_model
+from bot.games.dreamwars.state import fast_model
 
 if TYPE_CHECKING:
     from bot.games.dreamwars.engine import DreamwarsEngine
@@ -1069,7 +1069,7 @@ def _meditate(ctx: _Ctx, i: int, verb: str) -> None:
 def _keep_decision(ctx: _Ctx, drawn: list[str], keep: int, deck: str) -> None:
     if not drawn:
         return
-    ctx.s.decision = Decision(
+    ctx.s.decision = ctx.new_decision(
         kind="keep",
         prompt=f"Keep {min(keep, len(drawn))} of these cards (the rest are discarded).",
         options={f"keep:{u}": f"Keep {ctx.item(u).name}: {ctx.item(u).text}"[:80] for u in drawn},
@@ -1147,7 +1147,9 @@ def _end_phase(ctx: _Ctx, i: int) -> None:
         return
     if hero.door is not None:
         options["pass"] = "Do nothing"
-    s.decision = Decision(kind="location", prompt=f"At {info.name}: choose one.", options=options)
+    s.decision = ctx.new_decision(
+        kind="location", prompt=f"At {info.name}: choose one.", options=options
+    )
 
 
 def _draw_adventure(ctx: _Ctx, i: int) -> None:
@@ -1174,7 +1176,9 @@ def _draw_adventure(ctx: _Ctx, i: int) -> None:
         "adventure",
         chronicle=True,
     )
-    s.decision = Decision(kind="adventure", prompt=f"{card.name}: {card.text}", options=options)
+    s.decision = ctx.new_decision(
+        kind="adventure", prompt=f"{card.name}: {card.text}", options=options
+    )
 
 
 def _answer(engine: DreamwarsEngine, ctx: _Ctx, choice: str) -> None:
@@ -1247,11 +1251,8 @@ def _answer(engine: DreamwarsEngine, ctx: _Ctx, choice: str) -> None:
         return
 
 
-def _adventure_test(ctx: _Ctx, i: int, test: object) -> bool:
+def _adventure_test(ctx: _Ctx, i: int, test: TestSpec) -> bool:
     """A characteristic test on an Adventure: weapons do not help (Fate: a threshold)."""
-    from bot.games.dreamwars.content import TestSpec
-
-    assert isinstance(test, TestSpec)
     if test.stat in ("fate", "defence"):
         value = (test.threshold or 0) + test.modifier
         if test.stat == "defence":
@@ -1289,7 +1290,7 @@ def over_limit_decision(ctx: _Ctx, i: int) -> bool:
         return False
     # Few enough items cannot be over the load, however heavy.
     if ctx.board.heaviest * len(hero.items) > sheet.max_load and ctx.load(i) > sheet.max_load:
-        s.decision = Decision(
+        s.decision = ctx.new_decision(
             kind="discard",
             prompt=f"Over your Max. load ({ctx.load(i)}/{sheet.max_load}): discard an Item.",
             options={f"drop:{u}": f"Discard {ctx.item(u).name}" for u in hero.items},
@@ -1297,7 +1298,7 @@ def over_limit_decision(ctx: _Ctx, i: int) -> bool:
         )
         return True
     if len(hero.cantici) > sheet.max_cantici:
-        s.decision = Decision(
+        s.decision = ctx.new_decision(
             kind="cantici",
             prompt=f"Over your Max. Cantici ({len(hero.cantici)}/{sheet.max_cantici}): "
             "discard one.",

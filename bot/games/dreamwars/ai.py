@@ -263,14 +263,19 @@ def _toward(ctx: _Ctx, i: int, goal: str, moves: Moves) -> str | None:
     if here == goal:
         return None
     board = ctx.board
-    now = board.distance(here, goal)
-    steps = [a[5:] for a in moves.steps()]
-    better = [n for n in steps if board.distance(n, goal) < now]
-    if not better:
-        return None
+    dist = board.dist
+    rivers = board.rivers
+    now = dist[here].get(goal, 99)
     # Prefer dry land and bridges over a river crossing when both get closer.
-    better.sort(key=lambda n: (n in board.rivers, board.distance(n, goal), n))
-    return f"step:{better[0]}"
+    best: tuple[bool, int, str] | None = None
+    for step in moves.steps():
+        n = step[5:]
+        d = dist[n].get(goal, 99)
+        if d < now:
+            key = (n in rivers, d, n)
+            if best is None or key < best:
+                best = key
+    return None if best is None else f"step:{best[2]}"
 
 
 def _survive(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:

@@ -17,7 +17,7 @@ from bot.errors import RuleError
 from bot.fate.words import plural
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
 from bot.games.dreamwars import dice
-from bot.games.dreamwars.board import PASSIVE, Board, default_board
+from bot.games.dreamwars.board import PASSIVE, Board, default_board, plain_content
 from bot.games.dreamwars.content import (
     AdventureCard,
     Effect,
@@ -29,12 +29,14 @@ from bot.games.dreamwars.content import (
 )
 from bot.games.dreamwars.state import (
     HISTORY_MAX,
+    Decision,
     DwOptions,
     DwState,
     HeroState,
     NemesisState,
     Outcome,
     model_state,
+    new_plain_decision,
     new_plain_hero,
     new_plain_nemesis,
     plain_state,
@@ -44,6 +46,7 @@ from bot.games.simulate import MAX_STEPS
 TOWER = Marker(
     key="siege_tower", name="Siege Tower", faction="ekathon", defence=1, life=4, movement=1
 )
+PLAIN_TOWER: Marker = plain_content(TOWER)  # what contexts read, like the rest of the content
 CANNON_RANGE = 3
 CANNON_DAMAGE = 2
 UNKNOWN_TOKENS = 10  # 9 empty and 1 Dreamstone
@@ -85,6 +88,7 @@ class _Ctx:
     # What the heroes and Nemeses it adds are made of (the state's own kind).
     new_hero: ClassVar[Callable[..., HeroState]] = HeroState
     new_nemesis: ClassVar[Callable[..., NemesisState]] = NemesisState
+    new_decision: ClassVar[Callable[..., Decision]] = Decision
 
     def __init__(
         self, state: DwState, rng: random.Random, board: Board, read_only: bool = False
@@ -92,7 +96,7 @@ class _Ctx:
         self.s = state
         self.rng = rng
         self.board = board
-        self.lib = board.lib
+        self.lib = board.content  # plain objects, quick to read
         self.events: list[GameEvent] = []
         # A context that only looks may remember the effects in force; one that plays may not.
         self._table: list[Effect] | None = None
@@ -147,7 +151,7 @@ class _Ctx:
 
     def marker(self, n: NemesisState) -> Marker:
         key = n.key
-        return TOWER if key == "siege_tower" else self.lib.markers[key]
+        return PLAIN_TOWER if key == "siege_tower" else self.lib.markers[key]
 
     def scenario(self) -> Any:
         return self.lib.scenarios[self.s.scenario]
@@ -814,6 +818,7 @@ class _QuietCtx(_Ctx):
     telling = False  # what says no more than an event is not even written out
     new_hero = new_plain_hero
     new_nemesis = new_plain_nemesis
+    new_decision = new_plain_decision
 
     def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:
         if chronicle:
@@ -897,7 +902,14 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
 
     # -- set-up (the rulebook's order) -------------------------------------------------------
     def new_game(self, options: DwOptions, seats: list[str], rng: random.Random) -> DwState:
-        lib = self.board.lib
+        return self._new_game(options, seats, rng, plain=False)
+
+    def _new_game(
+        self, options: DwOptions, seats: list[str], rng: random.Random, plain: bool
+    ) -> DwState:
+        """``new_game``; ``plain``: the same game in its plain working form, set up by a
+        context that keeps no events (an AI-only game's)."""
+        lib = self.board.content
         if not 1 <= len(seats) <= 8:
             raise DwRuleError("Dreamwars is played by 1 to 8 players.")
         party = options.party or len(seats)
@@ -971,7 +983,11 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         state.cards = cards
         state.decks = decks
         state.discards = {d: [] for d in decks}
-        ctx = self._ctx(state, rng)
+        if plain:
+            state = plain_state(state)
+            ctx: _Ctx = _QuietCtx(state, rng, self.board)
+        else:
+            ctx = self._ctx(state, rng)
         ctx.say(
             f"The Great Nemesis is {great.name}, {great.title}. The Ordeal: {ordeal.name}.",
             "setup",
@@ -1454,7 +1470,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         by_scenario = self._goals[moment]
         known = by_scenario.get(scenario_key)
         if known is None:
-            scenario = self.board.lib.scenarios[scenario_key]
+            scenario = self.board.content.scenarios[scenario_key]
             never = {"all_dead"} if moment == "end_turn" else {"all_dead", "survive", "watch"}
             victory = (
                 None
@@ -1605,7 +1621,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         ``choose_action`` and ``apply`` (the same RNG calls, so the same game), on one state
         changed in place: nobody keeps the states in between, so no step clones one, and no
         event is kept. Returns (final state, actions)."""
-        state = plain_state(self.new_game(options, [f"ai{i}" for i in range(players)], rng))
+        state = self._new_game(options, [f"ai{i}" for i in range(players)], rng, plain=True)
         ctx = _QuietCtx(state, rng, self.board)
         look = self._ctx(state)  # the AI's reading of the same state, looked at again each step
         parts = self.parts

@@ -345,6 +345,8 @@ PlainState = _plain_class(DwState)
 # Their constructors, typed as the models they stand in for.
 new_plain_hero = cast("Callable[..., HeroState]", PlainHero)
 new_plain_nemesis = cast("Callable[..., NemesisState]", PlainNemesis)
+PlainDecision = _plain_class(Decision)
+new_plain_decision = cast("Callable[..., Decision]", PlainDecision)
 
 
 def _to_plain(cls: type[_Plain], model: BaseModel) -> Any:
@@ -367,6 +369,8 @@ def plain_state(state: DwState) -> DwState:
     plain.heroes = [_to_plain(PlainHero, h) for h in state.heroes]
     plain.nemeses = [_to_plain(PlainNemesis, n) for n in state.nemeses]
     plain.towers = [_to_plain(PlainNemesis, n) for n in state.towers]
+    if state.decision is not None:
+        plain.decision = _to_plain(PlainDecision, state.decision)
     return plain  # type: ignore[no-any-return]
 
 
@@ -375,4 +379,6 @@ def model_state(plain: DwState) -> DwState:
     plain.heroes = [_to_model(h) for h in plain.heroes]
     plain.nemeses = [_to_model(n) for n in plain.nemeses]
     plain.towers = [_to_model(n) for n in plain.towers]
+    if plain.decision is not None:
+        plain.decision = _to_model(plain.decision)
     return _to_model(plain)  # type: ignore[no-any-return]

@@ -3,11 +3,13 @@ exactly as the ``choose_action``/``apply`` loop does: the same final state and l
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
+from pydantic import BaseModel
 
-from bot.games.dreamwars.engine import ENGINE
+from bot.games.dreamwars.engine import ENGINE, PLAIN_TOWER, TOWER
 from bot.games.simulate import play_one
 
 
@@ -161,3 +163,28 @@ def test_a_heros_effects_with_a_weapon_are_hers_then_the_weapons_in_both_kinds_o
         assert len(weapon) == 2
         assert context.hero_effects(0, sword) == context.hero_effects(0) + weapon
         assert context.hero_effects(0, sword) == context.hero_effects(0) + weapon  # kept or not
+
+
+def _same_content(model: object, plain: object) -> None:
+    """``plain`` reads like ``model``: the same field values, models as plain objects."""
+    if isinstance(model, BaseModel):
+        assert not isinstance(plain, BaseModel)
+        for name in type(model).model_fields:
+            _same_content(getattr(model, name), getattr(plain, name))
+    elif isinstance(model, list | tuple):
+        assert type(plain) is type(model) and len(plain) == len(model)  # type: ignore[arg-type]
+        for a, b in zip(model, plain, strict=True):  # type: ignore[call-overload]
+            _same_content(a, b)
+    elif isinstance(model, dict):
+        assert isinstance(plain, dict) and list(plain) == list(model)
+        for key, value in model.items():
+            _same_content(value, plain[key])
+    else:
+        assert plain == model
+
+
+def test_the_content_the_engine_reads_is_the_packs_content() -> None:
+    lib, content = ENGINE.board.lib, ENGINE.board.content
+    for field in dataclasses.fields(lib):
+        _same_content(getattr(lib, field.name), getattr(content, field.name))
+    _same_content(TOWER, PLAIN_TOWER)
