@@ -304,38 +304,18 @@ def _fight(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     foes: dict[str, NemesisState] = {}
     for n in (*ctx.s.nemeses, *ctx.s.towers):
         foes.setdefault(n.uid, n)  # the first of a uid, as a scan would find
+    # The first of the best scores; the further targets chosen (after a third colon) do not
+    # count: one score for all of an attack's choices.
     scores: dict[str, float] = {}
-
-    def score(action_id: str) -> float:
-        # The further targets chosen (after a third colon) do not count: one score for all.
+    best: str | None = None
+    best_score = 0.0
+    for action_id in attacks:
         key = action_id.rpartition(":")[0] if action_id.count(":") > 2 else action_id
         known = scores.get(key)
         if known is None:
-            known = scores[key] = _score(key)
-        return known
-
-    def _score(action_id: str) -> float:
-        verb, _, rest = action_id.partition(":")
-        target_uid, _, weapon = rest.partition(":")
-        foe = foes.get(target_uid)
-        if foe is None:
-            return -1.0
-        if verb == "cannon":
-            return chance(ctx.value(i, "tech")) * 2.2
-        armour = 1 if "heavy_armour" in ctx.marker(foe).abilities and verb == "hit" else 0
-        weapon_uid = None if weapon == FIST else weapon
-        stat = (
-            "melee"
-            if verb == "hit"
-            else ("tech" if weapon_uid and ctx.item(weapon_uid).deck == "tech" else "skill")
-        )
-        damage = ctx.item(weapon_uid).damage if weapon_uid else 1
-        left = ctx.marker(foe).life - foe.wounds
-        return chance(ctx.value(i, stat, weapon_uid) - armour) * min(damage, left) + (
-            0.5 if left <= damage else 0.0
-        )
-
-    best = max(attacks, key=score, default=None)
+            known = scores[key] = _attack_score(ctx, i, foes, key)
+        if best is None or known > best_score:
+            best, best_score = action_id, known
     for spell in spells:
         card = ctx.item(spell[5:].partition(":")[0])
         useful = any(
@@ -346,9 +326,36 @@ def _fight(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
             or (e.kind == "heal" and ctx.s.heroes[i].wounds)
             for e in card.effects
         )
-        if useful and (best is None or chance(ctx.value(i, "arcane")) > score(best)):
+        if useful and (best is None or chance(ctx.value(i, "arcane")) > best_score):
             return spell
     return best
+
+
+def _attack_score(ctx: _Ctx, i: int, foes: dict[str, NemesisState], action_id: str) -> float:
+    """What an attack (its id without further targets) is worth: the chance to hit times the
+    damage that counts, and a bonus for a kill."""
+    verb, _, rest = action_id.partition(":")
+    target_uid, _, weapon = rest.partition(":")
+    foe = foes.get(target_uid)
+    if foe is None:
+        return -1.0
+    if verb == "cannon":
+        return chance(ctx.value(i, "tech")) * 2.2
+    marker = ctx.marker(foe)
+    armour = 1 if verb == "hit" and "heavy_armour" in marker.abilities else 0
+    if weapon == FIST:
+        weapon_uid = None
+        stat = "melee" if verb == "hit" else "skill"
+        damage = 1
+    else:
+        weapon_uid = weapon
+        card = ctx.item(weapon)
+        stat = "melee" if verb == "hit" else ("tech" if card.deck == "tech" else "skill")
+        damage = card.damage
+    left = marker.life - foe.wounds
+    return chance(ctx.value(i, stat, weapon_uid) - armour) * min(damage, left) + (
+        0.5 if left <= damage else 0.0
+    )
 
 
 def _boost(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:

@@ -123,6 +123,8 @@ class Board:
         self.item_passive = {
             k: tuple(e for e in i.effects if e.kind in passive) for k, i in lib.items.items()
         }
+        # a buff of this turn ("item:<key>", from a used item or Cantico) -> its passive effects
+        self.buff_passive = {f"item:{k}": effects for k, effects in self.item_passive.items()}
         self.ally_passive = {
             k: tuple(e for e in a.abilities if e.kind in passive) for k, a in lib.adventures.items()
         }

@@ -110,7 +110,10 @@ class _Ctx:
             {} if read_only else None
         )
         self._heroes: dict[tuple[int, str | None], list[Effect]] | None = {} if read_only else None
-        self._values: dict[tuple[int, str, str | None], int] | None = {} if read_only else None
+        # (hero, weapon) -> the modifiers on each stat (value's, by a context that only looks)
+        self._values: dict[tuple[int, str | None], dict[str | None, int]] | None = (
+            {} if read_only else None
+        )
 
     def look_again(self) -> None:
         """A context that only looks, at its state changed since: what it remembered is
@@ -357,11 +360,11 @@ class _Ctx:
                 if key in hero.unlocked:
                     found += effects
         if hero.buffs:
-            item_passive = board.item_passive
+            buff_passive = board.buff_passive
             for buff in hero.buffs:
-                kind, _, key = buff.partition(":")
-                if kind == "item":
-                    found += item_passive[key]
+                passive = buff_passive.get(buff)
+                if passive:
+                    found += passive
         if hero.statuses:
             for status in self.statuses():
                 if status.key in hero.statuses:
@@ -395,21 +398,39 @@ class _Ctx:
     ) -> int:
         """A characteristic with every modifier that stacks on it now (``effects``:
         hero_effects(i, weapon) when the caller has them)."""
-        if effects is None and self._values is not None:
-            key = (i, stat, weapon)
-            known = self._values.get(key)
-            if known is None:
-                known = self._values[key] = self._value(i, stat, weapon, None)
-            return known
-        return self._value(i, stat, weapon, effects)
-
-    def _value(self, i: int, stat: str, weapon: str | None, effects: list[Effect] | None) -> int:
-        hero = self.s.heroes[i]
-        sheet = self.lib.heroes[hero.key]
-        mods = 0
+        if effects is None and self._values is not None:  # a look: every stat's at once
+            mods = self._values.get((i, weapon))
+            if mods is None:
+                mods = self._values[(i, weapon)] = self._modifiers(i, weapon)
+            return self._stat(i, stat, mods.get(stat, 0))
+        mods_now = 0
         for e in self.hero_effects(i, weapon) if effects is None else effects:
             if e.stat == stat and e.kind == "modify":
-                mods += e.amount
+                mods_now += e.amount
+        return self._stat(i, stat, mods_now)
+
+    def _modifiers(self, i: int, weapon: str | None) -> dict[str | None, int]:
+        """What the modifiers of hero_effects(i, weapon) add to each stat (a look's): the
+        hero's, plus the weapon's."""
+        assert self._values is not None
+        if weapon is None:
+            effects = self.hero_effects(i)
+            mods: dict[str | None, int] = {}
+        else:
+            base = self._values.get((i, None))
+            if base is None:
+                base = self._values[(i, None)] = self._modifiers(i, None)
+            effects = self.weapon_effects(i, weapon)
+            mods = dict(base)
+        for e in effects:
+            if e.kind == "modify":
+                mods[e.stat] = mods.get(e.stat, 0) + e.amount
+        return mods
+
+    def _stat(self, i: int, stat: str, mods: int) -> int:
+        """A characteristic of hero ``i`` with these modifiers on it."""
+        hero = self.s.heroes[i]
+        sheet = self.lib.heroes[hero.key]
         if stat == "dodge":  # Dodge = basic Movement (or the vehicle's); no Movement modifier
             base = self.item(hero.vehicle).movement if hero.vehicle else sheet.movement
             return base + mods
@@ -653,11 +674,18 @@ class _Ctx:
         found = [n for n in self.s.nemeses if n.node in near]
         if towers:
             found += [t for t in self.s.towers if t.node in near]
-
-        def order(n: NemesisState) -> tuple[int, int]:
-            return (self.marker(n).life - n.wounds, self.board.distance(node, n.node))
-
-        return sorted(found, key=order)
+        if len(found) < 2:
+            return found
+        # the most wounded first (the least Life left), then the nearest
+        far = self.board.dist[node]
+        markers = self.lib.markers
+        return sorted(
+            found,
+            key=lambda n: (
+                (PLAIN_TOWER if n.key == "siege_tower" else markers[n.key]).life - n.wounds,
+                far.get(n.node, 99),
+            ),
+        )
 
     # -- effects -----------------------------------------------------------------------------
     def apply_effects(
@@ -817,7 +845,7 @@ class _QuietCtx(_Ctx):
 
     telling = False  # what says no more than an event is not even written out
     new_hero = new_plain_hero
-    new_nemesis = new_plain_nemesis
+    new_nemesis = staticmethod(new_plain_nemesis)
     new_decision = new_plain_decision
 
     def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:

@@ -344,7 +344,20 @@ PlainNemesis = _plain_class(NemesisState)
 PlainState = _plain_class(DwState)
 # Their constructors, typed as the models they stand in for.
 new_plain_hero = cast("Callable[..., HeroState]", PlainHero)
-new_plain_nemesis = cast("Callable[..., NemesisState]", PlainNemesis)
+
+
+def new_plain_nemesis(uid: str, key: str, node: str) -> NemesisState:
+    """``PlainNemesis(uid=..., key=..., node=...)`` for the many a game summons: the other
+    fields at NemesisState's defaults (a test holds they are)."""
+    nemesis: Any = PlainNemesis.__new__(PlainNemesis)
+    nemesis.uid = uid
+    nemesis.key = key
+    nemesis.node = node
+    nemesis.wounds = 0
+    nemesis.stunned = False
+    return nemesis  # type: ignore[no-any-return]
+
+
 PlainDecision = _plain_class(Decision)
 new_plain_decision = cast("Callable[..., Decision]", PlainDecision)
 

@@ -10,6 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from bot.games.dreamwars.engine import ENGINE, PLAIN_TOWER, TOWER
+from bot.games.dreamwars.state import NemesisState, new_plain_nemesis
 from bot.games.simulate import play_one
 
 
@@ -188,3 +189,9 @@ def test_the_content_the_engine_reads_is_the_packs_content() -> None:
     for field in dataclasses.fields(lib):
         _same_content(getattr(lib, field.name), getattr(content, field.name))
     _same_content(TOWER, PLAIN_TOWER)
+
+
+def test_a_plain_nemesis_is_made_as_the_model_is() -> None:
+    made = new_plain_nemesis(uid="n1", key="ghoul", node="bridge")
+    model = NemesisState(uid="n1", key="ghoul", node="bridge")
+    assert {name: getattr(made, name) for name in NemesisState.model_fields} == model.model_dump()
