@@ -418,7 +418,7 @@ def _location_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     node = hero.node
     info = ctx.board.nodes[node]
     if hero.actions >= 1:
-        sheet = ctx.sheet(i)
+        sheet = ctx.lib.heroes[hero.key]
         cantore = sheet.arcane > 0 and sheet.max_cantici > 0
         if cantore and not hero.meditated:
             if "arcane" in info.icons:
@@ -476,7 +476,7 @@ def _equipment_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
 
 def _spell_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     hero = ctx.s.heroes[i]
-    if hero.actions >= 1 and ctx.sheet(i).arcane > 0:
+    if hero.actions >= 1 and ctx.lib.heroes[hero.key].arcane > 0:
         labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
         for uid in hero.cantici:
             label = f"Intone {ctx.item(uid).name} (Arcane test)" if labelled else ""
@@ -631,7 +631,7 @@ def _trade_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
 
 def _prestige_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     hero = ctx.s.heroes[i]
-    for ability in ctx.sheet(i).prestige:
+    for ability in ctx.lib.heroes[hero.key].prestige:
         if ability.key not in hero.unlocked:
             continue
         if not any(e.kind in ACTIVE_KINDS for e in ability.effects):
@@ -1285,7 +1285,7 @@ def over_limit_decision(ctx: _Ctx, i: int) -> bool:
     """Over the Max. load or Max. Cantici: the player picks what to discard, now."""
     s = ctx.s
     hero = s.heroes[i]
-    sheet = ctx.sheet(i)
+    sheet = ctx.lib.heroes[hero.key]
     if hero.dead:
         return False
     # Few enough items cannot be over the load, however heavy.

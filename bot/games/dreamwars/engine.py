@@ -190,7 +190,8 @@ class _Ctx:
                 self.say(f"{self.name(i)} is cured of {status.name}.", "status", chronicle=True)
 
     def life(self, i: int) -> int:
-        return self.sheet(i).life - self.s.heroes[i].wounds
+        hero = self.s.heroes[i]
+        return self.lib.heroes[hero.key].life - hero.wounds
 
     def alive(self, i: int) -> bool:
         return not self.s.heroes[i].dead
@@ -1476,7 +1477,8 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         else:
             self._finish(ctx, False)
             return
-        victory, defeat = self._goals_to_check(s.scenario, moment)
+        known = self._goals[moment].get(s.scenario)
+        victory, defeat = known if known is not None else self._goals_to_check(s.scenario, moment)
         end_turn = moment == "end_turn"
         if victory is not None:
             for goal in victory:
