@@ -82,8 +82,9 @@ def _dice(base: int, dice: int) -> Dice:
 
 
 # What a targeted effect's selector asks, as plain values: (pick, within_range, condition,
-# types, whether it picks by type only), by id(effect); see _aim.
-Aim = tuple[str, bool, str, list[str], bool]
+# types, whether it picks by type only, whether by type and condition only), by id(effect);
+# see _aim.
+Aim = tuple[str, bool, str, list[str], bool, bool]
 _AIMS: dict[int, tuple[Effect, Aim]] = {}
 
 
@@ -94,9 +95,10 @@ def _aim(effect: AddTokens | RemoveCard | MoveCard) -> Aim:
     if known is not None and known[0] is effect:
         return known[1]
     selector = effect.target
-    only_types = selector.condition == "any" and not selector.link and not selector.name_contains
+    typed = not selector.link and not selector.name_contains
     types: list[str] = list(selector.types)
-    aim = (selector.pick, selector.within_range, selector.condition, types, only_types)
+    only_types = typed and selector.condition == "any"
+    aim = (selector.pick, selector.within_range, selector.condition, types, only_types, typed)
     _AIMS[id(effect)] = (effect, aim)
     return aim
 
@@ -535,6 +537,12 @@ class Context:
             left = layout["left"] = bool(self.laid_out("foe") or self.laid_out("case"))
         return left  # type: ignore[no-any-return]
 
+    def forbids(self) -> dict[str, list[tuple[BookCard, Any]]]:
+        """The restrictions in force by what they forbid (the caller only reads it)."""
+        if self._passive is None:
+            self.passive("restrict")
+        return self._forbids
+
     def restrictions(self) -> list[tuple[BookCard, Any]]:
         """``passive("restrict")``, the quickest way."""
         return self._restricts if self._passive is not None else self.passive("restrict")
@@ -590,6 +598,11 @@ class Context:
                 return False
             if name and name not in card.name.lower():
                 return False
+        return condition == "any" or self.meets(condition, slot, amount)
+
+    def meets(self, condition: str, slot: PlainSlot, amount: int = 0) -> bool:
+        """Whether the slot's card fits a selector's ``condition`` (``amount``: the tokens the
+        effect may add, for "would_remove")."""
         if condition == "any":
             return True
         if condition == "no_tokens" and slot.tokens:
@@ -707,7 +720,7 @@ class Context:
     ) -> list[list[str]]:
         """``candidates`` for a selector that picks by what it finds in the rows (``aim``: its
         ``_aim``)."""
-        pick, _within_range, _condition, types, only_types = aim
+        pick, _within_range, condition, types, only_types, typed = aim
         if limit is None:
             limit = 99  # no card lies that far
         adds = type(effect) is AddTokens
@@ -740,6 +753,13 @@ class Context:
                 placed
                 for placed in self.laid_out(None)
                 if placed[1] < limit and (not types or kinds[placed[2].card_id] in types)
+            ]
+        elif typed and len(types) == 1:  # ``matches`` of the cards of its one type
+            meets = self.meets
+            matching = [
+                placed
+                for placed in self.laid_out(types[0])
+                if placed[1] < limit and meets(condition, placed[2], amount)
             ]
         else:
             matches, selector = self.matches, effect.target
@@ -931,7 +951,9 @@ class Context:
         """``cost_modifiers``, or None when no Book card in force changes a cost."""
         if self._passive is None:
             self.passive("cost_mod")
-        return self.cost_modifiers(tableau) if self._cost_mods else None
+        if not self._cost_mods:
+            return None
+        return self._mods.get(tableau) or self.cost_modifiers(tableau)
 
     def cost_modifiers(self, tableau: int) -> dict[str, int]:
         """What the Book cards in force add to the printed cost of each action type for this

@@ -99,7 +99,6 @@ END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 Play = tuple[CardRef, HandCard, str, int]
 
 _FORBIDDEN = object()  # see DfccgEngine.plays
-_UNASKED = object()
 _NO_BONUS: list[tuple[str, int]] = [("", 0)]  # a hand with no Talent readied (never changed)
 # The action types whose default main effect adds tokens (see context.default_main).
 _ADDS = frozenset(("attack", "investigate"))
@@ -524,9 +523,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         allow = ctx.untargeted_plays
         memo = ctx.memo
         mods = ctx.cost_modifiers_or_none(active)
-        # action type -> _FORBIDDEN, or the nearest Range of a target of its default main
-        # effect (None: no target)
-        gates: dict[str, Any] = {}
+        gates: dict[str, Any] | None = None  # see _action_gates; asked once a card is affordable
         plays: list[Play] = []
         for ref in tableau.hand:
             hand = hands[ref.card_id]
@@ -538,15 +535,16 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 mod = mods[kind]
                 if hand.cost_least + mod > available or hand.cost_most + mod > fate:
                     continue
-            gate = gates.get(kind, _UNASKED)
-            if gate is _UNASKED:  # what the action type comes to for this hand now
-                if ctx.action_blocked(kind, active, None):
-                    gate = _FORBIDDEN
-                elif allow or memo is None:
-                    gate = None  # (not worked out)
-                else:
-                    gate = self._nearest(ctx, active, kind)
-                gates[kind] = gate
+            if gates is None:
+                gates = (
+                    self._action_gates(ctx, active)
+                    if not allow and memo is not None
+                    else {  # (the nearest targets are not worked out)
+                        kind: _FORBIDDEN if ctx.action_blocked(kind, active, None) else None
+                        for kind in ACTION_TARGET
+                    }
+                )
+            gate = gates[kind]
             if gate is _FORBIDDEN:
                 continue
             if allow:
@@ -575,35 +573,44 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _nearest(self, ctx: Context, tableau: int, action: str) -> int | None:
         """The nearest Range (0-based position) of a card the default main effect of
-        ``action`` may target (None: no such card in the rows), as ``candidates`` would offer
-        it with no Range limit; remembered for every action type at once, until the rows change
-        when no restriction in force looks at tokens, else for this reading."""
-        store, hand = ctx.layout_memo_of(tableau)
-        key = ("nearest", hand)
-        found = store.get(key)
-        if found is None:
-            found = store[key] = self._nearest_targets(ctx, tableau)
-        return found[action]  # type: ignore[no-any-return]
+        ``action`` may target (None: no such card in the rows, or the action is forbidden), as
+        ``candidates`` would offer it with no Range limit."""
+        gate = self._action_gates(ctx, tableau)[action]
+        return None if gate is _FORBIDDEN else gate  # type: ignore[no-any-return]
 
     @staticmethod
-    def _nearest_targets(ctx: Context, tableau: int) -> dict[str, int | None]:
-        """``_nearest`` of every action type: the nearest position of a card of the type it
-        targets that may receive its tokens (Attack, Investigate) and that it is not forbidden
-        against."""
-        nearest: dict[str, int | None] = {}
+    def _action_gates(ctx: Context, tableau: int) -> dict[str, Any]:
+        """What each action type comes to for this hand now: ``_FORBIDDEN`` (a restriction in
+        force forbids it), else the nearest position of a card of the type it targets that may
+        receive its tokens (Attack, Investigate) and that it is not forbidden against (None:
+        none). Remembered for every action type at once, until the rows change when no
+        restriction in force looks at tokens, else for this reading."""
+        store, hand = ctx.layout_memo_of(tableau)
+        key = ("gates", hand)
+        gates = store.get(key)
+        if gates is not None:
+            return gates  # type: ignore[no-any-return]
+        gates = store[key] = {}
+        forbids = ctx.forbids()
+        restricted = bool(ctx.restrictions())
         for action, target in ACTION_TARGET.items():
+            blockable = action in forbids  # (else ``action_blocked`` is False for every card)
+            if blockable and ctx.action_blocked(action, tableau, None):
+                gates[action] = _FORBIDDEN
+                continue
+            # with no restriction in force, every Foe and Case may receive its tokens
+            receives = restricted and action in _ADDS
             best = None
-            adds = action in _ADDS
             for _row, position, slot, _card in ctx.laid_out(target):  # in row order
                 if best is not None and position >= best:
                     continue
-                if adds and not ctx.can_receive(slot):
+                if receives and not ctx.can_receive(slot):
                     continue
-                if ctx.action_blocked(action, tableau, slot):
+                if blockable and ctx.action_blocked(action, tableau, slot):
                     continue
                 best = position
-            nearest[action] = best
-        return nearest
+            gates[action] = best
+        return gates
 
     @staticmethod
     def play_id(play: Play) -> str:
