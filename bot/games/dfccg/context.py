@@ -49,6 +49,8 @@ def is_targeted(effect: Effect) -> TypeGuard[AddTokens | RemoveCard | MoveCard]:
 
 
 _NONE: list[Any] = []  # no passive effect of a kind (shared: never changed)
+# Where a card lies in the rows: (row, position, its slot, the card).
+Placed = tuple[int, int, PlainSlot, BookCard]
 FACE = {1: "+", 0: "blank", -1: "-"}
 FACE_WORDS = {1: "plus", 0: "blank", -1: "minus"}  # for a die a card turned into another
 TYPE_NAMES = {
@@ -356,10 +358,11 @@ class Context:
         self.triggered: list[PlainJob] = []
         # What the rows hold, worked out once and kept until they change (``changed``): the
         # place of each card and the passive effects in force, by kind.
-        self._where: dict[str, tuple[int, int, PlainSlot]] | None = None
-        # The cards in the rows in row order, (row, position, slot, card), by card type (None:
+        # (row, position, slot, card) of each, by uid
+        self._where: dict[str, Placed] | None = None
+        # The cards in the rows in row order, as ``_where`` has them, by card type (None:
         # every card); made with ``_where``, kept as long as it.
-        self._laid: dict[str | None, list[tuple[int, int, PlainSlot, BookCard]]] = {}
+        self._laid: dict[str | None, list[Placed]] = {}
         self._passive: dict[str, list[tuple[BookCard, Any]]] | None = None
         # Two kinds of ``_passive`` that nearly every query asks for (valid while it is set).
         self._restricts: list[tuple[BookCard, Any]] = _NONE
@@ -417,30 +420,31 @@ class Context:
             for position, slot in enumerate(row):
                 yield row_index, position, slot
 
-    def where(self) -> dict[str, tuple[int, int, PlainSlot]]:
+    def where(self) -> dict[str, Placed]:
         """Where each card in the rows lies, by uid: ``find`` for several uids (read only)."""
         where = self._where
         if where is None:
             where = self._lay_out()
         return where
 
-    def find(self, uid: str) -> tuple[int, int, PlainSlot] | None:
+    def find(self, uid: str) -> Placed | None:
+        """Where a card lies in the rows, (row, position, slot, card); None: not in them."""
         where = self._where
         if where is None:
             where = self._lay_out()
         return where.get(uid)
 
-    def laid_out(self, card_type: str | None) -> list[tuple[int, int, PlainSlot, BookCard]]:
+    def laid_out(self, card_type: str | None) -> list[Placed]:
         """The cards of a type in the rows (None: every card), in row order: (row, position,
         slot, card). Worked out once until the rows change; the caller only reads it."""
         if self._where is None:
             self._lay_out()
         return self._laid.get(card_type) or _NONE
 
-    def _lay_out(self) -> dict[str, tuple[int, int, PlainSlot]]:
-        where: dict[str, tuple[int, int, PlainSlot]] = {}
-        every: list[tuple[int, int, PlainSlot, BookCard]] = []
-        laid: dict[str | None, list[tuple[int, int, PlainSlot, BookCard]]] = {
+    def _lay_out(self) -> dict[str, Placed]:
+        where: dict[str, Placed] = {}
+        every: list[Placed] = []
+        laid: dict[str | None, list[Placed]] = {
             None: every,
             "foe": [],
             "case": [],
@@ -454,11 +458,11 @@ class Context:
                 placed = (row_index, position, slot, cards[card_id])
                 every.append(placed)
                 laid[kinds[card_id]].append(placed)
-                where[slot.uid] = (row_index, position, slot)
+                where[slot.uid] = placed
         self._where, self._laid = where, laid
         return where
 
-    def located(self, uid: str) -> tuple[int, int, PlainSlot]:
+    def located(self, uid: str) -> Placed:
         found = self.find(uid)
         if found is None:
             raise KeyError(uid)
@@ -744,7 +748,7 @@ class Context:
                 can_receive = self.can_receive
                 return [[p[2].uid] for p in laid if p[1] < limit and can_receive(p[2])]
         # The cards the selector matches within reach, in row order: (row, position, slot).
-        matching: list[tuple[int, int, PlainSlot, BookCard]]
+        matching: list[Placed]
         if only_types and len(types) == 1:
             matching = [placed for placed in self.laid_out(types[0]) if placed[1] < limit]
         elif only_types:
@@ -770,7 +774,7 @@ class Context:
             ]
         # The matches it may be used on (with no restriction in force: every one that may
         # hold its tokens, for an effect that adds tokens).
-        usable: list[tuple[int, int, PlainSlot, BookCard]]
+        usable: list[Placed]
         if self._restricts:
             # ``_usable`` of each match, with what it comes to when no restriction in force
             # forbids the action it asks about: whether the card may receive the tokens, or
@@ -852,9 +856,9 @@ class Context:
         found = self.find(uid)
         if found is None:
             return
-        row, position, slot = found
+        row, position, slot, card = found
         state, card_id = self.s, slot.card_id
-        card, kind = self.cards[card_id], self.kinds[card_id]
+        kind = self.kinds[card_id]
         del state.rows[row][position]  # the cards behind move one Range closer
         if kind == "foe":
             state.hit_supply += slot.tokens
@@ -892,10 +896,10 @@ class Context:
             slot = found[2]
             value = values[slot.card_id]
             if slot.tokens and value is not None and slot.tokens >= value:
-                reached.append((found[0], found[1], slot))
+                reached.append(found)
         if len(reached) > 1:
             reached.sort(key=_place)
-        for _row, _position, slot in reached:
+        for _row, _position, slot, _card in reached:
             self.remove(slot.uid, tableau, "is defeated")
 
     def gain_fate(self, amount: int, source: str) -> int:
@@ -1002,23 +1006,44 @@ class Context:
         if type(effect) is Draw:
             t = self.s.tableaux[job.tableau]
             return bool(t.deck or t.discard)
+        # A targeted effect: kept, by job and effect, as long as the targets it comes from
+        # (until the rows change). The rules ask this of probe jobs (``probe_job``: never
+        # changed) and of new jobs; the kept answer holds its job, so no other job has its id.
+        store = self._layout
+        possible_key = ("possible", id(job), id(effect))
+        known = store.get(possible_key)
+        if known is not None and known[1] is effect:
+            return known[2]  # type: ignore[no-any-return]
         amount = token_amount(effect)[1] if type(effect) is AddTokens else 0
-        return bool(self.target_groups(effect, job, amount))
+        groups, key = self._kept_candidates(effect, job, amount)
+        if type(effect) is MoveCard and effect.to == "step":
+            groups, key = self._kept_steps(effect, groups, key)
+        possible = bool(groups)
+        if key is not None:
+            store[possible_key] = (job, effect, possible)
+        return possible
 
     def target_groups(self, effect: Effect, job: PlainJob, amount: int = 0) -> list[list[str]]:
         """The options of an effect: target uids, plus a direction for a one-space move."""
         groups, key = self._kept_candidates(effect, job, amount)
         if type(effect) is MoveCard and effect.to == "step":
-            if key is None:
-                return self._steps(groups)
-            # kept as long as the groups they come from: until the rows change
-            store = self._layout
-            steps_key = ("steps", *key[1:])
-            known = store.get(steps_key)
-            if known is None or known[0] is not effect:
-                known = store[steps_key] = (effect, self._steps(groups))
-            return known[1]  # type: ignore[no-any-return]
+            return self._kept_steps(effect, groups, key)[0]
         return groups
+
+    def _kept_steps(
+        self, effect: MoveCard, groups: list[list[str]], key: tuple[Any, ...] | None
+    ) -> tuple[list[list[str]], tuple[Any, ...] | None]:
+        """The one-space moves of ``groups`` (the candidates of ``effect``, kept under ``key``),
+        and the key they are kept under (None: not kept)."""
+        if key is None:
+            return self._steps(groups), None
+        # kept as long as the groups they come from: until the rows change
+        store = self._layout
+        steps_key = ("steps", *key[1:])
+        known = store.get(steps_key)
+        if known is None or known[0] is not effect:
+            known = store[steps_key] = (effect, self._steps(groups))
+        return known[1], steps_key
 
     def _steps(self, groups: list[list[str]]) -> list[list[str]]:
         return [g + [d] for g in groups for d in ("-1", "+1") if self._can_step(g, d)]
@@ -1027,7 +1052,7 @@ class Context:
         found = self.find(group[0])
         if found is None:
             return False
-        row, position, _ = found
+        row, position, _slot, _card = found
         return 0 <= position + int(direction) < len(self.s.rows[row])
 
     # -- the Showdown card -----------------------------------------------------------------
@@ -1064,7 +1089,7 @@ class Context:
 _TIERS: dict[int, tuple[ShowdownCard, list[tuple[int, int, int]], list[tuple[int, int, int]]]] = {}
 
 
-def _place(found: tuple[int, int, PlainSlot]) -> tuple[int, int]:
+def _place(found: Placed) -> tuple[int, int]:
     return found[0], found[1]
 
 

@@ -801,9 +801,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         # works out of the rows stays known until they change (``Context.changed``).
         ctx = QuietContext(state, rng, self._card_index())
         tableaux = state.tableaux
+        memo: dict[Any, Any] = {}  # the AI's reading's memo: emptied before every step
         try:
             for step in range(MAX_STEPS):
-                if state.phase == "over":
+                phase = state.phase
+                if phase == "over":
                     return state, step
                 # ``current_seats(state)[0]``, the quickest way
                 decision = state.decision
@@ -818,15 +820,18 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 # The AI reads the Context (read only: its answers remembered for this step, no
                 # dice), then the move changes it (the game's dice). During set-up the hands'
                 # characters and seating may change: nothing worked out is kept.
-                setup = state.phase == "setup"
-                ctx.rng, ctx.memo = READ_ONLY_DICE, {}
-                if setup:
+                if memo:
+                    memo.clear()
+                ctx.rng = READ_ONLY_DICE
+                ctx.memo = memo
+                if phase == "setup":
                     ctx.changed()
                 self._game_ctx = ctx  # what ``reading`` gives the AI for this state
                 action_id = ai_id(self, state, seat, rng)
                 self._game_ctx = None
-                ctx.rng, ctx.memo = rng, None
-                if setup:  # (the AI changes nothing: the phase is the same)
+                ctx.rng = rng
+                ctx.memo = None
+                if phase == "setup":  # (the AI changes nothing: the phase is the same)
                     ctx.changed()
                 self._act(ctx, seat, action_id)
         finally:
@@ -1153,7 +1158,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 continue
             found = ctx.find(uid)
             if found:
-                row, position, slot = found
+                row, position, slot, _card = found
                 names.append(f"{ctx.book(slot).name} (row {row + 1}, Range {position + 1})")
         return (
             ", ".join(names)
@@ -1195,7 +1200,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 found = ctx.find(uid)
                 if found is None:
                     continue
-                row, position, slot = found
+                row, position, slot, _card = found
                 line = s.rows[row]
                 line.pop(position)
                 if effect.to == "longest":
