@@ -21,13 +21,24 @@ def shuffle(rng: random.Random, items: list[Any]) -> None:
         rng.shuffle(items)
         return
     bits = rng.getrandbits
-    for i in reversed(range(1, len(items))):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in _spans(len(items)):
         j = bits(k)
         while j >= n:
             j = bits(k)
         items[i], items[j] = items[j], items[i]
+
+
+_SPANS: dict[int, list[tuple[int, int, int]]] = {}
+
+
+def _spans(size: int) -> list[tuple[int, int, int]]:
+    """What ``shuffle`` asks at each step of a list of ``size`` items, in its order: the place
+    ``i`` to fill, the ``n = i + 1`` places it may take from, and ``n.bit_length()`` (worked out
+    once per size)."""
+    spans = _SPANS.get(size)
+    if spans is None:
+        spans = _SPANS[size] = [(i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1)]
+    return spans
 
 
 def fate_dice(rng: random.Random, count: int) -> list[int]:

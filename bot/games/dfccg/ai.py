@@ -100,6 +100,10 @@ def _option(ctx: Context, state: PlainState, seat: str, decision: PlainDecision)
 # -- decisions ---------------------------------------------------------------------------------
 def _decide(ctx: Context, state: PlainState, kind: str, ids: list[str]) -> str:
     """The option a decision's AI takes, by id (the decision's options, in order)."""
+    if kind == "choose":  # (the commonest kinds first)
+        return _best(ids, [_target_score(ctx, i) for i in ids])
+    if kind == "talent":
+        return _best(ids, [_talent_worth(ctx, state, i) for i in ids])
     if kind == "showdown":
         return _showdown_tier(ctx, state, ids)
     if kind == "showdown_pick":
@@ -108,10 +112,6 @@ def _decide(ctx: Context, state: PlainState, kind: str, ids: list[str]) -> str:
         return "none" if "none" in ids else ids[0]
     if kind == "redraw":
         return "keep" if "keep" in ids else ids[0]
-    if kind == "talent":
-        return _best(ids, [_talent_worth(ctx, state, i) for i in ids])
-    if kind == "choose":
-        return _best(ids, [_target_score(ctx, i) for i in ids])
     if kind == "showdown_vote":
         return "yes" if "yes" in ids else ids[0]
     return ids[0]

@@ -689,11 +689,15 @@ class Context:
         self, effect: Effect, job: PlainJob, amount: int
     ) -> tuple[list[list[str]], tuple[Any, ...] | None]:
         """``candidates``, and the ``layout_memo_of`` key they are kept under (None: not kept)."""
-        if type(effect) not in _TARGETED_TYPES:  # ``is_targeted``, inline
+        known_aim = _AIMS.get(id(effect))  # ``_aim``, its quick way inline
+        if known_aim is not None and known_aim[0] is effect:
+            aim = known_aim[1]
+        elif type(effect) in _TARGETED_TYPES:  # ``is_targeted``, inline
+            aim = _aim(effect)  # type: ignore[arg-type]
+        else:
             return [], None
         targeted: AddTokens | RemoveCard | MoveCard = effect  # type: ignore[assignment]
-        aim = _aim(targeted)
-        pick, within_range, condition = aim[0], aim[1], aim[2]
+        pick, within_range, condition, _types, _only_types, _typed = aim
         if pick == "same":
             return [[u for u in job.targets if self.find(u)]], None
         if pick == "self":
