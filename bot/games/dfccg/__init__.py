@@ -6,8 +6,7 @@ from bot.games.dfccg.display import DISPLAY, DfccgDisplay
 from bot.games.dfccg.engine import ENGINE, DfccgEngine, DfRuleError
 from bot.games.dfccg.state import DfOptions, DfState
 
-ENGINE.ai = choose  # the engine knows no AI; the package gives it one
-ENGINE.ai_id = choose_id  # the same AI, giving ids only (for AI-only games)
+ENGINE.use_ai(choose, choose_id)  # the engine knows no AI; the package gives it one
 register_engine(ENGINE, DISPLAY)
 
 __all__ = [

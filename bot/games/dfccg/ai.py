@@ -30,7 +30,7 @@ class Table(Protocol):
 
     def reading(self, state: PlainState) -> Context: ...
 
-    def current_seats(self, state: PlainState) -> list[str]: ...
+    def waits_for(self, state: PlainState, seat: str) -> bool: ...
 
     def moves(self, state: PlainState, seat: str, ctx: Context | None = None) -> list[Move]: ...
 
@@ -63,7 +63,7 @@ def choose(table: Table, state: PlainState, seat: str, rng: random.Random) -> Mo
     elif decision is not None and decision.options:
         # Weighed by option id, and only the chosen one made a Move (as ``moves`` would make
         # it: one per option).
-        best = _option(ctx, state, seat, decision)
+        best = _option(table, ctx, state, seat, decision)
         return Move(best, decision.options[best][:80], decision.kind, False, decision.table)
     actions = table.moves(state, seat, ctx)
     if not actions:
@@ -76,23 +76,18 @@ def choose_id(table: Table, state: PlainState, seat: str, rng: random.Random) ->
     without making its Move."""
     decision = state.decision
     if decision is not None and decision.options:
-        return _option(table.reading(state), state, seat, decision)
+        return _option(table, table.reading(state), state, seat, decision)
     if decision is None and state.phase == "play" and seat == state.tableaux[state.active].seat:
         chosen = _turn(table, table.reading(state), state, rng, True)
         return chosen if isinstance(chosen, str) else chosen.id
     return choose(table, state, seat, rng).id
 
 
-def _option(ctx: Context, state: PlainState, seat: str, decision: PlainDecision) -> str:
+def _option(
+    table: Table, ctx: Context, state: PlainState, seat: str, decision: PlainDecision
+) -> str:
     """The option of ``decision`` the AI answers for ``seat`` (which must be waited for)."""
-    # Whether ``seat`` is in ``current_seats``, without its list:
-    if decision.seats is not None:
-        waited = seat in decision.seats
-    elif decision.table:
-        waited = seat in state.seats
-    else:
-        waited = seat == state.tableaux[state.active].seat
-    if not waited or state.phase == "over":
+    if not table.waits_for(state, seat):
         raise ValueError("no legal action for this seat")
     return _decide(ctx, state, decision.kind, list(decision.options))
 

@@ -139,7 +139,6 @@ class HandCard:
 
     __slots__ = (
         "card",
-        "cost",
         "cost_base",
         "cost_dice",
         "cost_least",
@@ -148,7 +147,6 @@ class HandCard:
         "discard",
         "discard_base",
         "discard_dice",
-        "id",
         "main",
         "name",
         "owner",
@@ -163,11 +161,9 @@ class HandCard:
 
     def __init__(self, card: ActionCard) -> None:
         self.card = card
-        self.id = card.id
         self.name = card.name
         self.type = card.type
         self.owner = card.id.split(".")[0]
-        self.cost = card.cost
         self.cost_base, self.cost_dice = card.cost.base, card.cost.dice
         self.cost_least, self.cost_most = self.cost_base - self.cost_dice, card.cost.maximum
         self.discard = card.discard

@@ -121,11 +121,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     options_model = DfOptions
     state_model = DfState
 
-    def __init__(self, library: Library | None = None, ai: AiPolicy | None = None) -> None:
+    def __init__(
+        self,
+        library: Library | None = None,
+        ai: AiPolicy | None = None,
+        ai_id: AiIdPolicy | None = None,
+    ) -> None:
         self._library = library
-        self.ai = ai  # set by the package (bot/games/dfccg/__init__.py): the engine knows no AI
-        # The same AI giving action ids only (an AI-only game needs no Move); None: ``ai``'s.
-        self.ai_id: AiIdPolicy | None = None
+        self.use_ai(ai, ai_id)
         self._chosen = LastChoice()
         self._refs: dict[tuple[int, str], CardRef] = {}  # see _card_ref
         self._book_card_ids: dict[str, tuple[Book, list[str]]] = {}  # see _book_ids
@@ -134,6 +137,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self._index: dict[str, Any] | None = None  # every card by id, characters "char:key"
         # The Context of the AI-only game being played (``play_ai_game``), while its AI reads.
         self._game_ctx: Context | None = None
+
+    def use_ai(self, ai: AiPolicy | None, ai_id: AiIdPolicy | None = None) -> None:
+        """The AI of the AI seats (the package gives it, bot/games/dfccg/__init__.py: the engine
+        knows no AI): ``ai`` gives a Move; ``ai_id`` the same choice as its action id only, for
+        AI-only games (None: the id of ``ai``'s Move)."""
+        self.ai = ai
+        self.ai_id = ai_id
 
     @property
     def library(self) -> Library:
@@ -452,6 +462,18 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return list(dict.fromkeys(state.seats))
         return [state.tableaux[state.active].seat]
 
+    def waits_for(self, state: AnyState, seat: str) -> bool:
+        """``seat in current_seats(state)``, without making the list (the AI asks it at every
+        decision, the check of a clicked id at every click)."""
+        if state.phase == "over":
+            return False
+        decision = state.decision
+        if decision is not None and decision.seats is not None:
+            return seat in decision.seats
+        if decision is not None and decision.table:
+            return seat in state.seats
+        return seat == state.tableaux[state.active].seat
+
     def is_over(self, state: AnyState) -> bool:
         return state.phase == "over"
 
@@ -482,7 +504,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         ``ctx``: a read-only Context of ``state`` the caller has already."""
         decision = state.decision
         if decision is not None:
-            if seat not in self.current_seats(state):
+            if not self.waits_for(state, seat):
                 return []
             kind, table = decision.kind, decision.table
             return [Move(k, v[:80], kind, False, table) for k, v in decision.options.items()]

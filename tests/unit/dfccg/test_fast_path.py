@@ -1,6 +1,6 @@
 """The AI-only path (ids instead of Moves, plain cards, the quiet context) against the path a
 table plays (issue 15): the same choice at every step, only legal ids, the same plays, the same
-cost rule, and whole games that end the same."""
+cost rule, the same seats waited for, and whole games that end the same."""
 
 from __future__ import annotations
 
@@ -34,6 +34,10 @@ def test_the_ai_chooses_the_same_by_id_as_by_move_and_only_legal_ids(
         state = ENGINE.new_game(parsed, [f"p{i}" for i in range(players)], rng)
         while not ENGINE.is_over(state):
             seat = ENGINE.current_seats(state)[0]
+            waited = ENGINE.current_seats(state)
+            assert [s for s in state.seats if ENGINE.waits_for(state, s)] == [
+                s for s in state.seats if s in waited
+            ]
             legal = [a.id for a in ENGINE.legal_actions(state, seat)]
             by_move = choose(ENGINE, plain(state), seat, random.Random(seed)).id
             assert choose_id(ENGINE, plain(state), seat, random.Random(seed)) == by_move
