@@ -197,8 +197,10 @@ class Hero:
         "talent",
         "talent_effect",
         "talent_effects",
+        "talent_label",
         "talent_mode",
         "talent_name",
+        "talent_option",
     )
 
     def __init__(self, character: Character) -> None:
@@ -207,6 +209,10 @@ class Hero:
         self.talent = talent
         self.talent_name = talent.name
         self.talent_mode = talent.mode
+        # The Talent's option after a discard (its id and label, made once)
+        self.talent_option = "t:" + character.key
+        verb = "Ready" if talent.mode == "ready" else "Use"
+        self.talent_label = f"{verb} {talent.name}"
         self.talent_effects: list[Effect] = talent.effects
         # The first effect (None: none), the one that tells whether a use would do something.
         self.talent_effect = talent.effects[0] if talent.effects else None

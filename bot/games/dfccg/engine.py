@@ -1020,11 +1020,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             hero = ctx.heroes[key]
             if hero.talent_mode == "ready":
                 if key not in tableau.talents_ready:
-                    options[f"t:{key}"] = f"Ready {hero.talent_name}"
+                    options[hero.talent_option] = hero.talent_label
             elif hero.talent_effect is not None:
                 job = probe_job(hero.talent, s.active, key)
                 if ctx.effect_possible(job, hero.talent_effect):
-                    options[f"t:{key}"] = f"Use {hero.talent_name}"
+                    options[hero.talent_option] = hero.talent_label
         if options:
             options["skip"] = "Do not use a Talent"
             s.decision = new_decision(kind="talent", prompt="Use a Talent?", options=options)
@@ -1145,7 +1145,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             if len(groups) > 1:
                 ctx.s.decision = new_decision(
                     kind="choose",
-                    prompt=f"{job.source}: choose a target.",
+                    prompt=f"{job.source}: choose a target." if ctx.loud else "",
                     options={
                         "+".join(g): self._group_label(ctx, g) if ctx.loud else "" for g in groups
                     },
