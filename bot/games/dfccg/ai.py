@@ -155,21 +155,6 @@ def _talent_worth(ctx: Context, state: PlainState, option: str) -> float:
 
 
 # -- a turn ------------------------------------------------------------------------------------
-def _best_talent(ctx: Context, state: PlainState) -> float:
-    """What the best Talent would bring after a discard now (0 when none would work)."""
-    tableau = state.tableaux[state.active]
-    worths = [0.0]
-    for key in tableau.characters:
-        hero = ctx.heroes[key]
-        if hero.talent_mode == "ready":
-            worths.append(0.0 if key in tableau.talents_ready else 0.7)
-            continue
-        job = probe_job(hero.talent, state.active, key)
-        if hero.talent_effect is not None and ctx.effect_possible(job, hero.talent_effect):
-            worths.append(_talent_worth(ctx, state, f"t:{key}"))
-    return max(worths)
-
-
 def _turn(
     table: Table, ctx: Context, state: PlainState, rng: random.Random, as_id: bool
 ) -> Move | str:
@@ -207,14 +192,15 @@ def _turn(
         return stunts[0]
     hand = state.tableaux[active].hand
     if hand:  # the best discard: only its Move is made
-        talent = _best_talent(ctx, state)
+        # (What the best Talent would bring after the discard is the same for every card, so
+        # it is not weighed: the scores' order is the same without it.)
         spent, noise, hands = state.spent, rng.random, ctx.hands
         chosen: tuple[float, CardRef, HandCard] | None = None
         for ref in hand:  # the Fate it brings, less the card's worth, plus a little noise
             card = hands[ref.card_id]
             brings, lost = _DISCARDS.get(card) or _discard_terms(card)
             fate = brings if brings <= spent else spent  # min(), without its call
-            score = fate - lost + talent + noise() * 0.1
+            score = fate - lost + noise() * 0.1
             if chosen is None or score > chosen[0]:  # the first of the best, as max() gives it
                 chosen = (score, ref, card)
         assert chosen is not None
