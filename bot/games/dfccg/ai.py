@@ -19,7 +19,7 @@ from typing import Protocol
 from bot.games.base import Move
 from bot.games.dfccg.cards import ActionCard, AddTokens, GainFate, MoveCard
 from bot.games.dfccg.context import Context, HandCard, probe_job
-from bot.games.dfccg.state import CardRef, PlainDecision, PlainState
+from bot.games.dfccg.state import CardRef, PlainDecision, PlainSlot, PlainState
 
 FATE_WORTH = 0.6  # what one Fate is worth against one Hit or Clue, during play
 PLAY_ANYWAY_FATE = 6  # with this much Fate available, the best play is made even if it is poor
@@ -270,28 +270,37 @@ def _removal_chance(ctx: Context, uid: str, tier_index: int) -> float:
     return _dice_at_least(dice, need - base)
 
 
+def _tier_chances(ctx: Context, slot: PlainSlot) -> list[float]:
+    """``_removal_chance`` of the slot's card at each tier of the Showdown card."""
+    need = (ctx.values[slot.card_id] or 0) - slot.tokens
+    return [_dice_at_least(dice, need - base) for _fate, base, dice in ctx.tier_values(slot)]
+
+
 def _fate_use_elsewhere(ctx: Context, state: PlainState, picked: str) -> float:
     """The best gain in removal chance per Fate on another card still owed a roll."""
     best = 0.0
     for uid in state.showdown_queue:
-        if uid == picked or ctx.find(uid) is None:
+        found = None if uid == picked else ctx.find(uid)
+        if found is None:
             continue
-        base = _removal_chance(ctx, uid, 0)
-        for index, (fate, _base, _dice) in enumerate(ctx.tier_values(ctx.located(uid)[2])):
+        chances = _tier_chances(ctx, found[2])
+        base = chances[0]
+        for index, (fate, _base, _dice) in enumerate(ctx.tier_values(found[2])):
             if 0 < fate <= state.available:
-                best = max(best, (_removal_chance(ctx, uid, index) - base) / fate)
+                best = max(best, (chances[index] - base) / fate)
     return best
 
 
 def _showdown_tier(ctx: Context, state: PlainState, ids: list[str]) -> str:
     """The tier whose removal chance, less what its Fate would do elsewhere, is best."""
     picked = state.showdown_pick or state.showdown_queue[0]
-    tiers = ctx.tier_values(ctx.located(picked)[2])
+    slot = ctx.located(picked)[2]
+    tiers, chances = ctx.tier_values(slot), _tier_chances(ctx, slot)
     elsewhere = _fate_use_elsewhere(ctx, state, picked)
     options = [i for i in ids if i.startswith("sd")]
 
     def gain(option: str) -> float:
         index = int(option[2:])
-        return _removal_chance(ctx, picked, index) - elsewhere * tiers[index][0]
+        return chances[index] - elsewhere * tiers[index][0]
 
     return max(options, key=lambda o: (gain(o), -int(o[2:])))

@@ -1052,14 +1052,20 @@ class Context:
         return known[1], steps_key
 
     def _steps(self, groups: list[list[str]]) -> list[list[str]]:
-        return [g + [d] for g in groups for d in ("-1", "+1") if self._can_step(g, d)]
-
-    def _can_step(self, group: list[str], direction: str) -> bool:
-        found = self.find(group[0])
-        if found is None:
-            return False
-        row, position, _slot, _card = found
-        return 0 <= position + int(direction) < len(self.s.rows[row])
+        """Each group with each direction its first card may move one space in its row: one
+        nearer ("-1") unless it lies at Range 1, one farther ("+1") unless it lies last."""
+        where, rows = self.where(), self.s.rows
+        steps = []
+        for group in groups:
+            found = where.get(group[0])
+            if found is None:
+                continue
+            row, position = found[0], found[1]
+            if position > 0:
+                steps.append([*group, "-1"])
+            if position + 1 < len(rows[row]):
+                steps.append([*group, "+1"])
+        return steps
 
     # -- the Showdown card -----------------------------------------------------------------
     def showdown(self) -> ShowdownCard:
