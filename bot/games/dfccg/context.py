@@ -152,6 +152,7 @@ class HandCard:
         "owner",
         "reach_base",
         "reach_dice",
+        "reach_most",
         "type",
         "unlimited",
         "value",
@@ -170,6 +171,7 @@ class HandCard:
         self.discard_base, self.discard_dice = card.discard.base, card.discard.dice
         reach = card.range.value
         self.reach_base, self.reach_dice = reach.base, reach.dice
+        self.reach_most = reach.base + reach.dice
         self.unlimited = card.range.unlimited
         self.value = card.value
         self.value_base, self.value_dice = (

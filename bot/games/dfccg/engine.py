@@ -586,8 +586,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 for key, bonus in bonuses:
                     if self._reach_bonus(ctx, active, hand.card, False, bonus):
                         plays.append((ref, hand, key, bonus))
+            elif bonuses is _NO_BONUS:  # (the loop below, for the one bonus of 0)
+                if reach < hand.reach_most:
+                    plays.append((ref, hand, "", 0))
             else:
-                top = hand.reach_base + hand.reach_dice
+                top = hand.reach_most
                 for key, bonus in bonuses:
                     if reach < top + bonus:
                         plays.append((ref, hand, key, bonus))
