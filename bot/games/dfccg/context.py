@@ -755,7 +755,7 @@ class Context:
             elif job.action is None or job.action not in forbids:
                 can_receive = self.can_receive
                 return [[p[2].uid] for p in laid if p[1] < limit and can_receive(p[2])]
-        # The cards the selector matches within reach, in row order: (row, position, slot).
+        # The cards the selector matches within reach, in row order (as ``laid_out`` has them).
         matching: list[Placed]
         if only_types and len(types) == 1:
             matching = [placed for placed in self.laid_out(types[0]) if placed[1] < limit]

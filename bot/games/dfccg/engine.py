@@ -98,7 +98,7 @@ END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 # bonus).
 Play = tuple[CardRef, HandCard, str, int]
 
-_FORBIDDEN = object()  # see DfccgEngine.plays
+_FORBIDDEN = object()  # see DfccgEngine._action_gates
 _NO_BONUS: list[tuple[str, int]] = [("", 0)]  # a hand with no Talent readied (never changed)
 # The action types whose default main effect adds tokens (see context.default_main).
 _ADDS = frozenset(("attack", "investigate"))
@@ -562,8 +562,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     self._action_gates(ctx, active)
                     if not allow and memo is not None
                     else {  # (the nearest targets are not worked out)
-                        kind: _FORBIDDEN if ctx.action_blocked(kind, active, None) else None
-                        for kind in ACTION_TARGET
+                        action: _FORBIDDEN if ctx.action_blocked(action, active, None) else None
+                        for action in ACTION_TARGET
                     }
                 )
             gate = gates[kind]
