@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import itertools
 import json
 import logging
@@ -33,6 +32,7 @@ from typing import Any
 
 from bench.pong import PongBot
 from bench.scenarios import SCENARIOS, Lane, Scenario
+from bot.__main__ import collector_as_deployed
 from bot.config import Settings
 from bot.testing.fake_discord import FakeDiscord
 from bot.testing.harness import Reply, Table
@@ -118,7 +118,13 @@ async def _measure(
             elif scenario.used_up and scenario.renew and scenario.used_up.search(text):
                 await scenario.renew(table, lane)
 
-    with _frozen_heap():
+    # The collector as the bot runs it, for pong's measurement as for the bot's: what set-up
+    # made is out of its reach, so a full collection walks only what the measured run keeps,
+    # not the bench's imports and every earlier table (unfrozen, those made 140-290 ms pauses
+    # in some runs and not in others: pong's own p99 went from 39 to 497 ms between
+    # neighbouring runs); with Python's default thresholds, collections took 1-2 s of CPU in a
+    # 2,000-roll run at concurrency 50.
+    with collector_as_deployed():
         started, cpu_started = time.perf_counter(), time.process_time()
         pictures_started = _picture_cpu(spread)
         stop_at = started + (budget or 0.0)
@@ -143,19 +149,6 @@ async def _measure(
         "failures": sum(wrong.values()),
         "wrong_replies": dict(wrong.most_common(3)),
     }
-
-
-def _frozen_heap() -> contextlib.AbstractContextManager[None]:
-    """The collector as `python -m bot` sets it after start-up, for pong's measurement as for
-    the bot's. What set-up made is frozen out of its reach: a full collection then walks only
-    what the measured run itself keeps (the bot's and the fake's), not the bench's imports and
-    every earlier table. Unfrozen, those made 140-290 ms pauses in some runs and not in others
-    (pong's own p99 went from 39 to 497 ms between neighbouring runs), and slowed the AI-only
-    games measured last. With Python's default thresholds, collections took 1-2 s of CPU in a
-    2,000-roll run at concurrency 50."""
-    from bot.__main__ import collector_as_deployed
-
-    return collector_as_deployed()
 
 
 def _picture_cpu(tables: list[Table]) -> float:
@@ -324,7 +317,7 @@ def _dreamwars_simulation_line(games: int) -> dict[str, Any]:
     from bot.games.base import get_engine
 
     engine = get_engine("dreamwars")
-    with _frozen_heap():
+    with collector_as_deployed():
         result = engine.simulate(engine.parse_options({}), 4, games, seed=1)
     return {"scenario": "dreamwars-simulation", **result}
 
@@ -332,7 +325,7 @@ def _dreamwars_simulation_line(games: int) -> dict[str, Any]:
 def _simulation_line(games: int) -> dict[str, Any]:
     from bot.games.dfccg.simulate import simulate
 
-    with _frozen_heap():
+    with collector_as_deployed():
         result = simulate(games, 3, "wizard", "storm-front", seed=1)
     return {"scenario": "dfccg-simulation", **result}
 
@@ -341,7 +334,7 @@ def _vampire_simulation_line(games: int) -> dict[str, Any]:
     from bot.games.base import get_engine
 
     engine = get_engine("vampire-empire")
-    with _frozen_heap():
+    with collector_as_deployed():
         result = engine.simulate(engine.parse_options({}), 2, games, seed=1)
     return {"scenario": "vampire-empire-simulation", **result}
 

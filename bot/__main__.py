@@ -106,8 +106,10 @@ def collector_as_deployed() -> Iterator[None]:
     """The collector as `settle_garbage_collector` leaves it, for a measured stretch (the
     bench, `simulate`), restored afterwards: what was made before is frozen out of its reach,
     so a full collection walks only what the stretch itself keeps, and collections run as
-    rarely as in the bot (AI-only games: 3-5 % fewer instructions)."""
+    rarely as in the bot (AI-only games: 3-5 % fewer instructions). A caller that had frozen
+    its heap already (the bot, after start-up) keeps it frozen."""
     before = gc.get_threshold()
+    was_frozen = gc.get_freeze_count() > 0
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
@@ -115,7 +117,8 @@ def collector_as_deployed() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*before)
-        gc.unfreeze()
+        if not was_frozen:
+            gc.unfreeze()
 
 
 def settle_garbage_collector() -> None:
