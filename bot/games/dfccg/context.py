@@ -1014,21 +1014,20 @@ class Context:
         if type(effect) is Draw:
             t = self.s.tableaux[job.tableau]
             return bool(t.deck or t.discard)
-        # A targeted effect: kept, by job and effect, as long as the targets it comes from
-        # (until the rows change). The rules ask this of probe jobs (``probe_job``: never
-        # changed) and of new jobs; the kept answer holds its job, so no other job has its id.
+        # A targeted effect: kept, by effect and what of the job its targets depend on (as
+        # ``_kept_candidates`` keys them), as long as the targets (until the rows change).
         store = self._layout
-        possible_key = ("possible", id(job), id(effect))
+        possible_key = ("possible", id(effect), job.reach, job.unlimited, job.action, job.tableau)
         known = store.get(possible_key)
-        if known is not None and known[1] is effect:
-            return known[2]  # type: ignore[no-any-return]
+        if known is not None and known[0] is effect:
+            return known[1]  # type: ignore[no-any-return]
         amount = token_amount(effect)[1] if type(effect) is AddTokens else 0
         groups, key = self._kept_candidates(effect, job, amount)
         if type(effect) is MoveCard and effect.to == "step":
             groups, key = self._kept_steps(effect, groups, key)
         possible = bool(groups)
         if key is not None:
-            store[possible_key] = (job, effect, possible)
+            store[possible_key] = (effect, possible)
         return possible
 
     def target_groups(self, effect: Effect, job: PlainJob, amount: int = 0) -> list[list[str]]:

@@ -139,6 +139,59 @@ def test_the_kept_table_effects_are_always_the_ones_worked_out_anew(
     assert len(uses) > 1000
 
 
+def test_the_kept_nemesis_limit_effects_per_space_and_stats_are_the_ones_worked_out_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three more answers a context keeps (the Nemesis limit under a key of its own, the
+    table's effects per space, a look's stats with every modifier): at every use over whole
+    games, with both kinds of Events, each is what working it out again gives."""
+    from bot.games.dreamwars import engine as dw
+
+    uses = {"limit": 0, "here": 0, "value": 0}
+    kept_limit, kept_here, kept_value = (
+        dw._Ctx.nemesis_limit,
+        dw._Ctx.table_effects_at,
+        dw._Ctx.value,
+    )
+
+    def limit(self: dw._Ctx) -> int:
+        found = kept_limit(self)
+        assert found == self._nemesis_limit()
+        uses["limit"] += 1
+        return found
+
+    def here(self: dw._Ctx, node: str) -> list[object]:
+        found = kept_here(self, node)
+        assert found == [
+            e for e in self.table_effects() if e.where == "any" or self.at(e.where, node)
+        ]
+        uses["here"] += 1
+        return found  # type: ignore[return-value]
+
+    def value(
+        self: dw._Ctx, i: int, stat: str, weapon: str | None = None, effects: object = None
+    ) -> int:
+        found = kept_value(self, i, stat, weapon, effects)  # type: ignore[arg-type]
+        if effects is None:
+            mods = sum(
+                e.amount
+                for e in self.hero_effects(i, weapon)
+                if e.stat == stat and e.kind == "modify"
+            )
+            assert found == self._stat(i, stat, mods)
+            uses["value"] += 1
+        return found
+
+    monkeypatch.setattr(dw._Ctx, "nemesis_limit", limit)
+    monkeypatch.setattr(dw._Ctx, "table_effects_at", here)
+    monkeypatch.setattr(dw._Ctx, "value", value)
+    for options, players in (({}, 3), ({"simple_events": True}, 4), ({}, 1)):
+        parsed = ENGINE.parse_options(options)
+        for seed in range(3):
+            ENGINE.play_ai_game(parsed, players, random.Random(seed))
+    assert min(uses.values()) > 1000, uses
+
+
 def test_a_reach_past_the_kept_tables_is_worked_out() -> None:
     """The board keeps the spaces within 0-6 of each space; a longer reach (a range made longer
     by bonuses) is worked out when asked, not a KeyError."""
