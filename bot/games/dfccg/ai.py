@@ -13,6 +13,7 @@ roll is to remove its card against what the Fate would do for the others.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol
 
@@ -263,17 +264,22 @@ def _removal_chance(ctx: Context, uid: str, tier_index: int) -> float:
     found = ctx.find(uid)
     if found is None:
         return 0.0
-    slot = found[2]
-    need = (ctx.values[slot.card_id] or 0) - slot.tokens
-    tiers = ctx.tier_values(slot)
-    _fate, base, dice = tiers[tier_index if tier_index < len(tiers) else len(tiers) - 1]
-    return _dice_at_least(dice, need - base)
+    tiers = ctx.tier_values(found[2])
+    return _chances_at(ctx, found[2], [tiers[min(tier_index, len(tiers) - 1)]])[0]
 
 
 def _tier_chances(ctx: Context, slot: PlainSlot) -> list[float]:
     """``_removal_chance`` of the slot's card at each tier of the Showdown card."""
+    return _chances_at(ctx, slot, ctx.tier_values(slot))
+
+
+def _chances_at(
+    ctx: Context, slot: PlainSlot, tiers: Sequence[tuple[int, int, int]]
+) -> list[float]:
+    """The chance of removing the slot's card with each (fate, base, dice) tier: the dice must
+    make up what its value, less its tokens and the tier's base, still needs."""
     need = (ctx.values[slot.card_id] or 0) - slot.tokens
-    return [_dice_at_least(dice, need - base) for _fate, base, dice in ctx.tier_values(slot)]
+    return [_dice_at_least(dice, need - base) for _fate, base, dice in tiers]
 
 
 def _fate_use_elsewhere(ctx: Context, state: PlainState, picked: str) -> float:
