@@ -147,12 +147,16 @@ def _combat(view: SeatView, moves: list[Move]) -> Move:
     combat = view.combat
     assert combat is not None
     cards = view.cards
-    done = marker = cancel = None
-    plays = []
-    for move in moves:
+    done = marker = cancel = strongest = None
+    strongest_value = -1
+    play_values = 0  # what every play would add
+    for move in moves:  # (one pass: this runs at every step of every fight)
         kind = move.kind
         if kind == "play":
-            plays.append(move)
+            value = cards[move.info].value
+            play_values += value
+            if value > strongest_value:  # the first of the strongest
+                strongest, strongest_value = move, value
         elif kind == "done":
             done = move
         elif kind == "support":
@@ -160,27 +164,28 @@ def _combat(view: SeatView, moves: list[Move]) -> Move:
                 marker = move
             elif cancel is None and move.id[0] == "n":
                 cancel = move
-    if len(plays) > 1:
-        plays.sort(key=lambda m: -cards[m.info].value)  # the strongest first (stable)
     attack, defence = view.attack, view.defence
     if combat.side == view.side:  # attacking
         wanted = defence + (2 if combat.round == 1 else 0)
         if attack <= wanted and marker is not None:
             return marker
-        if attack <= wanted and plays:
-            return plays[0]
-        return done or plays[0]
+        if attack <= wanted and strongest is not None:
+            return strongest
+        if done is not None:
+            return done
+        assert strongest is not None  # (a fight begins only when the hand can win it)
+        return strongest
     if view.side == VAMPIRES:
         worth = combat.target in view.mine
     else:
         worth = combat.target not in view.revealed or combat.target in view.mine
     if not worth:
         return done or moves[-1]
-    reachable = defence + sum(cards[m.info].value for m in plays)
+    reachable = defence + play_values
     if reachable < attack and cancel is not None:
         return cancel
     if defence < attack and marker is not None:
         return marker
-    if defence < attack and plays and reachable >= attack:
-        return plays[0]
+    if defence < attack and strongest is not None and reachable >= attack:
+        return strongest
     return done or moves[-1]

@@ -59,7 +59,7 @@ from bot.games.vampire_empire.state import (
     VeState,
     fork,
     model,
-    plain,
+    new_plain,
 )
 
 CASTLE_SIZE = 3
@@ -245,6 +245,10 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
     # -- setup -------------------------------------------------------------------------------
     def new_game(self, options: VeOptions, seats: list[str], rng: random.Random) -> VeState:
+        return VeState(**self._deal(options, seats, rng))
+
+    def _deal(self, options: VeOptions, seats: list[str], rng: random.Random) -> dict[str, Any]:
+        """A new game's set-up: the fields of its state that have no default."""
         if len(seats) != 2:
             raise VeRuleError("Vampire Empire is for exactly two players.")
         self._pack(options.deck_pack)
@@ -261,18 +265,18 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             rng.shuffle(deck)
         hands = [deck[:HAND_SIZE] for deck in decks]
         decks = [deck[HAND_SIZE:] for deck in decks]
-        return VeState(
-            options=options,
-            seats=by_side,
-            vampires=sorted(tokens[:3]),
-            known_humans=sorted(tokens[3:5]),
-            castle=city[:CASTLE_SIZE],
-            city=city[CASTLE_SIZE:],
-            decks=decks,
-            hands=hands,
-            cellars=[[], []],
-            moats=[[], []],
-        )
+        return {
+            "options": options,
+            "seats": by_side,
+            "vampires": sorted(tokens[:3]),
+            "known_humans": sorted(tokens[3:5]),
+            "castle": city[:CASTLE_SIZE],
+            "city": city[CASTLE_SIZE:],
+            "decks": decks,
+            "hands": hands,
+            "cellars": [[], []],
+            "moats": [[], []],
+        }
 
     # -- queries -----------------------------------------------------------------------------
     def side_of(self, state: VeState, seat: str) -> int | None:
@@ -330,9 +334,6 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         return to_draw == 0 and not state.hands[side]
 
     # -- combat rules --------------------------------------------------------------------------
-    def is_revealed(self, state: VeState, character: int) -> bool:
-        return character in state.revealed
-
     def fight_bits(
         self, state: VeState, side: int, attacker: int, target: int, attacking: int
     ) -> int:
@@ -369,7 +370,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
 
     def targets(self, state: VeState, attacker: int) -> list[int]:
         others = [c for c in state.castle if c != attacker]
-        if self.is_revealed(state, attacker) and not state.options.vampire_attacks_vampire:
+        if attacker in state.revealed and not state.options.vampire_attacks_vampire:
             others = [c for c in others if c not in state.revealed]
         return others
 
@@ -467,22 +468,21 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         mine = combat.attacker if attacking else combat.target
         wanted = "attack" if attacking else "defence"
         moves = []
-        last = None
-        for number in sorted(state.hands[side]):  # (``_distinct``, the hot path's own)
+        last = None  # the id of the last card offered: its copies come next (``_distinct``)
+        for number in sorted(state.hands[side]):
             card = cards[number]
-            if card.id == last:
-                continue
-            last = card.id
-            if card.bits & counting:
-                moves.append(card.play)
-                continue  # (a support card never counts)
-            if card.effect is None:
-                continue
-            if card.timing == "combat" and card.marker == wanted:
-                if self._marker_fits(state, mine, wanted):
-                    moves.append(card.markers[mine])
-            if card.cancel is not None and not attacking and self._may_cancel(state, combat):
-                moves.append(card.cancel)
+            if card.bits & counting:  # (a support card never counts)
+                if card.id != last:
+                    moves.append(card.play)
+                    last = card.id
+            elif card.effect is not None and card.id != last:
+                if card.timing == "combat" and card.marker == wanted:
+                    if self._marker_fits(state, mine, wanted):
+                        moves.append(card.markers[mine])
+                        last = card.id
+                elif card.cancel is not None and not attacking and self._may_cancel(state, combat):
+                    moves.append(card.cancel)
+                    last = card.id
         if attacking:
             if combat.round == 2 or attack > combat.start_defence:
                 moves.append(done(True, attack))
@@ -545,23 +545,30 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         return free + main
 
     def _fights(self, state: VeState, cards: Cards, side: int) -> list[Move]:
-        """The fights ``side`` may begin (``can_start`` of each), the hand's best attack worked
-        out once for each thing that makes cards count."""
+        """The fights ``side`` may begin: ``can_start`` of each attacker and target, with what
+        makes a card count (``fight_bits`` of the attacking side, restated here: this runs at
+        every turn; a test holds it to ``can_start``) worked out once per attacker, and the
+        hand's best attack summed once for each set of bits."""
         fights = []
         best: dict[int, int] = {}
-        hand = state.hands[side]
+        hand = [cards[c] for c in state.hands[side]]
+        revealed = state.revealed
         attack_markers, defence_markers = state.attack_markers, state.defence_markers
-        fight_bits = self.fight_bits
+        humans = side == HUMANS
         for attacker in self.attackers(state, side):
+            bits = CHARACTER_BITS[attacker]  # its own profession
+            if not humans and attacker in revealed:
+                bits |= VAMPIRE_BIT  # vampire cards, for a revealed vampire
+            strength = attack_markers[attacker]
+            row = FIGHT[attacker]
             for target in self.targets(state, attacker):
-                wanted = fight_bits(state, side, attacker, target, side)
+                # holy water, for the human player against a revealed vampire
+                wanted = bits | HOLY_WATER_BIT if humans and target in revealed else bits
                 found = best.get(wanted)
                 if found is None:
-                    found = best[wanted] = sum(
-                        cards[c].value for c in hand if cards[c].bits & wanted
-                    )
-                if found + attack_markers[attacker] > defence_markers[target]:
-                    fights.append(FIGHT[attacker][target])
+                    found = best[wanted] = sum([c.value for c in hand if c.bits & wanted])
+                if found + strength > defence_markers[target]:
+                    fights.append(row[target])
         return fights
 
     @staticmethod
@@ -959,7 +966,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     ) -> tuple[PlainState, int]:
         """``play_ai_game`` with the final state left plain (for ``simulate``, which reads it
         through ``result`` and the fields the model and the plain state share)."""
-        working = plain(self.new_game(options, [f"ai{i}" for i in range(players)], rng))
+        working = new_plain(self._deal(options, [f"ai{i}" for i in range(players)], rng))
         state = cast(VeState, working)  # (the rules read and write it as the model)
         cards = self.plain_cards(state)
         move = _QuietMove(working, cards, rng)

@@ -3,7 +3,8 @@ cards 0-79, see cards.py), so that a move copies a few short lists and nothing d
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
@@ -249,6 +250,26 @@ def plain(state: VeState) -> PlainState:
         for name in _COMBAT_FIELDS:
             setattr(fight, name, getattr(combat, name))
         new.combat = fight  # type: ignore[attr-defined]
+    return new
+
+
+# what a new state holds besides its set-up: the model's defaults, a new list or dict from a
+# factory for each state (asked of pydantic once: its ``get_default`` is slow)
+_DEFAULTS: tuple[tuple[str, Callable[[], Any] | None, Any], ...] = tuple(
+    (name, cast(Callable[[], Any] | None, field.default_factory), field.default)
+    for name, field in VeState.model_fields.items()
+    if not field.is_required()
+)
+
+
+def new_plain(values: dict[str, Any]) -> PlainState:
+    """The working state ``VeState(**values)`` would start as (``values``: the fields that have
+    no default, made by the caller for this state alone: they are not copied)."""
+    new = PlainState()
+    for name, factory, default in _DEFAULTS:
+        setattr(new, name, default if factory is None else factory())
+    for name, value in values.items():
+        setattr(new, name, value)
     return new
 
 

@@ -173,9 +173,10 @@ def build(
 class SeatView:
     """A side's private view as plain data, for its AI: the public table, its own hand and its
     own secret characters (the vampires, or the two known humans), nothing else. Its lists are
-    the state's own, read as they are when read (before the move is applied), never changed;
-    an AI-only game keeps one per seat and brings it up to date (``update``) before each of
-    that seat's moves."""
+    the state's own, read as they are when read (before the move is applied), never changed.
+    An AI-only game keeps one per seat on its working state, whose lists are changed in place
+    and never replaced, and brings the rest up to date (``update``) before each of that seat's
+    moves."""
 
     __slots__ = (
         "attack",
@@ -193,6 +194,7 @@ class SeatView:
         "revealed",
         "side",
         "tested",
+        "vampires",
         "_deaths_seen",
     )
 
@@ -209,32 +211,32 @@ class SeatView:
         self.side = side
         self.cards = cards  # the pack's cards by number (public content)
         self.mine = state.vampires if side == VAMPIRES else state.known_humans
+        self.vampires = state.vampires  # (only to say which of the dead were vampires)
+        self.hand = state.hands[side]
+        self.castle = state.castle
+        self.revealed = state.revealed
+        self.tested = state.tested
+        self.attacks = state.attacks
         self.dead = state.dead
         self.dead_vampires: list[int] = []
         self._deaths_seen = 0
         self.update(engine, state)
 
     def update(self, engine: Rules, state: VeState) -> None:
-        """Read the state again, for the next step of a state changed in place (an AI-only
-        game's, which keeps one view per seat): a list a move replaces is read anew."""
-        self.phase = state.phase
-        self.hand = state.hands[self.side]
-        self.castle = state.castle
-        self.revealed = state.revealed
-        self.tested = state.tested
-        self.attacks = state.attacks
-        dead = state.dead
-        if dead is not self.dead or len(dead) != self._deaths_seen:
-            self.dead = dead
+        """Read again what a move replaces (phase, fight, the pile looked through) and what
+        follows from the lists a move changes (the dead vampires), for the next step."""
+        self.phase = phase = state.phase
+        dead = self.dead
+        if len(dead) != self._deaths_seen:
             # each death is declared (vampire or human) to both players
-            self.dead_vampires = [c for c in dead if c in state.vampires]
+            self.dead_vampires = [c for c in dead if c in self.vampires]
             self._deaths_seen = len(dead)
         combat = self.combat = state.combat
         self.attack, self.defence = (
             (0, 0) if combat is None else engine.totals(state, self.cards, combat)
         )
         self.choosing = None
-        if state.choosing is not None and state.phase == "choose":
+        if phase == "choose" and state.choosing is not None:
             piles = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
             # the pile this side looks through, sorted: its order (top of the deck first) is
             # hidden

@@ -7,13 +7,26 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from typing import cast
 
 import pytest
 
+from bot.games.base import Move
 from bot.games.simulate import play_one
 from bot.games.vampire_empire import ENGINE
+from bot.games.vampire_empire import engine as engine_module
+from bot.games.vampire_empire.ai import choose
 from bot.games.vampire_empire.cards import NAMES
-from bot.games.vampire_empire.state import SIDE_NAMES, VAMPIRES, Combat, PlainCombat, model
+from bot.games.vampire_empire.state import (
+    SIDE_NAMES,
+    VAMPIRES,
+    Combat,
+    PlainCombat,
+    PlainState,
+    VeState,
+    model,
+    new_plain,
+)
 from bot.games.vampire_empire.views import SeatView
 
 OPTIONS = [
@@ -134,3 +147,70 @@ def test_a_plain_combat_starts_as_a_combat_does() -> None:
         Combat.model_validate(given).model_dump()
     )
     assert first.defence_cards is not second.defence_cards
+
+
+def test_a_plain_new_game_starts_as_the_model_does() -> None:
+    """``new_plain`` fills in the model's defaults itself: the same set-up gives the same state,
+    and each state has lists of its own."""
+    parsed = ENGINE.parse_options({})
+    for seed in range(3):
+        fresh = new_plain(ENGINE._deal(parsed, ["a", "b"], random.Random(seed)))
+        made = ENGINE.new_game(parsed, ["a", "b"], random.Random(seed))
+        assert model(fresh).model_dump_json() == made.model_dump_json()
+    first = new_plain(ENGINE._deal(parsed, ["a", "b"], random.Random(0)))
+    second = new_plain(ENGINE._deal(parsed, ["a", "b"], random.Random(0)))
+    assert first.attacks is not second.attacks and first.tested is not second.tested
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_the_fights_offered_are_those_can_start_allows(options: dict[str, object]) -> None:
+    """``_fights`` works out what makes a card count itself (``fight_bits``, restated):
+    at every turn of seeded games it offers exactly the fights ``can_start`` allows."""
+    rng = random.Random(5)
+    parsed = ENGINE.parse_options(options)
+    for _game in range(4):
+        state = ENGINE.new_game(parsed, ["a", "b"], rng)
+        cards = ENGINE.plain_cards(state)
+        while not ENGINE.is_over(state):
+            side = ENGINE.acting_side(state)
+            assert side is not None
+            if state.phase == "act":
+                allowed = [
+                    f"c:{attacker}:{target}"
+                    for attacker in ENGINE.attackers(state, side)
+                    for target in ENGINE.targets(state, attacker)
+                    if ENGINE.can_start(state, cards, side, attacker, target)
+                ]
+                assert [m.id for m in ENGINE._fights(state, cards, side)] == allowed
+            seat = state.seats[side]
+            state, _events = ENGINE.apply(state, seat, ENGINE.choose_action(state, seat, rng), rng)
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_the_views_an_ai_only_game_keeps_are_the_views_made_afresh(
+    options: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An AI-only game keeps one ``SeatView`` per seat and only reads again what a move
+    replaces: before every choice it holds what a view made afresh from the state holds."""
+    working: list[PlainState] = []
+    choices = 0
+
+    def keep(values: dict[str, object]) -> PlainState:
+        working.append(new_plain(values))
+        return working[-1]
+
+    def check(view: SeatView, moves: list[Move], rng: random.Random) -> Move:
+        nonlocal choices
+        state = cast(VeState, working[-1])
+        fresh = SeatView(ENGINE, state, view.cards, view.side)
+        for name in SeatView.__slots__:
+            assert getattr(view, name) == getattr(fresh, name), name
+        choices += 1
+        return choose(view, moves, rng)
+
+    monkeypatch.setattr(engine_module, "new_plain", keep)
+    monkeypatch.setattr(engine_module, "choose", check)
+    parsed = ENGINE.parse_options(options)
+    for seed in range(4):
+        ENGINE.play_ai_summary(parsed, 2, random.Random(seed))
+    assert choices > 100
