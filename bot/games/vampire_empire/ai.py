@@ -143,14 +143,34 @@ def _human_turn(
     return moves[0]
 
 
+def done_at_once(view: SeatView) -> bool:
+    """In a fight, whether the seat ends its step whatever its hand holds: its attack already
+    beats what it wants, or its defence is not worth making or already holds. ``done`` is then
+    always offered (an attack above the defence is above the starting one; a defender may
+    always stop), so an AI-only game asks this before it makes the moves."""
+    combat = view.combat
+    assert combat is not None
+    if combat.side == view.side:  # attacking
+        return view.attack > view.defence + (2 if combat.round == 1 else 0)
+    return not _worth_defending(view, combat.target) or view.defence >= view.attack
+
+
+def _worth_defending(view: SeatView, target: int) -> bool:
+    if view.side == VAMPIRES:
+        return target in view.mine
+    return target not in view.revealed or target in view.mine
+
+
 def _combat(view: SeatView, moves: list[Move]) -> Move:
+    if done_at_once(view):
+        return moves[-1]  # done (offered last)
     combat = view.combat
     assert combat is not None
     cards = view.cards
     done = marker = cancel = strongest = None
     strongest_value = -1
     play_values = 0  # what every play would add
-    for move in moves:  # (one pass: this runs at every step of every fight)
+    for move in moves:  # (one pass: this runs at most steps of a fight)
         kind = move.kind
         if kind == "play":
             value = cards[move.info].value
@@ -165,27 +185,20 @@ def _combat(view: SeatView, moves: list[Move]) -> Move:
             elif cancel is None and move.id[0] == "n":
                 cancel = move
     attack, defence = view.attack, view.defence
-    if combat.side == view.side:  # attacking
-        wanted = defence + (2 if combat.round == 1 else 0)
-        if attack <= wanted and marker is not None:
+    if combat.side == view.side:  # attacking, and not enough yet
+        if marker is not None:
             return marker
-        if attack <= wanted and strongest is not None:
+        if strongest is not None:
             return strongest
-        if done is not None:
-            return done
-        assert strongest is not None  # (a fight begins only when the hand can win it)
-        return strongest
-    if view.side == VAMPIRES:
-        worth = combat.target in view.mine
-    else:
-        worth = combat.target not in view.revealed or combat.target in view.mine
-    if not worth:
-        return done or moves[-1]
+        assert done is not None  # (with nothing to add, the attack is above the start)
+        return done
+    # a defence worth making, below the attack
     reachable = defence + play_values
     if reachable < attack and cancel is not None:
         return cancel
-    if defence < attack and marker is not None:
+    if marker is not None:
         return marker
-    if defence < attack and strongest is not None and reachable >= attack:
+    if strongest is not None and reachable >= attack:
         return strongest
-    return done or moves[-1]
+    assert done is not None
+    return done

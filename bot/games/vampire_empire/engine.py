@@ -29,7 +29,7 @@ from bot.games.base import (
 )
 from bot.games.simulate import MAX_STEPS
 from bot.games.vampire_empire import views
-from bot.games.vampire_empire.ai import choose
+from bot.games.vampire_empire.ai import choose, done_at_once
 from bot.games.vampire_empire.cards import HAND_SIZE, CardDef, Pack, load_packs
 from bot.games.vampire_empire.plain import (
     BACK,
@@ -369,10 +369,10 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         return revealed or [c for c in state.castle if c not in state.revealed]
 
     def targets(self, state: VeState, attacker: int) -> list[int]:
-        others = [c for c in state.castle if c != attacker]
         if attacker in state.revealed and not state.options.vampire_attacks_vampire:
-            others = [c for c in others if c not in state.revealed]
-        return others
+            revealed = state.revealed
+            return [c for c in state.castle if c != attacker and c not in revealed]
+        return [c for c in state.castle if c != attacker]
 
     def can_start(
         self,
@@ -532,10 +532,12 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             if state.city or options.hide_with_empty_city == "allow":
                 main += [HIDE[character] for character in state.castle]
         if side == HUMANS and self._can_pay(hand, cards, "w"):
-            for character in range(9):
-                if character in state.dead or character in state.revealed:
-                    continue
-                main.append(HOLY_WATER[character][character in state.castle])
+            dead, revealed, castle = state.dead, state.revealed, state.castle
+            main += [
+                water[character in castle]
+                for character, water in enumerate(HOLY_WATER)
+                if character not in dead and character not in revealed
+            ]
         main += self._fights(state, cards, side)
         if not main:
             if options.no_legal_action == "discard" and hand:
@@ -601,10 +603,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def _can_pay(hand: list[int], cards: Cards, kind: str) -> bool:
         wanted, count = PAYMENTS[kind]
         bit = PAYMENT_BITS[wanted]
-        for card in hand:
-            if cards[card].bits & bit:
-                count -= 1
-        return count <= 0
+        return len([c for c in hand if cards[c].bits & bit]) >= count
 
     # -- apply ---------------------------------------------------------------------------------
     def apply(
@@ -977,6 +976,9 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                 return working, step
             view = seat_views[side]
             view.update(self, state)
+            if view.phase == "combat" and done_at_once(view):
+                self._do(move, side, "done")  # (what ``choose`` would pick: no need to look)
+                continue
             chosen = choose(view, self._moves(state, cards, side, (view.attack, view.defence)), rng)
             self._do(move, side, chosen.id)
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")

@@ -194,7 +194,6 @@ class SeatView:
         "revealed",
         "side",
         "tested",
-        "vampires",
         "_deaths_seen",
     )
 
@@ -206,12 +205,12 @@ class SeatView:
     dead: Sequence[int]
     tested: Mapping[str, bool]  # public holy water answers, by str(character)
     attacks: Sequence[int]  # public: fights begun by each character
+    choosing: list[int] | None  # the pile a take effect looks through, sorted
 
     def __init__(self, engine: Rules, state: VeState, cards: Sequence[Any], side: int) -> None:
         self.side = side
         self.cards = cards  # the pack's cards by number (public content)
         self.mine = state.vampires if side == VAMPIRES else state.known_humans
-        self.vampires = state.vampires  # (only to say which of the dead were vampires)
         self.hand = state.hands[side]
         self.castle = state.castle
         self.revealed = state.revealed
@@ -229,15 +228,17 @@ class SeatView:
         dead = self.dead
         if len(dead) != self._deaths_seen:
             # each death is declared (vampire or human) to both players
-            self.dead_vampires = [c for c in dead if c in self.vampires]
+            self.dead_vampires = [c for c in dead if c in state.vampires]
             self._deaths_seen = len(dead)
         combat = self.combat = state.combat
-        self.attack, self.defence = (
-            (0, 0) if combat is None else engine.totals(state, self.cards, combat)
-        )
-        self.choosing = None
+        if combat is None:
+            self.attack = self.defence = 0
+        else:
+            self.attack, self.defence = engine.totals(state, self.cards, combat)
         if phase == "choose" and state.choosing is not None:
             piles = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
             # the pile this side looks through, sorted: its order (top of the deck first) is
             # hidden
             self.choosing = sorted(piles[state.choosing][self.side])
+        else:
+            self.choosing = None

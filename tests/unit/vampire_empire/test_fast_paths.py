@@ -15,7 +15,7 @@ from bot.games.base import Move
 from bot.games.simulate import play_one
 from bot.games.vampire_empire import ENGINE
 from bot.games.vampire_empire import engine as engine_module
-from bot.games.vampire_empire.ai import choose
+from bot.games.vampire_empire.ai import choose, done_at_once
 from bot.games.vampire_empire.cards import NAMES
 from bot.games.vampire_empire.state import (
     SIDE_NAMES,
@@ -214,3 +214,24 @@ def test_the_views_an_ai_only_game_keeps_are_the_views_made_afresh(
     for seed in range(4):
         ENGINE.play_ai_summary(parsed, 2, random.Random(seed))
     assert choices > 100
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_done_at_once_is_only_asked_when_done_is_offered(options: dict[str, object]) -> None:
+    """An AI-only game ends a fighter's step without making its moves when ``done_at_once``
+    says so: ``done`` must then be offered (it is the last move)."""
+    rng = random.Random(9)
+    parsed = ENGINE.parse_options(options)
+    asked = 0
+    for _game in range(6):
+        state = ENGINE.new_game(parsed, ["a", "b"], rng)
+        cards = ENGINE.plain_cards(state)
+        while not ENGINE.is_over(state):
+            side = ENGINE.acting_side(state)
+            assert side is not None
+            if state.phase == "combat" and done_at_once(SeatView(ENGINE, state, cards, side)):
+                assert ENGINE.moves(state, side)[-1].id == "done"
+                asked += 1
+            seat = state.seats[side]
+            state, _events = ENGINE.apply(state, seat, ENGINE.choose_action(state, seat, rng), rng)
+    assert asked > 20
