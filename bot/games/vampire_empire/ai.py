@@ -75,7 +75,11 @@ def _discard(view: SeatView, moves: list[Move], rng: random.Random) -> Move:
 def _turn(view: SeatView, moves: list[Move], rng: random.Random) -> Move:
     by_kind: dict[str, list[Move]] = {}
     for move in moves:
-        by_kind.setdefault(move.kind, []).append(move)
+        group = by_kind.get(move.kind)
+        if group is None:
+            by_kind[move.kind] = [move]
+        else:
+            group.append(move)
     if view.side == VAMPIRES:
         return _vampire_turn(view, moves, by_kind, rng)
     return _human_turn(view, moves, by_kind, rng)
@@ -86,11 +90,15 @@ def _vampire_turn(
 ) -> Move:
     mine = view.mine
     castle, revealed, cards = view.castle, view.revealed, view.cards
-    shown = sum(1 for c in castle if c in revealed)
-    vampire_cards = sum(cards[c].value for c in view.hand if cards[c].vampire)
-    for move in by_kind.get("reveal", []):
-        if move.info in castle and (shown + 1 >= 3 or (vampire_cards >= 5 and rng.random() < 0.3)):
-            return move
+    reveals = by_kind.get("reveal")
+    if reveals:
+        shown = sum(1 for c in castle if c in revealed)
+        vampire_cards = sum(cards[c].value for c in view.hand if cards[c].vampire)
+        for move in reveals:
+            if move.info in castle and (
+                shown + 1 >= 3 or (vampire_cards >= 5 and rng.random() < 0.3)
+            ):
+                return move
     for move in by_kind.get("support", []):
         if "defence" in move.label and rng.random() < 0.5:
             if move.info[1] in mine:
@@ -164,6 +172,11 @@ def _worth_defending(view: SeatView, target: int) -> bool:
 def _combat(view: SeatView, moves: list[Move]) -> Move:
     if done_at_once(view):
         return moves[-1]  # done (offered last)
+    return weigh_fight(view, moves)
+
+
+def weigh_fight(view: SeatView, moves: list[Move]) -> Move:
+    """``choose`` in a fight where ``done_at_once`` is false."""
     combat = view.combat
     assert combat is not None
     cards = view.cards

@@ -29,7 +29,7 @@ from bot.games.base import (
 )
 from bot.games.simulate import MAX_STEPS
 from bot.games.vampire_empire import views
-from bot.games.vampire_empire.ai import choose, done_at_once
+from bot.games.vampire_empire.ai import choose, done_at_once, weigh_fight
 from bot.games.vampire_empire.cards import HAND_SIZE, CardDef, Pack, load_packs
 from bot.games.vampire_empire.plain import (
     BACK,
@@ -369,6 +369,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         return revealed or [c for c in state.castle if c not in state.revealed]
 
     def targets(self, state: VeState, attacker: int) -> list[int]:
+        """Whom ``attacker`` may attack (``_fights`` restates it)."""
         if attacker in state.revealed and not state.options.vampire_attacks_vampire:
             revealed = state.revealed
             return [c for c in state.castle if c != attacker and c not in revealed]
@@ -402,13 +403,10 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         ``legal_actions`` shows them)."""
         return self._moves(state, self.plain_cards(state), side)
 
-    def _moves(
-        self, state: VeState, cards: Cards, side: int, totals: tuple[int, int] | None = None
-    ) -> list[Move]:
-        """``moves`` (``totals``: the combat's, when the caller has them)."""
+    def _moves(self, state: VeState, cards: Cards, side: int) -> list[Move]:
         phase = state.phase
         if phase == "combat":
-            return self._combat_moves(state, cards, side, totals)
+            return self._combat_moves(state, cards, side, None)
         if phase == "discard":
             return [DRAW, *[cards[c].discard for c in self._distinct(state.hands[side], cards)]]
         if phase == "choose":
@@ -515,9 +513,12 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             for character in sorted(places):
                 if character in state.vampires and character not in state.revealed:
                     free.append(REVEAL[character])
-        supports = [c for c in hand if cards[c].effect is not None]
-        for number in self._distinct(supports, cards) if supports else supports:
+        last = None  # the id of the last support card seen: its copies come next (``_distinct``)
+        for number in sorted(hand):
             card = cards[number]
+            if card.effect is None or card.id == last:
+                continue
+            last = card.id
             timing = card.timing or "action"  # no timing given: it is the action
             if card.effect == "marker" and timing in ("turn", "action"):
                 kind = card.marker or "attack"
@@ -547,28 +548,39 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         return free + main
 
     def _fights(self, state: VeState, cards: Cards, side: int) -> list[Move]:
-        """The fights ``side`` may begin: ``can_start`` of each attacker and target, with what
-        makes a card count (``fight_bits`` of the attacking side, restated here: this runs at
-        every turn; a test holds it to ``can_start``) worked out once per attacker, and the
-        hand's best attack summed once for each set of bits."""
+        """The fights ``side`` may begin: ``can_start`` of each attacker and each of its
+        ``targets``. This runs at every turn, so it restates both (a test holds it to them):
+        what makes a card count (``fight_bits`` of the attacking side) is worked out once per
+        attacker, and the hand's best attack summed once for each set of bits."""
         fights = []
         best: dict[int, int] = {}
         hand = [cards[c] for c in state.hands[side]]
-        revealed = state.revealed
+        castle, revealed = state.castle, state.revealed
         attack_markers, defence_markers = state.attack_markers, state.defence_markers
         humans = side == HUMANS
+        no_vampire_targets = not state.options.vampire_attacks_vampire
         for attacker in self.attackers(state, side):
             bits = CHARACTER_BITS[attacker]  # its own profession
-            if not humans and attacker in revealed:
+            shown = attacker in revealed
+            if shown and not humans:
                 bits |= VAMPIRE_BIT  # vampire cards, for a revealed vampire
             strength = attack_markers[attacker]
             row = FIGHT[attacker]
-            for target in self.targets(state, attacker):
+            for target in castle:
+                if target == attacker:
+                    continue
+                target_shown = target in revealed
+                if target_shown and shown and no_vampire_targets:
+                    continue
                 # holy water, for the human player against a revealed vampire
-                wanted = bits | HOLY_WATER_BIT if humans and target in revealed else bits
+                wanted = bits | HOLY_WATER_BIT if humans and target_shown else bits
                 found = best.get(wanted)
                 if found is None:
-                    found = best[wanted] = sum([c.value for c in hand if c.bits & wanted])
+                    found = 0
+                    for card in hand:
+                        if card.bits & wanted:
+                            found += card.value
+                    best[wanted] = found
                 if found + strength > defence_markers[target]:
                     fights.append(row[target])
         return fights
@@ -603,7 +615,12 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def _can_pay(hand: list[int], cards: Cards, kind: str) -> bool:
         wanted, count = PAYMENTS[kind]
         bit = PAYMENT_BITS[wanted]
-        return len([c for c in hand if cards[c].bits & bit]) >= count
+        for card in hand:
+            if cards[card].bits & bit:
+                count -= 1
+                if not count:
+                    return True
+        return False
 
     # -- apply ---------------------------------------------------------------------------------
     def apply(
@@ -970,17 +987,26 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         cards = self.plain_cards(state)
         move = _QuietMove(working, cards, rng)
         seat_views = [views.SeatView(self, state, cards, side) for side in (VAMPIRES, HUMANS)]
+        handlers, fight_moves = self._handlers, self._combat_moves
         for step in range(MAX_STEPS):
             side = self.acting_side(state)
             if side is None:  # over
                 return working, step
             view = seat_views[side]
             view.update(self, state)
-            if view.phase == "combat" and done_at_once(view):
-                self._do(move, side, "done")  # (what ``choose`` would pick: no need to look)
-                continue
-            chosen = choose(view, self._moves(state, cards, side, (view.attack, view.defence)), rng)
-            self._do(move, side, chosen.id)
+            if view.phase != "combat":
+                action_id = choose(view, self._moves(state, cards, side), rng).id
+            elif done_at_once(view):  # (most steps are a fight's: ``choose``'s, asked directly)
+                action_id = "done"  # (no need to make the moves: done is among them)
+            else:
+                offered = fight_moves(state, cards, side, (view.attack, view.defence))
+                action_id = weigh_fight(view, offered).id
+            # ``_do``, inline (this runs at every step)
+            kind, _, rest = action_id.partition(":")
+            handlers[kind](move, side, rest)
+            if move.changed:
+                move.changed = False
+                self._check_end(move)
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
     def simulate(self, options: VeOptions, players: int, games: int, seed: int) -> dict[str, Any]:
