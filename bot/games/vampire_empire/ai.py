@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 from bot.games.base import Move
+from bot.games.vampire_empire.plain import DRAW, distinct
 from bot.games.vampire_empire.state import VAMPIRES
 from bot.games.vampire_empire.views import SeatView
 
@@ -52,7 +53,7 @@ def choose(view: SeatView, moves: list[Move], rng: random.Random) -> Move:
     if phase == "combat":
         return _combat(view, moves)
     if phase == "discard":
-        return _discard(view, moves, rng)
+        return discard(view, rng)
     if phase == "choose":
         values = view.cards
         best = max(view.choosing or [], key=lambda c: values[c].value, default=None)
@@ -64,12 +65,15 @@ def choose(view: SeatView, moves: list[Move], rng: random.Random) -> Move:
     return _turn(view, moves, rng)
 
 
-def _discard(view: SeatView, moves: list[Move], rng: random.Random) -> Move:
+def discard(view: SeatView, rng: random.Random) -> Move:
+    """``choose`` before drawing: the moves then are drawing and discarding any card of the
+    hand (one per kind, ``distinct``), so this reads the hand alone (and an AI-only game
+    makes no moves for it)."""
     cards = view.cards
-    ones = [m for m in moves if m.kind == "discard" and cards[m.info].value == 1]
+    ones = distinct([c for c in view.hand if cards[c].value == 1], cards)
     if len(ones) >= 2 and rng.random() < 0.3:
-        return ones[0]
-    return moves[0]  # draw
+        return cards[ones[0]].discard
+    return DRAW
 
 
 def _turn(view: SeatView, moves: list[Move], rng: random.Random) -> Move:

@@ -29,7 +29,7 @@ from bot.games.base import (
 )
 from bot.games.simulate import MAX_STEPS
 from bot.games.vampire_empire import views
-from bot.games.vampire_empire.ai import choose, done_at_once, weigh_fight
+from bot.games.vampire_empire.ai import choose, discard, done_at_once, weigh_fight
 from bot.games.vampire_empire.cards import HAND_SIZE, CardDef, Pack, load_packs
 from bot.games.vampire_empire.plain import (
     BACK,
@@ -45,6 +45,7 @@ from bot.games.vampire_empire.plain import (
     TAKE_NOTHING,
     VAMPIRE_BIT,
     Cards,
+    distinct,
     done,
     plain_cards,
     the,
@@ -408,31 +409,17 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         if phase == "combat":
             return self._combat_moves(state, cards, side, None)
         if phase == "discard":
-            return [DRAW, *[cards[c].discard for c in self._distinct(state.hands[side], cards)]]
+            return [DRAW, *[cards[c].discard for c in distinct(state.hands[side], cards)]]
         if phase == "choose":
             pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}[
                 state.choosing or "deck"
             ][side]
-            return [*[cards[c].take for c in self._distinct(pile, cards)], TAKE_NOTHING]
+            return [*[cards[c].take for c in distinct(pile, cards)], TAKE_NOTHING]
         if phase == "pay":
             return self._pay_moves(state, cards, side)
         if phase == "holy_attack":
             return self._holy_attack_moves(state, cards)
         return self._turn_moves(state, cards, side)
-
-    @staticmethod
-    def _distinct(hand: list[int], cards: Cards) -> list[int]:
-        """One card per kind (copies of a card are the same choice), lowest number first.
-        The copies of a card have numbers in a row (``Pack.instances``), so in order they
-        come together."""
-        distinct = []
-        last = None
-        for card in sorted(hand):
-            kind = cards[card].id
-            if kind != last:
-                distinct.append(card)
-                last = kind
-        return distinct
 
     def _holy_attack_moves(self, state: VeState, cards: Cards) -> list[Move]:
         target = state.holy_target
@@ -466,7 +453,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         mine = combat.attacker if attacking else combat.target
         wanted = "attack" if attacking else "defence"
         moves = []
-        last = None  # the id of the last card offered: its copies come next (``_distinct``)
+        last = None  # the id of the last card offered: its copies come next (``distinct``)
         for number in sorted(state.hands[side]):
             card = cards[number]
             if card.bits & counting:  # (a support card never counts)
@@ -513,7 +500,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             for character in sorted(places):
                 if character in state.vampires and character not in state.revealed:
                     free.append(REVEAL[character])
-        last = None  # the id of the last support card seen: its copies come next (``_distinct``)
+        last = None  # the id of the last support card seen: its copies come next (``distinct``)
         for number in sorted(hand):
             card = cards[number]
             if card.effect is None or card.id == last:
@@ -542,7 +529,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         main += self._fights(state, cards, side)
         if not main:
             if options.no_legal_action == "discard" and hand:
-                main = [cards[c].give_up for c in self._distinct(hand, cards)]
+                main = [cards[c].give_up for c in distinct(hand, cards)]
             else:
                 main = [PASS]
         return free + main
@@ -994,7 +981,10 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                 return working, step
             view = seat_views[side]
             view.update(self, state)
-            if view.phase != "combat":
+            phase = view.phase
+            if phase == "discard":  # (``choose``'s: it reads the hand, not the moves)
+                action_id = discard(view, rng).id
+            elif phase != "combat":
                 action_id = choose(view, self._moves(state, cards, side), rng).id
             elif done_at_once(view):  # (most steps are a fight's: ``choose``'s, asked directly)
                 action_id = "done"  # (no need to make the moves: done is among them)

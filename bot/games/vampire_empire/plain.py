@@ -8,6 +8,7 @@ nothing changes one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from bot.games.base import Move
@@ -116,6 +117,20 @@ def plain_cards(pack_key: str) -> Cards:
         Card(number, definition)
         for number, definition in enumerate(load_packs()[pack_key].instances())
     )
+
+
+def distinct(numbers: list[int], cards: Sequence[Card]) -> list[int]:
+    """One card per kind (copies of a card are the same choice), lowest number first. The
+    copies of a card have numbers in a row (``Pack.instances``), so in order they come
+    together."""
+    found = []
+    last = None
+    for number in sorted(numbers):
+        kind = cards[number].id
+        if kind != last:
+            found.append(number)
+            last = kind
+    return found
 
 
 DRAW = Move("draw", f"Draw up to {HAND_SIZE} and go on", "draw")

@@ -7,27 +7,23 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from typing import cast
 
 import pytest
 
-from bot.games.base import Move
 from bot.games.simulate import play_one
 from bot.games.vampire_empire import ENGINE
-from bot.games.vampire_empire import engine as engine_module
-from bot.games.vampire_empire.ai import choose, done_at_once
+from bot.games.vampire_empire.ai import done_at_once
 from bot.games.vampire_empire.cards import NAMES
 from bot.games.vampire_empire.state import (
     SIDE_NAMES,
     VAMPIRES,
     Combat,
     PlainCombat,
-    PlainState,
     VeState,
     model,
     new_plain,
 )
-from bot.games.vampire_empire.views import SeatView
+from bot.games.vampire_empire.views import Rules, SeatView
 
 OPTIONS = [
     {},
@@ -191,29 +187,28 @@ def test_the_views_an_ai_only_game_keeps_are_the_views_made_afresh(
     options: dict[str, object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An AI-only game keeps one ``SeatView`` per seat and only reads again what a move
-    replaces: before every choice it holds what a view made afresh from the state holds."""
-    working: list[PlainState] = []
-    choices = 0
+    replaces: after every ``update`` it holds what a view made afresh from the state holds."""
+    update = SeatView.update
+    updates = 0
+    making = False  # a fresh view is being made (its own update is not checked)
 
-    def keep(values: dict[str, object]) -> PlainState:
-        working.append(new_plain(values))
-        return working[-1]
-
-    def check(view: SeatView, moves: list[Move], rng: random.Random) -> Move:
-        nonlocal choices
-        state = cast(VeState, working[-1])
+    def checked(view: SeatView, engine: Rules, state: VeState) -> None:
+        nonlocal updates, making
+        update(view, engine, state)
+        if making:
+            return
+        making = True
         fresh = SeatView(ENGINE, state, view.cards, view.side)
+        making = False
         for name in SeatView.__slots__:
             assert getattr(view, name) == getattr(fresh, name), name
-        choices += 1
-        return choose(view, moves, rng)
+        updates += 1
 
-    monkeypatch.setattr(engine_module, "new_plain", keep)
-    monkeypatch.setattr(engine_module, "choose", check)
+    monkeypatch.setattr(SeatView, "update", checked)
     parsed = ENGINE.parse_options(options)
     for seed in range(4):
         ENGINE.play_ai_summary(parsed, 2, random.Random(seed))
-    assert choices > 100
+    assert updates > 200
 
 
 @pytest.mark.parametrize("options", OPTIONS)
