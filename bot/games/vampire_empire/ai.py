@@ -179,43 +179,53 @@ def _combat(view: SeatView, moves: list[Move]) -> Move:
     return weigh_fight(view, moves)
 
 
+# What a fighter's moves offer the AI: the first of its strongest cards, what all its cards
+# would add, its first marker and its first cancel.
+Offer = tuple[Move | None, int, Move | None, Move | None]
+
+
 def weigh_fight(view: SeatView, moves: list[Move]) -> Move:
     """``choose`` in a fight where ``done_at_once`` is false."""
-    combat = view.combat
-    assert combat is not None
+    chosen = fight_choice(view, read_offer(view, moves))
+    return moves[-1] if chosen is None else chosen  # (done is offered last)
+
+
+def read_offer(view: SeatView, moves: list[Move]) -> Offer:
+    """What ``moves`` (a fighter's) offer, in one pass."""
     cards = view.cards
-    done = marker = cancel = strongest = None
+    marker = cancel = strongest = None
     strongest_value = -1
-    play_values = 0  # what every play would add
-    for move in moves:  # (one pass: this runs at most steps of a fight)
+    adds = 0
+    for move in moves:
         kind = move.kind
         if kind == "play":
             value = cards[move.info].value
-            play_values += value
+            adds += value
             if value > strongest_value:  # the first of the strongest
                 strongest, strongest_value = move, value
-        elif kind == "done":
-            done = move
         elif kind == "support":
             if marker is None and move.id[0] == "m":
                 marker = move
             elif cancel is None and move.id[0] == "n":
                 cancel = move
-    attack, defence = view.attack, view.defence
+    return strongest, adds, marker, cancel
+
+
+def fight_choice(view: SeatView, offer: Offer) -> Move | None:
+    """The AI's move in a fight where ``done_at_once`` is false, from what its moves offer;
+    None: done (then always offered: an attack with nothing to add is above the starting
+    defence, and a defender may always stop)."""
+    combat = view.combat
+    assert combat is not None
+    strongest, adds, marker, cancel = offer
     if combat.side == view.side:  # attacking, and not enough yet
-        if marker is not None:
-            return marker
-        if strongest is not None:
-            return strongest
-        assert done is not None  # (with nothing to add, the attack is above the start)
-        return done
+        return marker or strongest
     # a defence worth making, below the attack
-    reachable = defence + play_values
-    if reachable < attack and cancel is not None:
+    attack, defence = view.attack, view.defence
+    if defence + adds < attack and cancel is not None:
         return cancel
     if marker is not None:
         return marker
-    if strongest is not None and reachable >= attack:
+    if strongest is not None and defence + adds >= attack:
         return strongest
-    assert done is not None
-    return done
+    return None

@@ -29,7 +29,7 @@ from bot.games.base import (
 )
 from bot.games.simulate import MAX_STEPS
 from bot.games.vampire_empire import views
-from bot.games.vampire_empire.ai import choose, discard, done_at_once, weigh_fight
+from bot.games.vampire_empire.ai import Offer, choose, discard, done_at_once, fight_choice
 from bot.games.vampire_empire.cards import HAND_SIZE, CardDef, Pack, load_packs
 from bot.games.vampire_empire.plain import (
     BACK,
@@ -407,7 +407,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
     def _moves(self, state: VeState, cards: Cards, side: int) -> list[Move]:
         phase = state.phase
         if phase == "combat":
-            return self._combat_moves(state, cards, side, None)
+            return self._combat_moves(state, cards, side)
         if phase == "discard":
             return [DRAW, *[cards[c].discard for c in distinct(state.hands[side], cards)]]
         if phase == "choose":
@@ -442,12 +442,10 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         """The holy water card that may join the attack: the lower one (one of two equal)."""
         return min(state.holy_pair, key=lambda c: (cards[c].value, c))
 
-    def _combat_moves(
-        self, state: VeState, cards: Cards, side: int, totals: tuple[int, int] | None
-    ) -> list[Move]:
+    def _combat_moves(self, state: VeState, cards: Cards, side: int) -> list[Move]:
         combat = state.combat
         assert combat is not None
-        attack, defence = totals or self.totals(state, cards, combat)
+        attack, defence = self.totals(state, cards, combat)
         attacking = side == combat.side
         counting = self.fight_bits(state, side, combat.attacker, combat.target, combat.side)
         mine = combat.attacker if attacking else combat.target
@@ -474,6 +472,38 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         else:
             moves.append(done(False, defence))
         return moves
+
+    def _fight_offer(self, state: VeState, cards: Cards, side: int) -> Offer:
+        """What ``_combat_moves`` would offer the AI (``ai.read_offer``), found in one pass
+        over the hand without making the moves: an AI-only game's hot path, which restates
+        which cards ``_combat_moves`` offers (a test holds the two together)."""
+        combat = state.combat
+        assert combat is not None
+        attacking = side == combat.side
+        counting = self.fight_bits(state, side, combat.attacker, combat.target, combat.side)
+        mine = combat.attacker if attacking else combat.target
+        wanted = "attack" if attacking else "defence"
+        strongest = marker = cancel = None
+        strongest_value = -1
+        adds = 0
+        last = None  # the id of the last card weighed: its copies come next (``distinct``)
+        for number in sorted(state.hands[side]):
+            card = cards[number]
+            if card.bits & counting:  # (a support card never counts)
+                if card.id != last:
+                    last = card.id
+                    value = card.value
+                    adds += value
+                    if value > strongest_value:  # the first of the strongest
+                        strongest, strongest_value = card.play, value
+            elif card.effect is not None:
+                if card.timing == "combat" and card.marker == wanted:
+                    if marker is None and self._marker_fits(state, mine, wanted):
+                        marker = card.markers[mine]
+                elif card.cancel is not None and cancel is None and not attacking:
+                    if self._may_cancel(state, combat):
+                        cancel = card.cancel
+        return strongest, adds, marker, cancel
 
     @staticmethod
     def _may_cancel(state: VeState, combat: Combat) -> bool:
@@ -974,7 +1004,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         cards = self.plain_cards(state)
         move = _QuietMove(working, cards, rng)
         seat_views = [views.SeatView(self, state, cards, side) for side in (VAMPIRES, HUMANS)]
-        handlers, fight_moves = self._handlers, self._combat_moves
+        handlers = self._handlers
         for step in range(MAX_STEPS):
             side = self.acting_side(state)
             if side is None:  # over
@@ -989,8 +1019,8 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             elif done_at_once(view):  # (most steps are a fight's: ``choose``'s, asked directly)
                 action_id = "done"  # (no need to make the moves: done is among them)
             else:
-                offered = fight_moves(state, cards, side, (view.attack, view.defence))
-                action_id = weigh_fight(view, offered).id
+                chosen = fight_choice(view, self._fight_offer(state, cards, side))
+                action_id = "done" if chosen is None else chosen.id
             # ``_do``, inline (this runs at every step)
             kind, _, rest = action_id.partition(":")
             handlers[kind](move, side, rest)

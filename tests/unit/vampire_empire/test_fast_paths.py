@@ -12,7 +12,7 @@ import pytest
 
 from bot.games.simulate import play_one
 from bot.games.vampire_empire import ENGINE
-from bot.games.vampire_empire.ai import done_at_once
+from bot.games.vampire_empire.ai import done_at_once, read_offer
 from bot.games.vampire_empire.cards import NAMES
 from bot.games.vampire_empire.state import (
     SIDE_NAMES,
@@ -211,22 +211,29 @@ def test_the_views_an_ai_only_game_keeps_are_the_views_made_afresh(
     assert updates > 200
 
 
-@pytest.mark.parametrize("options", OPTIONS)
-def test_done_at_once_is_only_asked_when_done_is_offered(options: dict[str, object]) -> None:
+@pytest.mark.parametrize("options", OPTIONS + [{"cancel_timing": "any_defence"}])
+def test_an_ai_only_fight_step_is_the_one_the_moves_give(options: dict[str, object]) -> None:
     """An AI-only game ends a fighter's step without making its moves when ``done_at_once``
-    says so: ``done`` must then be offered (it is the last move)."""
+    says so (``done`` must then be offered, last), and otherwise weighs what
+    ``_fight_offer`` finds in the hand: what the moves offer."""
     rng = random.Random(9)
     parsed = ENGINE.parse_options(options)
-    asked = 0
+    at_once = weighed = 0
     for _game in range(6):
         state = ENGINE.new_game(parsed, ["a", "b"], rng)
         cards = ENGINE.plain_cards(state)
         while not ENGINE.is_over(state):
             side = ENGINE.acting_side(state)
             assert side is not None
-            if state.phase == "combat" and done_at_once(SeatView(ENGINE, state, cards, side)):
-                assert ENGINE.moves(state, side)[-1].id == "done"
-                asked += 1
+            if state.phase == "combat":
+                view = SeatView(ENGINE, state, cards, side)
+                moves = ENGINE.moves(state, side)
+                if done_at_once(view):
+                    assert moves[-1].id == "done"
+                    at_once += 1
+                else:
+                    assert ENGINE._fight_offer(state, cards, side) == read_offer(view, moves)
+                    weighed += 1
             seat = state.seats[side]
             state, _events = ENGINE.apply(state, seat, ENGINE.choose_action(state, seat, rng), rng)
-    assert asked > 20
+    assert at_once > 20 and weighed > 20
