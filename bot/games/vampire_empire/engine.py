@@ -1010,17 +1010,18 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             if side is None:  # over
                 return working, step
             view = seat_views[side]
-            view.update(self, state)
-            phase = view.phase
-            if phase == "discard":  # (``choose``'s: it reads the hand, not the moves)
-                action_id = discard(view, rng).id
-            elif phase != "combat":
-                action_id = choose(view, self._moves(state, cards, side), rng).id
-            elif done_at_once(view):  # (most steps are a fight's: ``choose``'s, asked directly)
-                action_id = "done"  # (no need to make the moves: done is among them)
+            phase = state.phase
+            if phase == "discard":  # ``choose``'s: it reads only the hand (the state's own),
+                action_id = discard(view, rng).id  # so the view needs no update, no moves
             else:
-                chosen = fight_choice(view, self._fight_offer(state, cards, side))
-                action_id = "done" if chosen is None else chosen.id
+                view.update(self, state)
+                if phase != "combat":
+                    action_id = choose(view, self._moves(state, cards, side), rng).id
+                elif done_at_once(view):  # (most steps are a fight's: ``choose``'s, directly)
+                    action_id = "done"  # (no need to make the moves: done is among them)
+                else:
+                    chosen = fight_choice(view, self._fight_offer(state, cards, side))
+                    action_id = "done" if chosen is None else chosen.id
             # ``_do``, inline (this runs at every step)
             kind, _, rest = action_id.partition(":")
             handlers[kind](move, side, rest)

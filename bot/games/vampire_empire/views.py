@@ -176,7 +176,7 @@ class SeatView:
     the state's own, read as they are when read (before the move is applied), never changed.
     An AI-only game keeps one per seat on its working state, whose lists are changed in place
     and never replaced, and brings the rest up to date (``update``) before each of that seat's
-    moves."""
+    moves that its AI weighs by more than the hand."""
 
     __slots__ = (
         "attack",
