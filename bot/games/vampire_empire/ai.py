@@ -84,14 +84,23 @@ def _turn(view: SeatView, moves: list[Move], rng: random.Random) -> Move:
             by_kind[move.kind] = [move]
         else:
             group.append(move)
+    return turn_choice(view, by_kind, rng)
+
+
+def turn_choice(view: SeatView, by_kind: dict[str, list[Move]], rng: random.Random) -> Move:
+    """``choose`` in a turn, from its moves by kind (each kind in the order shown, the kinds
+    in the order shown)."""
     if view.side == VAMPIRES:
-        return _vampire_turn(view, moves, by_kind, rng)
-    return _human_turn(view, moves, by_kind, rng)
+        return _vampire_turn(view, by_kind, rng)
+    return _human_turn(view, by_kind, rng)
 
 
-def _vampire_turn(
-    view: SeatView, moves: list[Move], by_kind: dict[str, list[Move]], rng: random.Random
-) -> Move:
+def _first(by_kind: dict[str, list[Move]]) -> Move:
+    """The first move shown."""
+    return next(iter(by_kind.values()))[0]
+
+
+def _vampire_turn(view: SeatView, by_kind: dict[str, list[Move]], rng: random.Random) -> Move:
     mine = view.mine
     castle, revealed, cards = view.castle, view.revealed, view.cards
     reveals = by_kind.get("reveal")
@@ -123,12 +132,10 @@ def _vampire_turn(
     for kind in ("support", "combat", "pass"):
         if by_kind.get(kind):
             return by_kind[kind][0]
-    return moves[0]
+    return _first(by_kind)
 
 
-def _human_turn(
-    view: SeatView, moves: list[Move], by_kind: dict[str, list[Move]], rng: random.Random
-) -> Move:
+def _human_turn(view: SeatView, by_kind: dict[str, list[Move]], rng: random.Random) -> Move:
     scores = suspicion(view)
     for move in by_kind.get("support", []):
         if "defence" in move.label and rng.random() < 0.5:
@@ -152,7 +159,7 @@ def _human_turn(
     for kind in ("support", "pass"):
         if by_kind.get(kind):
             return by_kind[kind][0]
-    return moves[0]
+    return _first(by_kind)
 
 
 def done_at_once(view: SeatView) -> bool:

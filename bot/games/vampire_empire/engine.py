@@ -29,7 +29,14 @@ from bot.games.base import (
 )
 from bot.games.simulate import MAX_STEPS
 from bot.games.vampire_empire import views
-from bot.games.vampire_empire.ai import Offer, choose, discard, done_at_once, fight_choice
+from bot.games.vampire_empire.ai import (
+    Offer,
+    choose,
+    discard,
+    done_at_once,
+    fight_choice,
+    turn_choice,
+)
 from bot.games.vampire_empire.cards import HAND_SIZE, CardDef, Pack, load_packs
 from bot.games.vampire_empire.plain import (
     BACK,
@@ -520,8 +527,15 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         return held[character] == 0
 
     def _turn_moves(self, state: VeState, cards: Cards, side: int) -> list[Move]:
-        free: list[Move] = []  # before the action
-        main: list[Move] = []  # the turn's action
+        return [move for group in self._turn_groups(state, cards, side).values() for move in group]
+
+    def _turn_groups(self, state: VeState, cards: Cards, side: int) -> dict[str, list[Move]]:
+        """A turn's moves by kind, in the order they are shown: reveals and the support cards
+        played before the action, then the action: support cards, hiding, holy water and
+        fights, or passing when there is none (the AI weighs them by kind)."""
+        reveals: list[Move] = []
+        free: list[Move] = []  # support cards played before the action
+        supports: list[Move] = []  # support cards played as the action
         hand = state.hands[side]
         options = state.options
         limit = 1 if options.reveals_per_turn == "one" else 3
@@ -529,7 +543,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
             places = state.castle + (state.city if options.reveal_in_city else [])
             for character in sorted(places):
                 if character in state.vampires and character not in state.revealed:
-                    free.append(REVEAL[character])
+                    reveals.append(REVEAL[character])
         last = None  # the id of the last support card seen: its copies come next (``distinct``)
         for number in sorted(hand):
             card = cards[number]
@@ -541,28 +555,40 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                 kind = card.marker or "attack"
                 for character in state.castle:
                     if self._marker_fits(state, character, kind):
-                        (free if timing == "turn" else main).append(card.markers[character])
+                        (free if timing == "turn" else supports).append(card.markers[character])
             if card.take_from is not None and timing == "action":
                 pile = {"deck": state.decks, "cellar": state.cellars, "moat": state.moats}
                 if pile[card.pile or "deck"][side]:
-                    main.append(card.take_from)
+                    supports.append(card.take_from)
+        hides: list[Move] = []
         if side == VAMPIRES and self._can_pay(hand, cards, "h"):
             if state.city or options.hide_with_empty_city == "allow":
-                main += [HIDE[character] for character in state.castle]
+                hides = [HIDE[character] for character in state.castle]
+        waters: list[Move] = []
         if side == HUMANS and self._can_pay(hand, cards, "w"):
             dead, revealed, castle = state.dead, state.revealed, state.castle
-            main += [
+            waters = [
                 water[character in castle]
                 for character, water in enumerate(HOLY_WATER)
                 if character not in dead and character not in revealed
             ]
-        main += self._fights(state, cards, side)
-        if not main:
+        fights = self._fights(state, cards, side)
+        groups: dict[str, list[Move]] = {}
+        for name, group in (
+            ("reveal", reveals),
+            ("support", free + supports),
+            ("hide", hides),
+            ("holy_water", waters),
+            ("combat", fights),
+        ):
+            if group:
+                groups[name] = group
+        if not (supports or hides or waters or fights):  # no action
             if options.no_legal_action == "discard" and hand:
-                main = [cards[c].give_up for c in distinct(hand, cards)]
+                groups["pass"] = [cards[c].give_up for c in distinct(hand, cards)]
             else:
-                main = [PASS]
-        return free + main
+                groups["pass"] = [PASS]
+        return groups
 
     def _fights(self, state: VeState, cards: Cards, side: int) -> list[Move]:
         """The fights ``side`` may begin: ``can_start`` of each attacker and each of its
@@ -1015,7 +1041,9 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                 action_id = discard(view, rng).id  # so the view needs no update, no moves
             else:
                 view.update(self, state)
-                if phase != "combat":
+                if phase == "act":  # (``choose``'s, from the moves by kind)
+                    action_id = turn_choice(view, self._turn_groups(state, cards, side), rng).id
+                elif phase != "combat":
                     action_id = choose(view, self._moves(state, cards, side), rng).id
                 elif done_at_once(view):  # (most steps are a fight's: ``choose``'s, directly)
                     action_id = "done"  # (no need to make the moves: done is among them)
