@@ -238,21 +238,6 @@ class PlainState:
     __slots__ = _STATE_FIELDS
 
 
-def plain(state: VeState) -> PlainState:
-    """The working state of ``state``, which it takes over (its lists are not copied: the
-    caller keeps no use of ``state``)."""
-    new = PlainState()
-    for name in _STATE_FIELDS:
-        setattr(new, name, getattr(state, name))
-    combat = state.combat
-    if combat is not None:
-        fight = PlainCombat.__new__(PlainCombat)
-        for name in _COMBAT_FIELDS:
-            setattr(fight, name, getattr(combat, name))
-        new.combat = fight  # type: ignore[attr-defined]
-    return new
-
-
 # what a new state holds besides its set-up: the model's defaults, a new list or dict from a
 # factory for each state (asked of pydantic once: its ``get_default`` is slow)
 _DEFAULTS: tuple[tuple[str, Callable[[], Any] | None, Any], ...] = tuple(
