@@ -44,7 +44,7 @@ def _bfs(adjacent: dict[str, tuple[str, ...]], start: str) -> dict[str, int]:
 _PLAIN_CLASSES: dict[type[BaseModel], type] = {}
 
 
-def _plain_class(model: type[BaseModel]) -> type:
+def _content_class(model: type[BaseModel]) -> type:
     known = _PLAIN_CLASSES.get(model)
     if known is None:
         names = tuple(model.model_fields)
@@ -63,14 +63,15 @@ def plain_content(value: Any, memo: dict[int, Any] | None = None) -> Any:
     """The same content with each pydantic model as a plain slotted object of the same field
     names (lists, dicts and tuples copied likewise; one object for one shared). The engine
     reads content at every step: an attribute of a pydantic model, whose class has a
-    ``__getattr__``, costs about four times a slot's."""
+    ``__getattr__``, costs about four times a slot's. The copies compare by identity, not by
+    value as the models do (nothing compares content)."""
     if memo is None:
         memo = {}
     known = memo.get(id(value))
     if known is not None:
         return known
     if isinstance(value, BaseModel):
-        plain: Any = object.__new__(_plain_class(type(value)))
+        plain: Any = object.__new__(_content_class(type(value)))
         memo[id(value)] = plain
         for name in type(value).model_fields:
             setattr(plain, name, plain_content(getattr(value, name), memo))
@@ -99,7 +100,9 @@ class Board:
 
     def __init__(self, lib: Library) -> None:
         self.lib = lib
-        # What the engine reads: the same content as plain objects (see plain_content).
+        # What the rules read: the same content as plain objects (see plain_content), copied
+        # once here; ``lib`` (the models) serves labels, results and tests. A library is never
+        # changed after it is loaded: one that were would not reach the rules.
         self.content = lib = plain_library(lib)
         self.nodes = lib.nodes
         self.adjacent = lib.adjacent
