@@ -1,6 +1,7 @@
 """AI seats for either side. ``choose`` sees only the seat's private view (``SeatView``: what
 that player may know: the public table, its own hand and its own secrets) and the legal moves in
-it (``VampireEmpireEngine.moves``, which follow from that view alone)."""
+it (``VampireEmpireEngine.moves``, which follow from that view alone); before drawing it reads
+only its hand."""
 
 from __future__ import annotations
 

@@ -470,6 +470,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                     if self._marker_fits(state, mine, wanted):
                         moves.append(card.markers[mine])
                         last = card.id
+                # (elif: a cancel card has no combat timing or marker; cards.py's checks hold)
                 elif card.cancel is not None and not attacking and self._may_cancel(state, combat):
                     moves.append(card.cancel)
                     last = card.id
