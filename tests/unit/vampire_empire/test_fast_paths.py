@@ -5,6 +5,7 @@ ends each game exactly as the ``choose_action``/``apply`` loop does."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import random
 
@@ -13,8 +14,10 @@ import pytest
 from bot.games.simulate import play_one
 from bot.games.vampire_empire import ENGINE
 from bot.games.vampire_empire.ai import done_at_once, read_offer
-from bot.games.vampire_empire.cards import NAMES
+from bot.games.vampire_empire.cards import NAMES, CardDef, Support
+from bot.games.vampire_empire.plain import Card, Cards
 from bot.games.vampire_empire.state import (
+    HUMANS,
     SIDE_NAMES,
     VAMPIRES,
     Combat,
@@ -237,3 +240,149 @@ def test_an_ai_only_fight_step_is_the_one_the_moves_give(options: dict[str, obje
             seat = state.seats[side]
             state, _events = ENGINE.apply(state, seat, ENGINE.choose_action(state, seat, rng), rng)
     assert at_once > 20 and weighed > 20
+
+
+def _test_cards() -> Cards:
+    """A card list with every kind of card a fight may see, more than the shipped pack has:
+    fighting cards of each kind (a dual one, holy water, vampire), combat markers of both
+    kinds, a marker played only on a turn, two cancel cards (one with copies) and a take card;
+    copies in a row, as in a pack. The last two are the cards already played in the fight."""
+    definitions = [
+        CardDef(id="noble", name="Noble", professions=["noble"], value=2, count=2),
+        CardDef(id="clergy", name="Clergy", professions=["clergy"], value=3),
+        CardDef(id="dual", name="Dual", professions=["noble", "servant"], value=1),
+        CardDef(id="water", name="Water", holy_water=True, professions=["servant"], value=2),
+        CardDef(id="fang", name="Fang", vampire=True, professions=["clergy"], value=2),
+        CardDef(
+            id="claws",
+            name="Claws",
+            support=Support(effect="marker", marker="attack"),
+            timing="combat",
+            count=2,
+        ),
+        CardDef(
+            id="guard",
+            name="Guard",
+            support=Support(effect="marker", marker="defence"),
+            timing="combat",
+            count=2,
+        ),
+        CardDef(
+            id="shield",
+            name="Shield",
+            support=Support(effect="marker", marker="defence"),
+            timing="turn",
+        ),
+        CardDef(
+            id="alarm",
+            name="Alarm",
+            support=Support(effect="cancel"),
+            timing="reaction",
+            count=2,
+        ),
+        CardDef(id="bats", name="Bats", support=Support(effect="cancel")),
+        CardDef(
+            id="ledger",
+            name="Ledger",
+            support=Support(effect="take", pile="moat"),
+            timing="action",
+        ),
+        CardDef(id="played-attack", name="Played attack", professions=["noble"], value=2),
+        CardDef(id="played-defence", name="Played defence", professions=["clergy"], value=1),
+    ]
+    every = [definition for definition in definitions for _copy in range(definition.count)]
+    return tuple(Card(number, definition) for number, definition in enumerate(every))
+
+
+FIGHT_CARDS = _test_cards()
+PLAYED_ATTACK, PLAYED_DEFENCE = len(FIGHT_CARDS) - 2, len(FIGHT_CARDS) - 1
+IN_HAND = range(PLAYED_ATTACK)  # the cards a hand may hold
+
+
+def _fight_hands() -> list[list[int]]:
+    """Hands to fight with: none, every card, only support cards, only markers, only
+    cancel cards, and random handfuls."""
+    support = [n for n in IN_HAND if FIGHT_CARDS[n].effect is not None]
+    rng = random.Random(3)
+    return [
+        [],
+        list(IN_HAND),
+        support,
+        [n for n in support if FIGHT_CARDS[n].effect == "marker"],
+        [n for n in support if FIGHT_CARDS[n].effect == "cancel"],
+        *(rng.sample(IN_HAND, rng.randint(1, 8)) for _hand in range(12)),
+    ]
+
+
+@pytest.mark.parametrize("markers_stack", [True, False])
+@pytest.mark.parametrize("cancel_timing", ["first_defence", "any_defence"])
+@pytest.mark.parametrize("attacking", [VAMPIRES, HUMANS])
+def test_the_fight_offer_is_what_the_moves_offer_at_any_fight(
+    markers_stack: bool, cancel_timing: str, attacking: int
+) -> None:
+    """``_fight_offer`` restates which cards ``_combat_moves`` offers: at fights made directly
+    (not only those seeded games reach) both fighters are offered the same, whatever their
+    hand, the markers left and held, whether markers stack, when a cancel may be played, the
+    round and who is revealed."""
+    base = ENGINE.new_game(
+        ENGINE.parse_options({"markers_stack": markers_stack, "cancel_timing": cancel_timing}),
+        ["a", "b"],
+        random.Random(0),
+    )
+    attacker, target = 0, 3  # the Lady (noble) attacks the Monk (clergy)
+    offered = {"marker": 0, "no marker": 0, "cancel": 0}
+    for hand, supply, held, fight_round, defended, revealed, side in itertools.product(
+        _fight_hands(),
+        [0, 1, 12],  # markers left in the supply
+        [0, 1],  # markers each fighter already holds, of each kind
+        [1, 2],
+        [[], [PLAYED_DEFENCE]],  # the defence cards played so far
+        [[], [attacker], [target]],
+        [attacking, 1 - attacking],
+    ):
+        combat = Combat(
+            attacker=attacker,
+            target=target,
+            side=attacking,
+            start_defence=held,
+            round=fight_round,
+            step="attack" if side == attacking else "defend",
+            attack_cards=[PLAYED_ATTACK],
+            defence_cards=defended,
+        )
+        hands: list[list[int]] = [[], []]
+        hands[side] = hand
+        state = base.model_copy(
+            update={
+                "castle": [attacker, target, 6],
+                "revealed": revealed,
+                "attack_markers": [held] * 9,
+                "defence_markers": [held] * 9,
+                "marker_supply": supply,
+                "hands": hands,
+                "phase": "combat",
+                "combat": combat,
+            }
+        )
+        view = SeatView(ENGINE, state, FIGHT_CARDS, side)
+        moves = ENGINE._combat_moves(state, FIGHT_CARDS, side)
+        offer = ENGINE._fight_offer(state, FIGHT_CARDS, side)
+        assert offer == read_offer(view, moves), (
+            hand,
+            supply,
+            held,
+            fight_round,
+            defended,
+            revealed,
+            side,
+        )
+        wanted = "attack" if side == attacking else "defence"
+        holds_one = any(
+            FIGHT_CARDS[n].timing == "combat" and FIGHT_CARDS[n].marker == wanted for n in hand
+        )
+        offered["marker"] += offer[2] is not None
+        offered["no marker"] += holds_one and offer[2] is None
+        offered["cancel"] += offer[3] is not None
+    # the cases that matter are met: a marker of the fighter's kind refused (none left, or one
+    # held that does not stack) as well as offered, and cancel cards offered
+    assert all(offered.values()), offered
