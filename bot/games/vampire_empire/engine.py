@@ -1031,7 +1031,6 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         cards = self.plain_cards(state)
         move = _QuietMove(working, cards, rng)
         seat_views = [views.SeatView(self, state, cards, side) for side in (VAMPIRES, HUMANS)]
-        handlers = self._handlers
         for step in range(MAX_STEPS):
             side = self.acting_side(state)
             if side is None:  # over
@@ -1051,12 +1050,7 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
                 else:
                     chosen = fight_choice(view, self._fight_offer(state, cards, side))
                     action_id = "done" if chosen is None else chosen.id
-            # ``_do``, inline (this runs at every step)
-            kind, _, rest = action_id.partition(":")
-            handlers[kind](move, side, rest)
-            if move.changed:
-                move.changed = False
-                self._check_end(move)
+            self._do(move, side, action_id)
         raise RuntimeError(f"a simulated {self.name} game did not end in {MAX_STEPS} actions")
 
     def simulate(self, options: VeOptions, players: int, games: int, seed: int) -> dict[str, Any]:
