@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -345,7 +346,14 @@ def row_rng(row: GameRow, step: int) -> random.Random:
 
 def seats_of(row: GameRow) -> list[Seat]:
     """The seats stored on a game's row."""
-    return [Seat(**s) for s in json.loads(row.seats)]
+    return list(_parsed_seats(row.seats))
+
+
+@lru_cache(maxsize=LIVE_CACHE_MAX)
+def _parsed_seats(text: str) -> tuple[Seat, ...]:
+    # A move reads its row's seats three times (the acting seat, the snapshot, the live
+    # memory); Seats are frozen, so one parse per stored text serves them all.
+    return tuple(Seat(**s) for s in json.loads(text))
 
 
 def acting_seat(row: GameRow, user_id: int, version: int | None) -> tuple[list[Seat], Seat, int]:
