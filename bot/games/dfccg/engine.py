@@ -98,6 +98,7 @@ END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 # bonus).
 Play = tuple[CardRef, HandCard, str, int]
 
+APPLIED_KEPT = 64  # states apply made whose plain form _read may use (see __init__)
 _FORBIDDEN = object()  # see DfccgEngine._action_gates
 _NO_BONUS: list[tuple[str, int]] = [("", 0)]  # a hand with no Talent readied (never changed)
 # The action types whose default main effect adds tokens (see context.default_main).
@@ -137,6 +138,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         self._index: dict[str, Any] | None = None  # every card by id, characters "char:key"
         # The Context of the AI-only game being played (``play_ai_game``), while its AI reads.
         self._game_ctx: Context | None = None
+        # id -> the latest states ``apply`` returned, with the plain states they were made of
+        # (see _read; several: the table's moves of many games interleave).
+        self._applied: dict[int, tuple[DfState, PlainState]] = {}
 
     def use_ai(self, ai: AiPolicy | None, ai_id: AiIdPolicy | None = None) -> None:
         """The AI of the AI seats (the package gives it, bot/games/dfccg/__init__.py: the engine
@@ -171,7 +175,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         if game is not None and game.s is state:
             return game
         if isinstance(state, DfState):
-            state = plain(state)
+            # A state ``apply`` made (the table's views of a move) is read through the plain
+            # state it was made of: the two share their lists and neither changes again.
+            applied = self._applied.get(id(state))
+            state = applied[1] if applied is not None and applied[0] is state else plain(state)
         return Context(state, READ_ONLY_DICE, self._card_index(), read_only=True)
 
     # -- setup -----------------------------------------------------------------------------
@@ -788,7 +795,12 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             self._check_legal(state, seat, action_id)
         ctx = self._ctx(plain(state), rng)
         self._act(ctx, seat, action_id)
-        return model(ctx.s), ctx.events
+        made = model(ctx.s)
+        applied = self._applied
+        applied[id(made)] = (made, ctx.s)
+        while len(applied) > APPLIED_KEPT:
+            del applied[next(iter(applied))]
+        return made, ctx.events
 
     def _act(self, ctx: Context, seat: str, action_id: str) -> None:
         """A legal action and everything it sets off, on ``ctx``'s state."""

@@ -285,7 +285,7 @@ def hands_of(ctx: Context, seat: str) -> list[dict[str, Any]]:
         hands.append(
             {
                 "characters": [ctx.cards_char(k).name for k in tableau.characters],
-                "keys": tableau.characters,
+                "keys": list(tableau.characters),  # a copy: the state read may be a stored one
                 "index": index,
                 "active": index == ctx.s.active,
                 "hand": cards,
