@@ -175,11 +175,15 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         if game is not None and game.s is state:
             return game
         if isinstance(state, DfState):
-            # A state ``apply`` made (the table's views of a move) is read through the plain
-            # state it was made of: the two share their lists and neither changes again.
-            applied = self._applied.get(id(state))
-            state = applied[1] if applied is not None and applied[0] is state else plain(state)
+            state = self._plain_to_read(state)
         return Context(state, READ_ONLY_DICE, self._card_index(), read_only=True)
+
+    def _plain_to_read(self, state: DfState) -> PlainState:
+        """``state`` in plain form, for reading only: a state ``apply`` made (the table's views
+        of a move, the AI's next choice) is read through the plain state it was made of (the
+        two share their lists, and neither changes again), any other is copied."""
+        applied = self._applied.get(id(state))
+        return applied[1] if applied is not None and applied[0] is state else plain(state)
 
     # -- setup -----------------------------------------------------------------------------
     def option_values(self) -> dict[str, list[str]]:
@@ -1420,7 +1424,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def choose_action(self, state: DfState, seat: str, rng: random.Random) -> Action:
         if self.ai is None:
             raise DfRuleError("This table has no AI player; every seat needs a person.")
-        move = self.ai(self, plain(state), seat, rng)
+        move = self.ai(self, self._plain_to_read(state), seat, rng)  # the AI only reads it
         return self._chosen.remember(state, seat, move.action())
 
     def simulate(self, options: DfOptions, players: int, games: int, seed: int) -> dict[str, Any]:
