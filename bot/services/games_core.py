@@ -114,10 +114,12 @@ class GameCore:
         with_view: bool = True,
         state: Any = None,
         view: Callable[[], dict[str, Any]] | None = None,
+        public_log: list[str] | None = None,
     ) -> GameInfo:
         """What the ui sees of the row; ``state``: the row's state already parsed (a move's
         result), so that it is not parsed from its JSON again; ``view``: what builds its
-        public view, when the caller has that already. The public view is built the first time
+        public view, when the caller has that already; ``public_log``: the row's public log,
+        parsed (a move's, which it has just written). The public view is built the first time
         something reads it (the board's edit; a burst of moves shares one)."""
         assert row.id is not None
         self._remember(row)
@@ -135,7 +137,7 @@ class GameCore:
             status=row.status,
             version=row.version,
             board_message_id=row.board_message_id,
-            public_log=json.loads(row.public_log),
+            public_log=json.loads(row.public_log) if public_log is None else public_log,
             result=json.loads(row.result) if row.result else None,
             created_at=row.created_at,
             last_activity=row.last_activity,

@@ -225,5 +225,5 @@ class GamePlay(GameCore):
             while len(self._states) > STATES_KEPT:
                 del self._states[next(iter(self._states))]
         view, actions, hand = engine.seat_views(state, seat.seat, row.status == "running")
-        info = self._info(row, state=state, view=view)
+        info = self._info(row, state=state, view=view, public_log=log)
         return ActOutcome(info, public, private, HandInfo(info, seat, hand, actions))
