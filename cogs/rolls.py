@@ -55,6 +55,7 @@ from bot.ui.rolls import (
     scale_picker,
 )
 from cogs.common.brief_cache import BriefCache
+from cogs.common.edits import edit_message
 from cogs.common.errors import NotAllowed, guarded
 from cogs.common.installs import anywhere, has_table
 from cogs.common.permissions import member_is_gm
@@ -334,9 +335,14 @@ class Rolls(commands.Cog):
         for channel_id, message_id in targets:
             if message_id == skip:
                 continue
-            message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
             try:
-                await message.edit(embed=roll_embed(view), view=roll_components(view))
+                await edit_message(
+                    self.bot,
+                    channel_id,
+                    message_id,
+                    embed=roll_embed(view),
+                    view=roll_components(view),
+                )
             except discord.HTTPException as error:
                 log.info("could not redraw roll %s message %s: %s", view.id, message_id, error)
 

@@ -23,6 +23,7 @@ from bot.ui.custom_ids import SCENE_BOARD_TEMPLATE, scene_board_id
 from bot.ui.scenes import board_embed, ended_text
 from cogs.common.character_lookup import character_list_autocomplete
 from cogs.common.coalesce import Coalescer
+from cogs.common.edits import edit_message
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
 from cogs.common.xcard import BoardButton, XCardButton
@@ -101,17 +102,20 @@ class BoardUpdater:
         channel = self.bot.get_partial_messageable(channel_id)
         embed = board_embed(data)
         if data.message_id is not None:
-            message = channel.get_partial_message(data.message_id)
             try:
-                await message.edit(
-                    embed=embed, view=board_view(channel_id) if data.active else None
+                await edit_message(
+                    self.bot,
+                    channel_id,
+                    data.message_id,
+                    embed=embed,
+                    view=board_view(channel_id) if data.active else None,
                 )
             except discord.NotFound:
                 pass
             else:
                 if not data.active:
                     with contextlib.suppress(discord.HTTPException):
-                        await message.unpin()
+                        await channel.get_partial_message(data.message_id).unpin()
                     await self.service.set_board_message(channel_id, None)
                 return
         if not data.active:

@@ -55,6 +55,7 @@ from bot.ui.custom_ids import (
 from cogs.common.bot_of import bot_of
 from cogs.common.character_lookup import character_list_autocomplete
 from cogs.common.coalesce import Coalescer
+from cogs.common.edits import edit_message
 from cogs.common.errors import SafeModal, guarded
 from cogs.common.permissions import member_is_gm
 from cogs.common.scope import ScopedItem
@@ -489,9 +490,8 @@ class TrackerCog(commands.Cog):
         if snapshot is None or snapshot.version <= self._shown.get(key, 0):
             return
         embed, view = render(snapshot)
-        channel = self.bot.get_partial_messageable(snapshot.channel_id)
         try:
-            await channel.get_partial_message(key).edit(embed=embed, view=view)
+            await edit_message(self.bot, snapshot.channel_id, key, embed=embed, view=view)
             self._shown[key] = snapshot.version
         except discord.HTTPException:
             log.warning("could not edit tracker %s", key)
