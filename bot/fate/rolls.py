@@ -161,6 +161,8 @@ class Roll(BaseModel):
         return sum(h.bonus for h in self.teamwork)
 
     def _scale_total(self, side: Side, mode: ScaleMode) -> int:
+        if not self.scale:  # the usual roll: no generator to run
+            return 0
         return sum(s.levels for s in self.scale if s.side is side and s.mode is mode)
 
     def effort_before_scale_success(self) -> int:
@@ -183,9 +185,12 @@ class Roll(BaseModel):
         return base + hostile + self._scale_total(Side.OPPOSITION, ScaleMode.BEFORE_ROLL)
 
     def effort(self) -> int:
+        return self._effort_against(self.opposition())
+
+    def _effort_against(self, target: int | None) -> int:
+        """The effort, given the roll's `opposition()` (computed once by the caller)."""
         effort = self.effort_before_scale_success()
         levels = self._scale_total(Side.ROLLER, ScaleMode.AFTER_SUCCESS)
-        target = self.opposition()
         if levels and target is not None:
             effort += scale_bonus_after_roll(levels, effort - target > 0)
         return effort
@@ -193,7 +198,7 @@ class Roll(BaseModel):
     def result(self) -> Outcome | None:
         """The outcome against the difficulty or opposition, or None when there is neither."""
         target = self.opposition()
-        return None if target is None else outcome(self.effort(), target)
+        return None if target is None else outcome(self._effort_against(target), target)
 
     def extra_free_invokes(self) -> int:
         """Free invokes scale adds to a successful create-an-advantage."""
