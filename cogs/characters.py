@@ -48,6 +48,7 @@ from cogs.common.character_lookup import (
     service_of,
 )
 from cogs.common.modals import register_modals
+from cogs.common.respond import respond
 from cogs.common.web import answer_with_link, web_service
 
 if TYPE_CHECKING:
@@ -253,8 +254,10 @@ class Characters(commands.Cog):
         if interaction.guild is not None:
             member = interaction.guild.get_member(record.owner_id)
             owner = member.display_name if member else None
-        await interaction.response.send_message(
-            embed=sheet_embed(record.sheet, full=full, owner=owner), ephemeral=not share
+        await respond(
+            interaction,
+            embed=sheet_embed(record.sheet, full=full, owner=owner),
+            ephemeral=not share,
         )
 
     @character.command(
@@ -452,8 +455,10 @@ class Characters(commands.Cog):
     ) -> None:
         actor = await self._actor(interaction)
         record = await self.service.set_fate_points(actor, character, value)
-        await interaction.response.send_message(
-            f"**{record.name}**: {value} fate points (in the fate point log).", ephemeral=True
+        await respond(
+            interaction,
+            f"**{record.name}**: {value} fate points (in the fate point log).",
+            ephemeral=True,
         )
 
     @edit.command(name="notes", description="Replace the sheet's notes.")

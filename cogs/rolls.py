@@ -59,6 +59,7 @@ from cogs.common.edits import edit_message
 from cogs.common.errors import NotAllowed, guarded
 from cogs.common.installs import anywhere, has_table
 from cogs.common.permissions import member_is_gm
+from cogs.common.respond import respond
 from cogs.common.scope import UNSCOPED, ScopedItem
 
 log = logging.getLogger(__name__)
@@ -353,11 +354,12 @@ class Rolls(commands.Cog):
     async def _post(self, interaction: discord.Interaction, view: RollView) -> None:
         """Answer a /roll: publicly, or for a hidden roll ephemerally plus the GM's copy."""
         if view.hidden:
-            await interaction.response.send_message(ephemeral=True, **new_roll_message(view))
+            await respond(interaction, ephemeral=True, **new_roll_message(view))
             await self._post_gm_copy(view)
             return
-        sent = await interaction.response.send_message(**new_roll_message(view))
-        message_id = sent.message_id or (await interaction.original_response()).id
+        message_id = await respond(interaction, **new_roll_message(view))
+        if message_id is None:
+            message_id = (await interaction.original_response()).id
         await self.service.set_messages(view.id, message_id=message_id, guild_id=view.guild_id)
 
     async def _post_gm_copy(self, view: RollView) -> None:

@@ -26,6 +26,7 @@ from cogs.common.coalesce import Coalescer
 from cogs.common.edits import edit_message
 from cogs.common.errors import guarded
 from cogs.common.permissions import member_is_gm, require_gm
+from cogs.common.respond import respond
 from cogs.common.xcard import BoardButton, XCardButton
 
 log = logging.getLogger(__name__)
@@ -324,7 +325,7 @@ class Scenes(commands.Cog):
             zone=zone,
             character=character,
         )
-        await interaction.response.send_message(f"{name} moves to {zone_name}.")
+        await respond(interaction, f"{name} moves to {zone_name}.")
 
     # ------------------------------------------------------------------ /aspect
     aspect = app_commands.Group(

@@ -58,6 +58,7 @@ from cogs.common.coalesce import Coalescer
 from cogs.common.edits import edit_message
 from cogs.common.errors import SafeModal, guarded
 from cogs.common.permissions import member_is_gm
+from cogs.common.respond import respond
 from cogs.common.scope import ScopedItem
 
 if TYPE_CHECKING:
@@ -397,7 +398,7 @@ class TrackerCog(commands.Cog):
             else discord.AllowedMentions.none()
         )
         if interaction is not None:
-            await interaction.response.send_message(text, allowed_mentions=mentions)
+            await respond(interaction, text, allowed_mentions=mentions)
             return f"{up.name} acts next."
         try:
             await self.bot.get_partial_messageable(snapshot.channel_id).send(
