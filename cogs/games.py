@@ -74,6 +74,7 @@ from bot.ui.games import (
 from cogs.common.coalesce import Coalescer
 from cogs.common.errors import guarded, send_ephemeral
 from cogs.common.permissions import member_is_gm
+from cogs.common.respond import respond
 from cogs.common.scope import ScopedItem
 from cogs.common.web import link_address
 
@@ -503,7 +504,7 @@ def pager_view(
     return view
 
 
-def hand_view(hand: HandInfo, page: int) -> tuple[discord.ui.View, int, int]:
+def hand_view(hand: HandInfo, page: int) -> tuple[Components, int, int]:
     view = Components()
     game = hand.game
     primary = get_display(game.engine).primary_kinds
@@ -850,7 +851,7 @@ class GameTable(commands.Cog):
         if edit and message is not None and message.flags.ephemeral:
             await interaction.response.edit_message(embed=embed, view=view)
         else:
-            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+            await respond(interaction, embed=embed, view=view, ephemeral=True)
 
     async def show_texts(
         self, interaction: discord.Interaction, game_id: int, page: int, *, edit: bool
