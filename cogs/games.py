@@ -72,6 +72,7 @@ from bot.ui.games import (
     texts_embed,
 )
 from cogs.common.coalesce import Coalescer
+from cogs.common.edits import edit_message
 from cogs.common.errors import guarded, send_ephemeral
 from cogs.common.permissions import member_is_gm
 from cogs.common.respond import respond
@@ -964,14 +965,11 @@ class GameTable(commands.Cog):
             del self._shown_versions[next(iter(self._shown_versions))]
         if info.board_message_id is None:
             return
-        message = self.bot.get_partial_messageable(info.channel_id).get_partial_message(
-            info.board_message_id
-        )
         parts = await self._board_parts(info)
         if "files" in parts:
             parts["attachments"] = parts.pop("files")
         try:
-            await message.edit(**parts)
+            await edit_message(self.bot, info.channel_id, info.board_message_id, **parts)
         except discord.NotFound:  # deleted: a live game gets a new board
             if info.status in ("lobby", "running"):
                 await self._post_board(info)
