@@ -75,7 +75,7 @@ from cogs.common.coalesce import Coalescer
 from cogs.common.edits import edit_message
 from cogs.common.errors import guarded, send_ephemeral
 from cogs.common.permissions import member_is_gm
-from cogs.common.respond import respond
+from cogs.common.respond import respond, update
 from cogs.common.scope import ScopedItem
 from cogs.common.web import link_address
 
@@ -850,7 +850,7 @@ class GameTable(commands.Cog):
         embed = hand_embed(hand, page, pages, notes)
         message = interaction.message
         if edit and message is not None and message.flags.ephemeral:
-            await interaction.response.edit_message(embed=embed, view=view)
+            await update(interaction, embed=embed, view=view)
         else:
             await respond(interaction, embed=embed, view=view, ephemeral=True)
 

@@ -59,7 +59,7 @@ from cogs.common.edits import edit_message
 from cogs.common.errors import NotAllowed, guarded
 from cogs.common.installs import anywhere, has_table
 from cogs.common.permissions import member_is_gm
-from cogs.common.respond import respond
+from cogs.common.respond import respond, update
 from cogs.common.scope import UNSCOPED, ScopedItem
 
 log = logging.getLogger(__name__)
@@ -703,7 +703,7 @@ class Rolls(commands.Cog):
                     del parts["view"]
                 await interaction.response.send_message(ephemeral=True, **parts)
             else:
-                await interaction.response.edit_message(**parts)
+                await update(interaction, **parts)
                 drawn = clicked.id if clicked is not None else None
         finally:  # the change is stored: its copies show it even when the answer failed
             await self._redraw(view, skip=drawn)

@@ -58,7 +58,7 @@ from cogs.common.coalesce import Coalescer
 from cogs.common.edits import edit_message
 from cogs.common.errors import SafeModal, guarded
 from cogs.common.permissions import member_is_gm
-from cogs.common.respond import respond
+from cogs.common.respond import respond, update
 from cogs.common.scope import ScopedItem
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def _kind_of(snapshot: Snapshot) -> str:
     return "contest" if isinstance(snapshot, ContestSnapshot) else "challenge"
 
 
-def render(snapshot: Snapshot) -> tuple[discord.Embed, discord.ui.View]:
+def render(snapshot: Snapshot) -> tuple[discord.Embed, Components]:
     if isinstance(snapshot, ConflictSnapshot):
         embed, controls = conflict_tracker(snapshot), conflict_controls(snapshot)
     elif isinstance(snapshot, ContestSnapshot):
@@ -109,7 +109,7 @@ def render(snapshot: Snapshot) -> tuple[discord.Embed, discord.ui.View]:
     return embed, build_view(PREFIX[_kind_of(snapshot)], snapshot.id, snapshot.version, controls)
 
 
-def build_view(prefix: str, ident: int, version: int, controls: Controls) -> discord.ui.View:
+def build_view(prefix: str, ident: int, version: int, controls: Controls) -> Components:
     view = Components()  # an empty one removes old buttons
     for spec in controls.buttons:
         view.button(spec.label, tracker_button_id(prefix, ident, version, spec.action), spec.style)
@@ -551,7 +551,7 @@ class TrackerCog(commands.Cog):
             if snapshot.version < self._shown.get(key, 0):
                 await interaction.response.defer()  # a newer state is already on the tracker
             else:
-                await interaction.response.edit_message(embed=embed, view=view)
+                await update(interaction, embed=embed, view=view)
                 self._shown[key] = snapshot.version
             posted = await self.announce_turn(snapshot)
             if text and not on_tracker(text) and text != posted:
