@@ -14,11 +14,19 @@ from bot.db.repos.scope import OTHER_CHANNEL, REACH, NotHere, Where, load_scoped
 __all__ = ["NotHere", "ScopeService", "Where"]
 
 
+# Kinds whose rows are never deleted: a row found once in a server (and channel) is there for
+# good, since rows never move either, so that answer is kept and the next click on the same
+# message needs no read. (Characters, drafts and kept form answers are deleted: always read.)
+KEPT_KINDS = frozenset(REACH) - {"character", "draft", "form_answer"}
+KEPT_MAX = 4096  # answers kept, the oldest dropped first
+
+
 class ScopeService:
     """Checks a custom id's row against the server (and channel) of the interaction."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._found: dict[tuple[str, int, Where], None] = {}  # positive answers, oldest first
 
     async def require(self, kind: str, key: int, where: Where) -> None:
         """Raise `NotHere` unless the row of `kind` keyed `key` belongs to `where`.
@@ -30,5 +38,12 @@ class ScopeService:
             return
         if kind not in REACH:
             raise KeyError(f"no scope rule for {kind!r}")
+        answer = (kind, key, where)
+        if answer in self._found:
+            return
         async with self.db.read() as session:
             await load_scoped_in(session, kind, key, where)
+        if kind in KEPT_KINDS:
+            self._found[answer] = None
+            if len(self._found) > KEPT_MAX:
+                del self._found[next(iter(self._found))]
