@@ -156,7 +156,11 @@ class FateTableBot(commands.AutoShardedBot):
 async def create_bot(settings: Settings, **options: Any) -> FateTableBot:
     return FateTableBot(
         settings,
-        Database(settings.database_url, unit_timeout=settings.db_unit_timeout_seconds),
+        Database(
+            settings.database_url,
+            unit_timeout=settings.db_unit_timeout_seconds,
+            pool_size=settings.db_pool_size,
+        ),
         **options,
     )
 

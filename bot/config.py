@@ -23,6 +23,8 @@ class Settings(BaseSettings):
     sync_commands: bool = True
     # A unit of work (queueing included) that takes longer is rolled back: "the table is busy".
     db_unit_timeout_seconds: float = Field(default=2.0, gt=0)
+    # PostgreSQL: connections each process keeps open (units beyond wait for one).
+    db_pool_size: int = Field(default=20, ge=1, le=500)
     # How often each process looks for idle games (the conditional writes make it act once).
     game_idle_check_seconds: float = Field(default=60.0, gt=0)
     # /healthz and /readyz on this port (off when unset); see docs/deployment.md.

@@ -6,11 +6,12 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlmodel import select
 
 from bot.db.engine import Database
 from bot.db.models.campaigns import Campaign
+from bot.db.raw import Sql
 from bot.errors import TableBusy
 
 GUILD = 10**18 + 7
@@ -72,6 +73,51 @@ async def test_waiting_for_the_writer_counts_against_the_deadline(db: Database) 
     await task
     await _add_campaign_within(db, 30.0)
     assert await _names(db) == ["Queued"]
+
+
+async def test_units_beyond_the_pool_wait_for_a_kept_connection(db: Database) -> None:
+    if db.kind != "postgresql":
+        pytest.skip("only PostgreSQL units take connections from a pool")
+    small = Database(db.url, unit_timeout=db.unit_timeout, pool_size=2)
+    opened = 0
+
+    @event.listens_for(small.engine.sync_engine, "connect")
+    def _opened(*_: object) -> None:
+        nonlocal opened
+        opened += 1
+
+    both_taken, release = asyncio.Event(), asyncio.Event()
+    holding = 0
+
+    async def hold() -> None:  # an ORM unit and a raw one, as the bot's paths are
+        nonlocal holding
+        holding += 1
+        if holding == 2:
+            both_taken.set()
+        await release.wait()
+
+    async def unit(n: int) -> None:
+        if n % 2:
+            async with small.raw() as work:
+                await hold()
+                await work.rows(Sql("SELECT count(*) FROM campaign"), {})
+        else:
+            async with small.session() as session:
+                await hold()
+                session.add(Campaign(guild_id=GUILD, name=f"C{n}", is_default=False))
+
+    try:
+        tasks = [asyncio.create_task(unit(n)) for n in range(8)]
+        await asyncio.wait_for(both_taken.wait(), 10)
+        with pytest.raises(TableBusy):  # both connections are taken: the wait is the deadline's
+            async with small.read(timeout=0.2) as session:
+                await session.exec(select(Campaign))
+        release.set()
+        await asyncio.wait_for(asyncio.gather(*tasks), 30)
+        assert sorted(await _names(db)) == [f"C{n}" for n in range(0, 8, 2)]
+        assert opened == 2  # the burst waited for the two kept connections; none was opened
+    finally:
+        await small.dispose()
 
 
 async def _add_campaign_within(db: Database, seconds: float) -> None:
