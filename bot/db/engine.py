@@ -33,7 +33,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import event, exc, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -191,6 +191,14 @@ class TrackedSession(SQLModelSession):
 track_changes(TrackedSession, lambda session: session.info.get("hub"))
 
 
+def _hung_up_is_gone(connection: Any, _record: Any, _proxy: Any) -> None:
+    """A pooled connection the server has hung up on (a restart, an idle kill) is dropped at
+    checkout and another is taken: asyncpg knows it is closed as soon as the hang-up arrives, so
+    this asks without `pool_pre_ping`'s round trip to the server for every unit of work."""
+    if connection.driver_connection.is_closed():
+        raise exc.DisconnectionError("the server closed this connection")
+
+
 def _sqlite_path(url: str) -> str | None:
     """The database file, or None for an in-memory database (one connection, so no inline
     readers; tools such as the offline command tree use one)."""
@@ -250,8 +258,10 @@ class Database:
         else:
             extra: dict[str, Any] = {}
             if self.kind != "sqlite":
-                extra = {"pool_pre_ping": True, "pool_size": pool_size, "max_overflow": 0}
+                extra = {"pool_size": pool_size, "max_overflow": 0}
             self.engine = create_async_engine(url, echo=echo, **extra)
+            if self.kind == "postgresql":
+                event.listen(self.engine.sync_engine.pool, "checkout", _hung_up_is_gone)
             self._read_engine = self.engine
         if self.kind == "sqlite":
             # SQLite has one writer; writers queue here, in order, never in SQLite's busy handler.

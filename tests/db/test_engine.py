@@ -120,6 +120,31 @@ async def test_units_beyond_the_pool_wait_for_a_kept_connection(db: Database) ->
         await small.dispose()
 
 
+async def test_units_go_on_after_postgresql_drops_every_connection(db: Database) -> None:
+    """A server restart (here: every other backend terminated) costs no user a failed unit: the
+    pool hands out only connections that are still open."""
+    if db.kind != "postgresql":
+        pytest.skip("PostgreSQL only")
+
+    async def both_paths(name: str) -> None:
+        async with db.session() as session:
+            session.add(Campaign(guild_id=GUILD, name=name, is_default=False))
+        async with db.raw_read() as work:
+            assert await work.rows(Sql("SELECT count(*) FROM campaign"), {})
+
+    await asyncio.gather(*(both_paths(f"Before {n}") for n in range(4)))  # several pooled
+    async with db.engine.connect() as connection:
+        await connection.execute(
+            text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        )
+    await asyncio.sleep(0.2)  # the hang-ups reach the client's sockets
+    await asyncio.gather(*(both_paths(f"After {n}") for n in range(4)))
+    assert len(await _names(db)) == 8
+
+
 async def _add_campaign_within(db: Database, seconds: float) -> None:
     async with db.session(timeout=seconds) as session:
         session.add(Campaign(guild_id=GUILD, name="Queued", is_default=False))
