@@ -36,6 +36,7 @@ from typing import Any
 from sqlalchemy import event, exc, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.util.concurrency import greenlet_spawn
 from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.orm.session import Session as SQLModelSession
 
@@ -441,14 +442,17 @@ class Database:
                 yield SqliteDriver(self._raw_writer, _begin(False))
             return
         if self.kind == "postgresql":
-            async with self.engine.connect() as pooled:
-                raw = await pooled.get_raw_connection()
-                driver = AsyncpgDriver(raw.driver_connection, read_only=read_only)
-                try:
-                    yield driver
-                finally:
-                    if driver.connection.is_in_transaction():  # a rollback that failed
-                        await pooled.invalidate()
+            # Straight from the pool (its checkout check included), with no AsyncConnection
+            # around it, whose set-up and guarded close a raw unit has no use for.
+            pooled = await greenlet_spawn(self.engine.sync_engine.pool.connect)
+            driver = AsyncpgDriver(pooled.driver_connection, read_only=read_only)
+            try:
+                yield driver
+            finally:
+                # Back to the pool; a connection whose rollback failed is closed instead. (A
+                # clean check-in never waits, so no cancellation can stop it halfway.)
+                failed = driver.connection.is_in_transaction()
+                await greenlet_spawn(pooled.invalidate if failed else pooled.close)
             return
         unit = self.read if read_only else self.session
         async with unit(timeout=None) as session:

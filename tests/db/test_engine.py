@@ -115,6 +115,12 @@ async def test_units_beyond_the_pool_wait_for_a_kept_connection(db: Database) ->
         release.set()
         await asyncio.wait_for(asyncio.gather(*tasks), 30)
         assert sorted(await _names(db)) == [f"C{n}" for n in range(0, 8, 2)]
+        for _ in range(3):  # a raw unit cut off by its deadline gives its connection back
+            with pytest.raises(TableBusy):
+                async with small.raw(timeout=0.05) as work:
+                    await work.rows(Sql("SELECT pg_sleep(1)"), {})
+        async with small.raw_read() as work:
+            assert await work.rows(Sql("SELECT count(*) FROM campaign"), {})
         assert opened == 2  # the burst waited for the two kept connections; none was opened
     finally:
         await small.dispose()
