@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Any, TypeVar
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -57,12 +58,19 @@ def user_message(error: BaseException) -> str | None:
 
 
 async def send_ephemeral(interaction: discord.Interaction, text: str) -> None:
+    # A bot shutting down (its HTTP session closed) or a connection dropped on the way tells
+    # nobody: the error is logged, and nothing escapes the error handler itself.
+    if interaction.client.is_closed():
+        log.warning(
+            "closing: did not tell the user about an error (interaction %s)", interaction.id
+        )
+        return
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
         else:
             await interaction.response.send_message(text, ephemeral=True)
-    except discord.HTTPException:
+    except (discord.HTTPException, aiohttp.ClientError):
         log.warning("could not tell the user about an error (interaction %s)", interaction.id)
 
 
