@@ -44,8 +44,7 @@ async def respond(
 ) -> int | None:
     """Reply to `interaction` as `interaction.response.send_message` does; the new message's
     id (None if Discord did not say)."""
-    response = interaction.response
-    if response.is_done():
+    if interaction.response.is_done():
         raise discord.InteractionResponded(interaction)
     flags = MISSING
     if ephemeral:
