@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.pong import PongBot
-from bench.scenarios import SCENARIOS, Lane, Scenario
+from bench.scenarios import SCENARIOS, Lane, Scenario, send
 from bot.__main__ import collector_as_deployed
 from bot.config import Settings
 from bot.testing.fake_discord import FakeDiscord
@@ -43,12 +43,13 @@ QUICK_SECONDS = 2.0  # slower scenarios (a card game per move) stop here, with f
 QUICK_MIN = 100  # but never with fewer than this many requests sent
 SETUP_BATCH = 10  # lanes set up (and warmed) at once
 # What --quick runs unless scenarios are named: the commands of issue 15's targets, one table
-# game (the card game) and start-up; the other games and web-follow only in the full run (or
-# when named), which is what keeps it under a minute.
+# game (the card game, by command and by click) and start-up; the other games and web-follow
+# only in the full run (or when named), which is what keeps it under a minute.
 QUICK_SCENARIOS = [
     "about",
     "card-play",
     "conflict-turn",
+    "hand-click",
     "roll",
     "scene-move",
     "sheet-update",
@@ -82,12 +83,14 @@ async def _measure(
 
     async def warm(lane: Lane) -> None:  # caches warm the way a running bot has them warm
         table = lane["table"]
-        command, user, options = scenario.request(table, lane, 0)
-        record = await table.fire(command, user=user, **options)
+        record = await send(table, scenario.request(table, lane, 0))
         await asyncio.wait_for(record.completed.wait(), ANSWER_TIMEOUT)
-        text = Reply(table.fake, record).text
+        reply = Reply(table.fake, record)
+        text = reply.text
         if not scenario.expect.search(text):
             raise RuntimeError(f"{scenario.name}: the warm-up got a wrong reply: {text!r}")
+        if scenario.answered is not None:
+            scenario.answered(lane, reply)
         if scenario.used_up and scenario.used_up.search(text) and scenario.renew:
             await scenario.renew(table, lane)
 
@@ -103,8 +106,7 @@ async def _measure(
         while (i := next(numbers)) < n and (
             budget is None or i < QUICK_MIN or time.perf_counter() < stop_at
         ):
-            command, user, options = scenario.request(table, lane, i)
-            record = await table.fire(command, user=user, **options)
+            record = await send(table, scenario.request(table, lane, i))
             try:
                 await asyncio.wait_for(record.completed.wait(), ANSWER_TIMEOUT)
             except TimeoutError:
@@ -112,10 +114,14 @@ async def _measure(
                 continue
             assert record.completed_at is not None
             latencies.append(record.completed_at - record.sent_at)
-            text = Reply(table.fake, record).text
+            reply = Reply(table.fake, record)
+            text = reply.text
             if not scenario.expect.search(text):
                 wrong[text.strip()[:120]] += 1
-            elif scenario.used_up and scenario.renew and scenario.used_up.search(text):
+                continue
+            if scenario.answered is not None:
+                scenario.answered(lane, reply)
+            if scenario.used_up and scenario.renew and scenario.used_up.search(text):
                 await scenario.renew(table, lane)
 
     # The collector as the bot runs it, for pong's measurement as for the bot's: what set-up

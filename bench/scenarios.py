@@ -14,12 +14,33 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from random import Random
 from typing import Any
 
-from bot.testing.harness import Table
+from bot.testing.fake_discord import InteractionRecord
+from bot.testing.harness import Reply, Table, iter_components
 
-Request = tuple[str, int, dict[str, Any]]  # (command, user id, options)
 Lane = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Click:
+    """A click on a button of a message the bot sent (a component interaction)."""
+
+    message: dict[str, Any]
+    custom_id: str
+    user: int
+
+
+Request = tuple[str, int, dict[str, Any]] | Click  # (command, user id, options), or a click
+
+
+async def send(table: Table, request: Request) -> InteractionRecord:
+    """Send a request without waiting for its answer."""
+    if isinstance(request, Click):
+        return await table.fire_click(request.message, request.custom_id, user=request.user)
+    command, user, options = request
+    return await table.fire(command, user=user, **options)
 
 
 def database(table: Table) -> Any:
@@ -50,6 +71,9 @@ class Scenario:
     setup: Callable[[Table, int], Awaitable[list[Lane]]] = field(default=_one_lane_each)
     used_up: re.Pattern[str] | None = None
     renew: Callable[[Table, Lane], Awaitable[None]] | None = None
+    # what a lane keeps of each right answer (a click's next button is on the message it
+    # updated)
+    answered: Callable[[Lane, Reply], None] | None = None
 
 
 def _about(table: Table, lane: Lane, i: int) -> Request:
@@ -227,6 +251,62 @@ def _table_game(name: str, game: str, options: str = "", ai_seat: bool = False) 
     )
 
 
+def _hand_click_scenario() -> Scenario:
+    """A solo card game per lane, played by clicking the buttons of the lane's hand message,
+    each click answered by the hand edited in place: a card played when one can be (one of them
+    at random, from the lane's own RNG), another move otherwise."""
+
+    async def new_game(table: Table, lane: Lane) -> None:
+        lobby = await table.slash(
+            "game new",
+            user=table.player,
+            channel=lane["channel"],
+            game="dfccg",
+            options="difficulty=apprentice",
+            settle=False,
+        )
+        board = await table.click(lobby, "Start", user=table.player, settle=False)
+        hand = await table.click(board, "My hand", user=table.player, settle=False)
+        if hand.message is None or not _move_buttons(hand.message):
+            raise RuntimeError(f"hand-click: no hand to play from in lane {lane}: {hand.text}")
+        lane["hand"] = hand.message
+
+    async def setup(table: Table, lanes: int) -> list[Lane]:
+        made = [
+            {"channel": table.fake.add_channel(table.guild_id, f"hand-{n}"), "rng": Random(n)}
+            for n in range(lanes)
+        ]
+        return await _each(made, lambda lane: new_game(table, lane))
+
+    def request(table: Table, lane: Lane, i: int) -> Request:
+        moves = _move_buttons(lane["hand"])
+        plays = [m for m in moves if m.split(":")[4] == "p"] or moves
+        return Click(lane["hand"], lane["rng"].choice(plays), table.player)
+
+    def answered(lane: Lane, reply: Reply) -> None:
+        if reply.message is not None and _move_buttons(reply.message):
+            lane["hand"] = reply.message
+
+    return Scenario(
+        "hand-click",
+        request,
+        re.compile(r"Your hand, game #\d+"),
+        setup,
+        used_up=re.compile(r"This game is finished"),
+        renew=new_game,
+        answered=answered,
+    )
+
+
+def _move_buttons(message: dict[str, Any]) -> list[str]:
+    """The custom ids of the game-move buttons on a hand message."""
+    return [
+        c["custom_id"]
+        for c in iter_components(message.get("components") or [])
+        if c.get("type") == 2 and c["custom_id"].startswith("ftg:a:") and not c.get("disabled")
+    ]
+
+
 SCENARIOS: dict[str, Scenario] = {
     "about": Scenario("about", _about, re.compile(r"Version")),
     "sheet-view": Scenario(
@@ -237,6 +317,7 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "roll": Scenario("roll", _roll, re.compile(r"rolls Lore.*Outcome", re.S), _roll_setup),
     "card-play": _table_game("card-play", "dfccg", "difficulty=apprentice"),
+    "hand-click": _hand_click_scenario(),
     # a person as the humans, the AI as the vampires
     "vampire-action": _table_game("vampire-action", "vampire-empire", "host_side=humans", True),
     # the lane's player runs one hero, an AI seat the other; a map picture at each hero's phase
