@@ -129,9 +129,10 @@ _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 class LastChoice:
-    """An engine's memory of its AI's last choice: ``apply`` of that very Action on that very
-    state (the AI seats' loop, simulations) need not work out the legal moves a second time.
-    Anything else (a click, another state, another object) is checked as usual."""
+    """An engine's memory of the last Action it found legal (its AI's choice, or a clicked id
+    looked up by ``legal_action``): ``apply`` of that very Action on that very state need not
+    work out the legal moves a second time. Anything else (another state, another object, an
+    id) is checked as usual."""
 
     __slots__ = ("_last",)
 
@@ -292,6 +293,14 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
     def legal_actions(self, state: StateT, seat: str) -> list[Action]:
         """What ``seat`` may do now: its turn's moves, or a table-wide move any seat may make."""
 
+    def legal_action(self, state: StateT, seat: str, action_id: str) -> Action | None:
+        """The legal action of ``seat`` with this id (a click's), or None when there is none.
+        An engine that can check one id without building every Action may do so."""
+        for action in self.legal_actions(state, seat):
+            if action.id == action_id:
+                return action
+        return None
+
     @abstractmethod
     def apply(
         self, state: StateT, seat: str, action: Action | str, rng: random.Random
@@ -368,9 +377,9 @@ class GameEngine(ABC, Generic[StateT, OptionsT]):
 
 def find_action(engine: GameEngine[Any, Any], state: Any, seat: str, action_id: str) -> Action:
     """Look up a clicked action id among the legal ones; stale or foreign ids raise."""
-    for action in engine.legal_actions(state, seat):
-        if action.id == action_id:
-            return action
+    action = engine.legal_action(state, seat, action_id)
+    if action is not None:
+        return action
     raise IllegalAction("That choice is no longer available; look at the table and choose again.")
 
 

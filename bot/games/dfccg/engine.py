@@ -510,6 +510,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def legal_actions(self, state: DfState, seat: str) -> list[Action]:
         return [move.action() for move in self.moves(state, seat)]
 
+    def legal_action(self, state: DfState, seat: str, action_id: str) -> Action | None:
+        # Only the clicked move becomes an Action, and apply of it on this state need not
+        # work out the legal moves again.
+        for move in self.moves(state, seat):
+            if move.id == action_id:
+                return self._chosen.remember(state, seat, move.action())
+        return None
+
     def moves(self, state: AnyState, seat: str, ctx: Context | None = None) -> list[Move]:
         """``legal_actions`` as plain data (the AI and the check of a clicked id use these);
         ``ctx``: a read-only Context of ``state`` the caller has already."""
