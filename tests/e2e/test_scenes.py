@@ -477,6 +477,20 @@ async def test_an_undo_preview_confirmed_after_its_channel_changed_campaign_is_r
     assert "Undone" in undone.text and (await sheet_of(table, harry)).fate_points == 3
 
 
+async def _reversal_of(table: Table, entry_id: int) -> int:
+    """The ledger entry that undid ``entry_id`` (PostgreSQL's sequences may skip numbers)."""
+    from sqlmodel import select
+
+    from bot.db.models.campaigns import FatePointEntry
+
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        found = await s.exec(select(FatePointEntry).where(FatePointEntry.undoes_id == entry_id))
+        entry = found.one()
+    assert entry.id is not None
+    return entry.id
+
+
 async def test_fp_undo_names_the_entry_previews_and_never_skips_one(table: Table) -> None:
     harry = await make_character(table, table.player, "Harry")
     await start_scene(table, characters="Harry")
@@ -505,7 +519,8 @@ async def test_fp_undo_names_the_entry_previews_and_never_skips_one(table: Table
     done = await table.click(preview, "Confirm undo", user=table.gm)
     assert not done.followups[-1].get("flags") and "now has 3" in done.text
     assert (await sheet_of(table, harry)).fate_points == 3
-    reversal = await table.slash("fp undo", user=table.gm, entry=harry_entry + 1)
+    reversal_id = await _reversal_of(table, harry_entry)  # its number is not assumed
+    reversal = await table.slash("fp undo", user=table.gm, entry=reversal_id)
     assert reversal.ephemeral and "itself a reversal" in reversal.text
     missing = await table.slash("fp undo", user=table.gm, entry=999999)
     assert missing.ephemeral and "no entry #999999" in missing.text
