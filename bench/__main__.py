@@ -136,7 +136,9 @@ async def _measure(
         stop_at = started + (budget or 0.0)
         await asyncio.gather(*(worker(lane) for lane in lanes))
         elapsed = time.perf_counter() - started
-        cpu = time.process_time() - cpu_started  # the fake's share is the same for pong
+        # The fake's share: the same as pong's for the interaction and its answer; its side
+        # of any further request the bot makes (an edit) is counted against the bot.
+        cpu = time.process_time() - cpu_started
         # Board pictures are drawn in worker processes: their CPU is the bot's CPU too.
         picture_cpu = _picture_cpu(spread) - pictures_started
         cpu += picture_cpu

@@ -51,3 +51,20 @@ async def test_the_startup_line(tmp_path) -> None:  # type: ignore[no-untyped-de
     assert line["failures"] == 0 and line["stored_games"] == 20
     for key in ("startup_ratio", "first_command_ratio", "new_server_first_command_ratio"):
         assert line[key] > 0, line
+
+
+async def test_hand_clicks_go_on_into_a_new_game_when_one_ends(table) -> None:  # type: ignore[no-untyped-def]
+    """One lane clicks past the end of its card game: the next clicks are in a new game, and
+    every answer is the lane's hand (no click on a finished game's buttons)."""
+    from sqlmodel import select
+
+    from bench.__main__ import _measure
+    from bench.scenarios import SCENARIOS
+    from bot.db.models.games import GameRow
+
+    result = await _measure(table, SCENARIOS["hand-click"], n=90, concurrency=1)
+    assert result["failures"] == 0, result["wrong_replies"]
+    assert result["samples"] == 90
+    async with table.bot.db.session() as s:
+        games = (await s.exec(select(GameRow))).all()
+    assert len(games) >= 2 and any(g.status == "finished" for g in games)
