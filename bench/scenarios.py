@@ -254,7 +254,8 @@ def _table_game(name: str, game: str, options: str = "", ai_seat: bool = False) 
 def _hand_click_scenario() -> Scenario:
     """A solo card game per lane, played by clicking the buttons of the lane's hand message,
     each click answered by the hand edited in place: a card played when one can be (one of them
-    at random, from the lane's own RNG), another move otherwise."""
+    at random, from the lane's own RNG), another move otherwise (the Showdown proposed only
+    when nothing else is left)."""
 
     async def new_game(table: Table, lane: Lane) -> None:
         lobby = await table.slash(
@@ -280,8 +281,12 @@ def _hand_click_scenario() -> Scenario:
 
     def request(table: Table, lane: Lane, i: int) -> Request:
         moves = _move_buttons(lane["hand"])
-        plays = [m for m in moves if m.split(":")[4] == "p"] or moves
-        return Click(lane["hand"], lane["rng"].choice(plays), table.player)
+        verbs = [m.split(":")[4] for m in moves]  # ftg:a:<game>:<version>:<verb>[:...]
+        plays = [m for m, verb in zip(moves, verbs, strict=True) if verb == "p"]
+        # Proposing the Showdown ends the game at once: a person does it when ready, and a
+        # random click on it would make the lane start a new game every few clicks.
+        others = [m for m, verb in zip(moves, verbs, strict=True) if verb != "sd"]
+        return Click(lane["hand"], lane["rng"].choice(plays or others or moves), table.player)
 
     def answered(lane: Lane, reply: Reply) -> None:
         if reply.message is not None and _move_buttons(reply.message):
