@@ -19,6 +19,7 @@ from typing import Any
 
 from bot.testing.fake_discord import InteractionRecord
 from bot.testing.harness import Reply, Table, iter_components
+from bot.ui.custom_ids import GAME_ACTION_TEMPLATE
 
 Lane = dict[str, Any]
 
@@ -280,13 +281,13 @@ def _hand_click_scenario() -> Scenario:
         return await _each(made, lambda lane: new_game(table, lane))
 
     def request(table: Table, lane: Lane, i: int) -> Request:
-        moves = _move_buttons(lane["hand"])
-        verbs = [m.split(":")[4] for m in moves]  # ftg:a:<game>:<version>:<verb>[:...]
-        plays = [m for m, verb in zip(moves, verbs, strict=True) if verb == "p"]
+        moves = _move_buttons(lane["hand"])  # custom id -> the move's verb
+        plays = [m for m, verb in moves.items() if verb == "p"]
         # Proposing the Showdown ends the game at once: a person does it when ready, and a
         # random click on it would make the lane start a new game every few clicks.
-        others = [m for m, verb in zip(moves, verbs, strict=True) if verb != "sd"]
-        return Click(lane["hand"], lane["rng"].choice(plays or others or moves), table.player)
+        others = [m for m, verb in moves.items() if verb != "sd"]
+        choice = lane["rng"].choice(plays or others or list(moves))
+        return Click(lane["hand"], choice, table.player)
 
     def answered(lane: Lane, reply: Reply) -> None:
         if reply.message is not None and _move_buttons(reply.message):
@@ -303,13 +304,20 @@ def _hand_click_scenario() -> Scenario:
     )
 
 
-def _move_buttons(message: dict[str, Any]) -> list[str]:
-    """The custom ids of the game-move buttons on a hand message."""
-    return [
-        c["custom_id"]
-        for c in iter_components(message.get("components") or [])
-        if c.get("type") == 2 and c["custom_id"].startswith("ftg:a:") and not c.get("disabled")
-    ]
+_GAME_ACTION = re.compile(GAME_ACTION_TEMPLATE)
+
+
+def _move_buttons(message: dict[str, Any]) -> dict[str, str]:
+    """The game-move buttons on a hand message: custom id -> the move's verb ("p" plays a
+    card, "sd" proposes the Showdown, ...)."""
+    moves = {}
+    for component in iter_components(message.get("components") or []):
+        if component.get("type") != 2 or component.get("disabled"):
+            continue
+        found = _GAME_ACTION.fullmatch(component["custom_id"])
+        if found is not None:
+            moves[component["custom_id"]] = found["action"].partition(":")[0]
+    return moves
 
 
 SCENARIOS: dict[str, Scenario] = {

@@ -440,8 +440,8 @@ class Table:
         component = self._find_component(message, button, 2)
         if component.get("disabled"):
             raise AssertionError(f"button {button!r} is disabled")
-        data = {"custom_id": component["custom_id"], "component_type": 2}
-        return await self._component(message, data, user, timeout, settle)
+        record = await self.fire_click(message, component["custom_id"], user=user)
+        return await self._finish(record, timeout, settle)
 
     async def select(
         self,
