@@ -216,10 +216,48 @@ def _scene_move(table: Table, lane: Lane, i: int) -> Request:
     return ("scene move", lane["player"], {"zone": zone, "channel": lane["channel"]})
 
 
+SPARE_GAMES = 1  # per lane: started during set-up, taken up when the lane's game ends
+
+
+async def _start_lanes(
+    table: Table,
+    made: list[Lane],
+    new_game: Callable[[Table, Lane], Awaitable[None]],
+    prefix: str,
+) -> list[Lane]:
+    """Start each lane's game, and SPARE_GAMES more for it, each in a channel of its own. A
+    game that ends in the measured run is replaced by a spare (`_renew`), so the moves'
+    figures are the moves' own: starting a game is measured by `game-start`."""
+
+    async def prepare(lane: Lane) -> None:
+        spares = []
+        for _ in range(SPARE_GAMES):
+            spare = {**lane, "channel": table.fake.add_channel(table.guild_id, prefix)}
+            await new_game(table, spare)
+            spares.append(spare)
+        await new_game(table, lane)
+        lane["spares"] = spares
+
+    return await _each(made, prepare)
+
+
+def _renew(new_game: Callable[[Table, Lane], Awaitable[None]]) -> Callable[[Table, Lane], Any]:
+    """A lane whose game ended goes on in a spare game; once none is left, in a new game
+    started there and then (its cost then lands in the moves' figures)."""
+
+    async def renew(table: Table, lane: Lane) -> None:
+        if lane["spares"]:
+            lane.update(lane["spares"].pop())
+        else:
+            await new_game(table, lane)
+
+    return renew
+
+
 def _table_game(name: str, game: str, options: str = "", ai_seat: bool = False) -> Scenario:
     """A table game per lane, each in a channel of its own, the lane's player moving with
     `/game move action:auto` (AI seats' moves run inside the player's); a lane whose game ended
-    starts a new one."""
+    goes on in another (`_renew`)."""
 
     async def new_game(table: Table, lane: Lane) -> None:
         lobby = await table.slash(
@@ -240,7 +278,7 @@ def _table_game(name: str, game: str, options: str = "", ai_seat: bool = False) 
         made = [
             {"channel": table.fake.add_channel(table.guild_id, f"{game}-{n}")} for n in range(lanes)
         ]
-        return await _each(made, lambda lane: new_game(table, lane))
+        return await _start_lanes(table, made, new_game, f"{game}-spare")
 
     return Scenario(
         name,
@@ -248,7 +286,7 @@ def _table_game(name: str, game: str, options: str = "", ai_seat: bool = False) 
         re.compile(r"Your hand, game #\d+"),
         setup,
         used_up=re.compile(r"This game is finished"),
-        renew=new_game,
+        renew=_renew(new_game),
     )
 
 
@@ -278,7 +316,7 @@ def _hand_click_scenario() -> Scenario:
             {"channel": table.fake.add_channel(table.guild_id, f"hand-{n}"), "rng": Random(n)}
             for n in range(lanes)
         ]
-        return await _each(made, lambda lane: new_game(table, lane))
+        return await _start_lanes(table, made, new_game, "hand-spare")
 
     def request(table: Table, lane: Lane, i: int) -> Request:
         moves = _move_buttons(lane["hand"])  # custom id -> the move's verb
@@ -299,8 +337,41 @@ def _hand_click_scenario() -> Scenario:
         re.compile(r"Your hand, game #\d+"),
         setup,
         used_up=re.compile(r"This game is finished"),
-        renew=new_game,
+        renew=_renew(new_game),
         answered=answered,
+    )
+
+
+def _game_start_scenario() -> Scenario:
+    """Solo card games started one after another in each lane, two requests a game:
+    `/game new` in a channel of its own (the lobby), then its Start button (the lobby becomes
+    the board, with its first picture)."""
+
+    def request(table: Table, lane: Lane, i: int) -> Request:
+        lobby = lane.pop("lobby", None)
+        if lobby is not None:
+            return Click(lobby, _button_id(lobby, "Start"), table.player)
+        channel = table.fake.add_channel(table.guild_id, "start")
+        options = {"channel": channel, "game": "dfccg", "options": "difficulty=apprentice"}
+        return ("game new", table.player, options)
+
+    def answered(lane: Lane, reply: Reply) -> None:
+        if reply.message is not None and "Start" in reply.labels():
+            lane["lobby"] = reply.message
+
+    return Scenario(
+        "game-start",
+        request,
+        re.compile(r"Card Game: (lobby \(game #\d+\)|game #\d+ \()"),  # the lobby, the board
+        answered=answered,
+    )
+
+
+def _button_id(message: dict[str, Any], label: str) -> str:
+    return next(
+        c["custom_id"]
+        for c in iter_components(message.get("components") or [])
+        if c.get("type") == 2 and c.get("label") == label
     )
 
 
@@ -331,6 +402,7 @@ SCENARIOS: dict[str, Scenario] = {
     "roll": Scenario("roll", _roll, re.compile(r"rolls Lore.*Outcome", re.S), _roll_setup),
     "card-play": _table_game("card-play", "dfccg", "difficulty=apprentice"),
     "hand-click": _hand_click_scenario(),
+    "game-start": _game_start_scenario(),
     # a person as the humans, the AI as the vampires
     "vampire-action": _table_game("vampire-action", "vampire-empire", "host_side=humans", True),
     # the lane's player runs one hero, an AI seat the other; a map picture at each hero's phase

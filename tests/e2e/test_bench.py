@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench.__main__ import run
 
 
@@ -53,18 +55,43 @@ async def test_the_startup_line(tmp_path) -> None:  # type: ignore[no-untyped-de
         assert line[key] > 0, line
 
 
-async def test_hand_clicks_go_on_into_a_new_game_when_one_ends(table) -> None:  # type: ignore[no-untyped-def]
-    """One lane clicks past the end of its card game: the next clicks are in a new game, and
-    every answer is the lane's hand (no click on a finished game's buttons)."""
+@pytest.mark.parametrize("spares", [1, 0])
+async def test_hand_clicks_go_on_into_a_new_game_when_one_ends(table, monkeypatch, spares) -> None:  # type: ignore[no-untyped-def]
+    """One lane clicks past the end of its card game: the next clicks are in a new game (the
+    spare started during set-up, or one started there and then when there is none), and every
+    answer is the lane's hand (no click on a finished game's buttons)."""
+    from sqlmodel import select
+
+    import bench.scenarios
+    from bench.__main__ import _measure
+    from bench.scenarios import SCENARIOS
+    from bot.db.models.games import GameRow
+
+    monkeypatch.setattr(bench.scenarios, "SPARE_GAMES", spares)
+    result = await _measure(table, SCENARIOS["hand-click"], n=90, concurrency=1)
+    assert result["failures"] == 0, result["wrong_replies"]
+    assert result["samples"] == 90
+    async with table.bot.db.session() as s:
+        games = (await s.exec(select(GameRow))).all()
+    finished = [g for g in games if g.status == "finished"]
+    assert finished and len(games) >= 2
+    # with a spare, the next game is in a channel of its own; without, in the same channel
+    channels = {g.channel_id for g in games}
+    assert len(channels) == (len(games) if spares else 1)
+
+
+async def test_game_starts_alternate_new_lobbies_and_their_start(table) -> None:  # type: ignore[no-untyped-def]
+    """`game-start`: a lobby, then its Start, each game in a channel of its own."""
     from sqlmodel import select
 
     from bench.__main__ import _measure
     from bench.scenarios import SCENARIOS
     from bot.db.models.games import GameRow
 
-    result = await _measure(table, SCENARIOS["hand-click"], n=90, concurrency=1)
-    assert result["failures"] == 0, result["wrong_replies"]
-    assert result["samples"] == 90
+    result = await _measure(table, SCENARIOS["game-start"], n=9, concurrency=1)
+    assert result["failures"] == 0 and result["samples"] == 9, result["wrong_replies"]
     async with table.bot.db.session() as s:
         games = (await s.exec(select(GameRow))).all()
-    assert len(games) >= 2 and any(g.status == "finished" for g in games)
+    # the warm-up's lobby, then Start, and four more lobbies each with its Start
+    assert [g.status for g in games] == ["running"] * 5
+    assert len({g.channel_id for g in games}) == 5
