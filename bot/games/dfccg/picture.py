@@ -12,6 +12,7 @@ import json
 from functools import lru_cache
 from typing import Any
 
+import orjson
 from PIL import Image, ImageDraw
 
 from bot.games.drawing import blend_palette, png_fixed
@@ -189,8 +190,9 @@ PICTURED = ("book", "turn", "phase", "result", "rows", "fate", "showdown", "solv
 
 def picture_key(view: dict[str, Any]) -> str:
     """A short digest of what `render_board` would draw from ``view``."""
-    drawn = json.dumps({key: view.get(key) for key in PICTURED}, sort_keys=True)
-    return hashlib.blake2b(drawn.encode(), digest_size=12).hexdigest()
+    # orjson: the board asks at every edit, and json.dumps of the rows was ~0.3 ms of it
+    drawn = orjson.dumps({key: view.get(key) for key in PICTURED}, option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(drawn, digest_size=12).hexdigest()
 
 
 def render_board(view: dict[str, Any]) -> bytes:
