@@ -221,9 +221,10 @@ class GameLobby(GamePlay):
     async def _past_games_in(
         session: Any, row: GameRow, limit: int = 500
     ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
-        """This channel's finished games of the same engine, oldest first."""
+        """This channel's finished games of the same engine, oldest first (their options and
+        results only: a whole row carries the game's final state)."""
         result = await session.exec(
-            select(GameRow)
+            select(GameRow.options, GameRow.result)
             .where(
                 col(GameRow.channel_id) == row.channel_id,
                 col(GameRow.engine) == row.engine,
@@ -234,4 +235,4 @@ class GameLobby(GamePlay):
             .limit(limit)
         )
         rows = list(result.all())[::-1]
-        return [(json.loads(r.options), json.loads(r.result) if r.result else None) for r in rows]
+        return [(json.loads(options), json.loads(done) if done else None) for options, done in rows]
