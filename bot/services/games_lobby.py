@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
 from bot.db.models.games import GameRow
+from bot.db.raw import Sql
 from bot.db.repos.games import insert_logs_in
 from bot.errors import RuleError
 from bot.fate.words import plural
@@ -36,6 +36,9 @@ from bot.services.games_core import (
     SEAT_NAME_MAX,
 )
 from bot.services.games_play import GamePlay
+
+BOARD_MESSAGE = Sql("SELECT board_message_id FROM games WHERE id = :game")
+SET_BOARD_MESSAGE = Sql("UPDATE games SET board_message_id = :message WHERE id = :game")
 
 
 class GameLobby(GamePlay):
@@ -78,19 +81,13 @@ class GameLobby(GamePlay):
 
     async def board_message_of(self, game_id: int) -> int | None:
         """The id of the game's public board message (None before it is posted)."""
-        async with self.db.read() as session:
-            found = await session.exec(
-                select(GameRow.board_message_id).where(col(GameRow.id) == game_id)
-            )
-            return found.first()  # type: ignore[no-any-return]
+        async with self.db.raw_read() as unit:  # every click on a board asks
+            found = await unit.row(BOARD_MESSAGE, {"game": game_id})
+        return None if found is None or found[0] is None else int(found[0])
 
     async def set_board_message(self, game_id: int, message_id: int) -> None:
-        async with self.db.session() as session:
-            await session.exec(
-                update(GameRow)
-                .where(col(GameRow.id) == game_id)
-                .values(board_message_id=message_id)
-            )
+        async with self.db.raw() as unit:
+            await unit.run(SET_BOARD_MESSAGE, {"game": game_id, "message": message_id})
         cached = self._rows.get(game_id)
         if cached is not None:  # a write without a new version: the cached row follows it
             cached.board_message_id = message_id
