@@ -40,18 +40,31 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
 from sqlalchemy.dialects.sqlite import DATETIME
 from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
+from sqlalchemy.exc import IntegrityError
 
 from bot.db.changes import NOTIFY_CHANNEL, WROTE
 
 _NAME = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _SQLITE_TIME: Callable[[Any], Any] = DATETIME().bind_processor(sqlite_dialect())  # type: ignore[assignment]
 Row = Sequence[Any]
+
+
+def is_integrity_error(error: BaseException) -> bool:
+    """Whether a constraint (a unique index, say) refused a raw statement, on any driver: the
+    ORM raises SQLAlchemy's IntegrityError, a raw unit the driver's own."""
+    if isinstance(error, sqlite3.IntegrityError | IntegrityError):
+        return True
+    asyncpg = sys.modules.get("asyncpg")  # imported only where PostgreSQL is in use
+    return asyncpg is not None and isinstance(
+        error, asyncpg.exceptions.IntegrityConstraintViolationError
+    )
 
 
 class Sql:

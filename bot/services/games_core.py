@@ -204,9 +204,9 @@ class GameCore:
             set_committed_value(row, key, value)
 
     @staticmethod
-    def _busy_text(row: GameRow) -> str:
+    def _busy_text(*, status: str, game_id: int) -> str:
         return (
-            f"This channel already has a game ({row.status}, #{row.id}); see `/game status`, "
+            f"This channel already has a game ({status}, #{game_id}); see `/game status`, "
             "or end it with `/game abandon` (host or GM)."
         )
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
 
+from bot.db.changes import touched
 from bot.db.models.games import GameRow
-from bot.db.raw import Sql
+from bot.db.raw import RawUnit, Sql, is_integrity_error
 from bot.db.repos.games import insert_logs_in
 from bot.errors import RuleError
 from bot.fate.words import plural
@@ -32,13 +33,29 @@ from bot.services.game_info import (
     validated_options,
 )
 from bot.services.games_core import (
+    LIVE,
     PUBLIC_LOG_KEEP,
     SEAT_NAME_MAX,
 )
 from bot.services.games_play import GamePlay
 
+QUOTED_LIVE = ", ".join(f"'{status}'" for status in LIVE)
+LIVE_GAME_IN_CHANNEL = Sql(
+    f"SELECT id, status FROM games WHERE channel_id = :channel AND status IN ({QUOTED_LIVE})"
+)
+NEW_GAME = Sql(
+    """
+    INSERT INTO games (engine, guild_id, channel_id, active_channel_id, host_id, seats, options,
+                       public_log, status, seed, version, created_at, last_activity)
+    VALUES (:engine, :guild_id, :channel_id, :active_channel_id, :host_id, :seats, :options,
+            :public_log, :status, :seed, :version, :created_at, :last_activity)
+    RETURNING id
+    """
+)
 BOARD_MESSAGE = Sql("SELECT board_message_id FROM games WHERE id = :game")
-SET_BOARD_MESSAGE = Sql("UPDATE games SET board_message_id = :message WHERE id = :game")
+SET_BOARD_MESSAGE = Sql(
+    "UPDATE games SET board_message_id = :message WHERE id = :game RETURNING guild_id"
+)
 
 
 class GameLobby(GamePlay):
@@ -67,17 +84,28 @@ class GameLobby(GamePlay):
             seed=self.new_seed(),
         )
         try:
-            async with self.db.session() as session:
-                busy = await self._live_in_channel_in(session, channel_id)
+            async with self.db.raw() as unit:
+                busy = await unit.row(LIVE_GAME_IN_CHANNEL, {"channel": channel_id})
                 if busy is not None:
-                    raise RuleError(self._busy_text(busy))
-                session.add(row)
-                await session.flush()
-                return self._info(row)
-        except IntegrityError:
-            raise RuleError(
+                    raise RuleError(self._busy_text(status=busy[1], game_id=busy[0]))
+                found = await unit.row(NEW_GAME, self._new_row_values(unit, row))
+                touched(unit, {guild_id})
+        except Exception as error:
+            if not is_integrity_error(error):
+                raise
+            raise RuleError(  # another /game new in this channel made its lobby first
                 "This channel already has a game; see `/game status` or end it with `/game abandon`."
             ) from None
+        assert found is not None
+        set_committed_value(row, "id", int(found[0]))
+        return self._info(row)
+
+    @staticmethod
+    def _new_row_values(unit: RawUnit, row: GameRow) -> dict[str, Any]:
+        values = {column: getattr(row, column) for column in NEW_GAME.names}
+        values["created_at"] = unit.timestamp(row.created_at)
+        values["last_activity"] = unit.timestamp(row.last_activity)
+        return values
 
     async def board_message_of(self, game_id: int) -> int | None:
         """The id of the game's public board message (None before it is posted)."""
@@ -87,7 +115,9 @@ class GameLobby(GamePlay):
 
     async def set_board_message(self, game_id: int, message_id: int) -> None:
         async with self.db.raw() as unit:
-            await unit.run(SET_BOARD_MESSAGE, {"game": game_id, "message": message_id})
+            found = await unit.row(SET_BOARD_MESSAGE, {"game": game_id, "message": message_id})
+            if found is not None:  # the web view's listeners of that server only
+                touched(unit, {int(found[0])})
         cached = self._rows.get(game_id)
         if cached is not None:  # a write without a new version: the cached row follows it
             cached.board_message_id = message_id

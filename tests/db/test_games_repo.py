@@ -34,6 +34,42 @@ async def _running(service: GameService) -> int:
     return info.id
 
 
+async def test_a_lobby_that_loses_the_race_for_its_channel_is_told_so(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two lobbies that both found the channel free (two processes at once): the unique index
+    on a live game's channel refuses the second insert, whatever the driver, and its host hears
+    that the channel is taken."""
+    from bot.db.raw import Sql
+    from bot.services import games_lobby
+
+    service = GameService(db)
+    first = await service.create_lobby(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        host_id=HOST,
+        host_name="h",
+        engine_key="dfccg",
+        options={},
+    )
+    # the second one's look at the channel happened before the first one's insert
+    monkeypatch.setattr(
+        games_lobby,
+        "LIVE_GAME_IN_CHANNEL",
+        Sql("SELECT id, status FROM games WHERE channel_id = :channel AND id < 0"),
+    )
+    with pytest.raises(RuleError, match="already has a game"):
+        await service.create_lobby(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            host_id=GUEST,
+            host_name="g",
+            engine_key="dfccg",
+            options={},
+        )
+    assert (await service.get(first.id)).status == "lobby"
+
+
 async def test_one_live_game_per_channel(db: Database) -> None:
     service = GameService(db)
     info = await service.create_lobby(
