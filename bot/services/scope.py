@@ -41,8 +41,8 @@ class ScopeService:
         answer = (kind, key, where)
         if answer in self._found:
             return
-        async with self.db.read() as session:
-            await load_scoped_in(session, kind, key, where)
+        async with self.db.raw_read() as unit:
+            await load_scoped_in(unit, kind, key, where)
         if kind in KEPT_KINDS:
             self._found[answer] = None
             if len(self._found) > KEPT_MAX:

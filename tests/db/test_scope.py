@@ -28,6 +28,7 @@ def _count_selects(db: Database) -> list[str]:
 
     for engine in {db.engine, db._read_engine}:  # reads may have an engine of their own
         event.listen(engine.sync_engine, "before_cursor_execute", note)
+    db.raw_trace = lambda statement: note(None, None, statement)  # and raw units (the check's)
     return seen
 
 

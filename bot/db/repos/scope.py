@@ -15,10 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import or_
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
-
 from bot.db.models.campaigns import Campaign, CharacterRow
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.drafts import CharacterDraftRow
@@ -26,6 +22,7 @@ from bot.db.models.forms import FormAnswerRow
 from bot.db.models.games import GameRow
 from bot.db.models.rolls import RollRow
 from bot.db.models.scenes import CompelOfferRow, SceneRow
+from bot.db.raw import RawUnit, Sql
 from bot.errors import RuleError
 
 
@@ -110,29 +107,37 @@ class Where:
     channel_id: int | None
 
 
-async def load_scoped_in(session: AsyncSession, kind: str, key: int, where: Where) -> Any:
+def _scoped_sql(reach: Reach) -> Sql:
+    """The statement that finds a row of this kind only in the asking server (and channel)."""
+    table = reach.model.__tablename__
+    conditions = [f"{table}.{reach.key} = :key"]
+    conditions += [f"{table}.{name} = :{name}" for name in reach.filters]
+    joined = ""
+    if reach.via_campaign:
+        campaign = Campaign.__tablename__
+        joined = f" JOIN {campaign} ON {campaign}.id = {table}.campaign_id"
+        conditions.append(f"{campaign}.guild_id = :guild")
+    else:
+        conditions.append(f"{table}.guild_id = :guild")
+    if reach.channels:
+        either = " OR ".join(f"{table}.{column} = :channel" for column in reach.channels)
+        conditions.append(f"({either})")
+    return Sql(f"SELECT {table}.{reach.key} FROM {table}{joined} WHERE {' AND '.join(conditions)}")
+
+
+SCOPED = {kind: _scoped_sql(reach) for kind, reach in REACH.items()}  # written once
+
+
+async def load_scoped_in(unit: RawUnit, kind: str, key: int, where: Where) -> Any:
     """The key of the row of `kind` whose key is `key`, if it belongs to `where`'s server (and
     channel when the kind lives in a channel); `NotHere` otherwise, the same for a missing row.
     (Only the key is read: a game's row carries its whole state, and the click's own service
-    call reads the row it acts on anyway.)"""
+    call reads the row it acts on anyway. Raw: the first click on every message asks.)"""
     reach = REACH[kind]
-    if where.guild_id is None:
+    if where.guild_id is None or (reach.channels and where.channel_id is None):
         raise NotHere(reach.missing)
-    model = reach.model
-    query = select(getattr(model, reach.key)).where(getattr(model, reach.key) == key)
-    for name, value in reach.filters.items():
-        query = query.where(getattr(model, name) == value)
-    if reach.via_campaign:
-        query = query.join(Campaign, col(Campaign.id) == model.campaign_id).where(
-            Campaign.guild_id == where.guild_id
-        )
-    else:
-        query = query.where(model.guild_id == where.guild_id)
-    if reach.channels:
-        if where.channel_id is None:
-            raise NotHere(reach.missing)
-        query = query.where(or_(*(getattr(model, c) == where.channel_id for c in reach.channels)))
-    row = (await session.exec(query)).first()
+    params = {"key": key, "guild": where.guild_id, "channel": where.channel_id, **reach.filters}
+    row = await unit.row(SCOPED[kind], params)
     if row is None:
         raise NotHere(reach.missing)
-    return row
+    return row[0]
