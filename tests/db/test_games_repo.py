@@ -10,7 +10,7 @@ import pytest
 
 from bot.db.engine import Database
 from bot.errors import RuleError
-from bot.services.game_info import AlreadyDone, NotSeated
+from bot.services.game_info import AlreadyDone, GameInfo, NotSeated
 from bot.services.games import GameService
 
 GUILD = 1_234_567_890_123_456_789
@@ -34,6 +34,18 @@ async def _running(service: GameService) -> int:
     return info.id
 
 
+async def _lobby(service: GameService, host_id: int, channel_id: int = CHANNEL) -> GameInfo:
+    """A card game's lobby with the default options."""
+    return await service.create_lobby(
+        guild_id=GUILD,
+        channel_id=channel_id,
+        host_id=host_id,
+        host_name="host" if host_id == HOST else "g",
+        engine_key="dfccg",
+        options={},
+    )
+
+
 async def test_a_lobby_that_loses_the_race_for_its_channel_is_told_so(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -44,14 +56,7 @@ async def test_a_lobby_that_loses_the_race_for_its_channel_is_told_so(
     from bot.services import games_lobby
 
     service = GameService(db)
-    first = await service.create_lobby(
-        guild_id=GUILD,
-        channel_id=CHANNEL,
-        host_id=HOST,
-        host_name="h",
-        engine_key="dfccg",
-        options={},
-    )
+    first = await _lobby(service, HOST)
     # the second one's look at the channel happened before the first one's insert
     monkeypatch.setattr(
         games_lobby,
@@ -59,37 +64,16 @@ async def test_a_lobby_that_loses_the_race_for_its_channel_is_told_so(
         Sql("SELECT id, status FROM games WHERE channel_id = :channel AND id < 0"),
     )
     with pytest.raises(RuleError, match="already has a game"):
-        await service.create_lobby(
-            guild_id=GUILD,
-            channel_id=CHANNEL,
-            host_id=GUEST,
-            host_name="g",
-            engine_key="dfccg",
-            options={},
-        )
+        await _lobby(service, GUEST)
     assert (await service.get(first.id)).status == "lobby"
 
 
 async def test_one_live_game_per_channel(db: Database) -> None:
     service = GameService(db)
-    info = await service.create_lobby(
-        guild_id=GUILD,
-        channel_id=CHANNEL,
-        host_id=HOST,
-        host_name="host",
-        engine_key="dfccg",
-        options={},
-    )
+    info = await _lobby(service, HOST)
     assert info.seats[0].user_id == HOST and info.status == "lobby"
     with pytest.raises(RuleError, match="already has a game"):
-        await service.create_lobby(
-            guild_id=GUILD,
-            channel_id=CHANNEL,
-            host_id=GUEST,
-            host_name="g",
-            engine_key="dfccg",
-            options={},
-        )
+        await _lobby(service, GUEST)
     with pytest.raises(RuleError, match="difficulty"):
         await service.create_lobby(
             guild_id=GUILD,
@@ -157,7 +141,6 @@ async def test_campaign_lobbies_follow_the_channels_finished_games(db: Database)
 
     from bot.db.models.games import GameRow
     from bot.games.base import GameResult
-    from bot.services.game_info import GameInfo
 
     service = GameService(db)
 
