@@ -203,6 +203,13 @@ class GameCore:
         for key, value in values.items():
             set_committed_value(row, key, value)
 
+    def _keep_state(self, row: GameRow, state: Any) -> None:
+        """Keep the parsed state of a running game's row as written, for its next move."""
+        if row.status == "running" and row.state is not None:
+            self._states[row.id or 0] = (row.state, state)
+            while len(self._states) > STATES_KEPT:
+                del self._states[next(iter(self._states))]
+
     @staticmethod
     def _busy_text(*, status: str, game_id: int) -> str:
         return (

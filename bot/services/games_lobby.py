@@ -6,12 +6,10 @@ import json
 from typing import Any
 
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import col, select
 
 from bot.db.changes import touched
 from bot.db.models.games import GameRow
 from bot.db.raw import RawUnit, Sql, is_integrity_error
-from bot.db.repos.games import insert_logs_in
 from bot.errors import RuleError
 from bot.fate.words import plural
 from bot.games.base import (
@@ -52,6 +50,12 @@ NEW_GAME = Sql(
     RETURNING id
     """
 )
+PAST_GAMES_READ = 500  # the newest of a channel's finished games a start looks at
+PAST_GAMES = Sql(
+    "SELECT options, result FROM games WHERE channel_id = :channel AND engine = :engine "
+    f"AND status = 'finished' AND id <> :game ORDER BY id DESC LIMIT {PAST_GAMES_READ}"
+)
+LOBBY_TRIES = 3  # a lobby click decided again after another click changed the lobby first
 BOARD_MESSAGE = Sql("SELECT board_message_id FROM games WHERE id = :game")
 SET_BOARD_MESSAGE = Sql(
     "UPDATE games SET board_message_id = :message WHERE id = :game RETURNING guild_id"
@@ -125,54 +129,69 @@ class GameLobby(GamePlay):
     async def lobby_action(
         self, game_id: int, user_id: int, user_name: str, op: str, *, is_gm: bool = False
     ) -> GameInfo:
-        """Join / leave / ai (add an AI seat) / unai (remove one) / start."""
-        async with self.db.session() as session:
-            row = await self._load_in(session, game_id)
-            if row.status != "lobby":
-                raise AlreadyDone(
-                    "This game has already started (or ended); use the table's **My hand** button."
+        """Join / leave / ai (add an AI seat) / unai (remove one) / start. Worked out on the
+        row as this process last read or wrote it (a lobby it made, usually) and stored with
+        one versioned write, as a move is; when another click (in any process) changed the
+        lobby first, it is read again and the click decided anew."""
+        row = self._rows.get(game_id)
+        for attempt in range(LOBBY_TRIES):
+            if row is None or row.status != "lobby" or attempt:
+                async with self.db.read() as session:
+                    row = await self._load_in(session, game_id)
+            try:
+                return await self._lobby_action_on(row, user_id, user_name, op, is_gm)
+            except AlreadyDone:
+                if row.status != "lobby" or attempt == LOBBY_TRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _lobby_action_on(
+        self, row: GameRow, user_id: int, user_name: str, op: str, is_gm: bool
+    ) -> GameInfo:
+        if row.status != "lobby":
+            raise AlreadyDone(
+                "This game has already started (or ended); use the table's **My hand** button."
+            )
+        engine = get_engine(row.engine)
+        seats = seats_of(row)
+        mine = next((s for s in seats if s.user_id == user_id), None)
+        host = user_id == row.host_id
+        if op == "join":
+            if mine is not None:
+                raise RuleError("You already have a seat; wait for the host to press Start.")
+            if len(seats) >= engine.max_players:
+                raise RuleError(f"The table is full ({engine.max_players} seats).")
+            seats.append(Seat(str(user_id), user_id, user_name[:SEAT_NAME_MAX]))
+        elif op == "leave":
+            if mine is None:
+                raise NotSeated("You have no seat at this table; press Join to take one.")
+            if host:
+                raise RuleError(
+                    "The host cannot leave the lobby; end it with `/game abandon` instead."
                 )
-            engine = get_engine(row.engine)
-            seats = seats_of(row)
-            mine = next((s for s in seats if s.user_id == user_id), None)
-            host = user_id == row.host_id
-            if op == "join":
-                if mine is not None:
-                    raise RuleError("You already have a seat; wait for the host to press Start.")
+            seats.remove(mine)
+        elif op in ("ai", "unai"):
+            if not (host or is_gm):
+                raise RuleError("Only the host can change the AI seats.")
+            ai_seats = [s for s in seats if s.ai]
+            if op == "ai":
                 if len(seats) >= engine.max_players:
                     raise RuleError(f"The table is full ({engine.max_players} seats).")
-                seats.append(Seat(str(user_id), user_id, user_name[:SEAT_NAME_MAX]))
-            elif op == "leave":
-                if mine is None:
-                    raise NotSeated("You have no seat at this table; press Join to take one.")
-                if host:
-                    raise RuleError(
-                        "The host cannot leave the lobby; end it with `/game abandon` instead."
-                    )
-                seats.remove(mine)
-            elif op in ("ai", "unai"):
-                if not (host or is_gm):
-                    raise RuleError("Only the host can change the AI seats.")
-                ai_seats = [s for s in seats if s.ai]
-                if op == "ai":
-                    if len(seats) >= engine.max_players:
-                        raise RuleError(f"The table is full ({engine.max_players} seats).")
-                    number = max([int(s.seat[3:]) for s in ai_seats] or [0]) + 1
-                    seats.append(Seat(f"ai:{number}", None, f"AI {number}", ai=True))
-                else:
-                    if not ai_seats:
-                        raise RuleError("There is no AI seat to remove.")
-                    seats.remove(ai_seats[-1])
-            elif op == "start":
-                if not (host or is_gm):
-                    raise RuleError("Only the host can start the game.")
-                return await self._start_in(session, row, engine, seats)
+                number = max([int(s.seat[3:]) for s in ai_seats] or [0]) + 1
+                seats.append(Seat(f"ai:{number}", None, f"AI {number}", ai=True))
             else:
-                raise RuleError("Unknown lobby button; open a new lobby with `/game new`.")
-            await self._save_in(
-                session, row, row.version, seats=json.dumps([s.as_json() for s in seats])
-            )
-            return self._info(row)
+                if not ai_seats:
+                    raise RuleError("There is no AI seat to remove.")
+                seats.remove(ai_seats[-1])
+        elif op == "start":
+            if not (host or is_gm):
+                raise RuleError("Only the host can start the game.")
+            return await self._start(row, engine, seats)
+        else:
+            raise RuleError("Unknown lobby button; open a new lobby with `/game new`.")
+        seats_json = json.dumps([s.as_json() for s in seats])
+        await self._save_move(row, row.version, [], [], seats=seats_json)
+        return self._info(row)
 
     async def set_option(
         self,
@@ -213,14 +232,15 @@ class GameLobby(GamePlay):
             await self._save_in(session, row, row.version, options=json.dumps(clean))
             return self._info(row)
 
-    async def _start_in(
-        self, session: Any, row: GameRow, engine: GameEngine[Any, Any], seats: list[Seat]
+    async def _start(
+        self, row: GameRow, engine: GameEngine[Any, Any], seats: list[Seat]
     ) -> GameInfo:
+        """The game set up and the AI seats' first moves made outside any transaction, then
+        stored with the lobby's versioned write (a click that changed the lobby meanwhile
+        wins, and this one is decided again on what it did)."""
         if len(seats) < engine.min_players:
             raise RuleError(f"This game needs at least {plural(engine.min_players, 'seat')}.")
-        raw, note = engine.resolve_options(
-            json.loads(row.options), await self._past_games_in(session, row)
-        )
+        raw, note = engine.resolve_options(json.loads(row.options), await self._past_games(row))
         options = engine.parse_options(raw)
         state = engine.new_game(options, [s.seat for s in seats], row_rng(row, 0))
         log = [f"The game begins: {', '.join(s.name for s in seats)}."]
@@ -229,37 +249,28 @@ class GameLobby(GamePlay):
         log += engine.opening(state)
         state, ai_events, ai_logs = self._run_ai(engine, row, state, seats, 1)
         log += [e.text for e in ai_events if e.public]
-        expected = row.version
-        await self._save_in(
-            session,
+        await self._save_move(
             row,
-            expected,
+            row.version,
+            ai_logs,
+            log,
             status="finished" if engine.is_over(state) else "running",
             state=state.model_dump_json(),
             options=json.dumps(raw),
             public_log=json.dumps(log[-PUBLIC_LOG_KEEP:]),
             **finish_values(engine, state),
         )
-        assert row.id is not None
-        await insert_logs_in(session, row.id, row.version, ai_logs, log)
-        return self._info(row)
+        self._keep_state(row, state)
+        return self._info(row, state=state)
 
-    @staticmethod
-    async def _past_games_in(
-        session: Any, row: GameRow, limit: int = 500
-    ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    async def _past_games(self, row: GameRow) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
         """This channel's finished games of the same engine, oldest first (their options and
-        results only: a whole row carries the game's final state)."""
-        result = await session.exec(
-            select(GameRow.options, GameRow.result)
-            .where(
-                col(GameRow.channel_id) == row.channel_id,
-                col(GameRow.engine) == row.engine,
-                col(GameRow.status) == "finished",
-                col(GameRow.id) != row.id,
-            )
-            .order_by(col(GameRow.id).desc())
-            .limit(limit)
-        )
-        rows = list(result.all())[::-1]
-        return [(json.loads(options), json.loads(done) if done else None) for options, done in rows]
+        results only: a whole row carries the game's final state). None of them changes while
+        this lobby holds the channel."""
+        params = {"channel": row.channel_id, "engine": row.engine, "game": row.id}
+        async with self.db.raw_read() as unit:
+            rows = await unit.rows(PAST_GAMES, params)
+        return [
+            (json.loads(options), json.loads(done) if done else None)
+            for options, done in rows[::-1]
+        ]

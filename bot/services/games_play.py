@@ -35,7 +35,6 @@ from bot.services.games_core import (
     AI_STEP_LIMIT,
     AUTO,
     PUBLIC_LOG_KEEP,
-    STATES_KEPT,
     GameCore,
 )
 
@@ -220,10 +219,7 @@ class GamePlay(GameCore):
             public_log=json.dumps(log),
             **finish_values(engine, state),
         )
-        if row.status == "running" and row.state is not None:
-            self._states[row.id or 0] = (row.state, state)
-            while len(self._states) > STATES_KEPT:
-                del self._states[next(iter(self._states))]
+        self._keep_state(row, state)
         view, actions, hand = engine.seat_views(state, seat.seat, row.status == "running")
         info = self._info(row, state=state, view=view, public_log=log)
         return ActOutcome(info, public, private, HandInfo(info, seat, hand, actions))

@@ -324,3 +324,21 @@ async def test_the_action_log_never_stores_what_a_private_move_names(
     for action, row in zip(chosen, logged, strict=True):
         assert row.action_id == action.id[:64]
         assert row.label == (action.kind if action.private else action.label[:100])
+
+
+async def test_a_lobby_click_on_a_stale_copy_is_decided_again_on_the_stored_lobby(
+    db: Database,
+) -> None:
+    """A process decides a lobby click on the lobby as it last wrote it; when another process
+    changed the lobby first, the versioned write is refused and the click is decided again on
+    the stored lobby, so both joins count."""
+    here, there = GameService(db), GameService(db)  # two bot processes, one database
+    lobby = await _lobby(here, HOST)
+    await there.lobby_action(lobby.id, GUEST, "guest", "join")
+    joined = await here.lobby_action(lobby.id, GUEST + 5, "late", "join")  # stale copy
+    assert [s.user_id for s in joined.seats] == [HOST, GUEST, GUEST + 5]
+    assert joined.version == 3
+    started = await here.lobby_action(lobby.id, HOST, "host", "start")
+    assert started.status == "running" and len(started.seats) == 3
+    with pytest.raises(AlreadyDone, match="already started"):
+        await there.lobby_action(lobby.id, GUEST + 6, "later", "join")

@@ -8,14 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import insert
-
-from bot.db.models.columns import utcnow
-from bot.db.models.games import EVENT_TEXT_LIMIT, GameActionLog, GameEventLog
+from bot.db.models.games import EVENT_TEXT_LIMIT
 from bot.db.raw import RawUnit, Sql
 
-_ACTIONS = insert(GameActionLog.__table__)  # type: ignore[attr-defined]
-_EVENTS = insert(GameEventLog.__table__)  # type: ignore[attr-defined]
 _RAW_ACTIONS = Sql(
     "INSERT INTO game_actions (game_id, version, seat, user_id, action_id, label, created_at) "
     "VALUES (:game_id, :version, :seat, :user_id, :action_id, :label, :created_at)"
@@ -65,18 +60,6 @@ def _event_rows(game_id: int, version: int, events: list[str], at: Any) -> list[
     ]
 
 
-async def insert_logs_in(
-    session: Any, game_id: int, version: int, actions: Sequence[LoggedAction], events: list[str]
-) -> None:
-    """The actions applied by the write that made `version` of the game, and its public
-    events in order."""
-    now = utcnow()
-    if actions:
-        await session.exec(_ACTIONS, params=_action_rows(game_id, actions, now))
-    if events:
-        await session.exec(_EVENTS, params=_event_rows(game_id, version, events, now))
-
-
 async def insert_logs_raw_in(
     unit: RawUnit,
     game_id: int,
@@ -85,7 +68,8 @@ async def insert_logs_raw_in(
     events: list[str],
     created_at: Any,
 ) -> None:
-    """`insert_logs_in` in a raw unit of work (`created_at` as `unit.timestamp` gives it)."""
+    """The actions applied by the write that made `version` of the game, and its public
+    events in order (`created_at` as `unit.timestamp` gives it)."""
     if actions:
         await unit.run_many(_RAW_ACTIONS, _action_rows(game_id, actions, created_at))
     if events:
