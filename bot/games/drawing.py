@@ -181,6 +181,13 @@ def blend_palette(flat: Iterable[RGB], pairs: Iterable[tuple[RGB, RGB]], steps: 
     return palette
 
 
+def palette_index(palette: Image.Image, colour: RGB) -> int:
+    """Where a colour of `blend_palette`'s palette is in it (for drawing on a "P" image)."""
+    flat = palette.getpalette() or []
+    triples = [tuple(flat[i : i + 3]) for i in range(0, len(flat), 3)]
+    return triples.index(colour)
+
+
 def png_fixed(image: Image.Image, palette: Image.Image) -> bytes:
     """`png` of the image reduced to a palette known beforehand (`blend_palette`): each pixel
     takes the nearest colour of the palette, which costs a tenth of working out a palette per

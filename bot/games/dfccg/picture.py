@@ -15,9 +15,10 @@ from typing import Any
 import orjson
 from PIL import Image, ImageDraw
 
-from bot.games.drawing import blend_palette, png_fixed
+from bot.games.drawing import NO_DITHER, blend_palette, png
 from bot.games.drawing import fit as _fit
 from bot.games.drawing import font as _font
+from bot.games.drawing import palette_index as _palette_index
 from bot.games.drawing import wrap as _wrap
 
 CARD_W, CARD_H = 214, 212
@@ -58,6 +59,7 @@ PALETTE = blend_palette(
     [(fill, ink) for fill in FILLS for ink in INKS],
     10,
 )
+EMPTY_INDEX = _palette_index(PALETTE, EMPTY)  # a free place's outline on an indexed board
 
 
 def _notes(card: dict[str, Any]) -> list[tuple[str, tuple[int, int, int]]]:
@@ -115,12 +117,13 @@ TILES_KEPT = 512  # card tiles drawn once and pasted again while the card looks 
 
 
 @lru_cache(maxsize=TILES_KEPT)
-def _tile(card_json: str) -> Image.Image:
+def _tile(card_json: str, indexed: bool = False) -> Image.Image:
     """One card drawn on its own (the table's background in its rounded corners): a card
-    changes when its tokens, links or blocks do, so most of a board is pasted, not drawn."""
+    changes when its tokens, links or blocks do, so most of a board is pasted, not drawn.
+    `indexed`: reduced to the picture's palette (`_indexed`)."""
     tile = Image.new("RGB", (CARD_W + 1, CARD_H + 1), BACKGROUND)
     _card(ImageDraw.Draw(tile), 0, 0, json.loads(card_json))
-    return tile
+    return _indexed(tile) if indexed else tile
 
 
 def _title(draw: ImageDraw.ImageDraw, view: dict[str, Any], width: int) -> None:
@@ -196,8 +199,16 @@ def picture_key(view: dict[str, Any]) -> str:
 
 
 def render_board(view: dict[str, Any]) -> bytes:
-    """PNG bytes of the table described by ``view`` (an engine's public view)."""
-    return png_fixed(draw_board(view), PALETTE)
+    """PNG bytes of the table described by ``view`` (an engine's public view): the board put
+    together from parts already reduced to the palette, which is `png_fixed(draw_board(view),
+    PALETTE)` pixel for pixel (a pixel's colour in the palette does not depend on its
+    neighbours) without reducing the whole picture each time (about a fifth of its cost)."""
+    return png(draw_board(view, indexed=True))
+
+
+def _indexed(part: Image.Image) -> Image.Image:
+    """A part of the picture reduced to its palette once, as it is kept for pasting."""
+    return part.quantize(palette=PALETTE, dither=NO_DITHER)
 
 
 WIDTH = MARGIN * 2 + COLUMNS * CARD_W + (COLUMNS - 1) * GAP
@@ -212,8 +223,8 @@ PARTS_KEPT = 64  # titles, pools and Showdown cards drawn once and pasted again
 # own (on the table's background, where nothing else is drawn) and pasted, like the cards.
 
 
-@lru_cache(maxsize=1)
-def _table() -> Image.Image:
+@lru_cache(maxsize=2)
+def _table(indexed: bool = False) -> Image.Image:
     """The empty table with its row labels."""
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
@@ -221,52 +232,56 @@ def _table() -> Image.Image:
     for index in range(2):
         draw.text((MARGIN, y), f"Row {index + 1}  (Range 1 to 6)", font=_font(15), fill=MUTED)
         y += ROW_LABEL_H + CARD_H + GAP
-    return image
+    return _indexed(image) if indexed else image
 
 
 @lru_cache(maxsize=PARTS_KEPT)
-def _title_tile(drawn_json: str) -> Image.Image:
+def _title_tile(drawn_json: str, indexed: bool = False) -> Image.Image:
     tile = Image.new("RGB", (WIDTH, MARGIN + HEADER_H), BACKGROUND)
     _title(ImageDraw.Draw(tile), json.loads(drawn_json), WIDTH)
-    return tile
+    return _indexed(tile) if indexed else tile
 
 
 @lru_cache(maxsize=PARTS_KEPT)
-def _fate_tile(available: int, spent: int) -> Image.Image:
+def _fate_tile(available: int, spent: int, indexed: bool = False) -> Image.Image:
     tile = Image.new("RGB", (SHOWDOWN_X, FOOTER_H), BACKGROUND)
     _fate(ImageDraw.Draw(tile), 0, {"available": available, "spent": spent})
-    return tile
+    return _indexed(tile) if indexed else tile
 
 
 @lru_cache(maxsize=PARTS_KEPT)
-def _showdown_tile(drawn_json: str) -> Image.Image:
+def _showdown_tile(drawn_json: str, indexed: bool = False) -> Image.Image:
     showdown, solved = json.loads(drawn_json)
     tile = Image.new("RGB", (WIDTH, FOOTER_H), BACKGROUND)
     _showdown(ImageDraw.Draw(tile), 0, WIDTH, showdown, solved)
-    return tile.crop((SHOWDOWN_X, 0, WIDTH, FOOTER_H))
+    tile = tile.crop((SHOWDOWN_X, 0, WIDTH, FOOTER_H))
+    return _indexed(tile) if indexed else tile
 
 
-def draw_board(view: dict[str, Any]) -> Image.Image:
-    """The table described by ``view`` (an engine's public view), before encoding."""
+def draw_board(view: dict[str, Any], indexed: bool = False) -> Image.Image:
+    """The table described by ``view`` (an engine's public view), before encoding;
+    `indexed`: in the palette's colours (a "P" image), put together from indexed parts."""
     rows: list[list[dict[str, Any]]] = list(view.get("rows") or [])[:2]
     while len(rows) < 2:
         rows.append([])
-    image = _table().copy()
+    image = _table(indexed).copy()
     draw = ImageDraw.Draw(image)
     titled = {key: view[key] for key in ("book", "turn", "phase", "result") if key in view}
-    image.paste(_title_tile(json.dumps(titled, sort_keys=True)), (0, 0))
+    image.paste(_title_tile(json.dumps(titled, sort_keys=True), indexed), (0, 0))
     y = MARGIN + HEADER_H
+    empty = EMPTY_INDEX if indexed else EMPTY
     for row in rows:
         y += ROW_LABEL_H
         for position in range(COLUMNS):
             x = MARGIN + position * (CARD_W + GAP)
             if position < len(row):
-                image.paste(_tile(json.dumps(row[position], sort_keys=True)), (x, y))
+                image.paste(_tile(json.dumps(row[position], sort_keys=True), indexed), (x, y))
             else:
-                draw.rounded_rectangle((x, y, x + CARD_W, y + CARD_H), radius=8, outline=EMPTY)
+                draw.rounded_rectangle((x, y, x + CARD_W, y + CARD_H), radius=8, outline=empty)
         y += CARD_H + GAP
     fate = view.get("fate") or {}
-    image.paste(_fate_tile(int(fate.get("available", 0)), int(fate.get("spent", 0))), (0, y))
+    pools = _fate_tile(int(fate.get("available", 0)), int(fate.get("spent", 0)), indexed)
+    image.paste(pools, (0, y))
     shown = [view.get("showdown") or {}, list(view.get("solved") or [])]
-    image.paste(_showdown_tile(json.dumps(shown, sort_keys=True)), (SHOWDOWN_X, y))
+    image.paste(_showdown_tile(json.dumps(shown, sort_keys=True), indexed), (SHOWDOWN_X, y))
     return image

@@ -163,6 +163,17 @@ def test_the_board_of_pasted_parts_is_the_board_drawn_in_place() -> None:
         assert diff.getbbox() is None, view.get("turn")
 
 
+def test_the_board_put_together_in_the_palette_is_the_drawn_board_reduced_to_it() -> None:
+    """The picture is pasted from parts already reduced to the palette: the same PNG as the
+    board drawn in full colour and reduced as a whole."""
+    from bot.games.dfccg import picture
+    from bot.games.drawing import png_fixed
+
+    views = _views("dfccg", 60, seed=5) + [{}, {"book": None, "turn": 3}]
+    for view in views:
+        assert picture.render_board(view) == png_fixed(picture.draw_board(view), picture.PALETTE)
+
+
 def picture_of(view: dict[str, Any]) -> Image.Image:
     from bot.games.dfccg import picture
 
