@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
+from copy import copy
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
-from typing import Any
+from functools import lru_cache, wraps
+from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 from pydantic import ValidationError
 
@@ -159,11 +161,33 @@ def option_token(value: Any) -> str:
     return str(value)
 
 
+Table = TypeVar("Table", dict[str, Any], set[str])
+
+
+def _per_engine(
+    build: Callable[[GameEngine[Any, Any]], Table],
+) -> Callable[[GameEngine[Any, Any]], Table]:
+    """An option table worked out once per engine: it comes from the engine's options schema
+    and content, fixed once loaded, and a lobby message asks for the tables a dozen times.
+    Each caller gets a copy of its top level."""
+    kept: WeakKeyDictionary[GameEngine[Any, Any], Table] = WeakKeyDictionary()
+
+    @wraps(build)
+    def table(engine: GameEngine[Any, Any]) -> Table:
+        found = kept.get(engine)
+        if found is None:
+            found = kept[engine] = build(engine)
+        return copy(found)
+
+    return table
+
+
 def _lobby_props(engine: GameEngine[Any, Any]) -> dict[str, dict[str, Any]]:
     props: dict[str, dict[str, Any]] = engine.options_schema().get("properties", {})
     return {name: spec for name, spec in props.items() if spec.get("lobby", True)}
 
 
+@_per_engine
 def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
     """Lobby options that take one of a few values: name -> allowed values (for selects and
     autocomplete). Enums come from the options schema (in its order), yes/no
@@ -188,6 +212,7 @@ def option_fields(engine: GameEngine[Any, Any]) -> dict[str, list[str]]:
     return fields
 
 
+@_per_engine
 def multi_option_fields(engine: GameEngine[Any, Any]) -> set[str]:
     """Lobby options holding a list (several values may be picked; none = the default)."""
     multi = set()
@@ -198,6 +223,7 @@ def multi_option_fields(engine: GameEngine[Any, Any]) -> set[str]:
     return multi
 
 
+@_per_engine
 def option_labels(engine: GameEngine[Any, Any]) -> dict[str, dict[str, str]]:
     """Readable names of option values: the engine's (characters, books), yes/no for the
     yes/no options."""
@@ -209,6 +235,7 @@ def option_labels(engine: GameEngine[Any, Any]) -> dict[str, dict[str, str]]:
     return labels
 
 
+@_per_engine
 def option_titles(engine: GameEngine[Any, Any]) -> dict[str, str]:
     """Readable names of the options (the schema's titles): name -> title."""
     return {
