@@ -152,6 +152,9 @@ class GameLobby(GamePlay):
             raise AlreadyDone(
                 "This game has already started (or ended); use the table's **My hand** button."
             )
+        # The version decided on, taken now: a click decided meanwhile on the same row object
+        # (a double click) changes it, and this click's write must then be refused.
+        expected = row.version
         engine = get_engine(row.engine)
         seats = seats_of(row)
         mine = next((s for s in seats if s.user_id == user_id), None)
@@ -186,11 +189,11 @@ class GameLobby(GamePlay):
         elif op == "start":
             if not (host or is_gm):
                 raise RuleError("Only the host can start the game.")
-            return await self._start(row, engine, seats)
+            return await self._start(row, expected, engine, seats)
         else:
             raise RuleError("Unknown lobby button; open a new lobby with `/game new`.")
         seats_json = json.dumps([s.as_json() for s in seats])
-        await self._save_move(row, row.version, [], [], seats=seats_json)
+        await self._save_move(row, expected, [], [], seats=seats_json)
         return self._info(row)
 
     async def set_option(
@@ -233,7 +236,7 @@ class GameLobby(GamePlay):
             return self._info(row)
 
     async def _start(
-        self, row: GameRow, engine: GameEngine[Any, Any], seats: list[Seat]
+        self, row: GameRow, expected: int, engine: GameEngine[Any, Any], seats: list[Seat]
     ) -> GameInfo:
         """The game set up and the AI seats' first moves made outside any transaction, then
         stored with the lobby's versioned write (a click that changed the lobby meanwhile
@@ -251,7 +254,7 @@ class GameLobby(GamePlay):
         log += [e.text for e in ai_events if e.public]
         await self._save_move(
             row,
-            row.version,
+            expected,
             ai_logs,
             log,
             status="finished" if engine.is_over(state) else "running",

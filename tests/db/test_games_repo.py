@@ -342,3 +342,41 @@ async def test_a_lobby_click_on_a_stale_copy_is_decided_again_on_the_stored_lobb
     assert started.status == "running" and len(started.seats) == 3
     with pytest.raises(AlreadyDone, match="already started"):
         await there.lobby_action(lobby.id, GUEST + 6, "later", "join")
+
+
+async def test_two_start_clicks_at_once_start_the_game_once(db: Database) -> None:
+    """A double click on Start: both clicks are decided on the same lobby, one start is stored
+    and the other is told someone acted first (the game is not dealt twice)."""
+    from sqlmodel import col, select
+
+    from bot.db.models.games import GameEventLog
+
+    service = GameService(db)
+    lobby = await _lobby(service, HOST)
+    results = await asyncio.gather(
+        service.lobby_action(lobby.id, HOST, "host", "start"),
+        service.lobby_action(lobby.id, HOST, "host", "start"),
+        return_exceptions=True,
+    )
+    started = [r for r in results if isinstance(r, GameInfo)]
+    refused = [r for r in results if isinstance(r, AlreadyDone)]
+    assert len(started) == 1 and len(refused) == 1, results
+    assert (await service.get(lobby.id)).version == 2
+    async with db.session() as session:
+        events = (
+            await session.exec(select(GameEventLog).where(col(GameEventLog.game_id) == lobby.id))
+        ).all()
+    assert sum(e.text.startswith("The game begins") for e in events) == 1
+
+
+async def test_two_joins_at_once_both_take_a_seat(db: Database) -> None:
+    """Two players press Join at the same moment: the second write finds the lobby changed,
+    and that join is decided again on the stored lobby, so both are seated."""
+    service = GameService(db)
+    lobby = await _lobby(service, HOST)
+    await asyncio.gather(
+        service.lobby_action(lobby.id, GUEST, "guest", "join"),
+        service.lobby_action(lobby.id, GUEST + 5, "late", "join"),
+    )
+    seated = (await service.get(lobby.id)).seats
+    assert sorted(s.user_id for s in seated if s.user_id is not None) == [HOST, GUEST, GUEST + 5]
