@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy.orm.attributes import set_committed_value
@@ -129,17 +130,25 @@ class GameLobby(GamePlay):
     async def lobby_action(
         self, game_id: int, user_id: int, user_name: str, op: str, *, is_gm: bool = False
     ) -> GameInfo:
-        """Join / leave / ai (add an AI seat) / unai (remove one) / start. Worked out on the
-        row as this process last read or wrote it (a lobby it made, usually) and stored with
-        one versioned write, as a move is; when another click (in any process) changed the
-        lobby first, it is read again and the click decided anew."""
+        """Join / leave / ai (add an AI seat) / unai (remove one) / start."""
+        return await self._in_lobby(
+            game_id, lambda row: self._lobby_action_on(row, user_id, user_name, op, is_gm)
+        )
+
+    async def _in_lobby(
+        self, game_id: int, decide: Callable[[GameRow], Awaitable[GameInfo]]
+    ) -> GameInfo:
+        """A lobby click decided on the row as this process last read or wrote it (a lobby it
+        made, usually) and stored with one versioned write, as a move is; when another click
+        (in any process) changed the lobby first, it is read again and the click decided
+        anew. ``decide`` takes the lobby's version before its first await."""
         row = self._rows.get(game_id)
         for attempt in range(LOBBY_TRIES):
             if row is None or row.status != "lobby" or attempt:
                 async with self.db.read() as session:
                     row = await self._load_in(session, game_id)
             try:
-                return await self._lobby_action_on(row, user_id, user_name, op, is_gm)
+                return await decide(row)
             except AlreadyDone:
                 if row.status != "lobby" or attempt == LOBBY_TRIES - 1:
                     raise
@@ -206,34 +215,40 @@ class GameLobby(GamePlay):
         is_gm: bool = False,
     ) -> GameInfo:
         """Set a lobby option. ``none`` (or an empty pick of a list option) resets it."""
-        async with self.db.session() as session:
-            row = await self._load_in(session, game_id)
-            if row.status != "lobby":
-                raise AlreadyDone("Options can only change in the lobby, before the game starts.")
-            if user_id != row.host_id and not is_gm:
-                raise RuleError("Only the host can change the game's options.")
-            engine = get_engine(row.engine)
-            allowed = option_fields(engine)
-            if name not in allowed:
-                raise RuleError("That option cannot be changed here; use the lobby's menus.")
-            values = [value] if isinstance(value, str) else list(value)
-            values = [v for v in dict.fromkeys(values) if v != RESET]
-            wrong = [v for v in values if v not in allowed[name]]
-            if wrong:
-                raise RuleError(
-                    f"{wrong[0][:40]!r} is not a choice for {option_titles(engine)[name]}; pick "
-                    "one of the menu's values."
-                )
-            options = json.loads(row.options)
-            if not values:
-                options.pop(name, None)  # back to the default
-            elif name in multi_option_fields(engine):
-                options[name] = values
-            else:
-                options[name] = values[0]
-            clean = validated_options(engine, options)
-            await self._save_in(session, row, row.version, options=json.dumps(clean))
-            return self._info(row)
+        return await self._in_lobby(
+            game_id, lambda row: self._set_option_on(row, user_id, name, value, is_gm)
+        )
+
+    async def _set_option_on(
+        self, row: GameRow, user_id: int, name: str, value: str | list[str], is_gm: bool
+    ) -> GameInfo:
+        if row.status != "lobby":
+            raise AlreadyDone("Options can only change in the lobby, before the game starts.")
+        expected = row.version  # see _lobby_action_on
+        if user_id != row.host_id and not is_gm:
+            raise RuleError("Only the host can change the game's options.")
+        engine = get_engine(row.engine)
+        allowed = option_fields(engine)
+        if name not in allowed:
+            raise RuleError("That option cannot be changed here; use the lobby's menus.")
+        values = [value] if isinstance(value, str) else list(value)
+        values = [v for v in dict.fromkeys(values) if v != RESET]
+        wrong = [v for v in values if v not in allowed[name]]
+        if wrong:
+            raise RuleError(
+                f"{wrong[0][:40]!r} is not a choice for {option_titles(engine)[name]}; pick "
+                "one of the menu's values."
+            )
+        options = json.loads(row.options)
+        if not values:
+            options.pop(name, None)  # back to the default
+        elif name in multi_option_fields(engine):
+            options[name] = values
+        else:
+            options[name] = values[0]
+        clean = validated_options(engine, options)
+        await self._save_move(row, expected, [], [], options=json.dumps(clean))
+        return self._info(row)
 
     async def _start(
         self, row: GameRow, expected: int, engine: GameEngine[Any, Any], seats: list[Seat]
