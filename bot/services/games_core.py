@@ -20,10 +20,11 @@ from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
 from bot.db.models.games import GameRow
+from bot.db.raw import Sql
 from bot.db.repos.games import LoggedAction, insert_logs_raw_in
 from bot.db.repos.versioned import update_versioned_in, update_versioned_raw_in
 from bot.errors import RuleError
-from bot.games.base import get_engine
+from bot.games.base import GameEngine, get_engine
 from bot.services.game_info import (
     LIVE_CACHE_MAX,
     AlreadyDone,
@@ -42,6 +43,7 @@ WATCHED = ("lobby", "running")  # live games the idle check may warn and end (no
 AUTO = "auto"  # an action id meaning: let the AI pick my move
 STATES_KEPT = 256  # parsed states kept for the next move (of the games that moved last)
 IDLE_BATCH = 100
+GAME_VERSION = Sql("SELECT version FROM games WHERE id = :game")
 STALE_MOVE = "Already done: someone acted first. Press **My hand** to see the table now."
 
 
@@ -105,6 +107,29 @@ class GameCore:
         if row is not None:
             self._remember(row)
         return self._live.get(channel_id)
+
+    async def _current_row(self, game_id: int) -> GameRow:
+        """The game's row: the one this process last read or wrote when the stored row is
+        still at its version (a read of one number), else read whole. (Every write of a game
+        makes a new version but the board message's, which this process's copy follows.)"""
+        cached = self._rows.get(game_id)
+        if cached is not None:
+            async with self.db.raw_read() as unit:
+                stored = await unit.row(GAME_VERSION, {"game": game_id})
+            if stored is not None and int(stored[0]) == cached.version:
+                return cached
+        async with self.db.read() as session:  # a read: never queued behind a writer
+            return await self._load_in(session, game_id)
+
+    def _parsed_state(self, row: GameRow, engine: GameEngine[Any, Any]) -> Any:
+        """The row's state parsed (None before the start): the one a move of this process
+        made of it when there is one (states are never changed once made)."""
+        if row.state is None:
+            return None
+        kept = self._states.get(row.id or 0)
+        return (
+            kept[1] if kept is not None and kept[0] is row.state else engine.load_state(row.state)
+        )
 
     # ------------------------------------------------------------------ snapshots
     def _info(

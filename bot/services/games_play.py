@@ -101,19 +101,19 @@ class GamePlay(GameCore):
         return state, events, logs
 
     async def hand(self, game_id: int, user_id: int) -> HandInfo:
-        async with self.db.read() as session:  # a read: never queued behind a writer
-            row = await self._load_in(session, game_id)
-            info = self._info(row)
+        row = await self._current_row(game_id)
+        engine = get_engine(row.engine)
+        state = self._parsed_state(row, engine)
+        info = self._info(row, state=state)
         seat = info.seat_of(user_id)
         if seat is None:
             raise NotSeated(
                 "You are not playing in this game: the board shows everything public. "
                 "Start your own with `/game new` in another channel."
             )
-        if row.state is None:
+        if state is None:
             raise RuleError("The game has not started yet; wait for the host to press Start.")
-        engine = get_engine(row.engine)
-        return self._hand_of(info, seat, engine, engine.load_state(row.state))
+        return self._hand_of(info, seat, engine, state)
 
     async def card_texts(
         self, game_id: int, user_id: int, guild_id: int

@@ -380,3 +380,18 @@ async def test_two_joins_at_once_both_take_a_seat(db: Database) -> None:
     )
     seated = (await service.get(lobby.id)).seats
     assert sorted(s.user_id for s in seated if s.user_id is not None) == [HOST, GUEST, GUEST + 5]
+
+
+async def test_a_hand_shows_a_move_made_by_another_process(db: Database) -> None:
+    """A process answers My hand from the game as it last wrote it only while that is still
+    the stored version: after another process's move, the hand shows that move."""
+    here, there = GameService(db), GameService(db)
+    lobby = await _lobby(here, HOST)
+    started = await here.lobby_action(lobby.id, HOST, "host", "start")
+    mine = await here.hand(lobby.id, HOST)  # from this process's own copy
+    assert mine.game.version == started.version
+    first = mine.actions[0].id
+    moved = await there.act(lobby.id, HOST, started.version, first)
+    again = await here.hand(lobby.id, HOST)
+    assert again.game.version == moved.game.version > started.version
+    assert again.private_view == (await there.hand(lobby.id, HOST)).private_view
