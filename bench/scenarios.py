@@ -367,6 +367,34 @@ def _game_start_scenario() -> Scenario:
     )
 
 
+def _hand_open_scenario() -> Scenario:
+    """A solo card game per lane, its player pressing the board's My hand again and again
+    (as each player does to see their cards, and again when the hand has scrolled away)."""
+
+    async def setup(table: Table, lanes: int) -> list[Lane]:
+        async def start(lane: Lane) -> None:
+            lobby = await table.slash(
+                "game new",
+                user=table.player,
+                channel=lane["channel"],
+                game="dfccg",
+                options="difficulty=apprentice",
+                settle=False,
+            )
+            board = await table.click(lobby, "Start", user=table.player, settle=False)
+            if board.message is None or "My hand" not in board.labels():
+                raise RuntimeError(f"hand-open: no board in lane {lane}: {board.text}")
+            lane["board"] = board.message
+
+        made = [{"channel": table.fake.add_channel(table.guild_id, "open")} for _ in range(lanes)]
+        return await _each(made, start)
+
+    def request(table: Table, lane: Lane, i: int) -> Request:
+        return Click(lane["board"], _button_id(lane["board"], "My hand"), table.player)
+
+    return Scenario("hand-open", request, re.compile(r"Your hand, game #\d+"), setup)
+
+
 def _button_id(message: dict[str, Any], label: str) -> str:
     return next(
         c["custom_id"]
@@ -403,6 +431,7 @@ SCENARIOS: dict[str, Scenario] = {
     "card-play": _table_game("card-play", "dfccg", "difficulty=apprentice"),
     "hand-click": _hand_click_scenario(),
     "game-start": _game_start_scenario(),
+    "hand-open": _hand_open_scenario(),
     # a person as the humans, the AI as the vampires
     "vampire-action": _table_game("vampire-action", "vampire-empire", "host_side=humans", True),
     # the lane's player runs one hero, an AI seat the other; a map picture at each hero's phase
