@@ -290,6 +290,19 @@ def _table_game(name: str, game: str, options: str = "", ai_seat: bool = False) 
     )
 
 
+async def _solo_card_game(table: Table, channel: int) -> Reply:
+    """A solo card game (apprentice) started in the channel: its board."""
+    lobby = await table.slash(
+        "game new",
+        user=table.player,
+        channel=channel,
+        game="dfccg",
+        options="difficulty=apprentice",
+        settle=False,
+    )
+    return await table.click(lobby, "Start", user=table.player, settle=False)
+
+
 def _hand_click_scenario() -> Scenario:
     """A solo card game per lane, played by clicking the buttons of the lane's hand message,
     each click answered by the hand edited in place: a card played when one can be (one of them
@@ -297,15 +310,7 @@ def _hand_click_scenario() -> Scenario:
     when nothing else is left)."""
 
     async def new_game(table: Table, lane: Lane) -> None:
-        lobby = await table.slash(
-            "game new",
-            user=table.player,
-            channel=lane["channel"],
-            game="dfccg",
-            options="difficulty=apprentice",
-            settle=False,
-        )
-        board = await table.click(lobby, "Start", user=table.player, settle=False)
+        board = await _solo_card_game(table, lane["channel"])
         hand = await table.click(board, "My hand", user=table.player, settle=False)
         if hand.message is None or not _move_buttons(hand.message):
             raise RuntimeError(f"hand-click: no hand to play from in lane {lane}: {hand.text}")
@@ -373,15 +378,7 @@ def _hand_open_scenario() -> Scenario:
 
     async def setup(table: Table, lanes: int) -> list[Lane]:
         async def start(lane: Lane) -> None:
-            lobby = await table.slash(
-                "game new",
-                user=table.player,
-                channel=lane["channel"],
-                game="dfccg",
-                options="difficulty=apprentice",
-                settle=False,
-            )
-            board = await table.click(lobby, "Start", user=table.player, settle=False)
+            board = await _solo_card_game(table, lane["channel"])
             if board.message is None or "My hand" not in board.labels():
                 raise RuntimeError(f"hand-open: no board in lane {lane}: {board.text}")
             lane["board"] = board.message
