@@ -19,9 +19,8 @@ from sqlmodel import col, select
 from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
-from bot.db.models.games import GameRow
-from bot.db.raw import Sql
-from bot.db.repos.games import LoggedAction, insert_logs_raw_in
+from bot.db.models.games import LIVE_STATUSES, GameRow
+from bot.db.repos.games import LoggedAction, game_version_raw_in, insert_logs_raw_in
 from bot.db.repos.versioned import update_versioned_in, update_versioned_raw_in
 from bot.errors import RuleError
 from bot.games.base import GameEngine, get_engine
@@ -38,12 +37,11 @@ PUBLIC_LOG_KEEP = 12  # recent public events kept on the row for the board
 HISTORY_LIMIT = 10
 LOG_READ_LIMIT = 5000  # public events of one game read for its history
 SEAT_NAME_MAX = 32
-LIVE = ("lobby", "running", "paused")  # a game that holds its channel
+LIVE = LIVE_STATUSES  # a game that holds its channel
 WATCHED = ("lobby", "running")  # live games the idle check may warn and end (not paused ones)
 AUTO = "auto"  # an action id meaning: let the AI pick my move
 STATES_KEPT = 256  # parsed states kept for the next move (of the games that moved last)
 IDLE_BATCH = 100
-GAME_VERSION = Sql("SELECT version FROM games WHERE id = :game")
 STALE_MOVE = "Already done: someone acted first. Press **My hand** to see the table now."
 
 
@@ -96,28 +94,27 @@ class GameCore:
         live = self._live.get(channel_id)
         if live is None:
             return None
+        if await self._stored_version(live.game_id) == live.version:
+            return live
+        self._live.pop(channel_id, None)  # read afresh (or gone: finished, deleted)
         async with self.db.read() as session:
-            stored = (
-                await session.exec(select(GameRow.version).where(col(GameRow.id) == live.game_id))
-            ).first()
-            if stored == live.version:
-                return live
-            self._live.pop(channel_id, None)  # read afresh below (or gone: finished, deleted)
             row = await self._live_in_channel_in(session, channel_id)
         if row is not None:
             self._remember(row)
         return self._live.get(channel_id)
+
+    async def _stored_version(self, game_id: int) -> int | None:
+        """The game's version as stored now: whether a copy this process keeps is current."""
+        async with self.db.raw_read() as unit:
+            return await game_version_raw_in(unit, game_id)
 
     async def _current_row(self, game_id: int) -> GameRow:
         """The game's row: the one this process last read or wrote when the stored row is
         still at its version (a read of one number), else read whole. (Every write of a game
         makes a new version but the board message's, which this process's copy follows.)"""
         cached = self._rows.get(game_id)
-        if cached is not None:
-            async with self.db.raw_read() as unit:
-                stored = await unit.row(GAME_VERSION, {"game": game_id})
-            if stored is not None and int(stored[0]) == cached.version:
-                return cached
+        if cached is not None and await self._stored_version(game_id) == cached.version:
+            return cached
         async with self.db.read() as session:  # a read: never queued behind a writer
             return await self._load_in(session, game_id)
 
@@ -231,6 +228,7 @@ class GameCore:
     def _keep_state(self, row: GameRow, state: Any) -> None:
         """Keep the parsed state of a running game's row as written, for its next move."""
         if row.status == "running" and row.state is not None:
+            self._states.pop(row.id or 0, None)  # re-inserted last: the oldest go first
             self._states[row.id or 0] = (row.state, state)
             while len(self._states) > STATES_KEPT:
                 del self._states[next(iter(self._states))]

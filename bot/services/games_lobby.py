@@ -10,7 +10,14 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from bot.db.changes import touched
 from bot.db.models.games import GameRow
-from bot.db.raw import RawUnit, Sql, is_integrity_error
+from bot.db.raw import is_integrity_error
+from bot.db.repos.games import (
+    board_message_raw_in,
+    insert_game_raw_in,
+    live_game_in_channel_raw_in,
+    past_games_raw_in,
+    set_board_message_raw_in,
+)
 from bot.errors import RuleError
 from bot.fate.words import plural
 from bot.games.base import (
@@ -32,35 +39,12 @@ from bot.services.game_info import (
     validated_options,
 )
 from bot.services.games_core import (
-    LIVE,
     PUBLIC_LOG_KEEP,
     SEAT_NAME_MAX,
 )
 from bot.services.games_play import GamePlay
 
-QUOTED_LIVE = ", ".join(f"'{status}'" for status in LIVE)
-LIVE_GAME_IN_CHANNEL = Sql(
-    f"SELECT id, status FROM games WHERE channel_id = :channel AND status IN ({QUOTED_LIVE})"
-)
-NEW_GAME = Sql(
-    """
-    INSERT INTO games (engine, guild_id, channel_id, active_channel_id, host_id, seats, options,
-                       public_log, status, seed, version, created_at, last_activity)
-    VALUES (:engine, :guild_id, :channel_id, :active_channel_id, :host_id, :seats, :options,
-            :public_log, :status, :seed, :version, :created_at, :last_activity)
-    RETURNING id
-    """
-)
-PAST_GAMES_READ = 500  # the newest of a channel's finished games a start looks at
-PAST_GAMES = Sql(
-    "SELECT options, result FROM games WHERE channel_id = :channel AND engine = :engine "
-    f"AND status = 'finished' AND id <> :game ORDER BY id DESC LIMIT {PAST_GAMES_READ}"
-)
 LOBBY_TRIES = 3  # a lobby click decided again after another click changed the lobby first
-BOARD_MESSAGE = Sql("SELECT board_message_id FROM games WHERE id = :game")
-SET_BOARD_MESSAGE = Sql(
-    "UPDATE games SET board_message_id = :message WHERE id = :game RETURNING guild_id"
-)
 
 
 class GameLobby(GamePlay):
@@ -90,10 +74,10 @@ class GameLobby(GamePlay):
         )
         try:
             async with self.db.raw() as unit:
-                busy = await unit.row(LIVE_GAME_IN_CHANNEL, {"channel": channel_id})
+                busy = await live_game_in_channel_raw_in(unit, channel_id)
                 if busy is not None:
-                    raise RuleError(self._busy_text(status=busy[1], game_id=busy[0]))
-                found = await unit.row(NEW_GAME, self._new_row_values(unit, row))
+                    raise RuleError(self._busy_text(game_id=busy[0], status=busy[1]))
+                game_id = await insert_game_raw_in(unit, row)
                 touched(unit, {guild_id})
         except Exception as error:
             if not is_integrity_error(error):
@@ -101,28 +85,19 @@ class GameLobby(GamePlay):
             raise RuleError(  # another /game new in this channel made its lobby first
                 "This channel already has a game; see `/game status` or end it with `/game abandon`."
             ) from None
-        assert found is not None
-        set_committed_value(row, "id", int(found[0]))
+        set_committed_value(row, "id", game_id)
         return self._info(row)
-
-    @staticmethod
-    def _new_row_values(unit: RawUnit, row: GameRow) -> dict[str, Any]:
-        values = {column: getattr(row, column) for column in NEW_GAME.names}
-        values["created_at"] = unit.timestamp(row.created_at)
-        values["last_activity"] = unit.timestamp(row.last_activity)
-        return values
 
     async def board_message_of(self, game_id: int) -> int | None:
         """The id of the game's public board message (None before it is posted)."""
         async with self.db.raw_read() as unit:  # every click on a board asks
-            found = await unit.row(BOARD_MESSAGE, {"game": game_id})
-        return None if found is None or found[0] is None else int(found[0])
+            return await board_message_raw_in(unit, game_id)
 
     async def set_board_message(self, game_id: int, message_id: int) -> None:
         async with self.db.raw() as unit:
-            found = await unit.row(SET_BOARD_MESSAGE, {"game": game_id, "message": message_id})
-            if found is not None:  # the web view's listeners of that server only
-                touched(unit, {int(found[0])})
+            guild_id = await set_board_message_raw_in(unit, game_id, message_id)
+            if guild_id is not None:  # the web view's listeners of that server only
+                touched(unit, {guild_id})
         cached = self._rows.get(game_id)
         if cached is not None:  # a write without a new version: the cached row follows it
             cached.board_message_id = message_id
@@ -285,10 +260,6 @@ class GameLobby(GamePlay):
         """This channel's finished games of the same engine, oldest first (their options and
         results only: a whole row carries the game's final state). None of them changes while
         this lobby holds the channel."""
-        params = {"channel": row.channel_id, "engine": row.engine, "game": row.id}
         async with self.db.raw_read() as unit:
-            rows = await unit.rows(PAST_GAMES, params)
-        return [
-            (json.loads(options), json.loads(done) if done else None)
-            for options, done in rows[::-1]
-        ]
+            rows = await past_games_raw_in(unit, row.channel_id, row.engine, row.id)
+        return [(json.loads(options), json.loads(done) if done else None) for options, done in rows]

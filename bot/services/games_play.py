@@ -190,8 +190,7 @@ class GamePlay(GameCore):
         is one versioned write, so a move that landed in between wins and this one is refused."""
         seats, seat, version = acting_seat(row, user_id, version)
         engine = get_engine(row.engine)
-        kept = self._states.pop(row.id or 0, None)
-        state = kept[1] if kept and kept[0] is row.state else engine.load_state(row.state or "{}")
+        state = self._parsed_state(row, engine)  # a running game's row has its state
         current = engine.current_seats(state)
         # A seat not waited for may still have a table-wide move (e.g. proposing the Showdown).
         if seat.seat not in current and not engine.legal_actions(state, seat.seat):

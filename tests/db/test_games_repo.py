@@ -52,17 +52,16 @@ async def test_a_lobby_that_loses_the_race_for_its_channel_is_told_so(
     """Two lobbies that both found the channel free (two processes at once): the unique index
     on a live game's channel refuses the second insert, whatever the driver, and its host hears
     that the channel is taken."""
-    from bot.db.raw import Sql
     from bot.services import games_lobby
 
     service = GameService(db)
     first = await _lobby(service, HOST)
+
     # the second one's look at the channel happened before the first one's insert
-    monkeypatch.setattr(
-        games_lobby,
-        "LIVE_GAME_IN_CHANNEL",
-        Sql("SELECT id, status FROM games WHERE channel_id = :channel AND id < 0"),
-    )
+    async def channel_looks_free(unit: object, channel_id: int) -> None:
+        return None
+
+    monkeypatch.setattr(games_lobby, "live_game_in_channel_raw_in", channel_looks_free)
     with pytest.raises(RuleError, match="already has a game"):
         await _lobby(service, GUEST)
     assert (await service.get(first.id)).status == "lobby"

@@ -10,6 +10,7 @@ from sqlmodel import Field, SQLModel
 from bot.db.models.columns import BIG_ID, id_field, snowflake, timestamp
 
 GAME_STATUSES = ("lobby", "running", "finished", "abandoned")
+LIVE_STATUSES = ("lobby", "running", "paused")  # a game that holds its channel
 EVENT_TEXT_LIMIT = 400  # one logged public event (longer ones are cut with an ellipsis)
 
 
