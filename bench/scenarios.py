@@ -26,10 +26,11 @@ Lane = dict[str, Any]
 
 @dataclass(frozen=True)
 class Click:
-    """A click on a button of a message the bot sent (a component interaction)."""
+    """A click on a button of a message the bot sent (a component interaction); `button` is
+    its custom id or its label."""
 
     message: dict[str, Any]
-    custom_id: str
+    button: str
     user: int
 
 
@@ -39,7 +40,7 @@ Request = tuple[str, int, dict[str, Any]] | Click  # (command, user id, options)
 async def send(table: Table, request: Request) -> InteractionRecord:
     """Send a request without waiting for its answer."""
     if isinstance(request, Click):
-        return await table.fire_click(request.message, request.custom_id, user=request.user)
+        return await table.fire_click(request.message, request.button, user=request.user)
     command, user, options = request
     return await table.fire(command, user=user, **options)
 
@@ -355,7 +356,7 @@ def _game_start_scenario() -> Scenario:
     def request(table: Table, lane: Lane, i: int) -> Request:
         lobby = lane.pop("lobby", None)
         if lobby is not None:
-            return Click(lobby, _button_id(lobby, "Start"), table.player)
+            return Click(lobby, "Start", table.player)
         channel = table.fake.add_channel(table.guild_id, "start")
         options = {"channel": channel, "game": "dfccg", "options": "difficulty=apprentice"}
         return ("game new", table.player, options)
@@ -387,17 +388,9 @@ def _hand_open_scenario() -> Scenario:
         return await _each(made, start)
 
     def request(table: Table, lane: Lane, i: int) -> Request:
-        return Click(lane["board"], _button_id(lane["board"], "My hand"), table.player)
+        return Click(lane["board"], "My hand", table.player)
 
     return Scenario("hand-open", request, re.compile(r"Your hand, game #\d+"), setup)
-
-
-def _button_id(message: dict[str, Any], label: str) -> str:
-    return next(
-        c["custom_id"]
-        for c in iter_components(message.get("components") or [])
-        if c.get("type") == 2 and c.get("label") == label
-    )
 
 
 _GAME_ACTION = re.compile(GAME_ACTION_TEMPLATE)

@@ -484,10 +484,10 @@ class Table:
             3, self._guild_for(channel), channel, user, data, snapshot
         )
 
-    async def fire_click(self, message: JSON, custom_id: str, *, user: int) -> InteractionRecord:
-        """Click the button `custom_id` of `message` without waiting (benchmarks await
-        `record.completed`, as after `fire`)."""
-        component = self._find_component(message, custom_id, 2)
+    async def fire_click(self, message: JSON, button: str, *, user: int) -> InteractionRecord:
+        """Click the button of `message` with this custom id or label without waiting
+        (benchmarks await `record.completed`, as after `fire`)."""
+        component = self._find_component(message, button, 2)
         data = {"custom_id": component["custom_id"], "component_type": 2}
         return await self._send_component(message, data, user)
 
