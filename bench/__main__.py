@@ -82,6 +82,13 @@ async def _measure(
         for lane in await scenario.setup(table, share):
             lanes.append({**lane, "table": table})
 
+    async def right_answer(lane: Lane, reply: Reply, text: str) -> None:
+        """What a lane keeps of a right answer, and a new game when its game is over."""
+        if scenario.answered is not None:
+            scenario.answered(lane, reply)
+        if scenario.used_up and scenario.renew and scenario.used_up.search(text):
+            await scenario.renew(lane["table"], lane)
+
     async def warm(lane: Lane) -> None:  # caches warm the way a running bot has them warm
         table = lane["table"]
         record = await send(table, scenario.request(table, lane, 0))
@@ -90,10 +97,7 @@ async def _measure(
         text = reply.text
         if not scenario.expect.search(text):
             raise RuntimeError(f"{scenario.name}: the warm-up got a wrong reply: {text!r}")
-        if scenario.answered is not None:
-            scenario.answered(lane, reply)
-        if scenario.used_up and scenario.used_up.search(text) and scenario.renew:
-            await scenario.renew(table, lane)
+        await right_answer(lane, reply, text)
 
     for start in range(0, len(lanes), SETUP_BATCH):
         await asyncio.gather(*(warm(lane) for lane in lanes[start : start + SETUP_BATCH]))
@@ -120,10 +124,7 @@ async def _measure(
             if not scenario.expect.search(text):
                 wrong[text.strip()[:120]] += 1
                 continue
-            if scenario.answered is not None:
-                scenario.answered(lane, reply)
-            if scenario.used_up and scenario.renew and scenario.used_up.search(text):
-                await scenario.renew(table, lane)
+            await right_answer(lane, reply, text)
 
     # The collector as the bot runs it, for pong's measurement as for the bot's: what set-up
     # made is out of its reach, so a full collection walks only what the measured run keeps,
