@@ -688,3 +688,23 @@ async def test_a_stop_draws_the_held_back_board_and_its_picture(
     assert latest in message_text(table.message(board_id))
     assert len(table.fake.attachments) == pictures + 1  # and a new picture with it
     await table.start_bot()
+
+
+async def test_a_double_click_on_start_starts_the_game_once(table: Table) -> None:
+    """Start pressed twice at once: the lobby becomes the board once, and the second press is
+    told privately that the game has started (or that someone acted first)."""
+    lobby = await table.slash("game new", user=table.player, game="dfccg")
+    await table.click(lobby, "Join", user=table.player2)
+    assert lobby.message is not None
+    first = await table.fire_click(lobby.message, "Start", user=table.player)
+    second = await table.fire_click(lobby.message, "Start", user=table.player)
+    await asyncio.gather(first.completed.wait(), second.completed.wait())
+    await table.settle()
+    replies = [Reply(table.fake, first), Reply(table.fake, second)]
+    boards = [r for r in replies if "My hand" in r.labels()]
+    refused = [r for r in replies if r.ephemeral]
+    assert len(boards) == 1 and len(refused) == 1, [r.text for r in replies]
+    # decided after the start (already started) or on the same lobby (refused at the write)
+    assert any(words in refused[0].text for words in ("already started", "acted first"))
+    row = await _row(table, _game_id(lobby))
+    assert row.status == "running" and row.version == 3  # lobby, the join, one start
