@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, text
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models.campaigns import Campaign
-from bot.db.models.conflicts import EncounterRow
+from bot.db.models.conflicts import LIVE_ENCOUNTER, EncounterRow
 from bot.db.models.scenes import SceneRow
 from bot.db.raw import RawUnit
 from bot.db.repos.encounters import (
@@ -104,7 +104,7 @@ RUNNING_ENCOUNTER = (
     .where(
         col(EncounterRow.channel_id) == bindparam("channel"),
         col(EncounterRow.kind) == bindparam("kind"),
-        col(EncounterRow.active),
+        text(LIVE_ENCOUNTER),
     )
     .order_by(col(EncounterRow.id).desc())
     .limit(1)

@@ -23,8 +23,8 @@ from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.campaigns import ActiveCharacter, CharacterRow
 from bot.db.models.columns import utcnow
-from bot.db.models.conflicts import EncounterRow
-from bot.db.models.rolls import RollRow
+from bot.db.models.conflicts import LIVE_ENCOUNTER, EncounterRow
+from bot.db.models.rolls import OPEN_ROLL, RollRow
 from bot.db.raw import RawUnit
 from bot.db.repos.encounters import active_encounter_in
 from bot.db.repos.rolls import MESSAGE_IDS as RAW_MESSAGE_IDS
@@ -252,7 +252,7 @@ def _roll_context() -> Any:
         .where(
             col(EncounterRow.channel_id) == bindparam("channel"),
             col(EncounterRow.kind) == "conflict",
-            col(EncounterRow.active),
+            text(LIVE_ENCOUNTER),
         )
         .exists()
     )
@@ -392,7 +392,7 @@ async def _write_ids_raw_in(
 
 
 _OPEN_ROLLS = select(RollRow).where(
-    col(RollRow.campaign_id) == bindparam("campaign"), col(RollRow.closed).is_(False)
+    col(RollRow.campaign_id) == bindparam("campaign"), text(OPEN_ROLL)
 )
 # the open rolls a new roll closes: its character's, or a plain roller's in the channel
 OPEN_ROLLS_OF_CHARACTER = _OPEN_ROLLS.where(col(RollRow.character_id) == bindparam("character"))

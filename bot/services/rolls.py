@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from sqlalchemy import text
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.changes import touched
 from bot.db.models.columns import utcnow
-from bot.db.models.rolls import RollRow
+from bot.db.models.rolls import OPEN_ROLL, RollRow
 from bot.db.raw import RawUnit
 from bot.db.repos.characters import NEW_DEFAULT_CAMPAIGN
 from bot.db.repos.encounters import active_encounter_in
@@ -728,9 +729,7 @@ class RollService(RollInvokes):
 
     async def pending(self, channel_id: int, *, is_gm: bool) -> list[RollView]:
         async with self.db.read() as session:
-            query = select(RollRow).where(
-                RollRow.channel_id == channel_id, col(RollRow.closed).is_(False)
-            )
+            query = select(RollRow).where(RollRow.channel_id == channel_id, text(OPEN_ROLL))
             if not is_gm:
                 query = query.where(col(RollRow.hidden).is_(False))
             rows = await session.exec(query.order_by(col(RollRow.id).desc()).limit(PENDING_LIMIT))

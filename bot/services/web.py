@@ -19,13 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models.campaigns import Campaign, CharacterRow
-from bot.db.models.conflicts import EncounterRow
+from bot.db.models.conflicts import LIVE_ENCOUNTER, EncounterRow
 from bot.db.models.scenes import SceneRow
 from bot.db.models.web import WebKey, WebLinkGeneration
 from bot.errors import RuleError
@@ -314,7 +315,7 @@ class WebService:
             encounters = (
                 await session.exec(
                     select(EncounterRow)
-                    .where(EncounterRow.campaign_id == info.id, col(EncounterRow.active))
+                    .where(EncounterRow.campaign_id == info.id, text(LIVE_ENCOUNTER))
                     .order_by(col(EncounterRow.id))
                     .limit(MAX_ON_PAGE)
                 )

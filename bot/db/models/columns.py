@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Column, DateTime, Integer
+from sqlalchemy import BigInteger, Column, DateTime, Integer, text
 from sqlmodel import Field
 
 BIGINT_MAX = 2**63 - 1  # the largest id (or snowflake) a BIGINT column holds
@@ -44,3 +44,11 @@ def snowflake(*, primary_key: bool = False, nullable: bool = False, index: bool 
 
 def timestamp() -> Any:
     return Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
+def only_where(condition: str) -> dict[str, Any]:
+    """A partial index's keywords: it holds only the rows where `condition` holds, on both
+    databases. A query reaches it only if it says the condition the same way (as SQL text:
+    SQLAlchemy writes a boolean column as `active = 1` on SQLite, which SQLite does not match
+    with an index `WHERE active`)."""
+    return {"sqlite_where": text(condition), "postgresql_where": text(condition)}

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, ForeignKey, Integer, String, Text
+from sqlalchemy import Column, ForeignKey, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
 
-from bot.db.models.columns import BIG_ID, id_field, snowflake, timestamp
+from bot.db.models.columns import BIG_ID, id_field, only_where, snowflake, timestamp
 
 ENCOUNTER_KINDS = ("conflict", "contest", "challenge")
+# An encounter still running, said the way its partial indexes say it (`only_where`).
+LIVE_ENCOUNTER = "encounter.active"
 
 
 class EncounterRow(SQLModel, table=True):
@@ -20,6 +22,12 @@ class EncounterRow(SQLModel, table=True):
     """
 
     __tablename__ = "encounter"
+    # Every /roll asks whether a conflict runs in its channel, and the web view lists a
+    # campaign's running encounters: neither walks the ended ones.
+    __table_args__ = (
+        Index("ix_encounter_live_channel", "channel_id", **only_where(LIVE_ENCOUNTER)),
+        Index("ix_encounter_live_campaign", "campaign_id", **only_where(LIVE_ENCOUNTER)),
+    )
 
     id: int | None = id_field()
     campaign_id: int = Field(

@@ -7,10 +7,12 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
 
-from bot.db.models.columns import BIG_ID, id_field, snowflake, timestamp
+from bot.db.models.columns import BIG_ID, id_field, only_where, snowflake, timestamp
 
 GAME_STATUSES = ("lobby", "running", "finished", "abandoned")
 LIVE_STATUSES = ("lobby", "running", "paused")  # a game that holds its channel
+# A game played to its end, said the way its partial index says it (`only_where`).
+FINISHED_GAME = "games.status = 'finished'"
 EVENT_TEXT_LIMIT = 400  # one logged public event (longer ones are cut with an ellipsis)
 
 
@@ -20,8 +22,12 @@ class GameRow(SQLModel, table=True):
     channel, enforced by the database itself."""
 
     __tablename__ = "games"
-    # The idle check reads only live games past a deadline (migration 0008_perf_idle_index).
-    __table_args__ = (Index("ix_games_status_last_activity", "status", "last_activity"),)
+    # The idle check reads only live games past a deadline (migration 0008_perf_idle_index);
+    # a Start reads the channel's finished games (its record), not every server's.
+    __table_args__ = (
+        Index("ix_games_status_last_activity", "status", "last_activity"),
+        Index("ix_games_finished_channel", "channel_id", **only_where(FINISHED_GAME)),
+    )
 
     id: int | None = id_field()
     engine: str = Field(sa_column=Column(String(32), nullable=False))

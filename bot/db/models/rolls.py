@@ -4,14 +4,26 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, ForeignKey, Text
+from sqlalchemy import Column, ForeignKey, Index, Text
 from sqlmodel import Field, SQLModel
 
-from bot.db.models.columns import BIG_ID, id_field, snowflake, timestamp
+from bot.db.models.columns import BIG_ID, id_field, only_where, snowflake, timestamp
+
+# A roll still taking invokes, said the way its partial indexes say it: SQLAlchemy's own
+# `closed IS 0` (SQLite) or `closed IS false` matches neither index.
+OPEN_ROLL = "NOT roll.closed"
 
 
 class RollRow(SQLModel, table=True):
     __tablename__ = "roll"
+    # A new roll closes the open ones of its roller, and /roll against's autocomplete lists a
+    # channel's: the partial indexes hold only the open rolls, so neither walks the campaign's
+    # past rolls. A scene's end reads the rolls made since it began.
+    __table_args__ = (
+        Index("ix_roll_open_character", "character_id", **only_where(OPEN_ROLL)),
+        Index("ix_roll_open_channel", "channel_id", **only_where(OPEN_ROLL)),
+        Index("ix_roll_channel_created", "channel_id", "created_at"),
+    )
 
     id: int | None = id_field()
     campaign_id: int = Field(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, ForeignKey, Text
+from sqlalchemy import Column, ForeignKey, Index, Text
 from sqlmodel import Field, SQLModel
 
 from bot.db.models.columns import BIG_ID, id_field, snowflake, timestamp
@@ -34,6 +34,8 @@ class CompelOfferRow(SQLModel, table=True):
     """A compel offer (`bot.fate.compels.CompelOffer` as JSON) awaiting the target's answer."""
 
     __tablename__ = "compel_offer"
+    # /compel offer counts, and /compel list shows, the campaign's offers still waiting.
+    __table_args__ = (Index("ix_compel_offer_campaign_state", "campaign_id", "state"),)
 
     id: int | None = id_field()
     campaign_id: int = Field(

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, text, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.columns import utcnow
-from bot.db.models.conflicts import EncounterRow
+from bot.db.models.conflicts import LIVE_ENCOUNTER, EncounterRow
 from bot.db.raw import RawUnit, Sql
 from bot.db.repos.characters import bound_campaign_id, campaign_columns
 from bot.db.repos.versioned import (
@@ -31,7 +31,7 @@ ACTIVE_ENCOUNTER = (
     .where(
         col(EncounterRow.channel_id) == bindparam("channel"),
         col(EncounterRow.kind) == bindparam("kind"),
-        col(EncounterRow.active),
+        text(LIVE_ENCOUNTER),
     )
     .order_by(col(EncounterRow.id).desc())
 )  # built once: a conflict turn or a roll asks for it
@@ -142,7 +142,7 @@ RUNNING_WITH_CAMPAIGN = Sql(
     f"""SELECT {ENCOUNTER_RAW_COLUMNS}, {campaign_columns("campaign")}
     FROM encounter LEFT OUTER JOIN campaign
         ON campaign.id = {bound_campaign_id("encounter.guild_id", "encounter.channel_id")}
-    WHERE encounter.channel_id = :channel AND encounter.kind = :kind AND encounter.active
+    WHERE encounter.channel_id = :channel AND encounter.kind = :kind AND {LIVE_ENCOUNTER}
     ORDER BY encounter.id DESC LIMIT 1"""
 )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from bot.db.models.games import EVENT_TEXT_LIMIT, LIVE_STATUSES, GameRow
+from bot.db.models.games import EVENT_TEXT_LIMIT, FINISHED_GAME, LIVE_STATUSES, GameRow
 from bot.db.raw import RawUnit, Sql
 
 _QUOTED_LIVE = ", ".join(f"'{status}'" for status in LIVE_STATUSES)
@@ -33,7 +33,7 @@ _SET_BOARD_MESSAGE = Sql(
 PAST_GAMES_READ = 500  # the newest of a channel's finished games a start looks at
 _PAST_GAMES = Sql(
     "SELECT options, result FROM games WHERE channel_id = :channel AND engine = :engine "
-    f"AND status = 'finished' AND id <> :game ORDER BY id DESC LIMIT {PAST_GAMES_READ}"
+    f"AND {FINISHED_GAME} AND id <> :game ORDER BY id DESC LIMIT {PAST_GAMES_READ}"
 )
 
 

@@ -13,6 +13,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.models.campaigns import FatePointEntry
 from bot.db.models.columns import utcnow
+from bot.db.models.conflicts import LIVE_ENCOUNTER
 from bot.db.models.rolls import RollRow
 from bot.db.raw import RawUnit, Sql
 from bot.db.repos.characters import ACTIVE_JOIN, BOUND, CAMPAIGN_SELECT, CHARACTER_SELECT
@@ -76,7 +77,7 @@ ROLL_CONTEXT = Sql(
     f"""
     SELECT {CAMPAIGN_SELECT}, {CHARACTER_SELECT},
            EXISTS (SELECT 1 FROM encounter WHERE encounter.channel_id = :channel
-                   AND encounter.kind = 'conflict' AND encounter.active) AS conflict
+                   AND encounter.kind = 'conflict' AND {LIVE_ENCOUNTER}) AS conflict
     FROM {BOUND} {ACTIVE_JOIN}
     """
 )

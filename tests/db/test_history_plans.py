@@ -1,0 +1,221 @@
+"""A long campaign stays as fast as a new one: the reads behind a roll, the roll autocomplete,
+a scene's end, a game's start and the compel list reach the live rows through an index that
+holds only them (or by time), not by walking the closed rolls, ended encounters, finished games
+and answered compels a campaign leaves behind. Checked on SQLite's query plans for the
+statements the services really run (SQLite only: PostgreSQL plans by its statistics)."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event, insert
+
+from bot.db.engine import Database
+from bot.db.models.columns import utcnow
+from bot.db.models.conflicts import EncounterRow
+from bot.db.models.games import GameRow
+from bot.db.models.rolls import RollRow
+from bot.db.models.scenes import CompelOfferRow
+from bot.db.raw import SqliteDriver
+from bot.db.repos.games import past_games_raw_in
+from bot.db.repos.rolls import owed_fate_points_in
+from bot.fate.rolls import Roller, make_roll
+from bot.fate.sheet import new_character
+from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
+from bot.services.compels import CompelService
+from bot.services.roll_base import RollRequest
+from bot.services.rolls import RollService
+from tests.conftest import sqlite_url
+
+GUILD, CHANNEL, ALICE, GM = 10**18 + 1, 10**18 + 2, 10**18 + 4, 10**18 + 9
+PAST = 300  # rows of history per table (the plans do not depend on how many)
+
+Action = Callable[[Database], Awaitable[Any]]
+
+
+@pytest.fixture
+async def old_campaign(tmp_path: Path) -> AsyncIterator[tuple[Database, Path]]:
+    """A campaign with history: closed rolls of its character, ended conflicts, finished games
+    and answered compels in its channel."""
+    db = Database(sqlite_url(tmp_path))
+    await db.migrate()
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        harry = await insert_character_in(
+            s, campaign, ALICE, new_character("Harry", skills={"Lore": 4})
+        )
+        await insert_character_in(s, campaign, GM, new_character("Ghoul", skills={"Fight": 2}))
+        await set_active_in(s, GUILD, ALICE, harry.id, None)
+        assert campaign.id is not None and harry.id is not None
+        now, rng = utcnow(), random.Random(4)
+        roller = Roller(character_id=harry.id, user_id=ALICE, name="Harry")
+        common = {"campaign_id": campaign.id, "guild_id": GUILD, "channel_id": CHANNEL}
+        rolls = [
+            {
+                **common,
+                "user_id": ALICE,
+                "character_id": harry.id,
+                "closed": True,
+                "roll_json": make_roll(rng, roller, skill="Lore", skill_rating=4)[
+                    0
+                ].model_dump_json(),
+                "created_at": now - timedelta(hours=1),
+                "updated_at": now,
+            }
+            for _ in range(PAST)
+        ]
+        await s.execute(insert(RollRow.__table__), rolls)  # type: ignore[attr-defined]
+        ended = {**common, "kind": "conflict", "active": False, "state_json": "{}", "version": 1}
+        await s.execute(
+            insert(EncounterRow.__table__),  # type: ignore[attr-defined]
+            [{**ended, "created_by": GM, "created_at": now, "updated_at": now}] * PAST,
+        )
+        finished = {
+            "engine": "dfccg",
+            "guild_id": GUILD,
+            "channel_id": CHANNEL,
+            "host_id": ALICE,
+            "status": "finished",
+        }
+        for _ in range(PAST):
+            s.add(GameRow(**finished))
+        answered = {**common, "offered_by_user": GM, "state": "accepted", "offer_json": "{}"}
+        answered.pop("guild_id")
+        await s.execute(
+            insert(CompelOfferRow.__table__),  # type: ignore[attr-defined]
+            [{**answered, "created_at": now, "version": 1}] * PAST,
+        )
+    try:
+        yield db, tmp_path / "fatetable.db"
+    finally:
+        await db.dispose()
+
+
+async def _plans(
+    db: Database, path: Path, action: Action, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[str, str]]:
+    """(statement, its query plan) of every statement `action` runs, ORM or raw."""
+    ran: list[tuple[str, Any]] = []
+
+    def seen(_conn: Any, _cursor: Any, sql: str, params: Any, *_args: Any) -> None:
+        ran.append((sql, params))
+
+    def recorded(method: Any) -> Any:
+        async def call(self: SqliteDriver, sql: Any, params: Any) -> Any:
+            ran.append((sql.text, params))
+            return await method(self, sql, params)
+
+        return call
+
+    monkeypatch.setattr(SqliteDriver, "rows", recorded(SqliteDriver.rows))
+    monkeypatch.setattr(SqliteDriver, "run", recorded(SqliteDriver.run))
+    engines = {db.engine.sync_engine, db._read_engine.sync_engine}
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", seen)
+    try:
+        await action(db)
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", seen)
+    connection = sqlite3.connect(path)
+    try:
+        return [
+            (sql, " / ".join(r[3] for r in connection.execute(f"EXPLAIN QUERY PLAN {sql}", p)))
+            for sql, p in ran
+            if sql.lstrip().upper().startswith(("SELECT", "UPDATE", "WITH"))
+        ]
+    finally:
+        connection.close()
+
+
+def _using(plans: list[tuple[str, str]], table: str) -> str:
+    """The plans of the statements that read `table`, one per line."""
+    return "\n".join(plan for sql, plan in plans if f" {table} " in f" {sql} ".replace("\n", " "))
+
+
+async def _roll(db: Database, **options: Any) -> None:
+    service = RollService(db, rng=random.Random(1))
+    for user in (ALICE, ALICE):  # the second roll closes the first
+        await service.start(
+            RollRequest(guild_id=GUILD, channel_id=CHANNEL, user_id=user, user_name="a", **options)
+        )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        pytest.param({"skill": "Lore"}, id="own-character-raw-path"),
+        pytest.param(
+            {"skill": "Fight", "character": "Ghoul", "is_gm": True}, id="gm-for-npc-orm-path"
+        ),
+    ],
+)
+async def test_a_roll_reads_only_the_open_rolls_and_running_conflicts(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch, options: dict[str, Any]
+) -> None:
+    db, path = old_campaign
+    plans = await _plans(db, path, lambda d: _roll(d, **options), monkeypatch)
+    rolls, encounters = _using(plans, "roll"), _using(plans, "encounter")
+    assert "ix_roll_open_character" in rolls
+    assert "ix_encounter_live_channel" in encounters
+    for walks in ("ix_roll_character_id", "ix_roll_channel_id", "SCAN roll"):
+        assert walks not in rolls
+    for walks in ("ix_encounter_channel_id", "SCAN encounter"):
+        assert walks not in encounters
+
+
+async def test_the_against_autocomplete_reads_only_open_rolls(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, path = old_campaign
+    plans = await _plans(
+        db, path, lambda d: RollService(d).pending(CHANNEL, is_gm=False), monkeypatch
+    )
+    assert "ix_roll_open_channel" in _using(plans, "roll")
+    assert "ix_roll_channel_id" not in _using(plans, "roll")
+
+
+async def test_a_scene_end_reads_the_rolls_since_the_scene_began(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, path = old_campaign
+
+    async def owed(d: Database) -> None:
+        async with d.session() as s:
+            campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+            assert campaign.id is not None
+            assert await owed_fate_points_in(s, campaign.id, CHANNEL, utcnow()) == {}
+
+    plans = _using(await _plans(db, path, owed, monkeypatch), "roll")
+    assert "ix_roll_channel_created (channel_id=? AND created_at>?)" in plans
+
+
+async def test_a_game_start_reads_the_channels_finished_games_only(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, path = old_campaign
+
+    async def past(d: Database) -> None:
+        async with d.raw() as unit:
+            assert len(await past_games_raw_in(unit, CHANNEL, "dfccg", 0)) == PAST
+
+    plans = _using(await _plans(db, path, past, monkeypatch), "games")
+    assert "ix_games_finished_channel" in plans
+    assert "ix_games_status_last_activity" not in plans
+
+
+async def test_the_compel_list_reads_the_waiting_offers_only(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, path = old_campaign
+    plans = await _plans(
+        db, path, lambda d: CompelService(d).open_offers(GUILD, CHANNEL), monkeypatch
+    )
+    compels = _using(plans, "compel_offer")
+    assert "ix_compel_offer_campaign_state (campaign_id=? AND state=?)" in compels
