@@ -90,6 +90,7 @@ async def _players_with_characters(
     from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
 
     players = [table.fake.add_member(table.guild_id, f"{prefix}-{n}") for n in range(lanes)]
+    made = []
     async with database(table).session(timeout=None) as session:
         campaign = await resolve_campaign_in(session, table.guild_id, table.channel)
         for player in players:
@@ -98,7 +99,15 @@ async def _players_with_characters(
             character = character.set_aspect(AspectKind.TROUBLE, "Never Backs Down")
             record = await insert_character_in(session, campaign, player, character)
             await set_active_in(session, table.guild_id, player, record.id, None)
-    return [{"player": p, "name": f"{prefix.title()} {p}"} for p in players]
+            made.append(
+                {
+                    "player": player,
+                    "name": f"{prefix.title()} {player}",
+                    "character": record.id,
+                    "campaign": campaign.id,
+                }
+            )
+    return made
 
 
 async def _roll_setup(table: Table, lanes: int) -> list[Lane]:
@@ -109,7 +118,45 @@ async def _roll_setup(table: Table, lanes: int) -> list[Lane]:
     made = await _players_with_characters(table, lanes, "roller", skills={"Lore": 4, "Will": 3})
     for n, lane in enumerate(made):
         lane["channel"] = table.fake.add_channel(table.guild_id, f"roll-{n}")
+    await _past_rolls(table, made)
     return made
+
+
+PAST_ROLLS = 10_000  # a long campaign's closed rolls, spread over the lanes' characters
+
+
+async def _past_rolls(table: Table, lanes: list[Lane]) -> None:
+    """Each lane's character has rolled in its channel before: a new roll must not get slower
+    as a campaign's history grows (it did: it read every past roll of its character)."""
+
+    from sqlalchemy import insert
+
+    from bot.db.models.columns import utcnow
+    from bot.db.models.rolls import RollRow
+    from bot.fate.rolls import Roller, make_roll
+
+    rng = Random(15)
+    now = utcnow()
+    rows = []
+    for k in range(PAST_ROLLS):
+        lane = lanes[k % len(lanes)]
+        roller = Roller(character_id=lane["character"], user_id=lane["player"], name=lane["name"])
+        roll, _ = make_roll(rng, roller, skill="Lore", skill_rating=4, difficulty=2)
+        rows.append(
+            {
+                "campaign_id": lane["campaign"],
+                "guild_id": table.guild_id,
+                "channel_id": lane["channel"],
+                "user_id": lane["player"],
+                "character_id": lane["character"],
+                "closed": True,
+                "roll_json": roll.model_dump_json(),
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
+    async with database(table).session(timeout=None) as session:
+        await session.execute(insert(RollRow.__table__), rows)  # type: ignore[attr-defined]
 
 
 def _roll(table: Table, lane: Lane, i: int) -> Request:
