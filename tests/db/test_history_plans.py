@@ -1,12 +1,14 @@
 """A long campaign stays as fast as a new one: the reads behind a roll, the roll autocomplete,
-a scene's end, a game's start and the compel list reach the live rows through an index that
-holds only them (or by time), not by walking the closed rolls, ended encounters, finished games
-and answered compels a campaign leaves behind. Checked on SQLite's query plans for the
-statements the services really run (SQLite only: PostgreSQL plans by its statistics)."""
+a running conflict's lookup, the web view, a game's start and the compel list
+reach the live rows through an index that holds only them (or by time), not by walking the
+closed rolls, ended encounters, finished games and answered compels a campaign leaves behind.
+Checked on SQLite's query plans for the statements the services really run (SQLite only:
+PostgreSQL plans by its statistics)."""
 
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
@@ -24,16 +26,19 @@ from bot.db.models.rolls import RollRow
 from bot.db.models.scenes import CompelOfferRow
 from bot.db.raw import SqliteDriver
 from bot.db.repos.games import past_games_raw_in
-from bot.db.repos.rolls import owed_fate_points_in
 from bot.fate.rolls import Roller, make_roll
 from bot.fate.sheet import new_character
 from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
 from bot.services.compels import CompelService
+from bot.services.encounters import encounter_with_campaign_in
 from bot.services.roll_base import RollRequest
 from bot.services.rolls import RollService
+from bot.services.scenes import SceneService
+from bot.services.web import LinkScope, WebService
+from bot.services.web_tokens import LinkKind
 from tests.conftest import sqlite_url
 
-GUILD, CHANNEL, ALICE, GM = 10**18 + 1, 10**18 + 2, 10**18 + 4, 10**18 + 9
+GUILD, CHANNEL, ALICE, BOB, GM = 10**18 + 1, 10**18 + 2, 10**18 + 4, 10**18 + 5, 10**18 + 9
 PAST = 300  # rows of history per table (the plans do not depend on how many)
 
 Action = Callable[[Database], Awaitable[Any]]
@@ -139,35 +144,84 @@ def _using(plans: list[tuple[str, str]], table: str) -> str:
     return "\n".join(plan for sql, plan in plans if f" {table} " in f" {sql} ".replace("\n", " "))
 
 
-async def _roll(db: Database, **options: Any) -> None:
+def _walks(plans: str, table: str, *indexes: str) -> bool:
+    """Whether a plan reads the whole `table`, or goes through one of `indexes` (ones that
+    hold its history)."""
+    return bool(re.search(rf"SCAN (TABLE )?{table}\b", plans)) or any(i in plans for i in indexes)
+
+
+ROLL_HISTORY = ("ix_roll_character_id", "ix_roll_channel_id", "ix_roll_campaign_id")
+ENCOUNTER_HISTORY = ("ix_encounter_channel_id", "ix_encounter_campaign_id")
+
+
+async def _roll(db: Database, user: int, **options: Any) -> None:
     service = RollService(db, rng=random.Random(1))
-    for user in (ALICE, ALICE):  # the second roll closes the first
+    for _ in range(2):  # the second roll closes the first
         await service.start(
             RollRequest(guild_id=GUILD, channel_id=CHANNEL, user_id=user, user_name="a", **options)
         )
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("user", "options", "open_rolls"),
     [
-        pytest.param({"skill": "Lore"}, id="own-character-raw-path"),
+        pytest.param(ALICE, {"skill": "Lore"}, "ix_roll_open_character", id="raw-path"),
         pytest.param(
-            {"skill": "Fight", "character": "Ghoul", "is_gm": True}, id="gm-for-npc-orm-path"
+            ALICE,
+            {"skill": "Lore", "advantage_aspect": "Cornered"},
+            "ix_roll_open_character",
+            id="orm-path",
         ),
+        pytest.param(
+            GM,
+            {"skill": "Fight", "character": "Ghoul", "is_gm": True},
+            "ix_roll_open_character",
+            id="gm-for-npc",
+        ),
+        pytest.param(BOB, {"modifier": 2}, "ix_roll_open_channel", id="plain-roller"),
     ],
 )
 async def test_a_roll_reads_only_the_open_rolls_and_running_conflicts(
-    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch, options: dict[str, Any]
+    old_campaign: tuple[Database, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    user: int,
+    options: dict[str, Any],
+    open_rolls: str,
 ) -> None:
     db, path = old_campaign
-    plans = await _plans(db, path, lambda d: _roll(d, **options), monkeypatch)
+    if "advantage_aspect" in options:  # an aspect is made on the scene
+        await SceneService(db).start(GUILD, CHANNEL, actor_id=GM)
+    plans = await _plans(db, path, lambda d: _roll(d, user, **options), monkeypatch)
     rolls, encounters = _using(plans, "roll"), _using(plans, "encounter")
-    assert "ix_roll_open_character" in rolls
+    assert open_rolls in rolls
     assert "ix_encounter_live_channel" in encounters
-    for walks in ("ix_roll_character_id", "ix_roll_channel_id", "SCAN roll"):
-        assert walks not in rolls
-    for walks in ("ix_encounter_channel_id", "SCAN encounter"):
-        assert walks not in encounters
+    assert not _walks(rolls, "roll", *ROLL_HISTORY), rolls
+    assert not _walks(encounters, "encounter", *ENCOUNTER_HISTORY), encounters
+
+
+async def test_a_running_encounter_is_found_among_the_live_ones(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, path = old_campaign
+
+    async def running(d: Database) -> None:
+        async with d.read() as s:
+            assert await encounter_with_campaign_in(s, "conflict", None, CHANNEL) is None
+
+    plans = _using(await _plans(db, path, running, monkeypatch), "encounter")
+    assert "ix_encounter_live_channel" in plans
+    assert not _walks(plans, "encounter", *ENCOUNTER_HISTORY), plans
+
+
+async def test_the_web_view_reads_the_running_encounters_only(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, path = old_campaign
+    scope = LinkScope(kind=LinkKind.GM, guild_id=GUILD, target_id=GM, campaign_id=1)
+    plans = await _plans(db, path, lambda d: WebService(d).table_view(scope), monkeypatch)
+    encounters = _using(plans, "encounter")
+    assert "ix_encounter_live_campaign" in encounters
+    assert not _walks(encounters, "encounter", *ENCOUNTER_HISTORY), encounters
 
 
 async def test_the_against_autocomplete_reads_only_open_rolls(
@@ -178,22 +232,7 @@ async def test_the_against_autocomplete_reads_only_open_rolls(
         db, path, lambda d: RollService(d).pending(CHANNEL, is_gm=False), monkeypatch
     )
     assert "ix_roll_open_channel" in _using(plans, "roll")
-    assert "ix_roll_channel_id" not in _using(plans, "roll")
-
-
-async def test_a_scene_end_reads_the_rolls_since_the_scene_began(
-    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    db, path = old_campaign
-
-    async def owed(d: Database) -> None:
-        async with d.session() as s:
-            campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
-            assert campaign.id is not None
-            assert await owed_fate_points_in(s, campaign.id, CHANNEL, utcnow()) == {}
-
-    plans = _using(await _plans(db, path, owed, monkeypatch), "roll")
-    assert "ix_roll_channel_created (channel_id=? AND created_at>?)" in plans
+    assert not _walks(_using(plans, "roll"), "roll", *ROLL_HISTORY)
 
 
 async def test_a_game_start_reads_the_channels_finished_games_only(
@@ -207,7 +246,7 @@ async def test_a_game_start_reads_the_channels_finished_games_only(
 
     plans = _using(await _plans(db, path, past, monkeypatch), "games")
     assert "ix_games_finished_channel" in plans
-    assert "ix_games_status_last_activity" not in plans
+    assert not _walks(plans, "games", "ix_games_status_last_activity")
 
 
 async def test_the_compel_list_reads_the_waiting_offers_only(

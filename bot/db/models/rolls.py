@@ -18,11 +18,11 @@ class RollRow(SQLModel, table=True):
     __tablename__ = "roll"
     # A new roll closes the open ones of its roller, and /roll against's autocomplete lists a
     # channel's: the partial indexes hold only the open rolls, so neither walks the campaign's
-    # past rolls. A scene's end reads the rolls made since it began.
+    # past rolls. (No other index may lead with channel_id: without statistics, SQLite could
+    # take it instead of ix_roll_open_channel.)
     __table_args__ = (
         Index("ix_roll_open_character", "character_id", **only_where(OPEN_ROLL)),
         Index("ix_roll_open_channel", "channel_id", **only_where(OPEN_ROLL)),
-        Index("ix_roll_channel_created", "channel_id", "created_at"),
     )
 
     id: int | None = id_field()

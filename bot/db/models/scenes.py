@@ -34,14 +34,14 @@ class CompelOfferRow(SQLModel, table=True):
     """A compel offer (`bot.fate.compels.CompelOffer` as JSON) awaiting the target's answer."""
 
     __tablename__ = "compel_offer"
-    # /compel offer counts, and /compel list shows, the campaign's offers still waiting.
+    # /compel offer counts, and /compel list shows, the campaign's offers still waiting; the
+    # campaign's foreign key uses the same index (its own would lead PostgreSQL to walk every
+    # answered offer).
     __table_args__ = (Index("ix_compel_offer_campaign_state", "campaign_id", "state"),)
 
     id: int | None = id_field()
     campaign_id: int = Field(
-        sa_column=Column(
-            BIG_ID, ForeignKey("campaign.id", ondelete="CASCADE"), nullable=False, index=True
-        )
+        sa_column=Column(BIG_ID, ForeignKey("campaign.id", ondelete="CASCADE"), nullable=False)
     )
     channel_id: int = snowflake(index=True)
     target_character_id: int | None = Field(

@@ -14,7 +14,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from bot.db.models.campaigns import FatePointEntry
 from bot.db.models.columns import utcnow
 from bot.db.models.conflicts import LIVE_ENCOUNTER
-from bot.db.models.rolls import RollRow
+from bot.db.models.rolls import OPEN_ROLL, RollRow
 from bot.db.raw import RawUnit, Sql
 from bot.db.repos.characters import ACTIVE_JOIN, BOUND, CAMPAIGN_SELECT, CHARACTER_SELECT
 from bot.fate.rolls import Payment, Roll
@@ -88,11 +88,11 @@ ROLL_COLUMNS = (
 )
 # The open rolls a new roll closes: its character's, or a plain roller's in the channel.
 OPEN_ROLLS_OF_CHARACTER = Sql(
-    f"SELECT {ROLL_COLUMNS} FROM roll WHERE campaign_id = :campaign AND NOT closed "
+    f"SELECT {ROLL_COLUMNS} FROM roll WHERE campaign_id = :campaign AND {OPEN_ROLL} "
     "AND character_id = :character"
 )
 OPEN_PLAIN_ROLLS = Sql(
-    f"SELECT {ROLL_COLUMNS} FROM roll WHERE campaign_id = :campaign AND NOT closed "
+    f"SELECT {ROLL_COLUMNS} FROM roll WHERE campaign_id = :campaign AND {OPEN_ROLL} "
     "AND user_id = :user AND character_id IS NULL AND channel_id = :channel"
 )
 NEW_ROLL = Sql(
