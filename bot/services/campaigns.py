@@ -21,6 +21,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.bounded import Bounded
 from bot.db.cache import parsed, remember
 from bot.db.changes import touched
 from bot.db.engine import Database
@@ -122,7 +123,7 @@ class CharacterName:
 class NameCache:
     """Character names per campaign, for autocomplete (which must answer from memory)."""
 
-    entries: dict[int, tuple[float, list[CharacterName]]] = field(default_factory=dict)
+    entries: dict[int, tuple[float, list[CharacterName]]] = field(default_factory=Bounded)
 
     def get(self, campaign_id: int) -> list[CharacterName] | None:
         hit = self.entries.get(campaign_id)

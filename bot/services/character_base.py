@@ -12,6 +12,7 @@ from datetime import datetime
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.bounded import Bounded
 from bot.db.engine import Database
 from bot.db.models.drafts import CustomMantleEntry
 from bot.db.raw import RawUnit
@@ -154,12 +155,12 @@ class MantleView:
 class _Cache:
     """Short-lived per-process memory for autocomplete (which must answer without waiting)."""
 
-    campaigns: dict[tuple[int, int], tuple[float, CampaignInfo]] = field(default_factory=dict)
-    active: dict[tuple[int, int, int], tuple[float, int | None]] = field(default_factory=dict)
-    sheets: dict[int, tuple[float, Character]] = field(default_factory=dict)
-    campaign_names: dict[int, tuple[float, list[str]]] = field(default_factory=dict)  # by guild
+    campaigns: dict[tuple[int, int], tuple[float, CampaignInfo]] = field(default_factory=Bounded)
+    active: dict[tuple[int, int, int], tuple[float, int | None]] = field(default_factory=Bounded)
+    sheets: dict[int, tuple[float, Character]] = field(default_factory=Bounded)
+    campaign_names: dict[int, tuple[float, list[str]]] = field(default_factory=Bounded)  # guild
     # (campaign id, mantle key) -> names of the campaign's custom entries for that mantle
-    mantle_entries: dict[tuple[int, str], tuple[float, list[str]]] = field(default_factory=dict)
+    mantle_entries: dict[tuple[int, str], tuple[float, list[str]]] = field(default_factory=Bounded)
 
     @staticmethod
     def fresh(stamp: float) -> bool:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sqlmodel import col, func, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.bounded import Bounded
 from bot.db.engine import Database
 from bot.db.models.campaigns import Campaign
 from bot.db.models.scenes import CompelOfferRow, SceneRow
@@ -115,7 +116,7 @@ class CompelService:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._choices: dict[int, tuple[float, list[AspectInPlay]]] = {}
+        self._choices: dict[int, tuple[float, list[AspectInPlay]]] = Bounded()
 
     async def aspect_choices(
         self, guild_id: int, channel_id: int, *, is_gm: bool, typed: str, target: str | None

@@ -5,12 +5,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from bot.bounded import Bounded
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
 from bot.db.models.guild import GuildSettings
 from bot.db.raw import Sql
 
 CACHE_SECONDS = 30.0
+GUILDS_KEPT = 10_000  # servers whose settings a process remembers
 GM_ROLE = Sql("SELECT gm_role_id FROM guild_settings WHERE guild_id = :guild")
 
 
@@ -27,7 +29,7 @@ class GuildSettingsService:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._cache: dict[int, tuple[float, GuildConfig]] = {}
+        self._cache: dict[int, tuple[float, GuildConfig]] = Bounded(GUILDS_KEPT)
 
     async def get(self, guild_id: int) -> GuildConfig:
         cached = self._cache.get(guild_id)

@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bot.bounded import Bounded
+
 THROTTLE_SECONDS = 5.0
 
 
@@ -64,7 +66,7 @@ class SafetyService:
     """Safety tools: the X-card and the script changes."""
 
     throttle: float = THROTTLE_SECONDS
-    last: dict[tuple[int, Signal], float] = field(default_factory=dict)
+    last: dict[tuple[int, Signal], float] = field(default_factory=Bounded)
 
     def signal(self, channel_id: int, signal: Signal) -> SignalResult:
         now = time.monotonic()

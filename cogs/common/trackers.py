@@ -19,6 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.bounded import Bounded
 from bot.errors import RuleError
 from bot.services.challenges import ChallengeSnapshot
 from bot.services.clicks import ClickContext
@@ -351,9 +352,9 @@ class TrackerCog(commands.Cog):
         self.bot = bot
         # tracker message id -> newest snapshot waiting to be drawn / version drawn
         self._pending: dict[int, Snapshot] = {}
-        self._shown: dict[int, int] = {}
+        self._shown: dict[int, int] = Bounded()
         self._trackers: Coalescer[int] = Coalescer("tracker", self._draw, lambda: 0.0)
-        self._turns: dict[int, tuple[int, tuple[Any, ...]]] = {}  # id -> (version, NextUp.key)
+        self._turns: dict[int, tuple[int, tuple[Any, ...]]] = Bounded()  # id -> (version, key)
 
     async def cog_unload(self) -> None:
         await self._trackers.flush()  # a stop draws the burst's last edit instead of dropping it
