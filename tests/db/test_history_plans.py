@@ -81,7 +81,7 @@ async def old_campaign(tmp_path: Path) -> AsyncIterator[tuple[Database, Path]]:
             insert(EncounterRow.__table__),  # type: ignore[attr-defined]
             [{**ended, "created_by": GM, "created_at": now, "updated_at": now}] * PAST,
         )
-        finished = {
+        finished: dict[str, Any] = {
             "engine": "dfccg",
             "guild_id": GUILD,
             "channel_id": CHANNEL,
@@ -199,62 +199,68 @@ async def test_a_roll_reads_only_the_open_rolls_and_running_conflicts(
     assert not _walks(encounters, "encounter", *ENCOUNTER_HISTORY), encounters
 
 
-async def test_a_running_encounter_is_found_among_the_live_ones(
-    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+async def _running_conflict(db: Database) -> None:
+    async with db.read() as s:
+        assert await encounter_with_campaign_in(s, "conflict", None, CHANNEL) is None
+
+
+async def _past_games(db: Database) -> None:
+    async with db.raw() as unit:
+        assert len(await past_games_raw_in(unit, CHANNEL, "dfccg", 0)) == PAST
+
+
+GM_PAGE = LinkScope(kind=LinkKind.GM, guild_id=GUILD, target_id=GM, campaign_id=1)
+
+
+@pytest.mark.parametrize(
+    ("action", "table", "index", "history"),
+    [
+        pytest.param(
+            _running_conflict,
+            "encounter",
+            "ix_encounter_live_channel",
+            ENCOUNTER_HISTORY,
+            id="the running conflict",
+        ),
+        pytest.param(
+            lambda d: WebService(d).table_view(GM_PAGE),
+            "encounter",
+            "ix_encounter_live_campaign",
+            ENCOUNTER_HISTORY,
+            id="the web view",
+        ),
+        pytest.param(
+            lambda d: RollService(d).pending(CHANNEL, is_gm=False),
+            "roll",
+            "ix_roll_open_channel",
+            ROLL_HISTORY,
+            id="roll against's autocomplete",
+        ),
+        pytest.param(
+            _past_games,
+            "games",
+            "ix_games_finished_channel",
+            ("ix_games_status_last_activity",),
+            id="a game's start",
+        ),
+        pytest.param(
+            lambda d: CompelService(d).open_offers(GUILD, CHANNEL),
+            "compel_offer",
+            "ix_compel_offer_campaign_state (campaign_id=? AND state=?)",
+            (),
+            id="the compel list",
+        ),
+    ],
+)
+async def test_a_read_of_live_rows_goes_through_their_index(
+    old_campaign: tuple[Database, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    action: Action,
+    table: str,
+    index: str,
+    history: tuple[str, ...],
 ) -> None:
     db, path = old_campaign
-
-    async def running(d: Database) -> None:
-        async with d.read() as s:
-            assert await encounter_with_campaign_in(s, "conflict", None, CHANNEL) is None
-
-    plans = _using(await _plans(db, path, running, monkeypatch), "encounter")
-    assert "ix_encounter_live_channel" in plans
-    assert not _walks(plans, "encounter", *ENCOUNTER_HISTORY), plans
-
-
-async def test_the_web_view_reads_the_running_encounters_only(
-    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    db, path = old_campaign
-    scope = LinkScope(kind=LinkKind.GM, guild_id=GUILD, target_id=GM, campaign_id=1)
-    plans = await _plans(db, path, lambda d: WebService(d).table_view(scope), monkeypatch)
-    encounters = _using(plans, "encounter")
-    assert "ix_encounter_live_campaign" in encounters
-    assert not _walks(encounters, "encounter", *ENCOUNTER_HISTORY), encounters
-
-
-async def test_the_against_autocomplete_reads_only_open_rolls(
-    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    db, path = old_campaign
-    plans = await _plans(
-        db, path, lambda d: RollService(d).pending(CHANNEL, is_gm=False), monkeypatch
-    )
-    assert "ix_roll_open_channel" in _using(plans, "roll")
-    assert not _walks(_using(plans, "roll"), "roll", *ROLL_HISTORY)
-
-
-async def test_a_game_start_reads_the_channels_finished_games_only(
-    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    db, path = old_campaign
-
-    async def past(d: Database) -> None:
-        async with d.raw() as unit:
-            assert len(await past_games_raw_in(unit, CHANNEL, "dfccg", 0)) == PAST
-
-    plans = _using(await _plans(db, path, past, monkeypatch), "games")
-    assert "ix_games_finished_channel" in plans
-    assert not _walks(plans, "games", "ix_games_status_last_activity")
-
-
-async def test_the_compel_list_reads_the_waiting_offers_only(
-    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    db, path = old_campaign
-    plans = await _plans(
-        db, path, lambda d: CompelService(d).open_offers(GUILD, CHANNEL), monkeypatch
-    )
-    compels = _using(plans, "compel_offer")
-    assert "ix_compel_offer_campaign_state (campaign_id=? AND state=?)" in compels
+    plans = _using(await _plans(db, path, action, monkeypatch), table)
+    assert index in plans
+    assert not _walks(plans, table, *history), plans
