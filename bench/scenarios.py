@@ -128,7 +128,6 @@ PAST_ROLLS = 10_000  # a long campaign's closed rolls, spread over the lanes' ch
 async def _past_rolls(table: Table, lanes: list[Lane]) -> None:
     """Each lane's character has rolled in its channel before: a new roll must not get slower
     as a campaign's history grows (it did: it read every past roll of its character)."""
-
     from sqlalchemy import insert
 
     from bot.db.models.columns import utcnow
