@@ -19,6 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.bounded import Bounded
 from bot.errors import RuleError
 from bot.games.base import get_display, get_engine
 from bot.services.game_info import (
@@ -562,15 +563,15 @@ class GameTable(commands.Cog):
         )
         self._idle_task: asyncio.Task[None] | None = None
         # game id -> the picture_key of the board picture this process last posted
-        self._picture_keys: dict[int, str] = {}
+        self._picture_keys: dict[int, str] = Bounded(PICTURE_KEYS_MAX)
         # game id -> when this process last drew its picture, and the redraws waiting for
         # PICTURE_EVERY_SECONDS to pass (see _new_picture)
-        self._picture_at: dict[int, float] = {}
+        self._picture_at: dict[int, float] = Bounded(PICTURE_KEYS_MAX)
         self._late_pictures: dict[int, asyncio.TimerHandle] = {}
         # game id -> the game as the latest move here left it, for the next board edit (no
         # read), and the version each board was last drawn at (an older one is never shown)
         self._fresh: dict[int, GameInfo] = {}
-        self._shown_versions: dict[int, int] = {}
+        self._shown_versions: dict[int, int] = Bounded(PICTURE_KEYS_MAX)
 
     async def cog_load(self) -> None:
         self._idle_task = asyncio.create_task(self._idle_loop(), name="fatetable-idle")
@@ -903,9 +904,6 @@ class GameTable(commands.Cog):
         self._picture_keys.pop(info.id, None)
         if key is not None:
             self._picture_keys[info.id] = key
-        for remembered in (self._picture_keys, self._picture_at):
-            while len(remembered) > PICTURE_KEYS_MAX:
-                del remembered[next(iter(remembered))]
         return files
 
     def _too_soon_for_a_picture(self, info: GameInfo) -> bool:
@@ -959,10 +957,7 @@ class GameTable(commands.Cog):
         info = self._fresh.pop(game_id, None)
         if info is None or info.version < self._shown_versions.get(game_id, -1):
             info = await self.games.get(game_id)
-        self._shown_versions.pop(game_id, None)  # re-inserted last: the oldest go first
         self._shown_versions[game_id] = info.version
-        while len(self._shown_versions) > PICTURE_KEYS_MAX:
-            del self._shown_versions[next(iter(self._shown_versions))]
         if info.board_message_id is None:
             return
         parts = await self._board_parts(info)

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
 
+from bot.bounded import Bounded
 from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.columns import utcnow
@@ -52,17 +53,17 @@ class GameCore:
         self.db = db
         # channel id -> the live game's latest known version (refreshed on every read/write of
         # a row by this process), so autocomplete answers without a database read.
-        self._live: dict[int, LiveGame] = {}
+        self._live: dict[int, LiveGame] = Bounded(LIVE_CACHE_MAX)
         # channel id -> when it was read as having no live game: autocomplete typed in such a
         # channel answers from memory for a few seconds instead of reading on every keystroke.
         # A game created by this process clears it at once; one created elsewhere within TTL.
-        self._no_game: dict[int, float] = {}
+        self._no_game: dict[int, float] = Bounded(LIVE_CACHE_MAX)
         # game id -> its running row as this process last read or wrote it: a move starts from
         # it without reading the game again (its versioned write still checks that nobody,
         # in any process, moved in between; see `_act_cached`).
-        self._rows: dict[int, GameRow] = {}
+        self._rows: dict[int, GameRow] = Bounded(LIVE_CACHE_MAX)
         # game id -> (row state JSON, the state a move made of it): the next move's start
-        self._states: dict[int, tuple[str, Any]] = {}
+        self._states: dict[int, tuple[str, Any]] = Bounded(STATES_KEPT)
         self.clock: Callable[[], float] = time.monotonic
         # Where a new game's seed comes from; tests set a fixed one to replay the same game.
         self.new_seed: Callable[[], int] = lambda: random.SystemRandom().getrandbits(48)
@@ -78,16 +79,10 @@ class GameCore:
             return
         if known is not None and known.game_id == row.id and known.version >= row.version:
             return  # already current (or a stale row read after a newer write)
-        self._rows.pop(row.id, None)
         self._rows[row.id] = row
-        while len(self._rows) > LIVE_CACHE_MAX:
-            del self._rows[next(iter(self._rows))]
-        self._live.pop(row.channel_id, None)
         self._live[row.channel_id] = LiveGame(
             row.id, row.version, row.status, row.engine, seats_of(row), row.state
         )
-        while len(self._live) > LIVE_CACHE_MAX:
-            del self._live[next(iter(self._live))]
 
     async def _checked_live(self, channel_id: int) -> LiveGame | None:
         """The remembered live game of the channel, forgotten when the stored row moved on."""
@@ -228,10 +223,7 @@ class GameCore:
     def _keep_state(self, row: GameRow, state: Any) -> None:
         """Keep the parsed state of a running game's row as written, for its next move."""
         if row.status == "running" and row.state is not None:
-            self._states.pop(row.id or 0, None)  # re-inserted last: the oldest go first
             self._states[row.id or 0] = (row.state, state)
-            while len(self._states) > STATES_KEPT:
-                del self._states[next(iter(self._states))]
 
     @staticmethod
     def _busy_text(*, status: str, game_id: int) -> str:

@@ -18,7 +18,6 @@ from bot.games.base import (
     get_engine,
 )
 from bot.services.game_info import (
-    LIVE_CACHE_MAX,
     NO_GAME_TTL,
     ActOutcome,
     AlreadyDone,
@@ -56,10 +55,7 @@ class GamePlay(GameCore):
                 if row is not None:
                     self._remember(row)
             if row is None:
-                self._no_game.pop(channel_id, None)  # re-inserted last: oldest dropped first
                 self._no_game[channel_id] = self.clock()
-                while len(self._no_game) > LIVE_CACHE_MAX:
-                    del self._no_game[next(iter(self._no_game))]
                 return None
             live = self._live.get(channel_id)
         if live is None or live.status != "running" or live.state_json is None:

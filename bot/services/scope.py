@@ -8,6 +8,7 @@ call as usual; a row never changes server, so the check holds for it.
 
 from __future__ import annotations
 
+from bot.bounded import Bounded
 from bot.db.engine import Database
 from bot.db.repos.scope import OTHER_CHANNEL, REACH, NotHere, Where, load_scoped_in
 
@@ -26,7 +27,7 @@ class ScopeService:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._found: dict[tuple[str, int, Where], None] = {}  # positive answers, oldest first
+        self._found: dict[tuple[str, int, Where], None] = Bounded(KEPT_MAX)  # positive answers
 
     async def require(self, kind: str, key: int, where: Where) -> None:
         """Raise `NotHere` unless the row of `kind` keyed `key` belongs to `where`.
@@ -45,5 +46,3 @@ class ScopeService:
             await load_scoped_in(unit, kind, key, where)
         if kind in KEPT_KINDS:
             self._found[answer] = None
-            if len(self._found) > KEPT_MAX:
-                del self._found[next(iter(self._found))]
