@@ -80,6 +80,7 @@ class FateTableBot(commands.AutoShardedBot):
         self.pictures = PicturePool(settings.picture_workers)
 
     async def setup_hook(self) -> None:
+        from cogs.common.clicks import install_click_dispatch
         from cogs.common.errors import install_error_handler
         from cogs.common.installs import install_server_only_answer
         from cogs.common.orphans import install_orphan_answers
@@ -87,6 +88,7 @@ class FateTableBot(commands.AutoShardedBot):
         await self.db.migrate()
         install_error_handler(self)
         install_orphan_answers(self)
+        install_click_dispatch(self)
         install_server_only_answer(self)
         for extension in self.extensions_to_load:
             await self.load_extension(extension)

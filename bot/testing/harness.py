@@ -491,6 +491,15 @@ class Table:
         data = {"custom_id": component["custom_id"], "component_type": 2}
         return await self._send_component(message, data, user)
 
+    async def fire_custom_id(
+        self, message: JSON, custom_id: str, *, user: int
+    ) -> InteractionRecord:
+        """A button click naming any custom id on `message` as it is, without waiting (as a
+        modified client can send: the id need not be on the message)."""
+        return await self._send_component(
+            message, {"custom_id": custom_id, "component_type": 2}, user
+        )
+
     async def forge(
         self,
         custom_id: str,
