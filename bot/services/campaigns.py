@@ -565,8 +565,10 @@ async def move_fate_points_in(
     actor_id: int,
     note: str = "",
     channel_id: int | None = None,
+    roll_id: int | None = None,
 ) -> tuple[CharacterRecord, FatePointEntry]:
-    """Change a character's fate points and write the ledger entry, in the caller's transaction."""
+    """Change a character's fate points and write the ledger entry, in the caller's transaction
+    (`roll_id`: the roll an invoke was paid on, which void gives the point back from)."""
     updated = await save_character_in(session, record, _with_fate_points_moved(record, delta))
     entry = FatePointEntry(
         campaign_id=record.campaign_id,
@@ -578,6 +580,7 @@ async def move_fate_points_in(
         reason=reason,
         note=note[:200],
         actor_id=actor_id,
+        roll_id=roll_id,
     )
     session.add(entry)
     await session.flush()
@@ -594,6 +597,7 @@ async def log_gm_points_in(
     actor_id: int,
     note: str = "",
     channel_id: int | None = None,
+    roll_id: int | None = None,
 ) -> FatePointEntry:
     """A ledger entry for the GM's pool (the pool itself lives with the scene)."""
     entry = FatePointEntry(
@@ -606,6 +610,7 @@ async def log_gm_points_in(
         reason=reason,
         note=note[:200],
         actor_id=actor_id,
+        roll_id=roll_id,
     )
     session.add(entry)
     await session.flush()

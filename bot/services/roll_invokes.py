@@ -237,6 +237,7 @@ class RollInvokes(RollBase):
                         actor_id=actor_id,
                         note=note,
                         channel_id=row.channel_id,
+                        roll_id=row.id,
                     )
             elif isinstance(event, FreeInvokeToSpend):
                 holder = (
@@ -251,7 +252,13 @@ class RollInvokes(RollBase):
     ) -> None:
         """One point out of the GM pool of the channel's scene (with its ledger entry)."""
         await spend_gm_point_in(
-            session, campaign, row.channel_id, reason="invoke", actor_id=actor_id, note=note
+            session,
+            campaign,
+            row.channel_id,
+            reason="invoke",
+            actor_id=actor_id,
+            note=note,
+            roll_id=row.id,
         )
 
 

@@ -372,6 +372,7 @@ async def change_gm_pool_in(
     reason: str,
     actor_id: int,
     note: str = "",
+    roll_id: int | None = None,
 ) -> tuple[int, FatePointEntry]:
     """Move points in or out of the GM pool of this channel's scene, with a ledger entry."""
     row = await scene_row_in(session, campaign, channel_id)
@@ -386,6 +387,7 @@ async def change_gm_pool_in(
         actor_id=actor_id,
         note=note,
         channel_id=channel_id,
+        roll_id=roll_id,
     )
     return scene.gm_pool, entry
 
@@ -398,13 +400,22 @@ async def spend_gm_point_in(
     reason: str,
     actor_id: int,
     note: str = "",
+    roll_id: int | None = None,
 ) -> int:
-    """The GM pays one point from the pool (an invoke for an NPC, refusing a compel)."""
+    """The GM pays one point from the pool (an invoke for an NPC, refusing a compel; `roll_id`:
+    the roll an invoke was paid on)."""
     row = await scene_row_in(session, campaign, channel_id)
     if scene_of(row).gm_pool < 1:
         raise RuleError("The GM pool is empty. GM compels are free; invokes need a point.")
     pool, _ = await change_gm_pool_in(
-        session, campaign, channel_id, -1, reason=reason, actor_id=actor_id, note=note
+        session,
+        campaign,
+        channel_id,
+        -1,
+        reason=reason,
+        actor_id=actor_id,
+        note=note,
+        roll_id=roll_id,
     )
     return pool
 

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import create_async_engine
 from sqlmodel import SQLModel
 
 import bot.db.models  # noqa: F401
-from bot.db.engine import Database
+from bot.db.engine import Database, alembic_config
+from bot.db.models.columns import utcnow
+from bot.db.repos.rolls import invoke_entries_in, invoke_note
+from bot.fate.sheet import new_character
+from bot.services.campaigns import insert_character_in, resolve_campaign_in
 from bot.services.guild_settings import GuildSettingsService
 
 
@@ -58,3 +66,68 @@ async def test_partial_indexes_hold_the_rows_the_models_say(db: Database) -> Non
             assert sql.endswith(f"WHERE {where}") if where is not None else "WHERE" not in sql
         else:
             assert ("WHERE" in sql) == (where is not None), sql
+
+
+async def _alembic(db: Database, step: str, target: str) -> None:
+    """Run one Alembic command on the database, with the standard driver as `migrate` does."""
+
+    def run(connection: Connection) -> None:
+        getattr(command, step)(alembic_config(connection), target)
+
+    engine = create_async_engine(db.url)
+    try:
+        async with engine.begin() as connection:
+            await connection.run_sync(run)
+    finally:
+        await engine.dispose()
+
+
+async def test_ledger_entries_written_before_0012_get_their_roll_from_the_note(
+    db: Database,
+) -> None:
+    """Before 0012 an invoke's entry named its roll only at the end of its note; the migration
+    stores that roll id, so that void finds them by it. Other entries stay without a roll."""
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, 1, 2)
+        harry = await insert_character_in(s, campaign, 3, new_character("Harry"))
+    await _alembic(db, "downgrade", "0012_ledger_roll_id@-1")  # the ledger as it was
+    old = [
+        ("invoke", -1, invoke_note("Trouble Magnet", 7)),
+        ("invoke", -1, invoke_note("Fought on roll #3", 12)),  # the last roll number counts
+        ("invoke", -1, invoke_note("Wizard", 7)[:20]),  # cut short: no roll left to read
+        ("invoke", -1, "Harry (contest #4)"),  # an invoke in a contest, not on a roll
+        ("gm_edit", 1, "a mistake on roll #5"),  # typed by the GM: not an invoke
+    ]
+    async with db.engine.begin() as connection:
+        for reason, delta, note in old:
+            await connection.execute(
+                text(
+                    "INSERT INTO fate_point_entry (campaign_id, channel_id, character_id, who, "
+                    "delta, balance_after, reason, note, actor_id, undone, created_at) VALUES "
+                    "(:campaign, 2, :character, 'Harry', :delta, 2, :reason, :note, 3, :no, :at)"
+                ),
+                {
+                    "campaign": campaign.id,
+                    "character": harry.id,
+                    "delta": delta,
+                    "reason": reason,
+                    "note": note,
+                    "no": False,
+                    "at": utcnow(),
+                },
+            )
+    await _alembic(db, "upgrade", "heads")
+    async with db.engine.connect() as connection:
+        rows = await connection.execute(text("SELECT note, roll_id FROM fate_point_entry"))
+        found = dict(rows.all())
+    assert found == {
+        old[0][2]: 7,
+        old[1][2]: 12,
+        old[2][2]: None,
+        old[3][2]: None,
+        old[4][2]: None,
+    }
+    async with db.read() as s:
+        assert [e.note for e in await invoke_entries_in(s, 7)] == [old[0][2]]
+        assert [e.note for e in await invoke_entries_in(s, 12)] == [old[1][2]]
+        assert await invoke_entries_in(s, 5) == []

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, ForeignKey, Text, UniqueConstraint
+from sqlalchemy import Column, ForeignKey, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from bot.db.models.columns import BIG_ID, id_field, snowflake, timestamp
+from bot.db.models.columns import BIG_ID, id_field, only_where, snowflake, timestamp
 
 
 class Campaign(SQLModel, table=True):
@@ -71,10 +71,16 @@ class ActiveCharacter(SQLModel, table=True):
     )
 
 
+# An entry paid for an invoke on a roll, said the way its partial index says it (`only_where`):
+# only those entries are in the index, so it stays small however long the ledger grows.
+PAID_ON_ROLL = "fate_point_entry.roll_id IS NOT NULL"
+
+
 class FatePointEntry(SQLModel, table=True):
     """One fate point movement. `character_id` None is the GM's pool."""
 
     __tablename__ = "fate_point_entry"
+    __table_args__ = (Index("ix_fate_point_entry_roll", "roll_id", **only_where(PAID_ON_ROLL)),)
 
     id: int | None = id_field()
     campaign_id: int = Field(
@@ -96,3 +102,7 @@ class FatePointEntry(SQLModel, table=True):
     undoes_id: int | None = Field(default=None, sa_column=Column(BIG_ID, nullable=True))
     undone: bool = Field(default=False)
     created_at: datetime = timestamp()
+    # The roll an invoke's point was paid on (void finds it by this). No foreign key: a roll
+    # goes only with its campaign, which takes the ledger with it, and SQLite could add one to
+    # the existing table only by copying the whole ledger.
+    roll_id: int | None = Field(default=None, sa_column=Column(BIG_ID, nullable=True))
