@@ -1,6 +1,6 @@
 """A long campaign stays as fast as a new one: the reads behind a roll, the roll autocomplete,
-a running conflict's lookup, the web view, a game's start and the compel list
-reach the live rows through an index that holds only them (or by time), not by walking the
+a running conflict's lookup, the web view, a game's start, the compel list and a void's
+refunds reach the live rows through an index that holds only them (or by time), not by walking the
 closed rolls, ended encounters, finished games and answered compels a campaign leaves behind.
 Checked on SQLite's query plans for the statements the services really run (SQLite only:
 PostgreSQL plans by its statistics)."""
@@ -19,6 +19,7 @@ import pytest
 from sqlalchemy import event, insert
 
 from bot.db.engine import Database
+from bot.db.models.campaigns import FatePointEntry
 from bot.db.models.columns import utcnow
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.games import GameRow
@@ -26,9 +27,16 @@ from bot.db.models.rolls import RollRow
 from bot.db.models.scenes import CompelOfferRow
 from bot.db.raw import SqliteDriver
 from bot.db.repos.games import past_games_raw_in
-from bot.fate.rolls import Roller, make_roll
-from bot.fate.sheet import new_character
-from bot.services.campaigns import insert_character_in, resolve_campaign_in, set_active_in
+from bot.db.repos.rolls import invoke_note
+from bot.fate.rolls import InvokeMode, Roller, make_roll
+from bot.fate.sheet import AspectKind, new_character
+from bot.services.campaigns import (
+    get_character_in,
+    insert_character_in,
+    resolve_campaign_in,
+    save_character_in,
+    set_active_in,
+)
 from bot.services.compels import CompelService
 from bot.services.encounters import encounter_with_campaign_in
 from bot.services.roll_base import RollRequest
@@ -264,3 +272,74 @@ async def test_a_read_of_live_rows_goes_through_their_index(
     plans = _using(await _plans(db, path, action, monkeypatch), table)
     assert index in plans
     assert not _walks(plans, table, *history), plans
+
+
+LEDGER = 3000  # fate point movements of a long campaign, a third of them invokes on rolls
+
+
+def _past_roll(entry: int) -> int:
+    """The closed roll (ids 1 to PAST) a past invoke was paid on."""
+    return entry // 3 % PAST + 1
+
+
+async def test_a_void_finds_the_points_paid_on_its_roll_through_their_index(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Voiding a roll reads the ledger entries paid on that roll through the index of the
+    entries paid on rolls, not the campaign's whole ledger (nor the end of every note)."""
+    db, path = old_campaign
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        harry = await get_character_in(s, 1)
+        sheet = harry.sheet.set_aspect(AspectKind.HIGH_CONCEPT, "Wizard Private Eye")
+        harry = await save_character_in(s, harry, sheet)
+        past = [
+            {
+                "campaign_id": campaign.id,
+                "channel_id": CHANNEL,
+                "character_id": harry.id,
+                "who": "Harry",
+                "delta": -1 if i % 3 == 0 else 1,
+                "balance_after": 3,
+                "reason": "invoke" if i % 3 == 0 else "refresh",
+                "note": invoke_note("Wizard Private Eye", _past_roll(i)) if i % 3 == 0 else "",
+                "actor_id": ALICE,
+                "undone": False,
+                "created_at": utcnow(),
+                "roll_id": _past_roll(i) if i % 3 == 0 else None,
+            }
+            for i in range(LEDGER)
+        ]
+        await s.execute(insert(FatePointEntry.__table__), past)  # type: ignore[attr-defined]
+    service = RollService(db, rng=random.Random(1))
+    request = RollRequest(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="a", skill="Lore"
+    )
+    view = (await service.start(request)).view
+    picker = await service.invoke_picker(view.id, user_id=ALICE, is_gm=False, hostile=False)
+    aspect = next(a for a in picker.aspects if a.name == "Wizard Private Eye")
+    _, _, options = await service.payment_options(
+        view.id, user_id=ALICE, is_gm=False, aspect_key=aspect.key, hostile=False
+    )
+    paid = await service.invoke(
+        view.id,
+        version=view.version,
+        user_id=ALICE,
+        user_name="a",
+        is_gm=False,
+        aspect_key=aspect.key,
+        mode=InvokeMode.BONUS,
+        hostile=False,
+        payment=next(o.value for o in options if o.value.startswith("fp")),
+    )
+    spent = harry.sheet.fate_points - 1
+
+    async def void(d: Database) -> None:
+        done = await RollService(d).void(paid.view.id, user_id=ALICE, is_gm=False)
+        assert done.note.count("1 fate point back to Harry") == 1, done.note
+
+    plans = _using(await _plans(db, path, void, monkeypatch), "fate_point_entry")
+    assert "ix_fate_point_entry_roll (roll_id=?)" in plans, plans
+    assert not _walks(plans, "fate_point_entry", "ix_fate_point_entry_campaign_id"), plans
+    async with db.read() as s:
+        assert (await get_character_in(s, 1)).sheet.fate_points == spent + 1

@@ -8,10 +8,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import text
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.db.models.campaigns import FatePointEntry
+from bot.db.models.campaigns import PAID_ON_ROLL, FatePointEntry
 from bot.db.models.columns import utcnow
 from bot.db.models.conflicts import LIVE_ENCOUNTER
 from bot.db.models.rolls import OPEN_ROLL, RollRow
@@ -49,21 +50,24 @@ async def owed_fate_points_in(
 
 
 def invoke_note(aspect_name: str, roll_id: int) -> str:
-    """The ledger note of a fate point paid for an invoke on a roll (void finds it by it)."""
+    """The ledger note of a fate point paid for an invoke on a roll (what `/fp log` shows; the
+    entry's `roll_id` is what void finds it by)."""
     return f"invoke '{aspect_name}' on roll #{roll_id}"
 
 
-async def invoke_entries_in(
-    session: AsyncSession, campaign_id: int, roll_id: int
-) -> list[FatePointEntry]:
-    """The ledger entries of fate points paid for invokes on this roll, not undone yet."""
+async def invoke_entries_in(session: AsyncSession, roll_id: int) -> list[FatePointEntry]:
+    """The ledger entries of fate points paid for invokes on this roll, not undone yet. They
+    are found by `roll_id` through the index of the entries paid on rolls (`text(PAID_ON_ROLL)`
+    is the index's condition word for word). No campaign condition: the roll id names one
+    roll of one campaign, and with one SQLite (no statistics) would walk the campaign's
+    ledger instead."""
     rows = await session.exec(
         select(FatePointEntry).where(
-            FatePointEntry.campaign_id == campaign_id,
+            text(PAID_ON_ROLL),
+            FatePointEntry.roll_id == roll_id,
             FatePointEntry.reason == "invoke",
             FatePointEntry.delta < 0,
             col(FatePointEntry.undone).is_(False),
-            col(FatePointEntry.note).endswith(f" on roll #{roll_id}"),
         )
     )
     return list(rows.all())
