@@ -781,6 +781,40 @@ async def test_void_a_roll_gives_back_what_was_spent_exactly_once(table: Table) 
     assert (await character(table, harry_id)).sheet.fate_points >= 2
 
 
+async def test_void_gives_back_the_points_paid_on_that_roll_and_no_other(table: Table) -> None:
+    """Every point paid for an invoke carries its roll's id in the ledger: voiding a roll gives
+    back its own points (the player's and the GM pool's), never one paid on another roll."""
+    from sqlmodel import select
+
+    from bot.db.models.campaigns import FatePointEntry
+
+    harry_id = await harry(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    first = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    await invoke(table, first, "Wizard Private Eye", "fate point", user=table.player)
+    await invoke(table, first, "Trouble Magnet", "GM pool", user=table.gm, button="Hostile invoke")
+    first_id = int(message_text(roll_message(table, first)).split("Roll #")[1].split(" ")[0])
+    second = await table.slash("roll", user=table.player, skill="Will")  # closes the first
+    await invoke(table, second, "Wizard Private Eye", "fate point", user=table.player)
+    second_id = int(message_text(roll_message(table, second)).split("Roll #")[1].split(" ")[0])
+    assert (await character(table, harry_id)).sheet.fate_points == 1
+
+    done = await table.slash("roll-void", user=table.gm, roll=first_id)
+    assert not done.ephemeral and f"Roll #{first_id} is void" in done.text, done.text
+    assert done.text.count("1 fate point back to") == 2, done.text
+    assert "back to Harry" in done.text and "back to the GM pool" in done.text, done.text
+    assert (await character(table, harry_id)).sheet.fate_points == 2
+    assert table.bot is not None
+    async with table.bot.db.read() as s:  # type: ignore[attr-defined]
+        paid = (await s.exec(select(FatePointEntry).where(FatePointEntry.reason == "invoke"))).all()
+    assert sorted((e.roll_id, e.who, e.undone) for e in paid) == [
+        (first_id, "GM", True),
+        (first_id, "Harry", True),
+        (second_id, "Harry", False),
+    ]
+    assert all(e.note.endswith(f" on roll #{e.roll_id}") for e in paid)  # as /fp log shows it
+
+
 async def test_the_gm_voids_a_closed_roll_and_the_roller_cannot(table: Table) -> None:
     harry_id = await harry(table)
     first = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
