@@ -98,7 +98,7 @@ class LedgerPageButton(
 
 
 def ledger_view(page: LedgerPage) -> discord.ui.View | None:
-    if page.pages <= 1:
+    if page.page == 0 and not page.older:
         return None
     who = _who_code(page)
     view = discord.ui.View(timeout=None)
@@ -106,13 +106,7 @@ def ledger_view(page: LedgerPage) -> discord.ui.View | None:
         LedgerPageButton(page.campaign_id, max(0, page.page - 1), who, "p", disabled=page.page == 0)
     )
     view.add_item(
-        LedgerPageButton(
-            page.campaign_id,
-            min(page.pages - 1, page.page + 1),
-            who,
-            "n",
-            disabled=page.page >= page.pages - 1,
-        )
+        LedgerPageButton(page.campaign_id, page.page + 1, who, "n", disabled=not page.older)
     )
     return view
 

@@ -8,13 +8,14 @@ through `move_fate_points_in` / `change_gm_pool_in`, which write a `FatePointEnt
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import func, or_, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlmodel.sql.expression import SelectOfScalar
 
 from bot.db.engine import Database
 from bot.db.models.campaigns import CharacterRow, FatePointEntry
@@ -80,7 +81,7 @@ class LedgerPage:
 
     lines: list[LedgerLine]
     page: int
-    pages: int
+    older: bool  # whether an older page follows (the ledger is not counted to know it)
     campaign_id: int
     character: str | None
 
@@ -398,17 +399,26 @@ class EconomyService:
                     raise unknown_character(character)
                 where.append(FatePointEntry.character_id == record.id)
                 label = f"#{record.id}"
-        query = select(FatePointEntry).where(*where)
-        counter = select(func.count()).select_from(FatePointEntry).where(*where)
-        total = (await session.exec(counter)).one()
-        pages = max(1, -(-int(total) // LOG_PAGE_SIZE))
-        page = min(max(0, page), pages - 1)
-        rows = await session.exec(
-            query.order_by(col(FatePointEntry.id).desc())
-            .offset(page * LOG_PAGE_SIZE)
-            .limit(LOG_PAGE_SIZE)
-        )
-        return LedgerPage([_line(r) for r in rows.all()], page, pages, campaign_id, label)
+        query = select(FatePointEntry).where(*where).order_by(col(FatePointEntry.id).desc())
+        # one row more than a page says whether an older page follows: no count of the whole
+        # ledger, which grows with the campaign (a player's count reads every entry's row)
+        page = max(0, page)
+        rows = list(await self._page_in(session, query, page))
+        if not rows and page > 0:  # past the oldest page (typed, or an NPC's lines now hidden)
+            counter = select(func.count()).select_from(FatePointEntry).where(*where)
+            total = int((await session.exec(counter)).one())
+            page = max(0, -(-total // LOG_PAGE_SIZE) - 1)
+            rows = list(await self._page_in(session, query, page))
+        lines = [_line(r) for r in rows[:LOG_PAGE_SIZE]]
+        return LedgerPage(lines, page, len(rows) > LOG_PAGE_SIZE, campaign_id, label)
+
+    @staticmethod
+    async def _page_in(
+        session: AsyncSession, query: SelectOfScalar[FatePointEntry], page: int
+    ) -> Sequence[FatePointEntry]:
+        """The entries of a page, and the first of the next one if there is one."""
+        found = await session.exec(query.offset(page * LOG_PAGE_SIZE).limit(LOG_PAGE_SIZE + 1))
+        return found.all()
 
     async def undo_choices(self, guild_id: int, channel_id: int) -> list[LedgerLine]:
         """The newest movements an undo may still reverse, for autocomplete."""

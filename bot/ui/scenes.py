@@ -170,8 +170,10 @@ def ledger_embed(page: LedgerPage, *, for_gm: bool = False) -> discord.Embed:
         ),
         colour=COLOUR,
     )
+    # the number of pages is known only on the last one: the ledger is not counted for it
+    number = f"{page.page + 1}" if page.older else f"{page.page + 1} of {page.page + 1}"
     embed.set_footer(
-        text=f"Page {page.page + 1} of {page.pages} · newest first · struck = undone · "
+        text=f"Page {number} · newest first · struck = undone · "
         "the GM reverses one with /fp undo entry:<number>"
     )
     return safe_embed(embed)

@@ -38,6 +38,7 @@ from bot.services.campaigns import (
     set_active_in,
 )
 from bot.services.compels import CompelService
+from bot.services.economy import EconomyService
 from bot.services.encounters import encounter_with_campaign_in
 from bot.services.roll_base import RollRequest
 from bot.services.rolls import RollService
@@ -343,3 +344,24 @@ async def test_a_void_finds_the_points_paid_on_its_roll_through_their_index(
     assert not _walks(plans, "fate_point_entry", "ix_fate_point_entry_campaign_id"), plans
     async with db.read() as s:
         assert (await get_character_in(s, 1)).sheet.fate_points == spent + 1
+
+
+async def test_a_ledger_page_reads_one_page_not_a_count_of_the_ledger(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/fp log reads its page and one entry more (is there an older page?); it does not count
+    the campaign's ledger to number its pages."""
+    db, path = old_campaign
+    economy = EconomyService(db)
+    for _ in range(12):
+        await economy.edit(GUILD, CHANNEL, actor_id=GM, target="Harry", delta=1, note="")
+
+    async def pages(d: Database) -> None:
+        for for_gm in (False, True):
+            first = await EconomyService(d).log(GUILD, CHANNEL, for_gm=for_gm)
+            assert first.older and len(first.lines) == 10
+
+    plans = await _plans(db, path, pages, monkeypatch)
+    ledger = [sql for sql, _plan in plans if "fate_point_entry" in sql]
+    assert len(ledger) == 2 and all("count(" not in sql.lower() for sql in ledger), ledger
+    assert all("LIMIT" in sql for sql in ledger), ledger

@@ -19,7 +19,7 @@ from bot.services.campaigns import (
     save_character_in,
     set_active_in,
 )
-from bot.testing.harness import Table, message_text
+from bot.testing.harness import Table, iter_components, message_text
 
 
 class FixedDice(random.Random):
@@ -31,6 +31,12 @@ class FixedDice(random.Random):
 
     def choice(self, seq: Any) -> Any:
         return self.faces.pop(0) if self.faces else 0
+
+
+def _disabled(message: dict[str, Any] | None, label: str) -> bool:
+    """Whether the message's button with this label is greyed out."""
+    buttons = iter_components((message or {}).get("components") or [])
+    return bool(next(b for b in buttons if b.get("label") == label).get("disabled"))
 
 
 async def make_character(
@@ -433,9 +439,10 @@ async def test_gm_undoes_a_fate_point_movement_and_the_log_pages(table: Table) -
     for _ in range(11):
         await table.slash("fp give", user=table.gm, character="Harry", amount=1)
     paged = await table.slash("fp log", user=table.player, character="Harry")
-    assert "Page 1 of 2" in paged.text
+    assert "Page 1 ·" in paged.text  # more pages, not counted
     older = await table.click(paged, "Older ▶", user=table.player)
-    assert "Page 2 of 2" in message_text(older.message)
+    assert "Page 2 of 2" in message_text(older.message)  # the oldest: now the count is known
+    assert _disabled(older.message, "Older ▶") and not _disabled(older.message, "◀ Newer")
     too_many = await table.slash("fp take", user=table.gm, character="Harry", amount=10)
     assert (await sheet_of(table, harry)).fate_points == 4
     assert not too_many.ephemeral
