@@ -59,8 +59,8 @@ async def invoke_entries_in(session: AsyncSession, roll_id: int) -> list[FatePoi
     """The ledger entries of fate points paid for invokes on this roll, not undone yet. They
     are found by `roll_id` through the index of the entries paid on rolls (`text(PAID_ON_ROLL)`
     is the index's condition word for word). No campaign condition: the roll id names one
-    roll of one campaign, and with one SQLite (no statistics) would walk the campaign's
-    ledger instead."""
+    roll of one campaign already, and given one, SQLite (without statistics) picks the
+    campaign's index and walks its ledger instead."""
     rows = await session.exec(
         select(FatePointEntry).where(
             text(PAID_ON_ROLL),
