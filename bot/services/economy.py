@@ -54,6 +54,9 @@ from bot.services.scene_state import (
 )
 
 LOG_PAGE_SIZE = 10
+# The footer's page count reads at most this many pages' entries (a ledger only grows): past
+# them it says "of 50+", so a long campaign's /fp log costs no more than a year-old one's.
+LOG_PAGES_COUNTED = 50
 MAX_EDIT = 10
 GM_NAMES = ("gm", "the gm", "gm pool")
 # GM ledger entries that are carried to the next scene rather than paid into the current pool
@@ -81,9 +84,11 @@ class LedgerPage:
 
     lines: list[LedgerLine]
     page: int
-    older: bool  # whether an older page follows (the ledger is not counted to know it)
+    older: bool  # whether an older page follows
+    pages: int  # the pages counted: all of them, or LOG_PAGES_COUNTED when `more_pages`
     campaign_id: int
     character: str | None
+    more_pages: bool = False  # the ledger has more than LOG_PAGES_COUNTED pages
 
 
 @dataclass(frozen=True)
@@ -400,17 +405,23 @@ class EconomyService:
                 where.append(FatePointEntry.character_id == record.id)
                 label = f"#{record.id}"
         query = select(FatePointEntry).where(*where).order_by(col(FatePointEntry.id).desc())
-        # one row more than a page says whether an older page follows: no count of the whole
-        # ledger, which grows with the campaign (a player's count reads every entry's row)
-        page = max(0, page)
+        # The count stops past LOG_PAGES_COUNTED pages (a player's count reads every entry's
+        # row); the page read is one row longer to know whether an older page follows.
+        counted_max = LOG_PAGES_COUNTED * LOG_PAGE_SIZE
+        capped = select(FatePointEntry.id).where(*where).limit(counted_max + 1).subquery()
+        total = int((await session.exec(select(func.count()).select_from(capped))).one())
+        pages = max(1, -(-min(total, counted_max) // LOG_PAGE_SIZE))
+        more_pages = total > counted_max
+        page = max(0, page) if more_pages else min(max(0, page), pages - 1)
         rows = list(await self._page_in(session, query, page))
-        if not rows and page > 0:  # past the oldest page (typed, or an NPC's lines now hidden)
+        if not rows and page > 0:  # past the oldest page of a long ledger: its last page
             counter = select(func.count()).select_from(FatePointEntry).where(*where)
             total = int((await session.exec(counter)).one())
             page = max(0, -(-total // LOG_PAGE_SIZE) - 1)
             rows = list(await self._page_in(session, query, page))
         lines = [_line(r) for r in rows[:LOG_PAGE_SIZE]]
-        return LedgerPage(lines, page, len(rows) > LOG_PAGE_SIZE, campaign_id, label)
+        older = len(rows) > LOG_PAGE_SIZE
+        return LedgerPage(lines, page, older, pages, campaign_id, label, more_pages)
 
     @staticmethod
     async def _page_in(

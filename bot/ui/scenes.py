@@ -170,8 +170,12 @@ def ledger_embed(page: LedgerPage, *, for_gm: bool = False) -> discord.Embed:
         ),
         colour=COLOUR,
     )
-    # the number of pages is known only on the last one: the ledger is not counted for it
-    number = f"{page.page + 1}" if page.older else f"{page.page + 1} of {page.page + 1}"
+    number = f"{page.page + 1} of {page.pages}"
+    if page.more_pages:  # counted up to LOG_PAGES_COUNTED pages
+        shown = page.page + 1
+        number = f"{shown} of {page.pages}+" if shown <= page.pages else str(shown)
+        if not page.older:
+            number = f"{shown} of {shown}"
     embed.set_footer(
         text=f"Page {number} · newest first · struck = undone · "
         "the GM reverses one with /fp undo entry:<number>"

@@ -38,13 +38,14 @@ from bot.services.campaigns import (
     set_active_in,
 )
 from bot.services.compels import CompelService
-from bot.services.economy import EconomyService
+from bot.services.economy import LOG_PAGE_SIZE, LOG_PAGES_COUNTED, EconomyService
 from bot.services.encounters import encounter_with_campaign_in
 from bot.services.roll_base import RollRequest
 from bot.services.rolls import RollService
 from bot.services.scenes import SceneService
 from bot.services.web import LinkScope, WebService
 from bot.services.web_tokens import LinkKind
+from bot.ui.scenes import ledger_embed
 from tests.conftest import sqlite_url
 
 GUILD, CHANNEL, ALICE, BOB, GM = 10**18 + 1, 10**18 + 2, 10**18 + 4, 10**18 + 5, 10**18 + 9
@@ -346,22 +347,37 @@ async def test_a_void_finds_the_points_paid_on_its_roll_through_their_index(
         assert (await get_character_in(s, 1)).sheet.fate_points == spent + 1
 
 
-async def test_a_ledger_page_reads_one_page_not_a_count_of_the_ledger(
+async def test_a_ledger_page_counts_at_most_fifty_pages_of_a_long_ledger(
     old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """/fp log reads its page and one entry more (is there an older page?); it does not count
-    the campaign's ledger to number its pages."""
+    """/fp log reads its page (one entry more: is there an older page?) and counts the ledger
+    only up to LOG_PAGES_COUNTED pages, so a campaign's first year and its fifth cost the
+    same: "Page 1 of 50+"."""
     db, path = old_campaign
-    economy = EconomyService(db)
-    for _ in range(12):
-        await economy.edit(GUILD, CHANNEL, actor_id=GM, target="Harry", delta=1, note="")
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        entry = {
+            "campaign_id": campaign.id,
+            "character_id": 1,
+            "who": "Harry",
+            "delta": 1,
+            "balance_after": 3,
+            "reason": "refresh",
+            "note": "",
+            "actor_id": GM,
+            "undone": False,
+            "created_at": utcnow(),
+        }
+        past = [entry] * (LOG_PAGES_COUNTED * LOG_PAGE_SIZE * 2)
+        await s.execute(insert(FatePointEntry.__table__), past)  # type: ignore[attr-defined]
 
     async def pages(d: Database) -> None:
         for for_gm in (False, True):
             first = await EconomyService(d).log(GUILD, CHANNEL, for_gm=for_gm)
-            assert first.older and len(first.lines) == 10
+            assert first.older and len(first.lines) == LOG_PAGE_SIZE
+            assert first.more_pages and first.pages == LOG_PAGES_COUNTED
+            assert "Page 1 of 50+" in (ledger_embed(first).footer.text or "")
 
     plans = await _plans(db, path, pages, monkeypatch)
     ledger = [sql for sql, _plan in plans if "fate_point_entry" in sql]
-    assert len(ledger) == 2 and all("count(" not in sql.lower() for sql in ledger), ledger
-    assert all("LIMIT" in sql for sql in ledger), ledger
+    assert len(ledger) == 4 and all("LIMIT" in sql for sql in ledger), ledger

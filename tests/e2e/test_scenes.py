@@ -439,9 +439,9 @@ async def test_gm_undoes_a_fate_point_movement_and_the_log_pages(table: Table) -
     for _ in range(11):
         await table.slash("fp give", user=table.gm, character="Harry", amount=1)
     paged = await table.slash("fp log", user=table.player, character="Harry")
-    assert "Page 1 ·" in paged.text  # more pages, not counted
+    assert "Page 1 of 2 ·" in paged.text
     older = await table.click(paged, "Older ▶", user=table.player)
-    assert "Page 2 of 2" in message_text(older.message)  # the oldest: now the count is known
+    assert "Page 2 of 2" in message_text(older.message)
     assert _disabled(older.message, "Older ▶") and not _disabled(older.message, "◀ Newer")
     too_many = await table.slash("fp take", user=table.gm, character="Harry", amount=10)
     assert (await sheet_of(table, harry)).fate_points == 4
