@@ -12,6 +12,7 @@ import io
 import logging
 import re
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -132,24 +133,87 @@ class GameScoped(ScopedItem):
         return False
 
 
+def _lobby_style(op: str) -> discord.ButtonStyle:
+    if op == "start":
+        return discord.ButtonStyle.success
+    return discord.ButtonStyle.primary if op == "join" else discord.ButtonStyle.secondary
+
+
+@dataclass(frozen=True)
+class _OptionMenu:
+    """What a lobby option's menu offers: its choices (the current ones picked), its prompt
+    and how many may be picked."""
+
+    options: list[discord.SelectOption]
+    placeholder: str
+    min_values: int
+    max_values: int
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        values: list[str] | None,
+        current: Any,
+        *,
+        multi: bool,
+        labels: dict[str, str] | None,
+        title: str | None,
+    ) -> _OptionMenu:
+        labels = labels or {}
+        items = current if isinstance(current, list) else [current]
+        picked = {option_token(v) for v in items if v is not None}
+        shown = (values or ["?"])[:SELECT_MAX_OPTIONS]
+        options = [
+            discord.SelectOption(
+                label=clip(
+                    labels.get(v, "none (default)" if v == RESET else v), SELECT_OPTION_LIMIT
+                ),
+                value=v[:100],
+                default=v in picked,
+            )
+            for v in shown
+        ]
+        placeholder = f"Choose: {title or name.replace('_', ' ')}"
+        if multi:
+            placeholder += " (pick none for random)"
+        return cls(
+            options,
+            clip(placeholder, 150),
+            0 if multi else 1,
+            len(options) if multi else 1,
+        )
+
+
+def _more_options(entries: list[tuple[str, str]] | None) -> list[discord.SelectOption]:
+    shown = (entries or [("?", "?")])[:SELECT_MAX_OPTIONS]
+    return [
+        discord.SelectOption(label=clip(label, SELECT_OPTION_LIMIT), value=name[:100])
+        for name, label in shown
+    ]
+
+
 class LobbyButton(
     GameScoped,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=LOBBY_BUTTON_TEMPLATE,
 ):
     def __init__(self, game_id: int, op: str) -> None:
-        style = discord.ButtonStyle.success if op == "start" else discord.ButtonStyle.secondary
-        if op == "join":
-            style = discord.ButtonStyle.primary
         super().__init__(
             discord.ui.Button(
                 label=LOBBY_OPS.get(op, "Start"),
-                style=style,
+                style=_lobby_style(op),
                 custom_id=lobby_button_id(game_id, op),
             )
         )
         self.game_id = game_id
         self.op = op
+
+    @staticmethod
+    def add_to(items: Components, game_id: int, op: str, row: int) -> None:
+        """Put this button on a message's components (as the item above would be sent)."""
+        label = LOBBY_OPS.get(op, "Start")
+        items.button(label, lobby_button_id(game_id, op), _lobby_style(op), row=row)
 
     @classmethod
     async def from_custom_id(
@@ -183,35 +247,31 @@ class LobbyOptionSelect(
         title: str | None = None,
         row: int | None = None,
     ) -> None:
-        labels = labels or {}
-        items = current if isinstance(current, list) else [current]
-        picked = {option_token(v) for v in items if v is not None}
-        shown = (values or ["?"])[:SELECT_MAX_OPTIONS]
-        options = [
-            discord.SelectOption(
-                label=clip(
-                    labels.get(v, "none (default)" if v == RESET else v), SELECT_OPTION_LIMIT
-                ),
-                value=v[:100],
-                default=v in picked,
-            )
-            for v in shown
-        ]
-        placeholder = f"Choose: {title or name.replace('_', ' ')}"
-        if multi:
-            placeholder += " (pick none for random)"
+        menu = _OptionMenu.of(name, values, current, multi=multi, labels=labels, title=title)
         super().__init__(
             discord.ui.Select(
                 custom_id=lobby_option_id(game_id, name),
-                placeholder=clip(placeholder, 150),
-                options=options,
-                min_values=0 if multi else 1,
-                max_values=len(options) if multi else 1,
+                placeholder=menu.placeholder,
+                options=menu.options,
+                min_values=menu.min_values,
+                max_values=menu.max_values,
                 row=row,
             )
         )
         self.game_id = game_id
         self.name = name
+
+    @staticmethod
+    def add_to(items: Components, game_id: int, name: str, menu: _OptionMenu, row: int) -> None:
+        """Put this menu on a message's components (as the item above would be sent)."""
+        items.select(
+            lobby_option_id(game_id, name),
+            menu.options,
+            placeholder=menu.placeholder,
+            row=row,
+            min_values=menu.min_values,
+            max_values=menu.max_values,
+        )
 
     @classmethod
     async def from_custom_id(
@@ -235,19 +295,21 @@ class MoreOptionsSelect(
     that option's menu privately for the host."""
 
     def __init__(self, game_id: int, entries: list[tuple[str, str]] | None = None) -> None:
-        shown = (entries or [("?", "?")])[:SELECT_MAX_OPTIONS]
         super().__init__(
             discord.ui.Select(
                 custom_id=more_options_id(game_id),
                 placeholder=MORE,
-                options=[
-                    discord.SelectOption(label=clip(label, SELECT_OPTION_LIMIT), value=name[:100])
-                    for name, label in shown
-                ],
+                options=_more_options(entries),
                 row=LOBBY_SELECTS - 1,
             )
         )
         self.game_id = game_id
+
+    @staticmethod
+    def add_to(items: Components, game_id: int, entries: list[tuple[str, str]]) -> None:
+        """Put this menu on a message's components (as the item above would be sent)."""
+        options = _more_options(entries)
+        items.select(more_options_id(game_id), options, placeholder=MORE, row=LOBBY_SELECTS - 1)
 
     @classmethod
     async def from_custom_id(
@@ -456,26 +518,33 @@ def lobby_view(
     fields: dict[str, list[str]],
     labels: dict[str, dict[str, str]],
     titles: dict[str, str],
-) -> discord.ui.View:
+) -> Components:
     """Option menus (rows 0-3) above the five lobby buttons (row 4). With more than four
     options, the first three have menus and the fourth menu lists the others."""
-    view = discord.ui.View(timeout=None)
+    view = Components()
     engine = get_engine(info.engine)
+    multi = multi_option_fields(engine)
     names = list(fields)
     direct = names if len(names) <= LOBBY_SELECTS else names[: LOBBY_SELECTS - 1]
     for row, name in enumerate(direct):
-        view.add_item(option_select(info, name, row=row, engine=engine))
+        menu = _OptionMenu.of(
+            name,
+            fields[name],
+            info.options.get(name),
+            multi=name in multi,
+            labels=labels.get(name),
+            title=titles[name],
+        )
+        LobbyOptionSelect.add_to(view, info.id, name, menu, row)
     rest = names[len(direct) :]
     if rest:
         entries = []
         for name in rest:
             shown = option_text(info.options.get(name), labels.get(name, {}))
             entries.append((name, f"{titles[name]}: {shown}"))
-        view.add_item(MoreOptionsSelect(info.id, entries))
+        MoreOptionsSelect.add_to(view, info.id, entries)
     for op in ("join", "leave", "ai", "unai", "start"):
-        button = LobbyButton(info.id, op)
-        button.item.row = LOBBY_SELECTS
-        view.add_item(button)
+        LobbyButton.add_to(view, info.id, op, LOBBY_SELECTS)
     return view
 
 

@@ -21,7 +21,7 @@ from bot.services.game_info import GameInfo, HandInfo, Seat
 from bot.services.roll_base import RollView, StuntOption
 from bot.ui.components import Components
 from bot.ui.conflicts import ButtonSpec, Controls, TrackerAction
-from bot.ui.games import action_page
+from bot.ui.games import action_page, option_text
 from bot.ui.rolls import (
     components_of,
     defend_picker,
@@ -39,13 +39,18 @@ from cogs.common.trackers import (
 )
 from cogs.common.xcard import XCardButton
 from cogs.games import (
+    LOBBY_SELECTS,
     ActionButton,
     HandButton,
+    LobbyButton,
     LogButton,
+    MoreOptionsSelect,
     TextsButton,
     board_view,
     hand_view,
     has_texts,
+    lobby_view,
+    option_select,
     pager_view,
 )
 from cogs.rolls import DefendSelect, RollButton, StuntSelect
@@ -239,6 +244,41 @@ def test_pager_buttons_are_the_views(button: Any, page: int, pages: int) -> None
             item.item.disabled = not 0 <= target < pages
             old.add_item(item)
     assert _json(pager_view(button, BIG, page, pages)) == _json(old)
+
+
+def _old_lobby_view(info: GameInfo, fields: Any, labels: Any, titles: Any) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    names = list(fields)
+    direct = names if len(names) <= LOBBY_SELECTS else names[: LOBBY_SELECTS - 1]
+    for row, name in enumerate(direct):
+        view.add_item(option_select(info, name, row=row))
+    rest = names[len(direct) :]
+    if rest:
+        entries = [
+            (n, f"{titles[n]}: {option_text(info.options.get(n), labels.get(n, {}))}") for n in rest
+        ]
+        view.add_item(MoreOptionsSelect(info.id, entries))
+    for op in ("join", "leave", "ai", "unai", "start"):
+        button = LobbyButton(info.id, op)
+        button.item.row = LOBBY_SELECTS
+        view.add_item(button)
+    return view
+
+
+@pytest.mark.parametrize("engine", ["dfccg", "dreamwars", "vampire-empire"])
+@pytest.mark.parametrize("chosen", [False, True])
+def test_lobby_menus_and_buttons_are_the_views(engine: str, chosen: bool) -> None:
+    from bot.games.base import get_engine
+    from bot.services.game_info import option_fields, option_labels, option_titles
+
+    game = get_engine(engine)
+    info = _game("lobby", engine)
+    fields, labels, titles = option_fields(game), option_labels(game), option_titles(game)
+    if chosen:  # every option set to its last value (a list option: two of them)
+        info.options = {n: v[-2:] if len(v) > 2 else v[-1] for n, v in fields.items()}
+    assert _json(lobby_view(info, fields, labels, titles)) == _json(
+        _old_lobby_view(info, fields, labels, titles)
+    )
 
 
 def _old_hand_view(hand: HandInfo, page: int) -> discord.ui.View:
