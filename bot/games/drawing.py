@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
+
+try:  # zlib-ng deflates a board three times as fast as zlib, into fewer bytes at level 2
+    from zlib_ng import zlib_ng as _deflater
+except ImportError:  # pragma: no cover - a platform without its wheel: zlib, at level 1
+    _deflater = None  # type: ignore[assignment]
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
@@ -152,10 +159,48 @@ def wrap(draw: ImageDraw.ImageDraw, text: str, face: Font, width: int, lines: in
 def png(image: Image.Image, compress_level: int = 1) -> bytes:
     """Encode a board picture as PNG, favouring speed over size (`compress_level` 0-9 as zlib
     takes it, -1 its default; 1, the fastest level, takes about half the encoding time of the
-    default for a tenth more bytes)."""
+    default for a tenth more bytes). A palette picture (every board's) is written by
+    `png_indexed`, with zlib-ng when it is installed."""
+    if image.mode == "P" and "transparency" not in image.info:
+        return png_indexed(image)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False, compress_level=compress_level)
     return buffer.getvalue()
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_indexed(image: Image.Image) -> bytes:
+    """A "P" image as a PNG file: the palette, then every row unfiltered (the filter a palette
+    image should have), deflated in one stream. Deflating is most of a picture's encoding
+    (1366 x 672 pixels: 2.7 ms with zlib at level 1 against 1.3 ms with zlib-ng at level 2,
+    which also makes a tenth fewer bytes); Pillow's own writer takes zlib."""
+    width, height = image.size
+    pixels = memoryview(image.tobytes())
+    rows = bytearray((width + 1) * height)  # each row after its filter byte, 0: none
+    for y in range(height):
+        start = y * (width + 1) + 1
+        rows[start : start + width] = pixels[y * width : (y + 1) * width]
+    if _deflater is not None:
+        data = _deflater.compress(rows, 2)
+    else:  # pragma: no cover - see the import
+        data = zlib.compress(rows, 1)
+    palette = bytes((image.getpalette() or [0, 0, 0])[: 3 * 256])
+    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8-bit palette indices
+    return b"".join(
+        [
+            PNG_SIGNATURE,
+            _chunk(b"IHDR", header),
+            _chunk(b"PLTE", palette),
+            _chunk(b"IDAT", data),
+            _chunk(b"IEND", b""),
+        ]
+    )
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
 NO_DITHER = Image.Dither.NONE
