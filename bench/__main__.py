@@ -102,6 +102,9 @@ async def _measure(
     for start in range(0, len(lanes), SETUP_BATCH):
         await asyncio.gather(*(warm(lane) for lane in lanes[start : start + SETUP_BATCH]))
     await asyncio.gather(*(t.settle() for t in spread))
+    # A running bot's picture workers are up (a game's lobby starts them): measured pictures
+    # are not drawn in the bot's own process while the workers start.
+    await asyncio.gather(*(p.wait_ready() for p in _picture_pools(spread)))
     latencies: list[float] = []
     wrong: Counter[str] = Counter()
     numbers = itertools.count()
@@ -161,10 +164,15 @@ async def _measure(
     }
 
 
-def _picture_cpu(tables: list[Table]) -> float:
-    """CPU seconds the bots' picture workers have spent drawing (bot/pictures.py)."""
+def _picture_pools(tables: list[Table]) -> list[Any]:
+    """The bots' picture worker pools (bot/pictures.py; pong has none)."""
     pools = [getattr(t.bot, "pictures", None) for t in tables]
-    return sum(pool.worker_cpu_seconds for pool in pools if pool is not None)
+    return [pool for pool in pools if pool is not None]
+
+
+def _picture_cpu(tables: list[Table]) -> float:
+    """CPU seconds the bots' picture workers have spent drawing."""
+    return sum(pool.worker_cpu_seconds for pool in _picture_pools(tables))
 
 
 async def _pong_factory() -> Any:

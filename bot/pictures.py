@@ -5,8 +5,9 @@ the GIL, and every call on the event loop that lets the GIL go (an SQLite statem
 send) then waits for it: about 5 ms each (the interpreter's switch interval). In a process of
 its own it costs the loop nothing but the pickling of a small public view and of the PNG.
 
-One `PicturePool` per bot, started at its first picture (starting it with the bot made the
-start-up and the first command slower: the fork server's imports compete for the same cores)
+One `PicturePool` per bot, started when the first game's lobby opens or at its first picture
+(starting it with the bot made the start-up and the first command slower: the fork server's
+imports compete for the same cores)
 and shut down when the bot closes. Its workers are forked
 from one fork server per bot process, which imports the games once, so a pool (the tests start
 many) costs a fork, not a fresh interpreter. Only a game's *public* view ever goes in (what the

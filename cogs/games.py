@@ -689,6 +689,9 @@ class GameTable(commands.Cog):
         if message_id is None:
             message_id = (await interaction.original_response()).id
         await self.games.set_board_message(info.id, int(message_id))
+        # A board comes soon: the picture workers start now (in the background), not at its
+        # first picture, which the bot would draw in a thread of its own while they start.
+        await self.bot.pictures.start()
 
     @new.autocomplete("game")
     async def _game_autocomplete(

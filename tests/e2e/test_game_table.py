@@ -708,3 +708,20 @@ async def test_a_double_click_on_start_starts_the_game_once(table: Table) -> Non
     assert any(words in refused[0].text for words in ("already started", "acted first"))
     row = await _row(table, _game_id(lobby))
     assert row.status == "running" and row.version == 3  # lobby, the join, one start
+
+
+async def test_a_lobby_starts_the_picture_workers_before_its_board_needs_them(
+    table: Table,
+) -> None:
+    """The first board's picture is drawn by the workers, not in a thread of the bot's own
+    process while they start (that would hold the GIL the event loop needs)."""
+    assert table.bot is not None
+    pictures = table.bot.pictures  # type: ignore[attr-defined]
+    assert not pictures.ready
+    lobby = await table.slash("game new", user=table.player, game="vampire-empire")
+    await pictures.wait_ready()  # the seconds a host takes to fill the lobby
+    assert pictures.ready and pictures.drawn_in_threads == 0
+    await table.click(lobby, "Add AI seat", user=table.player)
+    board = await table.click(lobby, "Start", user=table.player)
+    assert board.message is not None and board.message.get("attachments")
+    assert pictures.drawn_in_workers >= 1 and pictures.drawn_in_threads == 0
