@@ -10,7 +10,10 @@ import pytest
 
 from bot.testing.harness import Table
 from cogs.common.clicks import install_click_dispatch
-from tests.e2e.test_rolls import character, harry, invoke, private
+from tests.e2e.test_rolls import harry
+from tests.e2e.test_rolls import (
+    test_invoke_with_a_fate_point_then_second_paid_refused as invoke_then_a_second_paid_refused,
+)
 
 
 @pytest.fixture
@@ -27,13 +30,8 @@ def no_message_rebuilding(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_a_button_and_a_select_are_answered_without_rebuilding_the_message(
     table: Table,
 ) -> None:
-    harry_id = await harry(table)
-    roll = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
-    before = (await character(table, harry_id)).sheet.fate_points
-    # the Invoke button opens the aspect picker; its select's values reach the handler
-    done = await invoke(table, roll, "Wizard Private Eye", "fate point", user=table.player)
-    assert private(done) and "Invoked" in done.text
-    assert (await character(table, harry_id)).sheet.fate_points == before - 1
+    # the Invoke button opens the aspect picker, whose select's values reach the handler
+    await invoke_then_a_second_paid_refused(table)
 
 
 @pytest.mark.usefixtures("no_message_rebuilding")
