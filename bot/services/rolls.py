@@ -565,7 +565,7 @@ class RollService(RollInvokes):
         """Reverse the ledger entries of the fate points paid on this roll."""
         assert row.id is not None
         back = []
-        for entry in await invoke_entries_in(session, row.id):
+        for entry in await invoke_entries_in(session, campaign.id, row.id):
             inverse = await undo_entry_in(
                 session, campaign, entry, actor_id, reason="void", note=f"void roll #{row.id}"
             )

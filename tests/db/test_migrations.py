@@ -128,6 +128,7 @@ async def test_ledger_entries_written_before_0012_get_their_roll_from_the_note(
         old[4][2]: None,
     }
     async with db.read() as s:
-        assert [e.note for e in await invoke_entries_in(s, 7)] == [old[0][2]]
-        assert [e.note for e in await invoke_entries_in(s, 12)] == [old[1][2]]
-        assert await invoke_entries_in(s, 5) == []
+        assert [e.note for e in await invoke_entries_in(s, campaign.id, 7)] == [old[0][2]]
+        assert [e.note for e in await invoke_entries_in(s, campaign.id, 12)] == [old[1][2]]
+        assert await invoke_entries_in(s, campaign.id, 5) == []
+        assert await invoke_entries_in(s, campaign.id + 1, 7) == []  # another campaign's

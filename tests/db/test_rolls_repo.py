@@ -13,6 +13,8 @@ from bot.errors import RuleError
 from bot.fate.rolls import InvokeMode
 from bot.fate.sheet import AspectKind, new_character
 from bot.services.campaigns import (
+    CampaignService,
+    CampaignSettings,
     StaleError,
     get_character_in,
     insert_character_in,
@@ -303,3 +305,39 @@ async def test_scene_end_pays_pcs_and_carries_an_npcs_points(db: Database) -> No
         assert [a.text for a in play.game_aspects] == ["Rain"]
     finally:
         scenes.close()
+
+
+async def test_a_void_after_the_channel_moved_to_another_campaign_refunds_nothing(
+    db: Database,
+) -> None:
+    """The points paid on a roll stay in the campaign that spent them: voiding the roll after
+    its channel was bound to another campaign gives none back (and undoes no entry)."""
+    harry_id, _ = await _setup(db)
+    service = RollService(db, random.Random(4))
+    request = RollRequest(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, user_name="alice", skill="lore"
+    )
+    view = (await service.start(request)).view
+    picker = await service.invoke_picker(view.id, user_id=ALICE, is_gm=False, hostile=False)
+    await service.invoke(
+        view.id,
+        version=view.version,
+        user_id=ALICE,
+        user_name="alice",
+        is_gm=False,
+        aspect_key=_key([a.key for a in picker.aspects], f"char:{harry_id}:a:0"),
+        mode=InvokeMode.BONUS,
+        hostile=False,
+        payment=f"fp:char:{harry_id}",
+    )
+    campaigns = CampaignService(db)
+    await campaigns.create(GUILD, "Other", CampaignSettings())
+    await campaigns.bind(GUILD, CHANNEL, "Other")
+    async with db.read() as s:
+        spent = (await get_character_in(s, harry_id)).sheet.fate_points
+    done = await service.void(view.id, user_id=CAROL, is_gm=True)
+    assert "nothing was spent on it" in done.note
+    async with db.read() as s:
+        assert (await get_character_in(s, harry_id)).sheet.fate_points == spent
+        entries = (await s.exec(select(FatePointEntry))).all()
+    assert [(e.reason, e.undone) for e in entries] == [("invoke", False)]

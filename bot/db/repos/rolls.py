@@ -55,12 +55,15 @@ def invoke_note(aspect_name: str, roll_id: int) -> str:
     return f"invoke '{aspect_name}' on roll #{roll_id}"
 
 
-async def invoke_entries_in(session: AsyncSession, roll_id: int) -> list[FatePointEntry]:
-    """The ledger entries of fate points paid for invokes on this roll, not undone yet. They
-    are found by `roll_id` through the index of the entries paid on rolls (`text(PAID_ON_ROLL)`
-    is the index's condition word for word). No campaign condition: the roll id names one
-    roll of one campaign already, and given one, SQLite (without statistics) picks the
-    campaign's index and walks its ledger instead."""
+async def invoke_entries_in(
+    session: AsyncSession, campaign_id: int, roll_id: int
+) -> list[FatePointEntry]:
+    """The ledger entries of fate points paid for invokes on this roll in this campaign, not
+    undone yet. They are found by `roll_id` through the index of the entries paid on rolls
+    (`text(PAID_ON_ROLL)` is the index's condition word for word); the campaign is checked on
+    the few rows found, not in the statement: given it, SQLite (without statistics) picks the
+    campaign's index and walks its ledger instead. (A channel bound to another campaign since
+    the roll voids it there: its points stay in the campaign that spent them.)"""
     rows = await session.exec(
         select(FatePointEntry).where(
             text(PAID_ON_ROLL),
@@ -70,7 +73,7 @@ async def invoke_entries_in(session: AsyncSession, roll_id: int) -> list[FatePoi
             col(FatePointEntry.undone).is_(False),
         )
     )
-    return list(rows.all())
+    return [entry for entry in rows.all() if entry.campaign_id == campaign_id]
 
 
 # ----------------------------------------------------------------- raw statements (bot/db/raw.py)
