@@ -157,11 +157,12 @@ def wrap(draw: ImageDraw.ImageDraw, text: str, face: Font, width: int, lines: in
 
 
 def png(image: Image.Image, compress_level: int = 1) -> bytes:
-    """Encode a board picture as PNG, favouring speed over size (`compress_level` 0-9 as zlib
-    takes it, -1 its default; 1, the fastest level, takes about half the encoding time of the
-    default for a tenth more bytes). A palette picture (every board's) is written by
-    `png_indexed`, with zlib-ng when it is installed."""
-    if image.mode == "P" and "transparency" not in image.info:
+    """Encode a board picture as PNG, favouring speed over size. A picture of an opaque RGB
+    palette (every board's) is written by `png_indexed`; others by Pillow at `compress_level`
+    (0-9 as zlib takes it, -1 its default; 1, the fastest, takes about half the encoding time
+    of the default for a tenth more bytes)."""
+    opaque = "transparency" not in image.info
+    if image.mode == "P" and opaque and image.palette is not None and image.palette.mode == "RGB":
         return png_indexed(image)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False, compress_level=compress_level)
@@ -172,7 +173,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def png_indexed(image: Image.Image) -> bytes:
-    """A "P" image as a PNG file: the palette, then every row unfiltered (the filter a palette
+    """An opaque "P" image as a PNG file: the palette, then every row unfiltered (the filter a palette
     image should have), deflated in one stream. Deflating is most of a picture's encoding
     (1366 x 672 pixels: 2.7 ms with zlib at level 1 against 1.3 ms with zlib-ng at level 2,
     which also makes a tenth fewer bytes); Pillow's own writer takes zlib."""
@@ -186,7 +187,8 @@ def png_indexed(image: Image.Image) -> bytes:
         data = _deflater.compress(rows, 2)
     else:  # pragma: no cover - see the import
         data = zlib.compress(rows, 1)
-    palette = bytes((image.getpalette() or [0, 0, 0])[: 3 * 256])
+    # all 256 entries: a pixel may name an index past the colours the palette was given
+    palette = bytes((image.getpalette() or [])[: 3 * 256]).ljust(3 * 256, b"\0")
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8-bit palette indices
     return b"".join(
         [

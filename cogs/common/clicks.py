@@ -3,7 +3,8 @@
 discord.py (2.7) answers such a click by first turning every component of the clicked message
 into a `discord.ui` item (`View.from_message`), only to find the clicked one among them and
 pass it to `from_custom_id`, which none of ours reads. A card game's hand has up to 25
-buttons: that rebuilding was about 5 % of a click's CPU, paid on every click. Here only the
+buttons: that rebuilding was 7 % of a hand click's instructions (callgrind, 6.09M -> 5.65M)
+and 4 % of its CPU at concurrency 50, paid on every click. Here only the
 clicked component is made into an item; the rest is what discord.py does, in its order:
 `from_custom_id`, the item's state from the click, `interaction_check`, `callback`. A custom id
 that is not on the clicked message is ignored, as discord.py ignores it.

@@ -51,3 +51,15 @@ def test_other_pictures_go_through_pillow() -> None:
     clear.info["transparency"] = 0  # a transparent colour: png_indexed writes none
     back = _decoded(drawing.png(clear))
     assert back.convert("RGB").tobytes() == clear.convert("RGB").tobytes()
+
+
+def test_a_short_palette_is_written_whole_and_an_rgba_one_through_pillow() -> None:
+    short = Image.frombytes("P", (3, 1), bytes([0, 1, 5]))  # index 5: past the two colours
+    short.putpalette([255, 0, 0, 0, 255, 0])
+    data = drawing.png(short)
+    assert data[data.index(b"PLTE") - 4 : data.index(b"PLTE")] == (768).to_bytes(4, "big")
+    assert _decoded(data).convert("RGB").getpixel((1, 0)) == (0, 255, 0)
+    seethrough = Image.frombytes("P", (2, 1), bytes([0, 1]))
+    seethrough.putpalette([255, 0, 0, 0, 0, 255, 0, 128], rawmode="RGBA")
+    back = _decoded(drawing.png(seethrough)).convert("RGBA")
+    assert [back.getpixel((x, 0)) for x in (0, 1)] == [(255, 0, 0, 0), (0, 255, 0, 128)]
