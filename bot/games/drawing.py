@@ -173,10 +173,10 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def png_indexed(image: Image.Image) -> bytes:
-    """An opaque "P" image as a PNG file: the palette, then every row unfiltered (the filter a palette
-    image should have), deflated in one stream. Deflating is most of a picture's encoding
-    (1366 x 672 pixels: 2.7 ms with zlib at level 1 against 1.3 ms with zlib-ng at level 2,
-    which also makes a tenth fewer bytes); Pillow's own writer takes zlib."""
+    """An opaque "P" image as a PNG file: the palette, then every row unfiltered (the filter
+    a palette image should have), deflated in one stream. Deflating is most of a picture's
+    encoding (1366 x 672 pixels: 2.7 ms with zlib at level 1 against 1.3 ms with zlib-ng at
+    level 2, which also makes a tenth fewer bytes); Pillow's own writer takes zlib."""
     width, height = image.size
     pixels = memoryview(image.tobytes())
     rows = bytearray((width + 1) * height)  # each row after its filter byte, 0: none
