@@ -21,7 +21,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     set_active_in,
 )
-from bot.services.roll_base import RollNotAllowed, RollRequest
+from bot.services.roll_base import RollChange, RollNotAllowed, RollRequest
 from bot.services.rolls import RollService
 
 GUILD, CHANNEL, ALICE, BOB, CAROL = 10**18 + 1, 10**18 + 2, 10**18 + 4, 10**18 + 5, 10**18 + 6
@@ -47,6 +47,23 @@ def _key(picker_keys: list[str], prefix: str) -> str:
     return next(k for k in picker_keys if k.startswith(prefix))
 
 
+async def _alice_invokes(
+    service: RollService, roll_id: int, version: int, aspect_key: str, payment: str
+) -> RollChange:
+    """Alice invokes an aspect for +2 on a roll, paying as `payment` says."""
+    return await service.invoke(
+        roll_id,
+        version=version,
+        user_id=ALICE,
+        user_name="alice",
+        is_gm=False,
+        aspect_key=aspect_key,
+        mode=InvokeMode.BONUS,
+        hostile=False,
+        payment=payment,
+    )
+
+
 async def test_invoke_pays_once_and_stale_clicks_fail(db: Database) -> None:
     harry_id, _ = await _setup(db)
     service = RollService(db, random.Random(4))
@@ -70,53 +87,13 @@ async def test_invoke_pays_once_and_stale_clicks_fail(db: Database) -> None:
     )
     assert {o.value for o in options} == {f"fp:char:{harry_id}", f"free:char:{harry_id}"}
     before = view.roll.effort()
-    paid = await service.invoke(
-        view.id,
-        version=view.version,
-        user_id=ALICE,
-        user_name="alice",
-        is_gm=False,
-        aspect_key=high,
-        mode=InvokeMode.BONUS,
-        hostile=False,
-        payment=f"fp:char:{harry_id}",
-    )
+    paid = await _alice_invokes(service, view.id, view.version, high, f"fp:char:{harry_id}")
     assert paid.view.roll.effort() == before + 2
     with pytest.raises(StaleError):  # the same picker clicked twice
-        await service.invoke(
-            view.id,
-            version=view.version,
-            user_id=ALICE,
-            user_name="alice",
-            is_gm=False,
-            aspect_key=high,
-            mode=InvokeMode.BONUS,
-            hostile=False,
-            payment=f"free:char:{harry_id}",
-        )
+        await _alice_invokes(service, view.id, view.version, high, f"free:char:{harry_id}")
     with pytest.raises(RuleError, match="already spent"):
-        await service.invoke(
-            view.id,
-            version=paid.view.version,
-            user_id=ALICE,
-            user_name="alice",
-            is_gm=False,
-            aspect_key=high,
-            mode=InvokeMode.BONUS,
-            hostile=False,
-            payment=f"fp:char:{harry_id}",
-        )
-    free = await service.invoke(
-        view.id,
-        version=paid.view.version,
-        user_id=ALICE,
-        user_name="alice",
-        is_gm=False,
-        aspect_key=high,
-        mode=InvokeMode.BONUS,
-        hostile=False,
-        payment=f"free:char:{harry_id}",
-    )
+        await _alice_invokes(service, view.id, paid.view.version, high, f"fp:char:{harry_id}")
+    free = await _alice_invokes(service, view.id, paid.view.version, high, f"free:char:{harry_id}")
     assert free.view.roll.effort() == before + 4
     async with db.session() as s:
         harry = await get_character_in(s, harry_id)
@@ -319,16 +296,12 @@ async def test_a_void_after_the_channel_moved_to_another_campaign_refunds_nothin
     )
     view = (await service.start(request)).view
     picker = await service.invoke_picker(view.id, user_id=ALICE, is_gm=False, hostile=False)
-    await service.invoke(
+    await _alice_invokes(
+        service,
         view.id,
-        version=view.version,
-        user_id=ALICE,
-        user_name="alice",
-        is_gm=False,
-        aspect_key=_key([a.key for a in picker.aspects], f"char:{harry_id}:a:0"),
-        mode=InvokeMode.BONUS,
-        hostile=False,
-        payment=f"fp:char:{harry_id}",
+        view.version,
+        _key([a.key for a in picker.aspects], f"char:{harry_id}:a:0"),
+        f"fp:char:{harry_id}",
     )
     campaigns = CampaignService(db)
     await campaigns.create(GUILD, "Other", CampaignSettings())
