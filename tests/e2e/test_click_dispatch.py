@@ -8,7 +8,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.testing.harness import Table
+from bot.testing.harness import Table, message_text
 from cogs.common.clicks import install_click_dispatch
 from tests.e2e.test_rolls import harry
 from tests.e2e.test_rolls import (
@@ -71,3 +71,21 @@ def test_installing_on_a_client_without_a_view_store_keeps_discord_py_s_way() ->
 
 def _components(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for row in message.get("components") or [] for c in row.get("components") or []]
+
+
+@pytest.mark.usefixtures("no_message_rebuilding")
+async def test_a_lobby_option_is_set_through_more_options_and_its_private_menu(
+    table: Table,
+) -> None:
+    """The lobby's menus (sent as plain components) and the private menu that "More options"
+    opens both reach their handlers, and the lobby shows the choice."""
+    lobby = await table.slash("game new", user=table.player, game="dreamwars")
+    assert lobby.message is not None
+    menu = await table.select(lobby, "More options…", ["simple_events"], user=table.player)
+    assert (
+        menu.ephemeral and "**Simple Events phase**" in menu.text and "now **default**" in menu.text
+    )
+    picked = await table.select(menu, "Choose: Simple Events phase", ["true"], user=table.player)
+    assert "now **yes**" in picked.text
+    await table.settle()
+    assert "Simple Events phase: **yes**" in message_text(table.message(lobby.message["id"]))
