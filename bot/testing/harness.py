@@ -488,8 +488,7 @@ class Table:
         """Click the button of `message` with this custom id or label without waiting
         (benchmarks await `record.completed`, as after `fire`)."""
         component = self._find_component(message, button, 2)
-        data = {"custom_id": component["custom_id"], "component_type": 2}
-        return await self._send_component(message, data, user)
+        return await self.fire_custom_id(message, component["custom_id"], user=user)
 
     async def fire_custom_id(
         self, message: JSON, custom_id: str, *, user: int

@@ -170,12 +170,13 @@ def ledger_embed(page: LedgerPage, *, for_gm: bool = False) -> discord.Embed:
         ),
         colour=COLOUR,
     )
-    number = f"{page.page + 1} of {page.pages}"
-    if page.more_pages:  # counted up to LOG_PAGES_COUNTED pages
-        shown = page.page + 1
+    shown = page.page + 1
+    if not page.more_pages:
+        number = f"{shown} of {page.pages}"
+    elif not page.older:  # the oldest page of a ledger longer than the pages counted
+        number = f"{shown} of {shown}"
+    else:
         number = f"{shown} of {page.pages}+" if shown <= page.pages else str(shown)
-        if not page.older:
-            number = f"{shown} of {shown}"
     embed.set_footer(
         text=f"Page {number} · newest first · struck = undone · "
         "the GM reverses one with /fp undo entry:<number>"

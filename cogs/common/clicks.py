@@ -24,6 +24,9 @@ from discord.ui import view as ui_view
 
 log = logging.getLogger(__name__)
 
+# discord.py's own dispatch, for what this one leaves to it
+_DEFAULT: Any = getattr(ui_view.ViewStore, "schedule_dynamic_item_call", None)
+
 
 def clicked_component(message: discord.Message, component_type: int, custom_id: str) -> Any:
     """The component of the message with this custom id and type, or None (a message of
@@ -72,9 +75,6 @@ async def dispatch_dynamic_item(
         await item.callback(interaction)
     except Exception:
         log.exception("ignoring an error in the dynamic item callback %r", item)
-
-
-_DEFAULT: Any = getattr(ui_view.ViewStore, "schedule_dynamic_item_call", None)
 
 
 def install_click_dispatch(client: discord.Client) -> None:
