@@ -112,10 +112,10 @@ async def old_campaign(tmp_path: Path) -> AsyncIterator[tuple[Database, Path]]:
         await db.dispose()
 
 
-async def _plans(
-    db: Database, path: Path, action: Action, monkeypatch: pytest.MonkeyPatch
-) -> list[tuple[str, str]]:
-    """(statement, its query plan) of every statement `action` runs, ORM or raw."""
+async def _statements(
+    db: Database, action: Action, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[str, Any]]:
+    """(statement, its parameters) of every statement `action` runs, ORM or raw."""
     ran: list[tuple[str, Any]] = []
 
     def seen(_conn: Any, _cursor: Any, sql: str, params: Any, *_args: Any) -> None:
@@ -138,6 +138,14 @@ async def _plans(
     finally:
         for engine in engines:
             event.remove(engine, "before_cursor_execute", seen)
+    return ran
+
+
+async def _plans(
+    db: Database, path: Path, action: Action, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[str, str]]:
+    """(statement, its query plan) of every statement `action` runs, ORM or raw."""
+    ran = await _statements(db, action, monkeypatch)
     connection = sqlite3.connect(path)
     try:
         return [
@@ -147,6 +155,26 @@ async def _plans(
         ]
     finally:
         connection.close()
+
+
+def _work(path: Path, sql: str, params: Any) -> int:
+    """The steps of SQLite's virtual machine a read takes: how much of the database it walks,
+    the same on every run and every machine."""
+    steps = 0
+
+    def step() -> int:
+        nonlocal steps
+        steps += 1
+        return 0  # go on
+
+    connection = sqlite3.connect(path)
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_master")  # the schema, read once
+        connection.set_progress_handler(step, 1)
+        connection.execute(sql, params).fetchall()
+    finally:
+        connection.close()
+    return steps
 
 
 def _using(plans: list[tuple[str, str]], table: str) -> str:
@@ -381,3 +409,20 @@ async def test_a_ledger_page_counts_at_most_fifty_pages_of_a_long_ledger(
     plans = await _plans(db, path, pages, monkeypatch)
     ledger = [sql for sql, _plan in plans if "fate_point_entry" in sql]
     assert len(ledger) == 4 and all("LIMIT" in sql for sql in ledger), ledger
+
+
+async def test_a_scene_end_reads_the_rolls_of_its_scene_not_the_channels_history(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scene's end pays what hostile invokes owe from the rolls made during the scene:
+    it finds them by walking the channel's rolls newest first down to the first from before
+    the scene, not by reading every roll of the channel to compare its time."""
+    db, path = old_campaign
+    scenes = SceneService(db)
+    await scenes.start(GUILD, CHANNEL, actor_id=GM, characters=["Harry"])
+    await _roll(db, ALICE, skill="Lore")
+    ran = await _statements(db, lambda d: SceneService(d).end(GUILD, CHANNEL), monkeypatch)
+    [(sql, params)] = [(sql, p) for sql, p in ran if "roll.roll_json" in sql]
+    campaign, channel, since = params[-1], params[0], params[-2]
+    walk = "SELECT roll_json FROM roll WHERE campaign_id = ? AND channel_id = ? AND created_at >= ?"
+    assert _work(path, sql, params) * 10 < _work(path, walk, (campaign, channel, since))

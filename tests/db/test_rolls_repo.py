@@ -186,15 +186,11 @@ async def test_opposed_rolls_follow_each_other(db: Database) -> None:
         )
 
 
-async def test_hostile_invokes_owe_the_aspect_owner(db: Database) -> None:
-    from datetime import timedelta
+async def _gm_invokes_harrys_trouble(db: Database, service: RollService) -> None:
+    """Alice rolls in a scene with Harry in it; the GM invokes Harry's trouble against her,
+    paying from the GM pool (a hostile invoke: Harry is owed a fate point at the scene's end)."""
+    from bot.services.scenes import SceneService
 
-    from bot.db.models.columns import utcnow
-    from bot.db.repos.rolls import owed_fate_points_in
-
-    harry_id, _ = await _setup(db)
-    start = utcnow() - timedelta(seconds=1)
-    service = RollService(db, random.Random(2))
     made = await service.start(
         RollRequest(
             guild_id=GUILD,
@@ -205,10 +201,9 @@ async def test_hostile_invokes_owe_the_aspect_owner(db: Database) -> None:
             difficulty="2",
         )
     )
-    from bot.services.scenes import SceneService
-
     await SceneService(db).start(GUILD, CHANNEL, actor_id=CAROL, characters=["Harry"])
     picker = await service.invoke_picker(made.view.id, user_id=CAROL, is_gm=True, hostile=True)
+    harry_id = made.view.roll.roller.character_id
     trouble = _key([a.key for a in picker.aspects], f"char:{harry_id}:a:1")
     _, _, options = await service.payment_options(
         made.view.id, user_id=CAROL, is_gm=True, aspect_key=trouble, hostile=True
@@ -226,6 +221,17 @@ async def test_hostile_invokes_owe_the_aspect_owner(db: Database) -> None:
         payment="fp:gm",
     )
     assert done.view.roll.opposition() == 4
+
+
+async def test_hostile_invokes_owe_the_aspect_owner(db: Database) -> None:
+    from datetime import timedelta
+
+    from bot.db.models.columns import utcnow
+    from bot.db.repos.rolls import owed_fate_points_in
+
+    harry_id, _ = await _setup(db)
+    start = utcnow() - timedelta(seconds=1)
+    await _gm_invokes_harrys_trouble(db, RollService(db, random.Random(2)))
     async with db.session() as s:
         campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
         assert await owed_fate_points_in(s, campaign.id, CHANNEL, start) == {harry_id: 1}
@@ -233,6 +239,53 @@ async def test_hostile_invokes_owe_the_aspect_owner(db: Database) -> None:
         assert await owed_fate_points_in(s, campaign.id, CHANNEL, later) == {}
         pool = (await s.exec(select(FatePointEntry).where(FatePointEntry.who == "GM"))).all()
         assert pool[-1].delta == -1 and pool[-1].reason == "invoke"
+
+
+async def test_owed_points_count_the_scene_s_rolls_among_the_channel_s_history(
+    db: Database,
+) -> None:
+    """The scene's rolls are found among the channel's older ones, which are never parsed
+    (here they could not be); rolls made after the invoked one do not hide it.
+    (tests/db/test_history_plans.py checks that the older ones are not even walked.)"""
+    from datetime import timedelta
+
+    from sqlalchemy import insert
+
+    from bot.db.models.columns import utcnow
+    from bot.db.models.rolls import RollRow
+    from bot.db.repos import rolls as repo
+
+    harry_id, _ = await _setup(db)
+    long_ago = utcnow() - timedelta(days=30)
+    history = [
+        {
+            "campaign_id": 1,
+            "guild_id": GUILD,
+            "channel_id": CHANNEL,
+            "user_id": ALICE,
+            "closed": True,
+            "roll_json": "{not a roll: parsing it fails",
+            "created_at": long_ago,
+            "updated_at": long_ago,
+        }
+        for _ in range(300)
+    ]
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        for row in history:
+            row["campaign_id"] = campaign.id
+        await s.execute(insert(RollRow.__table__), history)  # type: ignore[attr-defined]
+    start = utcnow() - timedelta(seconds=1)
+    service = RollService(db, random.Random(2))
+    await _gm_invokes_harrys_trouble(db, service)
+    for _ in range(3):  # more rolls in the scene, newer than the invoked one
+        await service.start(
+            RollRequest(
+                guild_id=GUILD, channel_id=CHANNEL, user_id=BOB, user_name="bob", skill="Lore"
+            )
+        )
+    async with db.session() as s:
+        assert await repo.owed_fate_points_in(s, campaign.id, CHANNEL, start) == {harry_id: 1}
 
 
 async def test_scene_end_pays_pcs_and_carries_an_npcs_points(db: Database) -> None:

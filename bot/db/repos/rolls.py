@@ -5,10 +5,10 @@ Every function runs in the caller's transaction.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import func, text
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -20,23 +20,40 @@ from bot.db.raw import RawUnit, Sql
 from bot.db.repos.characters import ACTIVE_JOIN, BOUND, CAMPAIGN_SELECT, CHARACTER_SELECT
 from bot.fate.rolls import Payment, Roll
 
+# How far before a scene's start its rolls may hide among the channel's: with several
+# processes, a roll's id and its timestamp may disagree by the moment between stamping and
+# inserting it, never by a minute.
+CLOCK_MARGIN = timedelta(minutes=1)
+
 
 async def owed_fate_points_in(
     session: AsyncSession, campaign_id: int, channel_id: int, since: datetime
 ) -> dict[int, int]:
     """Fate points owed for hostile invokes paid with a fate point on rolls of this channel
     since `since` (a scene's start): character id -> points. The owner gets them when the
-    scene ends; the scene's end is what pays them."""
+    scene ends; the scene's end is what pays them.
+
+    It reads the scene's rolls, not the channel's history: the newest roll from before the
+    scene (a margin before it) is found by walking the channel's rolls newest first, and only
+    the rolls after it are read."""
+    before_scene = (
+        select(RollRow.id)
+        .where(RollRow.channel_id == channel_id, col(RollRow.created_at) < since - CLOCK_MARGIN)
+        .order_by(col(RollRow.id).desc())
+        .limit(1)
+        .scalar_subquery()
+    )
     rows = await session.exec(
-        select(RollRow).where(
-            RollRow.campaign_id == campaign_id,
+        select(RollRow.roll_json).where(
             RollRow.channel_id == channel_id,
+            col(RollRow.id) > func.coalesce(before_scene, 0),
             col(RollRow.created_at) >= since,
+            RollRow.campaign_id == campaign_id,
         )
     )
     owed: dict[int, int] = {}
-    for row in rows.all():
-        roll = Roll.model_validate_json(row.roll_json)
+    for roll_json in rows.all():
+        roll = Roll.model_validate_json(roll_json)
         if roll.voided:
             continue  # a roll taken back owes nothing
         for invoke in roll.invokes:
