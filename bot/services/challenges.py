@@ -383,6 +383,7 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
                 select(EncounterRow)
                 .where(EncounterRow.channel_id == channel_id, EncounterRow.kind == "challenge")
                 .order_by(col(EncounterRow.id).desc())
+                .limit(1)
             )
         ).first()
         if row is None:

@@ -216,8 +216,8 @@ async def _entry_to_undo_in(
 ) -> FatePointEntry:
     """The entry to reverse (the newest one when none is named), or a sentence saying why not."""
     if entry_id is None:
-        rows = await session.exec(_undoable(campaign_id).order_by(col(FatePointEntry.id).desc()))
-        newest = rows.first()
+        newest_first = _undoable(campaign_id).order_by(col(FatePointEntry.id).desc())
+        newest = (await session.exec(newest_first.limit(1))).first()
         if newest is None:
             raise RuleError("There is no fate point movement left to undo.")
         return newest

@@ -21,13 +21,14 @@ from sqlalchemy import event, insert
 from bot.db.engine import Database
 from bot.db.models.campaigns import FatePointEntry
 from bot.db.models.columns import utcnow
-from bot.db.models.conflicts import EncounterRow
+from bot.db.models.conflicts import LIVE_ENCOUNTER, EncounterRow
 from bot.db.models.games import GameRow
 from bot.db.models.rolls import RollRow
 from bot.db.models.scenes import CompelOfferRow
 from bot.db.raw import SqliteDriver
 from bot.db.repos.games import past_games_raw_in
 from bot.db.repos.rolls import invoke_note
+from bot.errors import RuleError
 from bot.fate.rolls import InvokeMode, Roller, make_roll
 from bot.fate.sheet import AspectKind, new_character
 from bot.services.campaigns import (
@@ -37,6 +38,7 @@ from bot.services.campaigns import (
     save_character_in,
     set_active_in,
 )
+from bot.services.challenges import ChallengeService
 from bot.services.compels import CompelService
 from bot.services.economy import LOG_PAGE_SIZE, LOG_PAGES_COUNTED, EconomyService
 from bot.services.encounters import encounter_with_campaign_in
@@ -426,3 +428,57 @@ async def test_a_scene_end_reads_the_rolls_of_its_scene_not_the_channels_history
     campaign, channel, since = params[-1], params[0], params[-2]
     walk = "SELECT roll_json FROM roll WHERE campaign_id = ? AND channel_id = ? AND created_at >= ?"
     assert _work(path, sql, params) * 10 < _work(path, walk, (campaign, channel, since))
+
+
+def _newest_first(ran: list[tuple[str, Any]], table: str) -> list[str]:
+    """The statements that read `table` newest first."""
+    return [sql for sql, _ in ran if f"FROM {table}" in sql and "DESC" in sql]
+
+
+async def test_an_undo_of_the_newest_movement_reads_one_entry(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`/fp undo` with no entry named reverses the newest one: it reads that one, not the
+    campaign's whole ledger newest first (which the driver would fetch to the end)."""
+    db, _path = old_campaign
+    async with db.session() as s:
+        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
+        entry = {
+            "campaign_id": campaign.id,
+            "character_id": 1,
+            "who": "Harry",
+            "delta": 1,
+            "balance_after": 3,
+            "reason": "refresh",
+            "note": "",
+            "actor_id": GM,
+            "undone": False,
+            "created_at": utcnow(),
+        }
+        await s.execute(insert(FatePointEntry.__table__), [entry] * LEDGER)  # type: ignore[attr-defined]
+    ran = await _statements(
+        db, lambda d: EconomyService(d).undo(GUILD, CHANNEL, actor_id=GM), monkeypatch
+    )
+    newest = _newest_first(ran, "fate_point_entry")
+    assert newest and all("LIMIT" in sql for sql in newest), newest
+
+
+async def test_a_challenge_s_cost_after_its_end_reads_the_channel_s_last_challenge(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no challenge running, `/challenge cost` notes the cost on the channel's last one:
+    it reads that one, not every ended encounter of the channel newest first."""
+    db, _path = old_campaign
+
+    async def cost(d: Database) -> None:
+        with pytest.raises(RuleError, match="No challenge has run here"):
+            await ChallengeService(d).cost(CHANNEL, 1, "The runes wake")
+
+    ran = await _statements(db, cost, monkeypatch)
+    # (the running challenge's lookup reads only live encounters, through their index)
+    newest = [
+        sql
+        for sql in _newest_first(ran, "encounter")
+        if LIVE_ENCOUNTER not in sql.split("WHERE")[1]
+    ]
+    assert newest and all("LIMIT" in sql for sql in newest), newest
