@@ -6,6 +6,7 @@ Tracks only say whether recovery has started (`healing`); how long is left lives
 
 from __future__ import annotations
 
+from collections import Counter
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
@@ -338,13 +339,14 @@ MAJOR_MILESTONE_EXTRAS = (
     "Raise one skill by one step, keeping the skill columns valid.",
 )
 MIN_REFRESH = 1
+MAX_UNUSED_GRANTS = 20  # per character: the GM cannot pile up milestones without end
 
 
 class MilestoneGrant(BaseModel):
     character_id: str
     kind: MilestoneKind
     session: int
-    used: bool = False
+    used: bool = False  # states stored before used grants were dropped still have them
 
 
 class Campaign(BaseModel):
@@ -378,7 +380,7 @@ def end_session(campaign: Campaign, pc_ids: list[str]) -> tuple[Campaign, list[E
         for pc in pc_ids
     ]
     return campaign.model_copy(
-        update={"in_session": False, "grants": [*campaign.grants, *grants]}
+        update={"in_session": False, "grants": _granted(campaign, grants)}
     ), [
         Event(
             kind="minor_milestone",
@@ -394,16 +396,13 @@ def end_arc(campaign: Campaign, pc_ids: list[str]) -> tuple[Campaign, list[Event
         for pc in pc_ids
     ]
     return campaign.model_copy(
-        update={"arc_number": campaign.arc_number + 1, "grants": [*campaign.grants, *grants]}
+        update={"arc_number": campaign.arc_number + 1, "grants": _granted(campaign, grants)}
     ), [
         Event(
             kind="major_milestone",
             text=f"The arc ends; {plural(len(grants), 'character')} earn a major milestone.",
         )
     ]
-
-
-MAX_UNUSED_GRANTS = 20  # per character: the GM cannot pile up milestones without end
 
 
 def award_milestone(campaign: Campaign, character_id: str, kind: MilestoneKind) -> Campaign:
@@ -415,7 +414,23 @@ def award_milestone(campaign: Campaign, character_id: str, kind: MilestoneKind) 
             "some with `/character milestone` first."
         )
     grant = MilestoneGrant(character_id=character_id, kind=kind, session=campaign.session_number)
-    return campaign.model_copy(update={"grants": [*campaign.grants, grant]})
+    return campaign.model_copy(update={"grants": _granted(campaign, [grant])})
+
+
+def _granted(campaign: Campaign, new: list[MilestoneGrant]) -> list[MilestoneGrant]:
+    """The grants waiting once `new` are handed out: a character keeps at most
+    MAX_UNUSED_GRANTS, its oldest dropped first, so that a campaign's state does not grow
+    with every session of a player who never spends them (used ones are not kept at all:
+    the milestone log remembers them)."""
+    waiting = [*unused_milestones(campaign), *new]
+    over = Counter(g.character_id for g in waiting)
+    kept = []
+    for grant in waiting:  # oldest first
+        if over[grant.character_id] > MAX_UNUSED_GRANTS:
+            over[grant.character_id] -= 1
+            continue
+        kept.append(grant)
+    return kept
 
 
 def unused_milestones(campaign: Campaign) -> list[MilestoneGrant]:
@@ -423,9 +438,10 @@ def unused_milestones(campaign: Campaign) -> list[MilestoneGrant]:
 
 
 def use_milestone(campaign: Campaign, character_id: str, kind: MilestoneKind) -> Campaign:
+    """The character spends its oldest waiting grant of this kind; it is gone from the state."""
     for index, grant in enumerate(campaign.grants):
         if grant.character_id == character_id and grant.kind is kind and not grant.used:
-            grants = list(campaign.grants)
-            grants[index] = grant.model_copy(update={"used": True})
+            grants = [g for g in campaign.grants[:index] if not g.used]
+            grants += [g for g in campaign.grants[index + 1 :] if not g.used]
             return campaign.model_copy(update={"grants": grants})
     raise RecoveryError(f"There is no unused {kind.value} milestone for that character.")

@@ -233,6 +233,23 @@ CHARACTERS_BY_ID = core_select(*CHARACTER_COLUMNS).where(
 CHARACTER_BY_ID = core_select(*CHARACTER_COLUMNS).where(col(CharacterRow.id) == bindparam("id"))
 
 
+# A campaign's characters by name, with and without the NPCs (the GM's secrets stay out of
+# what players see; the settings' stress change and the invoke menus want them all).
+CAMPAIGN_CHARACTERS = (
+    core_select(*CHARACTER_COLUMNS)
+    .where(col(CharacterRow.campaign_id) == bindparam("campaign"))
+    .order_by(col(CharacterRow.name))
+)
+CAMPAIGN_PCS = (
+    core_select(*CHARACTER_COLUMNS)
+    .where(
+        col(CharacterRow.campaign_id) == bindparam("campaign"),
+        col(CharacterRow.is_npc).is_(False),
+    )
+    .order_by(col(CharacterRow.name))
+)
+
+
 def parsed_campaign_in(session: AsyncSession | RawUnit, found: Any) -> CampaignInfo:
     """The CampaignInfo of CAMPAIGN_COLUMNS read in this transaction (parsed once per version)."""
     key, guild_id, name, is_default, settings_json, version = found
@@ -242,6 +259,17 @@ def parsed_campaign_in(session: AsyncSession | RawUnit, found: Any) -> CampaignI
         info = CampaignInfo(key, guild_id, name, is_default, settings, version)
         remember(session, "campaign", key, version, info)
     return info
+
+
+async def campaign_characters_in(
+    session: AsyncSession, campaign_id: int, *, npcs: bool = True
+) -> list[CharacterRecord]:
+    """The campaign's characters by name (players' characters only without `npcs`), each
+    sheet parsed once per version: a long campaign's cast is not parsed again on every
+    invoke menu."""
+    query = CAMPAIGN_CHARACTERS if npcs else CAMPAIGN_PCS
+    rows = await session.exec(query, params={"campaign": campaign_id})  # type: ignore[call-overload]
+    return [parsed_character_in(session, found) for found in rows.all()]
 
 
 def campaign_of_raw(unit: RawUnit, found: Any) -> CampaignInfo:

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.db.models.campaigns import CharacterRow
 from bot.errors import RuleError
 from bot.fate.aspects import CHARACTER_HOLDER, character_holder
 from bot.fate.sheet import Aspect as SheetAspect
@@ -21,6 +19,7 @@ from bot.services.aspects_in_play import AspectInPlay, register_source
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
+    campaign_characters_in,
     get_character_in,
     save_character_in,
 )
@@ -96,14 +95,9 @@ class CharacterAspectSource:
     async def aspects_in(
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
     ) -> list[AspectInPlay]:
-        rows = await session.exec(
-            select(CharacterRow)
-            .where(CharacterRow.campaign_id == campaign.id)
-            .order_by(CharacterRow.name)
-        )
         found: list[AspectInPlay] = []
-        for row in rows.all():
-            found.extend(sheet_aspects(CharacterRecord.of(row)))
+        for record in await campaign_characters_in(session, campaign.id):
+            found.extend(sheet_aspects(record))
         return found
 
     async def spend_free_invoke_in(

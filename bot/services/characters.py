@@ -50,6 +50,9 @@ from bot.fate.sheet import (
 from bot.fate.sheet_io import ConversionResult, convert_bytes, export_character
 from bot.fate.skills import SkillList, column_violation
 from bot.fate.stunts import Stunt
+from bot.services.campaign_play import (
+    read_play_in,
+)
 from bot.services.campaigns import (
     SERVER_WIDE,
     CampaignInfo,
@@ -58,6 +61,7 @@ from bot.services.campaigns import (
     CharacterRecord,
     StaleError,
     active_character_in,
+    campaign_characters_in,
     character_ref,
     find_character_in,
     get_character_in,
@@ -88,7 +92,6 @@ from bot.services.character_mantles import (
 )
 from bot.services.scene_state import (
     load_recovery_in,
-    read_play_in,
     save_recovery_in,
     scene_of,
 )
@@ -125,11 +128,7 @@ class CharacterService(CharacterMantles):
             return info, 0
         changed = 0
         async with self.db.session() as session:
-            rows = await session.exec(
-                select(CharacterRow).where(CharacterRow.campaign_id == campaign.id)
-            )
-            for row in rows.all():
-                record = CharacterRecord.of(row)
+            for record in await campaign_characters_in(session, campaign.id):
                 saved = await save_character_in(
                     session, record, record.sheet.recompute_stress(settings.stress_style)
                 )
@@ -188,12 +187,7 @@ class CharacterService(CharacterMantles):
             raise NotYours("Only the GM sees every sheet at once; `/character sheet` shows yours.")
         async with self.db.session() as session:  # resolving may create the default campaign
             campaign = await resolve_campaign_in(session, actor.guild_id, actor.channel_id)
-            rows = await session.exec(
-                select(CharacterRow)
-                .where(CharacterRow.campaign_id == campaign.id)
-                .order_by(CharacterRow.name)
-            )
-            records = [r for r in map(CharacterRecord.of, rows.all()) if not r.is_npc]
+            records = await campaign_characters_in(session, campaign.id, npcs=False)
             scene = await session.get(SceneRow, actor.channel_id)
         running = scene is not None and scene.active and scene.campaign_id == campaign.id
         pool = scene_of(scene).gm_pool if running and scene is not None else None

@@ -27,6 +27,10 @@ from bot.fate.rolls import Action, Roll
 from bot.fate.scene import put_aspect
 from bot.fate.words import plural
 from bot.services import aspects_in_play
+from bot.services.campaign_play import (
+    load_play_in,
+    save_play_in,
+)
 from bot.services.campaigns import CampaignInfo, resolve_campaign_in
 from bot.services.clicks import ClickContext
 from bot.services.conflict_base import ConflictBase
@@ -52,9 +56,7 @@ from bot.services.encounters import (
 )
 from bot.services.scene_state import (
     find_ref,
-    load_play_in,
     place_in_scene_in,
-    save_play_in,
     save_scene_in,
     scene_of,
     touch_board_in,

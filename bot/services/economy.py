@@ -28,9 +28,15 @@ from bot.fate.dice import fate_symbols, roll_fate_dice
 from bot.fate.economy import check_undo, refresh_delta
 from bot.fate.recovery import MilestoneKind
 from bot.fate.tracks import Track
+from bot.services.campaign_play import (
+    load_play_in,
+    read_play_in,
+    save_play_in,
+)
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
+    campaign_characters_in,
     character_names_in,
     find_character_in,
     get_character_in,
@@ -44,12 +50,9 @@ from bot.services.campaigns import (
 from bot.services.scene_state import (
     carry_gm_points_in,
     change_gm_pool_in,
-    load_play_in,
     load_recovery_in,
-    read_play_in,
     resolve_skill,
     retry_stale,
-    save_play_in,
     save_recovery_in,
 )
 
@@ -176,12 +179,7 @@ async def _mark_undone_in(session: AsyncSession, entry: FatePointEntry, undone: 
 
 
 async def _pcs_in(session: AsyncSession, campaign_id: int) -> list[CharacterRecord]:
-    rows = await session.exec(
-        select(CharacterRow)
-        .where(CharacterRow.campaign_id == campaign_id, col(CharacterRow.is_npc).is_(False))
-        .order_by(CharacterRow.name)
-    )
-    return [CharacterRecord.of(row) for row in rows.all()]
+    return await campaign_characters_in(session, campaign_id, npcs=False)
 
 
 UNDO_REASONS = ("undo", "void")  # entries that are reversals themselves

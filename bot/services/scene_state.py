@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any, ParamSpec, TypeVar
 
-from pydantic import BaseModel, Field
 from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -49,6 +48,13 @@ from bot.fate.scene import (
     put_aspect,
 )
 from bot.services.aspects_in_play import AspectInPlay, register_source
+from bot.services.campaign_play import (
+    CampaignPlay,
+    insert_first_in,
+    load_play_in,
+    read_play_in,
+    save_play_in,
+)
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
@@ -68,25 +74,6 @@ GAME_KEY = "game"
 
 # Called with a channel id after a transaction that changed what that channel's board shows.
 board_listeners: list[Callable[[int], None]] = []
-
-
-class CampaignPlay(BaseModel):
-    """Campaign-wide play state: sessions and milestones, game aspects, GM points carried over."""
-
-    milestones: recovery.Campaign = Field(default_factory=recovery.Campaign)
-    game_aspects: list[Aspect] = Field(default_factory=list)
-    next_game_number: int = 1
-    carried_gm_points: int = 0  # points for the next scene whatever it holds (`carried` option)
-    # A major NPC's concession and hostile-invoke points (character id -> points): they go into
-    # the GM pool of the next scene that includes that NPC, as the seed says.
-    npc_carried: dict[str, int] = Field(default_factory=dict)
-
-    def carried_by(self, character_ids: list[int]) -> int:
-        return sum(self.npc_carried.get(str(i), 0) for i in character_ids)
-
-    def without_carried_of(self, character_ids: list[int]) -> CampaignPlay:
-        left = {k: v for k, v in self.npc_carried.items() if int(k) not in character_ids}
-        return self.model_copy(update={"npc_carried": left})
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -173,44 +160,6 @@ event.listen(FatePointEntry, "after_insert", _entry_inserted)
 
 
 # --------------------------------------------------------------------------- persistence
-async def read_play_in(session: AsyncSession, campaign_id: int) -> CampaignPlay:
-    """The campaign's play state for reading (no row is created by a read)."""
-    row = await session.get(CampaignPlayRow, campaign_id)
-    return CampaignPlay.model_validate_json(row.state_json) if row else CampaignPlay()
-
-
-async def _insert_first_in(session: AsyncSession, row: Any) -> None:
-    """Create a per-campaign/per-character row on first use; a simultaneous first use by
-    someone else becomes a StaleError, which `retry_stale` turns into a fresh attempt."""
-    session.add(row)
-    try:
-        await session.flush()
-    except IntegrityError:
-        raise StaleError("Someone else set this up at the same moment; try again.") from None
-
-
-async def load_play_in(
-    session: AsyncSession, campaign_id: int
-) -> tuple[CampaignPlayRow, CampaignPlay]:
-    """The campaign's play state row (GM points carried, ...) and its parsed state."""
-    row = await session.get(CampaignPlayRow, campaign_id)
-    if row is None:
-        row = CampaignPlayRow(campaign_id=campaign_id, state_json=CampaignPlay().model_dump_json())
-        await _insert_first_in(session, row)
-    return row, CampaignPlay.model_validate_json(row.state_json)
-
-
-async def save_play_in(session: AsyncSession, row: CampaignPlayRow, play: CampaignPlay) -> None:
-    """Write the campaign's play state."""
-    await save_versioned_in(
-        session,
-        row,
-        "campaign_id",
-        {"state_json": play.model_dump_json()},
-        "Someone changed the campaign at the same moment; try again.",
-    )
-
-
 async def load_recovery_in(
     session: AsyncSession, character_id: int
 ) -> tuple[RecoveryRow, recovery.RecoveryState]:
@@ -220,7 +169,7 @@ async def load_recovery_in(
         row = RecoveryRow(
             character_id=character_id, state_json=recovery.RecoveryState().model_dump_json()
         )
-        await _insert_first_in(session, row)
+        await insert_first_in(session, row)
     return row, recovery.RecoveryState.model_validate_json(row.state_json)
 
 

@@ -48,6 +48,11 @@ from bot.fate.scene import (
     put_aspect,
     start_scene,
 )
+from bot.services.campaign_play import (
+    load_play_in,
+    parsed_play_in,
+    save_play_in,
+)
 from bot.services.campaigns import (
     CAMPAIGN_COLUMNS,
     CampaignInfo,
@@ -70,7 +75,6 @@ from bot.services.scene_state import (
     AUTOCOMPLETE_SECONDS,
     MAX_CARRIED,
     MAX_GAME_ASPECTS,
-    CampaignPlay,
     SceneAspectSource,
     board_listeners,
     bring_carried_points_in,
@@ -80,13 +84,11 @@ from bot.services.scene_state import (
     find_zone_key,
     holder_of,
     keep_game_aspects_in,
-    load_play_in,
     match_aspect,
     named_character_in,
     participants_in,
     retry_stale,
     running_scene,
-    save_play_in,
     save_scene_in,
     scene_of,
     scene_row_in,
@@ -130,20 +132,6 @@ def parsed_scene_in(
         scene = Scene.model_validate_json(text)
         remember(session, "scene", channel_id, version, scene)
     return scene
-
-
-def parsed_play_in(
-    session: AsyncSession | RawUnit, campaign_id: int, version: int | None, text: str | None
-) -> CampaignPlay:
-    """A campaign's play state as read (none stored yet: the empty one), parsed once per
-    version."""
-    if version is None or text is None:
-        return CampaignPlay()
-    play: CampaignPlay | None = parsed(session, "play", campaign_id, version)
-    if play is None:
-        play = CampaignPlay.model_validate_json(text)
-        remember(session, "play", campaign_id, version, play)
-    return play
 
 
 # --------------------------------------------------------------------------- results

@@ -36,6 +36,9 @@ from bot.fate.ladder import describe
 from bot.fate.scene import Scene
 from bot.fate.sheet import Character
 from bot.fate.words import plural
+from bot.services.campaign_play import (
+    read_play_in,
+)
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
@@ -50,7 +53,9 @@ from bot.services.contests import ContestService, ContestState
 from bot.services.encounters import EncounterState
 from bot.services.game_info import GameInfo
 from bot.services.games import GameService
-from bot.services.scene_state import read_play_in, scene_of
+from bot.services.scene_state import (
+    scene_of,
+)
 from bot.services.web_tokens import BadToken, LinkClaims, LinkKind, sign, verify
 
 DAY = 86_400

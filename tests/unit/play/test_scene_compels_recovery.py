@@ -329,3 +329,45 @@ def test_the_gm_awards_a_milestone_and_it_is_spent_once() -> None:
         campaign = rec.award_milestone(campaign, "8", rec.MilestoneKind.MINOR)
     with pytest.raises(rec.RecoveryError, match="unused milestones"):
         rec.award_milestone(campaign, "8", rec.MilestoneKind.MINOR)
+
+
+def test_a_long_campaign_keeps_only_the_milestones_still_waiting() -> None:
+    """A hundred sessions of four players: the state holds the grants still waiting, never
+    the spent ones, and at most MAX_UNUSED_GRANTS a character, the oldest dropped first
+    (a player who never spends them no longer makes every later read slower)."""
+    from bot.fate import recovery as rec
+
+    campaign = rec.Campaign()
+    for number in range(100):
+        campaign, _ = start_session(campaign)
+        campaign, _ = end_session(campaign, ["ruth", "ethan", "hoarder", "vera"])
+        for spender in ("ruth", "ethan", "vera"):
+            campaign = use_milestone(campaign, spender, MilestoneKind.MINOR)
+        if number == 49:
+            campaign, _ = end_arc(campaign, ["ruth", "hoarder"])
+    waiting = [(g.character_id, g.kind, g.session) for g in campaign.grants]
+    hoarded = [(kind, session) for who, kind, session in waiting if who == "hoarder"]
+    assert len(hoarded) == rec.MAX_UNUSED_GRANTS
+    # the newest twenty: sessions 81-100 (the arc's major milestone at session 50 is gone)
+    assert hoarded == [(MilestoneKind.MINOR, n) for n in range(81, 101)]
+    assert [(who, kind) for who, kind, _ in waiting if who != "hoarder"] == [
+        ("ruth", MilestoneKind.MAJOR)
+    ]
+    assert all(not g.used for g in campaign.grants)
+
+
+def test_a_state_stored_with_spent_milestones_forgets_them_at_the_next_change() -> None:
+    from bot.fate import recovery as rec
+
+    stored = rec.Campaign(
+        grants=[
+            rec.MilestoneGrant(character_id="7", kind=MilestoneKind.MINOR, session=1, used=True),
+            rec.MilestoneGrant(character_id="7", kind=MilestoneKind.MINOR, session=2),
+        ]
+    )
+    assert [g.session for g in unused_milestones(stored)] == [2]
+    spent = use_milestone(stored, "7", MilestoneKind.MINOR)
+    assert spent.grants == []
+    campaign, _ = start_session(stored)
+    campaign, _ = end_session(campaign, ["8"])
+    assert [(g.character_id, g.session) for g in campaign.grants] == [("7", 2), ("8", 1)]
