@@ -91,7 +91,9 @@ class FatePointEntry(SQLModel, table=True):
     channel_id: int | None = snowflake(nullable=True)
     character_id: int | None = Field(
         default=None,
-        sa_column=Column(BIG_ID, ForeignKey("character.id", ondelete="SET NULL"), nullable=True),
+        sa_column=Column(
+            BIG_ID, ForeignKey("character.id", ondelete="SET NULL"), nullable=True, index=True
+        ),
     )
     who: str = Field(max_length=80)  # a display name, kept when the character is deleted
     delta: int

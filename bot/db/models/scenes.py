@@ -46,11 +46,15 @@ class CompelOfferRow(SQLModel, table=True):
     channel_id: int = snowflake(index=True)
     target_character_id: int | None = Field(
         default=None,
-        sa_column=Column(BIG_ID, ForeignKey("character.id", ondelete="CASCADE"), nullable=True),
+        sa_column=Column(
+            BIG_ID, ForeignKey("character.id", ondelete="CASCADE"), nullable=True, index=True
+        ),
     )
     offerer_character_id: int | None = Field(
         default=None,
-        sa_column=Column(BIG_ID, ForeignKey("character.id", ondelete="SET NULL"), nullable=True),
+        sa_column=Column(
+            BIG_ID, ForeignKey("character.id", ondelete="SET NULL"), nullable=True, index=True
+        ),
     )
     offered_by_user: int = snowflake()
     state: str = Field(default="offered", max_length=20)
