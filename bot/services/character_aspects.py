@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.cache import parsed, remember
 from bot.errors import RuleError
 from bot.fate.aspects import CHARACTER_HOLDER, character_holder
 from bot.fate.sheet import Aspect as SheetAspect
@@ -24,6 +25,8 @@ from bot.services.campaigns import (
     save_character_in,
 )
 
+SHEET_ASPECTS = "sheet aspects"  # what the parsed-row cache keeps of a sheet for invoke menus
+PARSED_FROM_A_SHEET = ("character", SHEET_ASPECTS)  # what a deleted character's id drops
 PREFIX = CHARACTER_HOLDER  # a character's aspects carry the prefix its invokes are held by
 ASPECT = "a"
 TRACK = "t"
@@ -97,7 +100,12 @@ class CharacterAspectSource:
     ) -> list[AspectInPlay]:
         found: list[AspectInPlay] = []
         for record in await campaign_characters_in(session, campaign.id):
-            found.extend(sheet_aspects(record))
+            # made once per version of the sheet, like the sheet (only read: frozen)
+            aspects = parsed(session, SHEET_ASPECTS, record.id, record.version)
+            if aspects is None:
+                aspects = sheet_aspects(record)
+                remember(session, SHEET_ASPECTS, record.id, record.version, aspects)
+            found.extend(aspects)
         return found
 
     async def spend_free_invoke_in(

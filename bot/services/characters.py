@@ -72,6 +72,7 @@ from bot.services.campaigns import (
     save_character_in,
     set_active_in,
 )
+from bot.services.character_aspects import PARSED_FROM_A_SHEET
 from bot.services.character_base import (
     MILESTONE_LOG_SHOWN,
     Actor,
@@ -252,7 +253,8 @@ class CharacterService(CharacterMantles):
             )
             if result.rowcount != 1:
                 raise StaleError(f"{record.name} was just changed; look again and retry.")
-            forget(session, "character", record.id)
+            for kind in PARSED_FROM_A_SHEET:  # its id may be handed to the next new character
+                forget(session, kind, record.id)
         self._forget_names(campaign.id)
         self.cache.sheets.pop(record.id, None)
         self.cache.active.clear()

@@ -232,6 +232,25 @@ async def test_an_invoke_menu_parses_a_long_campaign_s_cast_once(
         assert parsed.count("Character") <= 13  # the first menu parses each sheet at most once
 
 
+async def test_a_deleted_character_s_aspects_leave_the_menu_when_its_id_is_reused(
+    table: Table,
+) -> None:
+    """SQLite hands a deleted newest row's id to the next character, which starts at version
+    1 again: the invoke menu must show the new character's aspects, not the ones kept for the
+    deleted character's (id, version)."""
+    await harry(table)
+    ghoul = await make_character(table, table.gm, "Ghoul", {"Fight": 2}, aspects=("Hungry",))
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    assert "Hungry" in str((await table.click(reply, "Invoke +2", user=table.player)).message)
+    gone = await table.slash("character delete", user=table.gm, character="Ghoul")
+    assert "Ghoul" in gone.text, gone.text
+    troll = await make_character(table, table.gm, "Troll", {"Fight": 3}, aspects=("Bridge Toll",))
+    assert troll == ghoul  # the same id, at version 1 again
+    reply = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    menu = str((await table.click(reply, "Invoke +2", user=table.player)).message)
+    assert "Bridge Toll" in menu and "Hungry" not in menu, menu
+
+
 async def test_invoke_with_a_free_invoke(table: Table) -> None:
     harry_id = await harry(table, free_invokes=2)
     reply = await table.slash("roll", user=table.player, skill="Will")
