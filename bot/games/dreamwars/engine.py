@@ -880,6 +880,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             "step": {},
             "end_turn": {},
         }
+        self._cards: dict[str, tuple[dict[str, str], dict[str, list[str]]]] = {}  # _cards_of's
 
     @property
     def board(self) -> Board:
@@ -989,27 +990,11 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             first=first,
         )
         # 6.-7. the decks: Events of the faction, the four Equipment and two Adventure decks.
-        decks: dict[str, list[str]] = {
-            d: [] for d in (*EQUIPMENT_DECKS, "outland", "city", "events")
-        }
-        cards: dict[str, str] = {}
-
-        def add(deck: str, key: str, copies: int) -> None:
-            for _ in range(copies):
-                uid = f"c{len(cards)}"
-                cards[uid] = key
-                decks[deck].append(uid)
-
-        for item in lib.items.values():
-            add(item.deck, item.key, item.copies)
-        for card in lib.adventures.values():
-            add(card.deck, card.key, card.copies)
-        for event in lib.events.values():
-            if event.faction == great.faction:
-                add("events", event.key, event.copies)
+        cards, unshuffled = self._cards_of(great.faction)
+        decks = {deck: list(pile) for deck, pile in unshuffled.items()}
         for pile in decks.values():
             rng.shuffle(pile)
-        state.cards = cards
+        state.cards = dict(cards)
         state.decks = decks
         state.discards = {d: [] for d in decks}
         if plain:
@@ -1037,6 +1022,33 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             )
         self._setup_scenario(ctx, scenario)
         return state
+
+    def _cards_of(self, faction: str) -> tuple[dict[str, str], dict[str, list[str]]]:
+        """The cards of a game against this faction (uid -> content key) and the decks they
+        make before shuffling, worked out once (only read: a game takes copies)."""
+        known = self._cards.get(faction)
+        if known is None:
+            lib = self.board.content
+            decks: dict[str, list[str]] = {
+                d: [] for d in (*EQUIPMENT_DECKS, "outland", "city", "events")
+            }
+            cards: dict[str, str] = {}
+
+            def add(deck: str, key: str, copies: int) -> None:
+                for _ in range(copies):
+                    uid = f"c{len(cards)}"
+                    cards[uid] = key
+                    decks[deck].append(uid)
+
+            for item in lib.items.values():
+                add(item.deck, item.key, item.copies)
+            for card in lib.adventures.values():
+                add(card.deck, card.key, card.copies)
+            for event in lib.events.values():
+                if event.faction == faction:
+                    add("events", event.key, event.copies)
+            known = self._cards[faction] = (cards, decks)
+        return known
 
     def _setup_scenario(self, ctx: _Ctx, key: str) -> None:
         s = ctx.s
