@@ -301,14 +301,15 @@ def _fight(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     if not attacks and not spells:
         return None
 
-    foes: dict[str, NemesisState] = {}
-    for n in (*ctx.s.nemeses, *ctx.s.towers):
-        foes.setdefault(n.uid, n)  # the first of a uid, as a scan would find
     # The first of the best scores; the further targets chosen (after a third colon) do not
     # count: one score for all of an attack's choices.
     scores: dict[str, float] = {}
     best: str | None = None
     best_score = 0.0
+    foes: dict[str, NemesisState] = {}
+    if attacks:
+        for n in (*ctx.s.nemeses, *ctx.s.towers):
+            foes.setdefault(n.uid, n)  # the first of a uid, as a scan would find
     for action_id in attacks:
         key = action_id.rpartition(":")[0] if action_id.count(":") > 2 else action_id
         known = scores.get(key)
