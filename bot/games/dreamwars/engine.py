@@ -81,6 +81,21 @@ def summons_per_portal(party: int) -> int:
 READ_ONLY_DICE = random.Random(0)  # for contexts that only look (legal actions, views)
 
 
+class _Kept:
+    """The table's effects and the Nemesis limit as a context keeps them, each under a key of
+    what it depends on (see table_effects and nemesis_limit)."""
+
+    __slots__ = ("table", "table_key", "table_of_here", "table_here", "limit_key", "limit")
+
+    def __init__(self) -> None:
+        self.table: list[Effect] | None = None
+        self.table_key: tuple[object, ...] = ()
+        self.table_of_here: list[Effect] | None = None  # the table of table_here
+        self.table_here: dict[str, list[Effect]] = {}  # table_effects_at's, by space
+        self.limit_key: tuple[object, ...] = ()
+        self.limit = 0
+
+
 class _Ctx:
     """One step's working copy of a state, with its dice and events."""
 
@@ -91,21 +106,23 @@ class _Ctx:
     new_decision: ClassVar[Callable[..., Decision]] = Decision
 
     def __init__(
-        self, state: DwState, rng: random.Random, board: Board, read_only: bool = False
+        self,
+        state: DwState,
+        rng: random.Random,
+        board: Board,
+        read_only: bool = False,
+        kept: _Kept | None = None,
     ) -> None:
         self.s = state
         self.rng = rng
         self.board = board
         self.lib = board.content  # plain objects, quick to read
         self.events: list[GameEvent] = []
+        # What is kept under keys of what it depends on (``kept``: shared with another context
+        # of the same state, which keeps it for both).
+        self._kept = _Kept() if kept is None else kept
         # A context that only looks may remember the effects in force; one that plays may not.
-        self._table: list[Effect] | None = None
-        self._table_key: tuple[object, ...] = ()
         self._table_checked = False  # by a context that only looks, since it last looked again
-        self._table_of_here: list[Effect] | None = None  # the table of _table_here
-        self._table_here: dict[str, list[Effect]] = {}  # table_effects_at's, by space
-        self._limit_key: tuple[object, ...] = ()
-        self._limit = 0
         self._reach: dict[tuple[int, int, bool], list[NemesisState]] | None = (
             {} if read_only else None
         )
@@ -218,7 +235,8 @@ class _Ctx:
 
     # -- effects in force --------------------------------------------------------------------
     def table_effects(self) -> list[Effect]:
-        table = self._table
+        kept = self._kept
+        table = kept.table
         if self._table_checked and table is not None:  # a look: the table does not change
             return table
         # They are kept while nothing they depend on has changed: the turn, the scenario, the
@@ -236,9 +254,9 @@ class _Ctx:
             in_play[-1] if in_play else None,
             len(s.stars_now),
         )
-        if self._table_key != key or table is None:
-            table = self._table = self._table_effects()
-            self._table_key = key
+        if kept.table_key != key or table is None:
+            table = kept.table = self._table_effects()
+            kept.table_key = key
         self._table_checked = self._heroes is not None
         return table
 
@@ -265,10 +283,11 @@ class _Ctx:
         s = self.s
         in_play = s.in_play
         key = (s.total_turns, s.turn, s.scenario, len(in_play), in_play[-1] if in_play else None)
-        if key != self._limit_key:
-            self._limit = self._nemesis_limit()
-            self._limit_key = key
-        return self._limit
+        kept = self._kept
+        if key != kept.limit_key:
+            kept.limit = self._nemesis_limit()
+            kept.limit_key = key
+        return kept.limit
 
     def _nemesis_limit(self) -> int:
         s = self.s
@@ -377,13 +396,14 @@ class _Ctx:
         """The table's effects in force on ``node`` (only read), kept for each space while
         the table's effects are the same."""
         table = self.table_effects()
-        if table is not self._table_of_here:
-            self._table_of_here = table
-            self._table_here = {}
-        found = self._table_here.get(node)
+        kept = self._kept
+        if table is not kept.table_of_here:
+            kept.table_of_here = table
+            kept.table_here = {}
+        found = kept.table_here.get(node)
         if found is None:
             at = self.at
-            found = self._table_here[node] = [
+            found = kept.table_here[node] = [
                 e for e in table if e.where == "any" or at(e.where, node)
             ]
         return found
@@ -888,11 +908,14 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             self._board = default_board()
         return self._board
 
-    def _ctx(self, state: DwState, rng: random.Random | None = None) -> _Ctx:
-        """A context to play a step (with dice), or only to look (``rng`` None)."""
+    def _ctx(
+        self, state: DwState, rng: random.Random | None = None, kept: _Kept | None = None
+    ) -> _Ctx:
+        """A context to play a step (with dice), or only to look (``rng`` None); ``kept``:
+        what another context of the same state keeps, to share."""
         if rng is None:
-            return _Ctx(state, READ_ONLY_DICE, self.board, read_only=True)
-        return _Ctx(state, rng, self.board)
+            return _Ctx(state, READ_ONLY_DICE, self.board, read_only=True, kept=kept)
+        return _Ctx(state, rng, self.board, kept=kept)
 
     # -- lobby -------------------------------------------------------------------------------
     def option_values(self) -> dict[str, list[str]]:
@@ -1665,7 +1688,9 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         event is kept. Returns (final state, actions)."""
         state = self._new_game(options, [f"ai{i}" for i in range(players)], rng, plain=True)
         ctx = _QuietCtx(state, rng, self.board)
-        look = self._ctx(state)  # the AI's reading of the same state, looked at again each step
+        # the AI's reading of the same state, looked at again each step (the effects and limit
+        # one context works out under their keys serve the other)
+        look = self._ctx(state, kept=ctx._kept)
         parts = self.parts
         for step in range(MAX_STEPS):
             if state.phase == "over":

@@ -185,9 +185,10 @@ def test_the_kept_nemesis_limit_effects_per_space_and_stats_are_the_ones_worked_
     monkeypatch.setattr(dw._Ctx, "nemesis_limit", limit)
     monkeypatch.setattr(dw._Ctx, "table_effects_at", here)
     monkeypatch.setattr(dw._Ctx, "value", value)
+    # (four games each: the AI's look and the playing context share the limit they keep)
     for options, players in (({}, 3), ({"simple_events": True}, 4), ({}, 1)):
         parsed = ENGINE.parse_options(options)
-        for seed in range(3):
+        for seed in range(4):
             ENGINE.play_ai_game(parsed, players, random.Random(seed))
     assert min(uses.values()) > 1000, uses
 
