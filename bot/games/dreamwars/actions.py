@@ -164,9 +164,10 @@ class AiMoves:
         """Attacks with and without weapons, then the cannon's shots."""
         found = self._attacks
         if found is None:
-            found = self._attacks = self._made(_attacks)
-        cannon = [a for a in self.location() if a.startswith("cannon:")]
-        return found + cannon if cannon else found
+            found = self._made(_attacks)
+            cannon = [a for a in self.location() if a.startswith("cannon:")]
+            found = self._attacks = found + cannon if cannon else found
+        return found
 
     def spells(self) -> list[str]:
         found = self._spells

@@ -229,7 +229,7 @@ class _Ctx:
 
     def foes_at(self, node: str, towers: bool = True) -> list[NemesisState]:
         found = [n for n in self.s.nemeses if n.node == node]
-        if towers:
+        if towers and self.s.towers:
             found += [t for t in self.s.towers if t.node == node]
         return found
 
@@ -1261,8 +1261,9 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         s = ctx.s
         s.ending = False
         s.done.append(s.active)
-        order = [(s.first + k) % len(s.heroes) for k in range(len(s.heroes))]
-        for j in order:
+        party = len(s.heroes)
+        for k in range(party):
+            j = (s.first + k) % party
             if j not in s.done and not s.heroes[j].dead:
                 s.active = j
                 self._begin_hero(ctx)
