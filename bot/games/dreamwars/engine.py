@@ -1366,6 +1366,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         s = ctx.s
         board = ctx.board
         heroes = s.heroes
+        effects: dict[int, list[Effect]] = {}  # each defender's (see _defend)
         for nemesis in list(s.nemeses):
             if nemesis.stunned or not present(s.nemeses, nemesis):
                 continue
@@ -1376,7 +1377,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             ]
             if here:
                 for j in here:
-                    self._defend(ctx, j, marker, "melee")
+                    self._defend(ctx, j, marker, "melee", effects)
                 continue
             if not marker.ranged:
                 continue
@@ -1392,10 +1393,17 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             nodes = sorted({s.heroes[j].node for d, j in in_range if d == nearest})
             node = nodes[dice.roll_off(len(nodes), ctx.rng)] if len(nodes) > 1 else nodes[0]
             for j in [j for d, j in in_range if d == nearest and s.heroes[j].node == node]:
-                self._defend(ctx, j, marker, "ranged")
+                self._defend(ctx, j, marker, "ranged", effects)
 
-    def _defend(self, ctx: _Ctx, j: int, marker: Marker, how: str) -> None:
-        effects = ctx.hero_effects(j)  # the same for both: nothing changes in between
+    def _defend(
+        self, ctx: _Ctx, j: int, marker: Marker, how: str, kept: dict[int, list[Effect]]
+    ) -> None:
+        """Hero ``j`` tests Defence against a Nemesis's attack. ``kept``: the defenders'
+        effects, read once for all the attacks of a Nemesis phase (only a new status, caught
+        from a wound, changes them then)."""
+        effects = kept.get(j)
+        if effects is None:
+            effects = kept[j] = ctx.hero_effects(j)
         threshold = marker.defence + ctx.defence_mod(j, effects)
         roll = ctx.roll(j, threshold, effects)
         if ctx.telling:
@@ -1409,6 +1417,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             for status in ctx.statuses():
                 if marker.key in status.caught_from:
                     ctx.afflict(j, status.key, f"wounded by the {marker.name}")
+                    kept.pop(j, None)
 
     def _alterations(self, ctx: _Ctx) -> None:
         """End of turn: each status's damage and its turns run down; then heroes on the
