@@ -1278,13 +1278,16 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         bonus = sum(e.amount for e in ctx.table_effects() if e.kind == "nemesis_move")
         ctx.say("Nemesis phase.", "phase")
 
-        heroes = s.heroes
-        # Who a Nemesis may take as its Primary Target: (index, space) of the eligible heroes.
-        eligible = [
-            (j, h.node)
-            for j, h in enumerate(s.heroes)
-            if not h.dead and h.door is None and not h.hidden
-        ]
+        # Who a Nemesis may take as its Primary Target: (index, space) of the eligible heroes;
+        # and the standing heroes on each space, who may stop it (nobody moves or falls while
+        # the Nemeses move).
+        eligible: list[tuple[int, str]] = []
+        standing: dict[str, list[int]] = {}
+        for j, h in enumerate(s.heroes):
+            if not h.dead and h.door is None:
+                standing.setdefault(h.node, []).append(j)
+                if not h.hidden:
+                    eligible.append((j, h.node))
         for nemesis in list(s.nemeses):
             if nemesis.stunned or not present(s.nemeses, nemesis):
                 continue
@@ -1315,11 +1318,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                     and board.distance(here, goal) <= (marker.ranged)
                 ):
                     break
-                engaged = [  # the standing heroes there
-                    j
-                    for j, h in enumerate(heroes)
-                    if h.node == here and not h.dead and h.door is None
-                ]
+                engaged = standing.get(here)
                 if engaged and not self._passes_by(ctx, marker, here, engaged, target_hero):
                     break
                 nxt = board.next_step(here, goal, free)
