@@ -15,6 +15,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from bot.errors import RuleError
 from bot.fate.words import plural
+from bot.games import draws
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
 from bot.games.dreamwars import dice
 from bot.games.dreamwars.board import PASSIVE, Board, default_board, plain_content
@@ -501,7 +502,7 @@ class _Ctx:
                 return None
             pile.extend(discards)
             discards.clear()
-            self.rng.shuffle(pile)
+            draws.shuffle(self.rng, pile)
             self.say(f"The {deck} deck is reshuffled from its discard pile.")
         return pile.pop(0)
 
@@ -1016,7 +1017,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         cards, unshuffled = self._cards_of(great.faction)
         decks = {deck: list(pile) for deck, pile in unshuffled.items()}
         for pile in decks.values():
-            rng.shuffle(pile)
+            draws.shuffle(rng, pile)
         state.cards = dict(cards)
         state.decks = decks
         state.discards = {d: [] for d in decks}
