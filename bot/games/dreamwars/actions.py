@@ -98,7 +98,13 @@ class AiMoves:
 
     def __init__(self, ctx: _Ctx) -> None:
         self.ctx = ctx
-        s = ctx.s
+        self.look_again()
+
+    def look_again(self) -> None:
+        """The moves of the context's state now (the context looked again at it since): the
+        kinds worked out before are forgotten. An AI-only game keeps one AiMoves (and one
+        context) for all its steps."""
+        s = self.ctx.s
         self.i = i = s.active
         hero = s.heroes[i]
         self.hero = hero

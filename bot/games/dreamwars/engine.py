@@ -850,7 +850,8 @@ class Parts:
     of them: they import the engine, never the other way round."""
 
     legal_actions: Callable[[Any, _Ctx], list[Action]]
-    ai_moves: Callable[[_Ctx], Any]  # the legal ids the AI may choose, by kind (ai.Moves)
+    # the legal ids the AI may choose, by kind (ai.Moves), looked at again at each step
+    ai_moves: Callable[[_Ctx], Any]
     perform: Callable[[Any, _Ctx, str], None]
     over_limit_decision: Callable[[_Ctx, int], bool]
     choose: Callable[[Any, DwState, str, random.Random], Action]
@@ -1702,13 +1703,14 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         # one context works out under their keys serve the other)
         look = self._ctx(state, kept=ctx._kept)
         parts = self.parts
+        moves = parts.ai_moves(look)  # the legal ids it may choose, by kind (ai.Moves)
         for step in range(MAX_STEPS):
             if state.phase == "over":
                 return model_state(state), step
             # choose_action's choice, from the legal ids it may choose (no Action is built; the
             # AI works out only the kinds of moves it looks at)
             look.look_again()
-            moves = parts.ai_moves(look)
+            moves.look_again()
             action_id = parts.choose_move(look, moves)
             if not moves.has(action_id):  # perform trusts it: the AI's fall-backs must be legal
                 raise RuntimeError(f"the {self.name} AI chose {action_id!r}, which is not legal")
