@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bot.games.dreamwars import ENGINE, DwState
+from bot.games.dreamwars.content import Effect
 from bot.games.dreamwars.packs import load_library
 
 from .helpers import Dice, ctx, give, nemesis, place, table, texts
@@ -136,6 +139,25 @@ def test_a_passed_defence_brings_no_status() -> None:
     place(state, "soulless_servant", "h_square")
     state, _ = ENGINE.apply(state, "p0", "end", Dice(2))  # Defence 2: a 2 passes
     assert state.heroes[0].wounds == 0 and not state.heroes[0].statuses
+
+
+def test_a_status_caught_from_a_wound_counts_against_the_next_attack_of_the_phase(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Nemesis phase reads each defender's effects once for all its attacks, and again when
+    a wound brings a status: were the Wooden Hand to lower Defence (no status of the packs
+    does), the second Servant would meet the lowered Defence."""
+    wooden_hand = ENGINE.board.content.scenarios["fever"].statuses[0]
+    assert wooden_hand.key == "wooden_hand"
+    lowered = Effect(kind="modify", stat="defence", amount=-9)
+    monkeypatch.setattr(wooden_hand, "effects", [*wooden_hand.effects, lowered])
+    state = lodge("duncard", scenario="fever")
+    place(state, "soulless_servant", "h_square")
+    place(state, "soulless_servant", "h_square")
+    # The first Servant's 6 fails Defence 2 and brings the Wooden Hand; Defence 2 - 9 then
+    # fails the second's 1, which would pass Defence 2.
+    state, _ = ENGINE.apply(state, "p0", "end", Dice(6, 1))
+    assert state.heroes[0].wounds == 2 and "wooden_hand" in state.heroes[0].statuses
 
 
 def test_the_whisper_lasts_three_turns_and_healing_does_not_cure_it() -> None:
