@@ -119,10 +119,15 @@ class AiMoves:
         self._allies: list[str] | None = None
         self._prestige: list[str] | None = None
 
-    def _made(self, maker: Callable[[_Ctx, int, list[Action]], None]) -> list[str]:
+    def _made(
+        self, maker: Callable[[_Ctx, int, list[Action]], None], going_through: object = True
+    ) -> list[str]:
+        """The ids ``maker`` makes: none while the hero may not act, nor when the hero has
+        none of what the maker goes through (``going_through``: e.g. the hero's Cantici)."""
+        if not (self.able and going_through):
+            return []
         ids = _Ids()
-        if self.able:
-            maker(self.ctx, self.i, ids)
+        maker(self.ctx, self.i, ids)
         return ids
 
     def has(self, id_: str) -> bool:
@@ -178,13 +183,13 @@ class AiMoves:
     def spells(self) -> list[str]:
         found = self._spells
         if found is None:
-            found = self._spells = self._made(_spell_actions)
+            found = self._spells = self._made(_spell_actions, self.hero.cantici)
         return found
 
     def _item_ids(self) -> list[str]:
         found = self._items
         if found is None:
-            found = self._items = self._made(_item_actions)
+            found = self._items = self._made(_item_actions, self.hero.items)
         return found
 
     def uses(self) -> list[str]:
@@ -201,13 +206,13 @@ class AiMoves:
     def _ally_ids(self) -> list[str]:
         found = self._allies
         if found is None:
-            found = self._allies = self._made(_ally_actions)
+            found = self._allies = self._made(_ally_actions, self.hero.allies)
         return found
 
     def _prestige_ids(self) -> list[str]:
         found = self._prestige
         if found is None:
-            found = self._prestige = self._made(_prestige_actions)
+            found = self._prestige = self._made(_prestige_actions, self.hero.unlocked)
         return found
 
     def boosts(self) -> list[str]:
