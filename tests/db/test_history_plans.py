@@ -377,13 +377,9 @@ async def test_a_void_finds_the_points_paid_on_its_roll_through_their_index(
         assert (await get_character_in(s, 1)).sheet.fate_points == spent + 1
 
 
-async def test_a_ledger_page_counts_at_most_fifty_pages_of_a_long_ledger(
-    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """/fp log reads its page (one entry more: is there an older page?) and counts the ledger
-    only up to LOG_PAGES_COUNTED pages, so a campaign's first year and its fifth cost the
-    same: "Page 1 of 50+"."""
-    db, path = old_campaign
+async def _harrys_ledger(db: Database, movements: int) -> None:
+    """`movements` fate point movements of Harry's (character 1), then one of the Ghoul's
+    (character 2)."""
     async with db.session() as s:
         campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
         entry = {
@@ -398,8 +394,21 @@ async def test_a_ledger_page_counts_at_most_fifty_pages_of_a_long_ledger(
             "undone": False,
             "created_at": utcnow(),
         }
-        past = [entry] * (LOG_PAGES_COUNTED * LOG_PAGE_SIZE * 2)
-        await s.execute(insert(FatePointEntry.__table__), past)  # type: ignore[attr-defined]
+        ghoul = {**entry, "character_id": 2, "who": "Ghoul"}
+        await s.execute(
+            insert(FatePointEntry.__table__),  # type: ignore[attr-defined]
+            [entry] * movements + [ghoul],
+        )
+
+
+async def test_a_ledger_page_counts_at_most_fifty_pages_of_a_long_ledger(
+    old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/fp log reads its page (one entry more: is there an older page?) and counts the ledger
+    only up to LOG_PAGES_COUNTED pages, so a campaign's first year and its fifth cost the
+    same: "Page 1 of 50+"."""
+    db, path = old_campaign
+    await _harrys_ledger(db, LOG_PAGES_COUNTED * LOG_PAGE_SIZE * 2)
 
     async def pages(d: Database) -> None:
         for for_gm in (False, True):
@@ -441,21 +450,7 @@ async def test_an_undo_of_the_newest_movement_reads_one_entry(
     """`/fp undo` with no entry named reverses the newest one: it reads that one, not the
     campaign's whole ledger newest first (which the driver would fetch to the end)."""
     db, _path = old_campaign
-    async with db.session() as s:
-        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
-        entry = {
-            "campaign_id": campaign.id,
-            "character_id": 1,
-            "who": "Harry",
-            "delta": 1,
-            "balance_after": 3,
-            "reason": "refresh",
-            "note": "",
-            "actor_id": GM,
-            "undone": False,
-            "created_at": utcnow(),
-        }
-        await s.execute(insert(FatePointEntry.__table__), [entry] * LEDGER)  # type: ignore[attr-defined]
+    await _harrys_ledger(db, LEDGER)
     ran = await _statements(
         db, lambda d: EconomyService(d).undo(GUILD, CHANNEL, actor_id=GM), monkeypatch
     )
@@ -484,29 +479,6 @@ async def test_a_challenge_s_cost_after_its_end_reads_the_channel_s_last_challen
     assert newest and all("LIMIT" in sql for sql in newest), newest
 
 
-async def _long_ledger_of_harry(db: Database) -> None:
-    """LEDGER movements of Harry's (character 1) and one of the Ghoul's (character 2)."""
-    async with db.session() as s:
-        campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
-        entry = {
-            "campaign_id": campaign.id,
-            "character_id": 1,
-            "who": "Harry",
-            "delta": 1,
-            "balance_after": 3,
-            "reason": "refresh",
-            "note": "",
-            "actor_id": GM,
-            "undone": False,
-            "created_at": utcnow(),
-        }
-        ghoul = {**entry, "character_id": 2, "who": "Ghoul"}
-        await s.execute(
-            insert(FatePointEntry.__table__),  # type: ignore[attr-defined]
-            [entry] * LEDGER + [ghoul],
-        )
-
-
 async def test_a_ledger_page_of_one_character_reads_that_character_s_movements(
     old_campaign: tuple[Database, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -514,7 +486,7 @@ async def test_a_ledger_page_of_one_character_reads_that_character_s_movements(
     index, not the campaign's whole ledger looking for them (8.6 ms for a character with
     few movements in a ledger of 50,000)."""
     db, path = old_campaign
-    await _long_ledger_of_harry(db)
+    await _harrys_ledger(db, LEDGER)
 
     async def ghoul_page(d: Database) -> None:
         page = await EconomyService(d).log(GUILD, CHANNEL, character="Ghoul", for_gm=True)
@@ -531,7 +503,7 @@ async def test_deleting_a_character_does_not_walk_the_ledger_and_the_compels(
     """The foreign keys clear the ledger's and the compels' references to a deleted
     character: through their indexes, not by reading every entry and offer of the database."""
     db, path = old_campaign
-    await _long_ledger_of_harry(db)
+    await _harrys_ledger(db, LEDGER)
     delete_ghoul = "DELETE FROM character WHERE id = 2"
     walk = "SELECT count(*) FROM fate_point_entry WHERE character_id + 0 = 2"
     before = _work(path, walk, ())
