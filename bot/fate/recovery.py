@@ -419,18 +419,21 @@ def award_milestone(campaign: Campaign, character_id: str, kind: MilestoneKind) 
 
 def _granted(campaign: Campaign, new: list[MilestoneGrant]) -> list[MilestoneGrant]:
     """The grants waiting once `new` are handed out: a character keeps at most
-    MAX_UNUSED_GRANTS, its oldest dropped first, so that a campaign's state does not grow
-    with every session of a player who never spends them (used ones are not kept at all:
-    the milestone log remembers them)."""
+    MAX_UNUSED_GRANTS, letting its oldest minor ones go first (a major one goes only when
+    nothing else is left to let go), so that a campaign's state does not grow with every
+    session of a player who never spends them. Used ones are not kept at all: the milestone
+    log remembers them."""
     waiting = [*unused_milestones(campaign), *new]
     over = Counter(g.character_id for g in waiting)
-    kept = []
-    for grant in waiting:  # oldest first
-        if over[grant.character_id] > MAX_UNUSED_GRANTS:
-            over[grant.character_id] -= 1
-            continue
-        kept.append(grant)
-    return kept
+    for kind in (MilestoneKind.MINOR, MilestoneKind.MAJOR):
+        kept = []
+        for grant in waiting:  # oldest first
+            if grant.kind is kind and over[grant.character_id] > MAX_UNUSED_GRANTS:
+                over[grant.character_id] -= 1
+                continue
+            kept.append(grant)
+        waiting = kept
+    return waiting
 
 
 def unused_milestones(campaign: Campaign) -> list[MilestoneGrant]:

@@ -334,7 +334,8 @@ def test_the_gm_awards_a_milestone_and_it_is_spent_once() -> None:
 def test_a_long_campaign_keeps_only_the_milestones_still_waiting() -> None:
     """A hundred sessions of four players: the state holds the grants still waiting, never
     the spent ones, and at most MAX_UNUSED_GRANTS a character, the oldest dropped first
-    (a player who never spends them no longer makes every later read slower)."""
+    (a player who never spends them no longer makes every later read slower); minor ones
+    are let go before a major one."""
     from bot.fate import recovery as rec
 
     campaign = rec.Campaign()
@@ -348,8 +349,10 @@ def test_a_long_campaign_keeps_only_the_milestones_still_waiting() -> None:
     waiting = [(g.character_id, g.kind, g.session) for g in campaign.grants]
     hoarded = [(kind, session) for who, kind, session in waiting if who == "hoarder"]
     assert len(hoarded) == rec.MAX_UNUSED_GRANTS
-    # the newest twenty: sessions 81-100 (the arc's major milestone at session 50 is gone)
-    assert hoarded == [(MilestoneKind.MINOR, n) for n in range(81, 101)]
+    # the arc's major milestone (session 50) and the newest nineteen minor ones: 82-100
+    assert hoarded == [(MilestoneKind.MAJOR, 50)] + [
+        (MilestoneKind.MINOR, n) for n in range(82, 101)
+    ]
     assert [(who, kind) for who, kind, _ in waiting if who != "hoarder"] == [
         ("ruth", MilestoneKind.MAJOR)
     ]
