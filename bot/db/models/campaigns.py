@@ -80,13 +80,15 @@ class FatePointEntry(SQLModel, table=True):
     """One fate point movement. `character_id` None is the GM's pool."""
 
     __tablename__ = "fate_point_entry"
-    __table_args__ = (Index("ix_fate_point_entry_roll", "roll_id", **only_where(PAID_ON_ROLL)),)
+    __table_args__ = (
+        Index("ix_fate_point_entry_roll", "roll_id", **only_where(PAID_ON_ROLL)),
+        # a campaign's ledger newest first (/fp log, undo): in id order on PostgreSQL too
+        Index("ix_fate_point_entry_campaign_id", "campaign_id", "id"),
+    )
 
     id: int | None = id_field()
     campaign_id: int = Field(
-        sa_column=Column(
-            BIG_ID, ForeignKey("campaign.id", ondelete="CASCADE"), nullable=False, index=True
-        )
+        sa_column=Column(BIG_ID, ForeignKey("campaign.id", ondelete="CASCADE"), nullable=False)
     )
     channel_id: int | None = snowflake(nullable=True)
     character_id: int | None = Field(

@@ -27,6 +27,7 @@ class EncounterRow(SQLModel, table=True):
     __table_args__ = (
         Index("ix_encounter_live_channel", "channel_id", **only_where(LIVE_ENCOUNTER)),
         Index("ix_encounter_live_campaign", "campaign_id", **only_where(LIVE_ENCOUNTER)),
+        Index("ix_encounter_channel_id", "channel_id", "id"),  # newest first (as the rolls')
     )
 
     id: int | None = id_field()
@@ -36,7 +37,7 @@ class EncounterRow(SQLModel, table=True):
         )
     )
     guild_id: int = snowflake(index=True)
-    channel_id: int = snowflake(index=True)
+    channel_id: int = snowflake()
     kind: str = Field(sa_column=Column(String(16), nullable=False))
     active: bool = Field(default=True)
     state_json: str = Field(sa_column=Column(Text, nullable=False))

@@ -23,6 +23,9 @@ class RollRow(SQLModel, table=True):
     __table_args__ = (
         Index("ix_roll_open_character", "character_id", **only_where(OPEN_ROLL)),
         Index("ix_roll_open_channel", "channel_id", **only_where(OPEN_ROLL)),
+        # a channel's rolls newest first (the log, a scene's end); on SQLite the same as one
+        # on channel_id (the rowid ends every index), on PostgreSQL in id order too
+        Index("ix_roll_channel_id", "channel_id", "id"),
     )
 
     id: int | None = id_field()
@@ -32,7 +35,7 @@ class RollRow(SQLModel, table=True):
         )
     )
     guild_id: int = snowflake()
-    channel_id: int = snowflake(index=True)
+    channel_id: int = snowflake()
     user_id: int = snowflake()  # who rolled
     character_id: int | None = Field(
         default=None,
