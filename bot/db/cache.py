@@ -15,7 +15,9 @@ as immutable (the sheet's and the settings' own API already returns new objects)
 A deleted row is `forget`-ten when its unit commits: SQLite hands a deleted newest row's id to
 the next row (no AUTOINCREMENT), which starts at version 1 again, so (id, version) alone would
 serve the deleted row's object for its successor. One process per SQLite file makes the local
-forget enough; PostgreSQL's sequences never hand an id out twice.
+forget enough; PostgreSQL's sequences never hand an id out twice. A unit that was already open
+when a row was forgotten (a read, which never waits for the writer) may have parsed the row
+before it was deleted: what it parsed of that row is not kept (`opened` notes when it began).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 _PENDING = "fatetable_parsed_pending"
 _GONE = "fatetable_parsed_gone"
+_OPENED = "fatetable_parsed_opened"  # how many rows had been forgotten when the unit began
 LIMIT = 20_000  # entries; past it the cache starts again from empty
 
 
@@ -35,6 +38,13 @@ class ParsedRows:
         self._rows: dict[tuple[str, int], tuple[int, Any]] = {}
         self.hits = 0
         self.misses = 0
+        self._forgets = 0  # rows forgotten so far
+        self._forgotten: dict[tuple[str, int], int] = {}  # row -> _forgets once it was
+        self._floor = 0  # units opened before this many forgets keep nothing (see keep)
+
+    def opened(self, info: dict[str, Any]) -> None:
+        """A unit of work begins (its `info`): what it parses is no newer than this moment."""
+        info[_OPENED] = self._forgets
 
     def get(self, kind: str, key: int, version: int) -> Any | None:
         found = self._rows.get((kind, key))
@@ -47,19 +57,31 @@ class ParsedRows:
     def keep(self, info: dict[str, Any]) -> None:
         """Keep what a committed unit of work parsed (its session's `info`), and drop the
         rows it deleted."""
+        opened = info.pop(_OPENED, self._floor - 1)
         for gone in info.pop(_GONE, ()):
             self._rows.pop(gone, None)
+            self._forgets += 1
+            self._forgotten[gone] = self._forgets
+        if len(self._forgotten) > self.limit:  # forget what was forgotten, and who could care
+            self._forgotten.clear()
+            self._floor = self._forgets
         pending = info.pop(_PENDING, None)
-        if not pending:
+        if not pending or opened < self._floor:
             return
-        if len(self._rows) + len(pending) > self.limit:
+        fresh = {
+            key: value
+            for key, value in pending.items()
+            if self._forgotten.get(key, 0) <= opened  # not deleted since the unit began
+        }
+        if len(self._rows) + len(fresh) > self.limit:
             self._rows.clear()
-        self._rows.update(pending)
+        self._rows.update(fresh)
 
     @staticmethod
     def drop_pending(info: dict[str, Any]) -> None:
         info.pop(_PENDING, None)
         info.pop(_GONE, None)
+        info.pop(_OPENED, None)
 
 
 def parsed(session: Any, kind: str, key: int, version: int) -> Any | None:

@@ -295,6 +295,7 @@ class Database:
             async with deadline:
                 if self._writer_turn is None:
                     async with self._sessions() as session:
+                        self.parsed.opened(session.info)
                         async with session.begin():
                             yield session
                             if self.notify_others:
@@ -304,6 +305,7 @@ class Database:
                     return
                 async with self._writer_turn:
                     session = self._sessions()
+                    self.parsed.opened(session.info)
                     try:
                         async with session.begin():
                             yield session
@@ -357,11 +359,14 @@ class Database:
         try:
             async with deadline:
                 if not self._inline:
-                    async with self._read_sessions() as session, session.begin():
-                        yield session
+                    async with self._read_sessions() as session:
+                        self.parsed.opened(session.info)
+                        async with session.begin():
+                            yield session
                     self.parsed.keep(session.info)
                     return
                 session = self._read_sessions()
+                self.parsed.opened(session.info)
                 try:
                     async with session.begin():
                         yield session
@@ -397,6 +402,7 @@ class Database:
             async with deadline:
                 async with self._raw_driver(read_only) as driver:
                     unit = RawUnit(driver, self.kind, {"parsed": self.parsed}, self.raw_trace)
+                    self.parsed.opened(unit.info)
                     await driver.begin()
                     try:
                         yield unit

@@ -36,6 +36,14 @@ class CampaignPlay(BaseModel):
         left = {k: v for k, v in self.npc_carried.items() if int(k) not in character_ids}
         return self.model_copy(update={"npc_carried": left})
 
+    def without_character(self, character_id: int) -> CampaignPlay:
+        """What a deleted character leaves: nothing waits for it (its id may be handed to
+        the next new character)."""
+        key = str(character_id)
+        grants = [g for g in self.milestones.grants if g.character_id != key]
+        milestones = self.milestones.model_copy(update={"grants": grants})
+        return self.without_carried_of([character_id]).model_copy(update={"milestones": milestones})
+
 
 def parsed_play_in(
     session: AsyncSession | RawUnit, campaign_id: int, version: int | None, text: str | None

@@ -45,10 +45,7 @@ from bot.fate.skills import SkillList
 from bot.fate.stress import StressStyle
 from bot.fate.stunts import STUNT_NAME_MAX, STUNT_TEXT_MAX, Stunt
 from bot.fate.tracks import Track
-from bot.services.campaign_play import (
-    load_play_in,
-    save_play_in,
-)
+from bot.services.campaign_play import load_play_in, save_play_in
 from bot.services.campaigns import (
     NO_ACTIVE_CHARACTER,
     CampaignInfo,

@@ -50,9 +50,7 @@ from bot.fate.sheet import (
 from bot.fate.sheet_io import ConversionResult, convert_bytes, export_character
 from bot.fate.skills import SkillList, column_violation
 from bot.fate.stunts import Stunt
-from bot.services.campaign_play import (
-    read_play_in,
-)
+from bot.services.campaign_play import load_play_in, read_play_in, save_play_in
 from bot.services.campaigns import (
     SERVER_WIDE,
     CampaignInfo,
@@ -253,6 +251,10 @@ class CharacterService(CharacterMantles):
             )
             if result.rowcount != 1:
                 raise StaleError(f"{record.name} was just changed; look again and retry.")
+            play_row, play = await load_play_in(session, campaign.id)
+            left = play.without_character(record.id)
+            if left != play:
+                await save_play_in(session, play_row, left)
             for kind in PARSED_FROM_A_SHEET:  # its id may be handed to the next new character
                 forget(session, kind, record.id)
         self._forget_names(campaign.id)

@@ -27,10 +27,7 @@ from bot.fate.rolls import Action, Roll
 from bot.fate.scene import put_aspect
 from bot.fate.words import plural
 from bot.services import aspects_in_play
-from bot.services.campaign_play import (
-    load_play_in,
-    save_play_in,
-)
+from bot.services.campaign_play import load_play_in, save_play_in
 from bot.services.campaigns import CampaignInfo, resolve_campaign_in
 from bot.services.clicks import ClickContext
 from bot.services.conflict_base import ConflictBase

@@ -28,11 +28,7 @@ from bot.fate.dice import fate_symbols, roll_fate_dice
 from bot.fate.economy import check_undo, refresh_delta
 from bot.fate.recovery import MilestoneKind
 from bot.fate.tracks import Track
-from bot.services.campaign_play import (
-    load_play_in,
-    read_play_in,
-    save_play_in,
-)
+from bot.services.campaign_play import load_play_in, read_play_in, save_play_in
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,

@@ -48,11 +48,7 @@ from bot.fate.scene import (
     put_aspect,
     start_scene,
 )
-from bot.services.campaign_play import (
-    load_play_in,
-    parsed_play_in,
-    save_play_in,
-)
+from bot.services.campaign_play import load_play_in, parsed_play_in, save_play_in
 from bot.services.campaigns import (
     CAMPAIGN_COLUMNS,
     CampaignInfo,

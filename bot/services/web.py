@@ -36,9 +36,7 @@ from bot.fate.ladder import describe
 from bot.fate.scene import Scene
 from bot.fate.sheet import Character
 from bot.fate.words import plural
-from bot.services.campaign_play import (
-    read_play_in,
-)
+from bot.services.campaign_play import read_play_in
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,

@@ -290,9 +290,7 @@ async def test_owed_points_count_the_scene_s_rolls_among_the_channel_s_history(
 
 async def test_scene_end_pays_pcs_and_carries_an_npcs_points(db: Database) -> None:
     from bot.fate.sheet import NpcKind, make_npc
-    from bot.services.campaign_play import (
-        read_play_in,
-    )
+    from bot.services.campaign_play import read_play_in
     from bot.services.campaigns import get_character_in, save_character_in
     from bot.services.scenes import SceneService
 

@@ -406,9 +406,7 @@ async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> N
     async with table.bot.db.session() as s:  # type: ignore[attr-defined]
         entries = (await s.exec(select(FatePointEntry))).all()
     assert [(e.who, e.delta, e.reason) for e in entries] == [("GM", 1, "concession")]
-    from bot.services.campaign_play import (
-        load_play_in,
-    )
+    from bot.services.campaign_play import load_play_in
 
     async with table.bot.db.session() as s:  # type: ignore[attr-defined]
         campaign = await resolve_campaign_in(s, table.guild_id, table.channel)

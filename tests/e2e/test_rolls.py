@@ -251,6 +251,28 @@ async def test_a_deleted_character_s_aspects_leave_the_menu_when_its_id_is_reuse
     assert "Bridge Toll" in menu and "Hungry" not in menu, menu
 
 
+async def test_a_deleted_character_leaves_no_milestone_to_the_next_one_with_its_id(
+    table: Table,
+) -> None:
+    """The campaign's play state forgets a deleted character: its waiting milestones are not
+    handed to the next character that gets its id (SQLite reuses a deleted newest row's)."""
+    from bot.services.campaign_play import read_play_in
+
+    await harry(table)
+    ghoul = await make_character(table, table.gm, "Ghoul", {"Fight": 2})
+    await table.slash("session start", user=table.gm)
+    ended = await table.slash("session end", user=table.gm)
+    assert "milestone" in ended.text, ended.text
+    await table.slash("character delete", user=table.gm, character="Ghoul")
+    assert await make_character(table, table.gm, "Troll", {"Fight": 3}) == ghoul
+    assert table.bot is not None
+    async with table.bot.db.read() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        play = await read_play_in(s, campaign.id)
+    waiting = {g.character_id for g in play.milestones.grants}
+    assert str(ghoul) not in waiting and waiting, waiting  # Harry's is still there
+
+
 async def test_invoke_with_a_free_invoke(table: Table) -> None:
     harry_id = await harry(table, free_invokes=2)
     reply = await table.slash("roll", user=table.player, skill="Will")
