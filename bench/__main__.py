@@ -332,30 +332,33 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _fresh_simulation(scenario: str, game: str, games: int, players: int, *args: str) -> Any:
+def _fresh_simulation(
+    scenario: str, game: str, games: int, players: int, *args: str
+) -> dict[str, Any]:
     """`python -m bot simulate` in a process of its own, as its users run it: in the bench's
     process, after the scenarios, the same games ran 17-30 % slower (its heap of a dozen bots
     before them), which measured the bench, not the engine."""
     command = [sys.executable, "-m", "bot", "simulate", game, "--games", str(games)]
     command += ["--players", str(players), "--seed", "1", *args]
     done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)
-    return {"scenario": scenario, **json.loads(done.stdout.strip().splitlines()[-1])}
+    line: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"scenario": scenario, **line}
 
 
 def _dreamwars_simulation_line(games: int) -> dict[str, Any]:
     """Dreamwars AI-only games per second, four heroes."""
-    return dict(_fresh_simulation("dreamwars-simulation", "dreamwars", games, 4))
+    return _fresh_simulation("dreamwars-simulation", "dreamwars", games, 4)
 
 
 def _simulation_line(games: int) -> dict[str, Any]:
     """The card game's AI-only games per second (three players, wizard, Storm Front)."""
     options = ("--difficulty", "wizard", "--book", "storm-front")
-    return dict(_fresh_simulation("dfccg-simulation", "dfccg", games, 3, *options))
+    return _fresh_simulation("dfccg-simulation", "dfccg", games, 3, *options)
 
 
 def _vampire_simulation_line(games: int) -> dict[str, Any]:
     """Vampire Empire's AI-only games per second."""
-    return dict(_fresh_simulation("vampire-empire-simulation", "vampire-empire", games, 2))
+    return _fresh_simulation("vampire-empire-simulation", "vampire-empire", games, 2)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,7 @@ its own it costs the loop nothing but the pickling of a small public view and of
 
 One `PicturePool` per bot, started when the first game's lobby opens or at its first picture
 (starting it with the bot made the start-up and the first command slower: the fork server's
-imports compete for the same cores)
-and shut down when the bot closes. Its workers are forked
+imports compete for the same cores) and shut down when the bot closes. Its workers are forked
 from one fork server per bot process, which imports the games once, so a pool (the tests start
 many) costs a fork, not a fresh interpreter. Only a game's *public* view ever goes in (what the
 board embed shows too), so a picture can never show a hand. Games registered at run time (not

@@ -57,7 +57,7 @@ class ParsedRows:
     def keep(self, info: dict[str, Any]) -> None:
         """Keep what a committed unit of work parsed (its session's `info`), and drop the
         rows it deleted."""
-        opened = info.pop(_OPENED, self._floor - 1)
+        opened = info.pop(_OPENED, self._floor - 1)  # a unit never opened keeps nothing
         for gone in info.pop(_GONE, ()):
             self._rows.pop(gone, None)
             self._forgets += 1

@@ -444,7 +444,6 @@ def use_milestone(campaign: Campaign, character_id: str, kind: MilestoneKind) ->
     """The character spends its oldest waiting grant of this kind; it is gone from the state."""
     for index, grant in enumerate(campaign.grants):
         if grant.character_id == character_id and grant.kind is kind and not grant.used:
-            grants = [g for g in campaign.grants[:index] if not g.used]
-            grants += [g for g in campaign.grants[index + 1 :] if not g.used]
-            return campaign.model_copy(update={"grants": grants})
+            left = [g for k, g in enumerate(campaign.grants) if k != index and not g.used]
+            return campaign.model_copy(update={"grants": left})
     raise RecoveryError(f"There is no unused {kind.value} milestone for that character.")

@@ -51,9 +51,7 @@ from bot.services.contests import ContestService, ContestState
 from bot.services.encounters import EncounterState
 from bot.services.game_info import GameInfo
 from bot.services.games import GameService
-from bot.services.scene_state import (
-    scene_of,
-)
+from bot.services.scene_state import scene_of
 from bot.services.web_tokens import BadToken, LinkClaims, LinkKind, sign, verify
 
 DAY = 86_400
