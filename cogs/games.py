@@ -496,7 +496,9 @@ def lobby_message(info: GameInfo) -> dict[str, Any]:
     }
 
 
-def option_select(info: GameInfo, name: str, *, engine: Any = None) -> LobbyOptionSelect:
+def option_select(
+    info: GameInfo, name: str, *, row: int | None = None, engine: Any = None
+) -> LobbyOptionSelect:
     """The menu of one lobby option, showing its current value."""
     engine = engine or get_engine(info.engine)
     return LobbyOptionSelect(
@@ -507,6 +509,7 @@ def option_select(info: GameInfo, name: str, *, engine: Any = None) -> LobbyOpti
         multi=name in multi_option_fields(engine),
         labels=option_labels(engine).get(name),
         title=option_titles(engine)[name],
+        row=row,
     )
 
 
