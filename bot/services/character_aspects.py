@@ -2,18 +2,23 @@
 
 Keys: "char:<character id>:a:<aspect index>" for sheet aspects (their free invokes are held by
 that character) and "char:<character id>:t:<track index>" for a marked consequence or condition.
-NPC sheet aspects are GM-only (hidden); what has been inflicted on anyone is public.
+NPC sheet aspects are GM-only (hidden). What has been inflicted on a PC is public; on an NPC
+it is public only where that NPC is: in the channel's running scene or live encounter (a player
+must be able to invoke the ghoul's Broken Arm there, and learn nothing of NPCs elsewhere).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.cache import parsed, remember
+from bot.db.models.scenes import SceneRow
+from bot.db.repos.encounters import live_encounter_states_in
 from bot.errors import RuleError
-from bot.fate.aspects import CHARACTER_HOLDER, character_holder
+from bot.fate.aspects import CHARACTER_HOLDER, character_holder, holder_character_id
+from bot.fate.scene import Scene
 from bot.fate.sheet import Aspect as SheetAspect
 from bot.fate.tracks import TrackKind
 from bot.services.aspects_in_play import AspectInPlay, register_source
@@ -24,6 +29,7 @@ from bot.services.campaigns import (
     get_character_in,
     save_character_in,
 )
+from bot.services.encounters import EncounterState
 
 SHEET_ASPECTS = "sheet aspects"  # what the parsed-row cache keeps of a sheet for invoke menus
 PARSED_FROM_A_SHEET = ("character", SHEET_ASPECTS)  # what a deleted character's id drops
@@ -90,6 +96,24 @@ def sheet_aspects(record: CharacterRecord) -> list[AspectInPlay]:
     return found
 
 
+async def characters_here_in(
+    session: AsyncSession, campaign: CampaignInfo, channel_id: int
+) -> set[int]:
+    """The characters taking part in this channel's running scene or live conflict, contest
+    or challenge (a conflict's cast joins the running scene, but may run without one)."""
+    here: set[int] = set()
+    row = await session.get(SceneRow, channel_id)
+    if row is not None and row.active and row.campaign_id == campaign.id:
+        for person in Scene.model_validate_json(row.scene_json).participants:
+            character_id = holder_character_id(person.id)
+            if character_id is not None:
+                here.add(character_id)
+    for state_json in await live_encounter_states_in(session, campaign.id, channel_id):
+        members = EncounterState.model_validate_json(state_json).members.values()
+        here.update(member.character_id for member in members)
+    return here
+
+
 class CharacterAspectSource:
     """The characters' sheet aspects as a source for invoke menus."""
 
@@ -99,12 +123,18 @@ class CharacterAspectSource:
         self, session: AsyncSession, campaign: CampaignInfo, channel_id: int
     ) -> list[AspectInPlay]:
         found: list[AspectInPlay] = []
+        here: set[int] | None = None  # read only when an NPC has something inflicted
         for record in await campaign_characters_in(session, campaign.id):
             # made once per version of the sheet, like the sheet (only read: frozen)
             aspects = parsed(session, SHEET_ASPECTS, record.id, record.version)
             if aspects is None:
                 aspects = sheet_aspects(record)
                 remember(session, SHEET_ASPECTS, record.id, record.version, aspects)
+            if record.is_npc and any(not a.hidden for a in aspects):
+                if here is None:
+                    here = await characters_here_in(session, campaign, channel_id)
+                if record.id not in here:
+                    aspects = [replace(a, hidden=True) for a in aspects]
             found.extend(aspects)
         return found
 

@@ -771,6 +771,48 @@ async def test_invoking_an_npcs_hidden_aspect_never_names_it_publicly(table: Tab
     assert "Hungry" not in log.text
 
 
+async def test_an_npcs_consequence_is_invokable_only_where_the_npc_is(table: Table) -> None:
+    """A wounded NPC's consequence is public where the NPC is (the channel's scene or live
+    conflict): players there may invoke it. In every other channel of the campaign it is the
+    GM's alone, so a player's menu never names an NPC who is not in their scene."""
+    from bot.fate.sheet import NpcKind, make_npc
+
+    await harry(table)
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        sheet = make_npc(new_character("Ghoul", skills={"Fight": 2}), NpcKind.MAJOR)
+        await insert_character_in(s, campaign, table.gm, sheet.take_consequence("mild", "Torn Ear"))
+
+    async def menu(user: int, channel: int) -> str:
+        """The invoke menu `user` gets on Harry's next roll in `channel`."""
+        reply = await table.slash(
+            "roll", user=table.player, channel=channel, skill="Lore", difficulty="Fair"
+        )
+        if user == table.gm:
+            return str((await gm_tool(table, reply, "Hostile invoke", user=user)).message)
+        return str((await table.click(reply, "Invoke +2", user=user)).message)
+
+    side = table.other_channel
+    assert "Torn Ear" not in await menu(table.player, table.channel)  # no scene, no conflict
+    assert "Torn Ear" in await menu(table.gm, table.channel)  # the GM's, hidden from players
+    started = await table.slash("scene start", user=table.gm, characters="Harry, Ghoul")
+    assert not started.ephemeral, started.text
+    assert "Torn Ear" in await menu(table.player, table.channel)
+    assert "Torn Ear" not in await menu(table.player, side)  # the ghoul is not at the side table
+    fight = await table.slash(
+        "conflict start",
+        user=table.gm,
+        channel=side,
+        kind="physical",
+        participants="Harry, Ghoul",
+        first="Harry",
+    )
+    assert not fight.ephemeral, fight.text
+    assert "Torn Ear" in await menu(table.player, side)
+    assert "Torn Ear" in await menu(table.player, table.channel)
+
+
 async def test_defending_against_a_hidden_roll_stays_hidden(table: Table) -> None:
     assert table.bot is not None
     service: CampaignService = table.bot.campaigns  # type: ignore[attr-defined]

@@ -44,6 +44,21 @@ async def active_encounter_in(
     return (await session.exec(ACTIVE_ENCOUNTER, params=params)).first()
 
 
+LIVE_STATES = select(EncounterRow.state_json).where(
+    col(EncounterRow.channel_id) == bindparam("channel"),
+    col(EncounterRow.campaign_id) == bindparam("campaign"),
+    text(LIVE_ENCOUNTER),
+)
+
+
+async def live_encounter_states_in(
+    session: AsyncSession, campaign_id: int, channel_id: int
+) -> list[str]:
+    """The stored states of every live encounter (any kind) in the channel."""
+    params = {"channel": channel_id, "campaign": campaign_id}
+    return list((await session.exec(LIVE_STATES, params=params)).all())
+
+
 async def new_encounter_in(
     session: AsyncSession, campaign_id: int, guild_id: int, channel_id: int, kind: str, user_id: int
 ) -> EncounterRow:
