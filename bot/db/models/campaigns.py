@@ -67,7 +67,9 @@ class ActiveCharacter(SQLModel, table=True):
     user_id: int = snowflake(primary_key=True)
     channel_id: int = snowflake(primary_key=True)
     character_id: int = Field(
-        sa_column=Column(BIG_ID, ForeignKey("character.id", ondelete="CASCADE"), nullable=False)
+        sa_column=Column(
+            BIG_ID, ForeignKey("character.id", ondelete="CASCADE"), nullable=False, index=True
+        )
     )
 
 
