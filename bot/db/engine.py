@@ -58,6 +58,11 @@ UNIT_TIMEOUT = 2.0  # seconds, lock wait included; Discord drops an unanswered i
 # 2.2 ms CPU with 20 kept, 2.5-2.7 with 5 or 20 kept plus overflow); the wait counts against the
 # unit's deadline like the writer lock's on SQLite.
 POOL_SIZE = 20
+# The bot's tables are small enough to stay in memory (or on SSD): a page read at random costs
+# about what one read in order does. With PostgreSQL's default (4x), the planner walks a whole
+# history table's primary key backwards to find a quiet campaign's newest ledger entries,
+# rather than read them through their (campaign, id) index (tests/db/test_postgres_plans.py).
+POSTGRES_SETTINGS = {"random_page_cost": "1.1"}
 _DEFAULT = object()
 
 
@@ -260,6 +265,8 @@ class Database:
             extra: dict[str, Any] = {}
             if self.kind != "sqlite":
                 extra = {"pool_size": pool_size, "max_overflow": 0}
+            if self.kind == "postgresql":
+                extra["connect_args"] = {"server_settings": POSTGRES_SETTINGS}
             self.engine = create_async_engine(url, echo=echo, **extra)
             if self.kind == "postgresql":
                 event.listen(self.engine.sync_engine.pool, "checkout", _hung_up_is_gone)

@@ -58,10 +58,19 @@ Action = Callable[[Database], Awaitable[Any]]
 
 @pytest.fixture
 async def old_campaign(tmp_path: Path) -> AsyncIterator[tuple[Database, Path]]:
-    """A campaign with history: closed rolls of its character, ended conflicts, finished games
-    and answered compels in its channel."""
+    """A campaign with history (`seed_history`), on SQLite."""
     db = Database(sqlite_url(tmp_path))
     await db.migrate()
+    await seed_history(db, PAST)
+    try:
+        yield db, tmp_path / "fatetable.db"
+    finally:
+        await db.dispose()
+
+
+async def seed_history(db: Database, past: int) -> None:
+    """A campaign with history: `past` closed rolls of its character, ended conflicts, finished
+    games and answered compels in its channel."""
     async with db.session() as s:
         campaign = await resolve_campaign_in(s, GUILD, CHANNEL)
         harry = await insert_character_in(
@@ -85,13 +94,13 @@ async def old_campaign(tmp_path: Path) -> AsyncIterator[tuple[Database, Path]]:
                 "created_at": now - timedelta(hours=1),
                 "updated_at": now,
             }
-            for _ in range(PAST)
+            for _ in range(past)
         ]
         await s.execute(insert(RollRow.__table__), rolls)  # type: ignore[attr-defined]
         ended = {**common, "kind": "conflict", "active": False, "state_json": "{}", "version": 1}
         await s.execute(
             insert(EncounterRow.__table__),  # type: ignore[attr-defined]
-            [{**ended, "created_by": GM, "created_at": now, "updated_at": now}] * PAST,
+            [{**ended, "created_by": GM, "created_at": now, "updated_at": now}] * past,
         )
         finished: dict[str, Any] = {
             "engine": "dfccg",
@@ -100,18 +109,14 @@ async def old_campaign(tmp_path: Path) -> AsyncIterator[tuple[Database, Path]]:
             "host_id": ALICE,
             "status": "finished",
         }
-        for _ in range(PAST):
+        for _ in range(past):
             s.add(GameRow(**finished))
         answered = {**common, "offered_by_user": GM, "state": "accepted", "offer_json": "{}"}
         answered.pop("guild_id")
         await s.execute(
             insert(CompelOfferRow.__table__),  # type: ignore[attr-defined]
-            [{**answered, "created_at": now, "version": 1}] * PAST,
+            [{**answered, "created_at": now, "version": 1}] * past,
         )
-    try:
-        yield db, tmp_path / "fatetable.db"
-    finally:
-        await db.dispose()
 
 
 async def _statements(
