@@ -91,7 +91,15 @@ class LedgerPageButton(
         assert isinstance(cog, Economy)
         who = None if self.who == "a" else "GM" if self.who == "g" else f"#{self.who}"
         is_gm = await member_is_gm(cog.bot, interaction)
-        page = await cog.economy.log_page(self.campaign_id, self.page, who, for_gm=is_gm)
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        page = await cog.economy.log_page(
+            interaction.guild_id,
+            interaction.channel_id,
+            self.campaign_id,
+            self.page,
+            who,
+            for_gm=is_gm,
+        )
         await interaction.response.edit_message(
             embed=ledger_embed(page, for_gm=is_gm), view=ledger_view(page)
         )
@@ -407,7 +415,12 @@ class Economy(commands.Cog):
     @compel.command(name="list", description="Compels still waiting for an answer.")
     async def compel_list(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        offers, total = await self.compels.open_offers(interaction.guild_id, interaction.channel_id)
+        offers, total = await self.compels.open_offers(
+            interaction.guild_id,
+            interaction.channel_id,
+            user_id=interaction.user.id,
+            is_gm=await member_is_gm(self.bot, interaction),
+        )
         await interaction.response.send_message(offers_list_text(offers, total), ephemeral=True)
 
     # ------------------------------------------------------------------ /session

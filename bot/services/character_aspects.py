@@ -26,8 +26,10 @@ from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
     campaign_characters_in,
+    find_character_in,
     get_character_in,
     save_character_in,
+    unknown_character,
 )
 from bot.services.encounters import EncounterState
 
@@ -112,6 +114,26 @@ async def characters_here_in(
         members = EncounterState.model_validate_json(state_json).members.values()
         here.update(member.character_id for member in members)
     return here
+
+
+async def character_known_here_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    name: str,
+    *,
+    user_id: int,
+    is_gm: bool,
+) -> CharacterRecord:
+    """A character someone names in this channel (by name or "#id"). Players know the PCs,
+    their own NPCs and the NPCs taking part here; any other NPC of the GM's gets what an
+    unknown name gets, so its existence stays secret."""
+    record = await find_character_in(session, campaign.id, name)
+    if not record.is_npc or is_gm or record.owner_id == user_id:
+        return record
+    if record.id in await characters_here_in(session, campaign, channel_id):
+        return record
+    raise unknown_character(name)
 
 
 class CharacterAspectSource:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from sqlmodel import col, func, select
+from sqlalchemy import ColumnElement
+from sqlmodel import col, func, or_, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.bounded import Bounded
 from bot.db.engine import Database
-from bot.db.models.campaigns import Campaign
+from bot.db.models.campaigns import Campaign, CharacterRow
 from bot.db.models.scenes import CompelOfferRow, SceneRow
 from bot.db.repos.versioned import save_versioned_in
 from bot.errors import RuleError
@@ -23,12 +24,12 @@ from bot.services.aspects_in_play import AspectInPlay, aspects_in_play_in
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
-    find_character_in,
     get_character_in,
     move_fate_points_in,
     require_active_in,
     resolve_campaign_in,
 )
+from bot.services.character_aspects import character_known_here_in
 from bot.services.scene_state import change_gm_pool_in, holder_of, retry_stale, scene_of
 
 MAX_OPEN_LISTED = 25
@@ -85,13 +86,33 @@ async def _resolve_aspect_in(
         if aspect.is_boost:
             raise RuleError("Boosts cannot be compelled. Pick a real aspect.")
         return aspect.key, aspect.name
-    for text in target.sheet.aspect_texts():
+    # a sheet aspect not in play (an NPC's are hidden, above): only the GM compels by its text
+    for text in target.sheet.aspect_texts() if is_gm or not target.is_npc else []:
         if text.casefold() == wanted:
             return f"sheet:{target.id}", text
     raise RuleError(
         f"'{ref.strip()[:80]}' is not an aspect of {target.name} or of this scene; "
         "pick one from the suggestions."
     )
+
+
+async def _require_room_in(session: AsyncSession, campaign: CampaignInfo) -> None:
+    """A RuleError when the campaign has as many compels waiting as it may."""
+    waiting = (
+        await session.exec(
+            select(func.count())
+            .select_from(CompelOfferRow)
+            .where(
+                CompelOfferRow.campaign_id == campaign.id,
+                CompelOfferRow.state == CompelState.OFFERED.value,
+            )
+        )
+    ).one()
+    if waiting >= MAX_OPEN_OFFERS:
+        raise RuleError(
+            f"{MAX_OPEN_OFFERS} compels are already waiting for an answer; answer or "
+            "withdraw some first (`/compel list`)."
+        )
 
 
 def _view(
@@ -157,28 +178,16 @@ class CompelService:
     ) -> OfferView:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            victim = await find_character_in(session, campaign.id, target)
+            victim = await character_known_here_in(
+                session, campaign, channel_id, target, user_id=user_id, is_gm=is_gm
+            )
             mine = (
                 None if is_gm else await require_active_in(session, campaign, channel_id, user_id)
             )
             aspect_id, aspect_text = await _resolve_aspect_in(
                 session, campaign, channel_id, victim, aspect, is_gm
             )
-            waiting = (
-                await session.exec(
-                    select(func.count())
-                    .select_from(CompelOfferRow)
-                    .where(
-                        CompelOfferRow.campaign_id == campaign.id,
-                        CompelOfferRow.state == CompelState.OFFERED.value,
-                    )
-                )
-            ).one()
-            if waiting >= MAX_OPEN_OFFERS:
-                raise RuleError(
-                    f"{MAX_OPEN_OFFERS} compels are already waiting for an answer; answer or "
-                    "withdraw some first (`/compel list`)."
-                )
+            await _require_room_in(session, campaign)
             row = CompelOfferRow(
                 campaign_id=campaign.id,
                 channel_id=channel_id,
@@ -337,15 +346,31 @@ class CompelService:
                 row.message_id = message_id
                 session.add(row)
 
-    async def open_offers(self, guild_id: int, channel_id: int) -> tuple[list[OfferView], int]:
-        """The first open offers of the campaign (oldest first) and how many are open in all."""
+    async def open_offers(
+        self, guild_id: int, channel_id: int, *, user_id: int, is_gm: bool
+    ) -> tuple[list[OfferView], int]:
+        """The first open offers of the campaign (oldest first) and how many are open in all.
+        A player sees no offer on the GM's NPCs made in another channel (the GM channel's
+        bookkeeping, another table's scene): it would name the NPC and its aspect."""
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
-            open_ones = (
-                CompelOfferRow.campaign_id == campaign.id,
-                CompelOfferRow.state == CompelState.OFFERED.value,
+            open_ones: list[ColumnElement[bool]] = [
+                col(CompelOfferRow.campaign_id) == campaign.id,
+                col(CompelOfferRow.state) == CompelState.OFFERED.value,
                 col(CompelOfferRow.target_character_id).is_not(None),
-            )
+            ]
+            if not is_gm:
+                known = select(CharacterRow.id).where(
+                    col(CharacterRow.campaign_id) == campaign.id,
+                    col(CharacterRow.is_npc),
+                    col(CharacterRow.owner_id) != user_id,
+                )
+                open_ones.append(
+                    or_(
+                        col(CompelOfferRow.channel_id) == channel_id,
+                        col(CompelOfferRow.target_character_id).not_in(known),
+                    )
+                )
             total = (
                 await session.exec(
                     select(func.count()).select_from(CompelOfferRow).where(*open_ones)

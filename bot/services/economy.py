@@ -43,6 +43,7 @@ from bot.services.campaigns import (
     save_character_in,
     unknown_character,
 )
+from bot.services.character_aspects import character_known_here_in
 from bot.services.scene_state import (
     carry_gm_points_in,
     change_gm_pool_in,
@@ -361,10 +362,22 @@ class EconomyService:
             )
 
     async def log_page(
-        self, campaign_id: int, page: int, who: str | None, *, for_gm: bool = False
+        self,
+        guild_id: int,
+        channel_id: int,
+        campaign_id: int,
+        page: int,
+        who: str | None,
+        *,
+        for_gm: bool = False,
     ) -> LedgerPage:
-        """Another page of a ledger already shown; `who` is None, "GM" or "#<character id>"."""
-        async with self.db.read() as session:
+        """Another page of a ledger already shown; `who` is None, "GM" or "#<character id>".
+        Only the ledger of the channel's own campaign: a page button names its campaign, and
+        a forged one must not read another campaign's of the same server."""
+        async with self.db.session() as session:
+            campaign = await resolve_campaign_in(session, guild_id, channel_id)
+            if campaign.id != campaign_id:
+                raise RuleError("That ledger is another campaign's; `/fp log` shows this one's.")
             return await self.ledger_page_in(
                 session, campaign_id, page=page, character=who, for_gm=for_gm
             )
@@ -664,7 +677,13 @@ class EconomyService:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             healer = await require_active_in(session, campaign, channel_id, user_id)
-            target = await find_character_in(session, campaign.id, patient) if patient else healer
+            target = (
+                await character_known_here_in(
+                    session, campaign, channel_id, patient, user_id=user_id, is_gm=False
+                )
+                if patient
+                else healer
+            )
             skill_name, rating = resolve_skill(healer, campaign, skill)
             track = target.sheet.track(consequence)
             scene = await session.get(SceneRow, channel_id)

@@ -197,9 +197,10 @@ class RollInvokes(RollBase):
                 # the table knows its characters: the one who pays invokes (the GM for the pool)
                 invoker_name=squeezed(chosen.who or user_name, 80) or "someone",
                 aspect_key=aspect.key,
-                # a GM-hidden aspect (an NPC's) stays unnamed on a roll the table sees
+                # a GM-hidden aspect (an NPC's) stays unnamed on every roll a player sees: a
+                # player's hidden roll too (its roller sees it); named only on the GM's own
                 aspect_name=HIDDEN_NAME
-                if aspect.hidden and not row.hidden
+                if aspect.hidden and not (row.hidden and is_gm and row.user_id == user_id)
                 else aspect.name[:ASPECT_MAX],
                 mode=mode,
                 payment=Payment.FATE_POINT if kind == "fp" else Payment.FREE_INVOKE,

@@ -386,7 +386,7 @@ class RollService(RollInvokes):
         """The pending roll this one opposes, if it opposes one."""
         if request.against is None:
             return None
-        opposed = await self._pending_row_in(session, campaign, request.channel_id, request.against)
+        opposed = await self._pending_row_in(session, campaign, request, request.against)
         if opposed.hidden and not hidden:
             raise RuleError("A hidden roll can only be opposed by another hidden roll.")
         if character_record is not None and opposed.character_id == character_record.id:
@@ -444,10 +444,17 @@ class RollService(RollInvokes):
         )
 
     async def _pending_row_in(
-        self, session: AsyncSession, campaign: CampaignInfo, channel_id: int, roll_id: int
+        self, session: AsyncSession, campaign: CampaignInfo, request: RollRequest, roll_id: int
     ) -> RollRow:
+        """The open roll `roll_id` of the request's channel. Someone else's hidden roll is only
+        the GM's to see: for a player it is not there (its result stays secret)."""
         row = await session.get(RollRow, roll_id)
-        if row is None or row.campaign_id != campaign.id or row.channel_id != channel_id:
+        if (
+            row is None
+            or row.campaign_id != campaign.id
+            or row.channel_id != request.channel_id
+            or (row.hidden and not request.is_gm and row.user_id != request.user_id)
+        ):
             raise RuleError(
                 f"There is no roll #{roll_id} in this channel; pick one from the suggestions."
             )

@@ -67,6 +67,7 @@ from bot.services.campaigns import (
     require_active_in,
     resolve_campaign_in,
 )
+from bot.services.character_aspects import character_known_here_in
 from bot.services.scene_state import (
     AUTOCOMPLETE_SECONDS,
     MAX_CARRIED,
@@ -529,6 +530,8 @@ class SceneService:
         channel_id: int,
         ref: str,
         change: Callable[[Aspect], tuple[Aspect | None, list[Event]]],
+        *,
+        sees_hidden: bool = True,
     ) -> tuple[Aspect, list[Event]]:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
@@ -537,7 +540,7 @@ class SceneService:
             scene = scene_of(row) if row is not None and active else None
             play_row, play = await load_play_in(session, campaign.id)
             found = find_ref(scene, play, ref, channel_id)
-            if found is None:
+            if found is None or (found.aspect.hidden and not sees_hidden):
                 raise RuleError(
                     f"There is no aspect '{ref[:80]}' in play here; pick from the suggestions."
                 )
@@ -586,7 +589,9 @@ class SceneService:
             if to.strip().casefold() in ("gm", "the gm"):
                 receiver, receiver_name = GM, "the GM"
             else:
-                target = await find_character_in(session, campaign.id, to)
+                target = await character_known_here_in(
+                    session, campaign, channel_id, to, user_id=user_id, is_gm=is_gm
+                )
                 receiver, receiver_name = holder_of(target), target.name
         givers = ([holder_of(mine)] if mine else []) + ([GM] if is_gm else [])
         if not givers:
@@ -596,7 +601,8 @@ class SceneService:
             giver = next((g for g in givers if g in aspect.free_invokes), givers[0])
             return pass_free_invoke(aspect, giver, receiver)
 
-        aspect, _ = await self._with_ref(guild_id, channel_id, ref, hand_over)
+        # a hidden aspect is the GM's: for a player it is not there (its text stays secret)
+        aspect, _ = await self._with_ref(guild_id, channel_id, ref, hand_over, sees_hidden=is_gm)
         return aspect, receiver_name
 
     # ----- autocomplete (from memory, refreshed at most every AUTOCOMPLETE_SECONDS)

@@ -40,11 +40,11 @@ from bot.services.campaign_play import read_play_in
 from bot.services.campaigns import (
     CampaignInfo,
     CharacterRecord,
-    find_character_in,
     require_active_in,
     resolve_campaign_in,
 )
 from bot.services.challenges import ChallengeService, ChallengeState
+from bot.services.character_aspects import character_known_here_in
 from bot.services.conflict_base import ConflictBase
 from bot.services.conflict_state import ConflictState
 from bot.services.contests import ContestService, ContestState
@@ -214,7 +214,9 @@ class WebService:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             if name and name.strip():
-                record = await find_character_in(session, campaign.id, name)
+                record = await character_known_here_in(
+                    session, campaign, channel_id, name, user_id=user_id, is_gm=False
+                )
             else:
                 record = await require_active_in(session, campaign, channel_id, user_id)
             if record.owner_id != user_id or record.is_npc:

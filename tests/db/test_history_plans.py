@@ -289,7 +289,7 @@ GM_PAGE = LinkScope(kind=LinkKind.GM, guild_id=GUILD, target_id=GM, campaign_id=
             id="a game's start",
         ),
         pytest.param(
-            lambda d: CompelService(d).open_offers(GUILD, CHANNEL),
+            lambda d: CompelService(d).open_offers(GUILD, CHANNEL, user_id=ALICE, is_gm=False),
             "compel_offer",
             "ix_compel_offer_campaign_state (campaign_id=? AND state=?)",
             (),

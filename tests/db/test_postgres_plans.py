@@ -188,7 +188,7 @@ async def _roll_log(db: Database) -> None:
 async def _ledger_pages(db: Database) -> None:
     for for_gm in (False, True):
         assert (await EconomyService(db).log(GUILD, CHANNEL, for_gm=for_gm)).lines
-        await EconomyService(db).log_page(1, 3, None, for_gm=for_gm)
+        await EconomyService(db).log_page(GUILD, CHANNEL, 1, 3, None, for_gm=for_gm)
 
 
 async def _undo(db: Database) -> None:

@@ -283,10 +283,12 @@ async def test_ledger_pages_and_undo_skips_nothing_it_can_reverse(db: Database) 
         await economy.edit(GUILD, CHANNEL, actor_id=GM, target="Molly", delta=1, note="")
     first = await economy.log(GUILD, CHANNEL)
     assert first.older and len(first.lines) == LOG_PAGE_SIZE
-    second = await economy.log_page(first.campaign_id, 1, None)
+    second = await economy.log_page(GUILD, CHANNEL, first.campaign_id, 1, None)
     assert second.page == 1 and len(second.lines) == 2 and not second.older
     assert {x.id for x in first.lines}.isdisjoint(x.id for x in second.lines)
-    last = await economy.log_page(first.campaign_id, 5, None)  # past the end: the last page
+    last = await economy.log_page(
+        GUILD, CHANNEL, first.campaign_id, 5, None
+    )  # past the end: the last page
     assert last.page == 1 and last.lines == second.lines and not last.older
     await economy.edit(GUILD, CHANNEL, actor_id=GM, target="Harry", delta=-3, note="spent")
     undone, _ = await economy.undo(GUILD, CHANNEL, actor_id=GM)

@@ -1,0 +1,192 @@
+"""What only the GM may know stays the GM's: the GM's NPCs (their names, hidden aspects and
+wounds) outside the scenes they are in, hidden scene and game aspects, the results of hidden
+rolls, another campaign's ledger. Each case is a way a player could learn one of them through
+the fake Discord (found by an audit), and each asserts the player now hears what a thing that
+does not exist gets."""
+
+from __future__ import annotations
+
+import re
+
+from bot.fate.sheet import AspectKind, NpcKind, make_npc, new_character
+from bot.services.campaigns import CampaignService, insert_character_in, resolve_campaign_in
+from bot.testing.harness import Table, message_text
+from tests.e2e.test_rolls import harry, invoke
+from tests.e2e.test_web import web_table  # noqa: F401 - the fixture
+
+
+async def ghoul(table: Table, consequence: str | None = None) -> int:
+    """The GM's major NPC "Ghoul", high concept Hungry For Flesh (hidden from players)."""
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        sheet = new_character("Ghoul", skills={"Fight": 2})
+        sheet = make_npc(
+            sheet.set_aspect(AspectKind.HIGH_CONCEPT, "Hungry For Flesh"), NpcKind.MAJOR
+        )
+        if consequence:
+            sheet = sheet.take_consequence("mild", consequence)
+        record = await insert_character_in(s, campaign, table.gm, sheet)
+        assert record.id is not None
+        return record.id
+
+
+async def gm_channel_is_the_other_channel(table: Table) -> None:
+    assert table.bot is not None
+    service: CampaignService = table.bot.campaigns  # type: ignore[attr-defined]
+    campaign = await service.current(table.guild_id, table.channel)
+    settings = campaign.settings.model_copy(update={"gm_channel_id": table.other_channel})
+    await service.update_settings(campaign.id, settings)
+
+
+async def test_a_hostile_invoke_on_a_players_hidden_roll_does_not_name_the_npcs_aspect(
+    table: Table,
+) -> None:
+    """A player's hidden roll is seen by its roller too: the GM's hostile invoke of an NPC's
+    hidden aspect on it stays "a hidden aspect" on the player's copy."""
+    await gm_channel_is_the_other_channel(table)
+    await harry(table)
+    await ghoul(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    mine = await table.slash(
+        "roll", user=table.player, skill="Lore", hidden=True, difficulty="Fair"
+    )
+    copy = next(
+        m for m in table.channel_messages(table.other_channel) if "Harry rolls" in message_text(m)
+    )
+    await invoke(table, copy, "Hungry", "GM pool", user=table.gm, button="Hostile invoke")
+    done = await invoke(table, mine, "Wizard Private Eye", "fate point", user=table.player)
+    assert "hostile +2" in done.text and "a hidden aspect" in done.text, done.text
+    assert "Hungry" not in done.text
+
+
+async def test_passing_an_invoke_never_names_a_hidden_aspect(table: Table) -> None:
+    """Scene and game aspect keys are numbered: a player trying them with `/aspect pass`
+    hears that there is no such aspect, never its text."""
+    await harry(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    await table.slash("aspect add", user=table.gm, text="Trap Door", hidden=True)
+    await table.slash(
+        "aspect add", user=table.gm, text="Cult Owns The Mayor", kind="game", hidden=True
+    )
+    for key in (f"scene:{table.channel}:s1", "scene:game:g1", "trap door"):
+        tried = await table.slash("aspect pass", user=table.player, aspect=key, to="GM")
+        assert tried.ephemeral and "There is no aspect" in tried.text, tried.text
+        assert "Trap Door" not in tried.text and "Cult Owns" not in tried.text
+
+
+async def test_the_compel_list_leaves_out_the_gms_npc_compels_made_elsewhere(
+    table: Table,
+) -> None:
+    await gm_channel_is_the_other_channel(table)
+    await harry(table)
+    await ghoul(table)
+    offered = await table.slash(
+        "compel offer",
+        user=table.gm,
+        channel=table.other_channel,
+        target="Ghoul",
+        aspect="Hungry For Flesh",
+        complication="turns on them",
+    )
+    assert "Compel #1" in offered.text, offered.text
+    listed = await table.slash("compel list", user=table.player)
+    assert "Ghoul" not in listed.text and "Hungry" not in listed.text, listed.text
+    assert "Ghoul" in (await table.slash("compel list", user=table.gm)).text
+
+
+async def test_a_player_cannot_oppose_the_gms_hidden_roll(table: Table) -> None:
+    """Opposing a roll shows its effort: a hidden roll of someone else's is, for a player, a
+    roll that is not there."""
+    await harry(table)
+    secret = await table.slash(
+        "roll", user=table.gm, modifier=5, hidden=True, description="Ghoul ambush"
+    )
+    found = re.search(r"Roll #(\d+)", secret.text)
+    assert found, secret.text
+    for hidden in (True, False):
+        mine = await table.slash(
+            "roll", user=table.player, skill="Will", hidden=hidden, against=int(found[1])
+        )
+        assert mine.ephemeral and f"There is no roll #{found[1]}" in mine.text, mine.text
+
+
+async def test_naming_the_gms_npc_by_id_gets_the_unknown_name_answer(table: Table) -> None:
+    """Character ids run in order: `#2` must not tell a player that the GM has a Ghoul, nor
+    let them compel it, pass it an invoke or treat its wounds in public."""
+    await harry(table)
+    gid = await ghoul(table, consequence="Torn Ear")
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    await table.slash(
+        "aspect add", user=table.gm, text="Lucky Break", kind="boost", boost_for="Harry"
+    )
+    for name in (f"#{gid}", "ghoul"):
+        tries = [
+            await table.slash(
+                "compel offer", user=table.player, target=name, aspect="x", complication="y"
+            ),
+            await table.slash("aspect pass", user=table.player, aspect="Lucky Break", to=name),
+            await table.slash(
+                "recovery treat",
+                user=table.player,
+                consequence="mild",
+                skill="Lore",
+                healing_name="Bandaged",
+                patient=name,
+            ),
+        ]
+        for tried in tries:
+            assert tried.ephemeral and "No character called" in tried.text, tried.text
+            assert "Ghoul" not in tried.text
+
+
+async def test_an_npc_in_the_scene_can_be_named_but_not_its_hidden_aspects(
+    table: Table,
+) -> None:
+    """Where the Ghoul takes part, the players know it: they may compel what is public of it
+    (its wound), not the hidden aspect of its sheet."""
+    await harry(table)
+    await ghoul(table, consequence="Torn Ear")
+    await table.slash("scene start", user=table.gm, characters="Harry, Ghoul")
+    guessed = await table.slash(
+        "compel offer",
+        user=table.player,
+        target="Ghoul",
+        aspect="Hungry For Flesh",
+        complication="eats",
+    )
+    nonsense = await table.slash(
+        "compel offer",
+        user=table.player,
+        target="Ghoul",
+        aspect="Purple Teapot",
+        complication="eats",
+    )
+    # a right guess gets the answer a wrong one gets
+    assert guessed.ephemeral and nonsense.ephemeral
+    assert guessed.text == nonsense.text.replace("Purple Teapot", "Hungry For Flesh")
+    wound = await table.slash(
+        "compel offer", user=table.player, target="Ghoul", aspect="Torn Ear", complication="y"
+    )
+    assert not wound.ephemeral and "Torn Ear" in wound.text, wound.text
+
+
+async def test_a_players_web_link_never_names_the_gms_npc(web_table: Table) -> None:  # noqa: F811
+    await harry(web_table)
+    gid = await ghoul(web_table)
+    tried = await web_table.slash("character web", user=web_table.player, character=f"#{gid}")
+    assert tried.ephemeral and "Ghoul" not in tried.text, tried.text
+
+
+async def test_a_forged_ledger_page_reads_only_the_channels_own_campaign(table: Table) -> None:
+    await harry(table)
+    await table.slash("fp give", user=table.gm, character="Harry", amount=2, note="the secret deal")
+    await table.slash("campaign create", user=table.gm, name="Second Table", bind=False)
+    await table.slash(
+        "campaign bind", user=table.gm, channel=table.other_channel, name="Second Table"
+    )
+    forged = await table.forge("fplog:1:0:a:n", user=table.player2, channel=table.other_channel)
+    assert "secret deal" not in forged.text and "Harry" not in forged.text, forged.text
+    assert "another campaign" in forged.text
+    own = await table.forge("fplog:1:0:a:n", user=table.player2, channel=table.channel)
+    assert "secret deal" in str(own.message), own.text
