@@ -548,7 +548,8 @@ class RollService(RollInvokes):
         (a used boost, or an aspect gone from play, stays gone: the note says so)."""
         async with self._unit() as session:
             row = await self._row_in(session, roll_id)
-            if channel_id is not None and row.channel_id != channel_id:
+            unseen = row.hidden and not is_gm and row.user_id != user_id  # someone's secret
+            if unseen or (channel_id is not None and row.channel_id != channel_id):
                 raise RuleError(f"There is no roll #{roll_id} here; pick one from the suggestions.")
             roll, events = rules.void_roll(Roll.model_validate_json(row.roll_json))
             role, _ = await self._role_in(session, row, user_id, is_gm)

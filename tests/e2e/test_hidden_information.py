@@ -109,6 +109,8 @@ async def test_a_player_cannot_oppose_the_gms_hidden_roll(table: Table) -> None:
             "roll", user=table.player, skill="Will", hidden=hidden, against=int(found[1])
         )
         assert mine.ephemeral and f"There is no roll #{found[1]}" in mine.text, mine.text
+    voided = await table.slash("roll-void", user=table.player, roll=int(found[1]))
+    assert voided.ephemeral and f"There is no roll #{found[1]}" in voided.text, voided.text
 
 
 async def test_naming_the_gms_npc_by_id_gets_the_unknown_name_answer(table: Table) -> None:
