@@ -25,7 +25,7 @@ from bot.db.models.conflicts import LIVE_ENCOUNTER, EncounterRow
 from bot.db.models.games import GameRow
 from bot.db.models.rolls import RollRow
 from bot.db.models.scenes import CompelOfferRow
-from bot.db.raw import SqliteDriver
+from bot.db.raw import AsyncpgDriver, Sql, SqliteDriver
 from bot.db.repos.games import past_games_raw_in
 from bot.db.repos.rolls import invoke_note
 from bot.errors import RuleError
@@ -122,21 +122,23 @@ async def seed_history(db: Database, past: int) -> None:
 async def _statements(
     db: Database, action: Action, monkeypatch: pytest.MonkeyPatch
 ) -> list[tuple[str, Any]]:
-    """(statement, its parameters) of every statement `action` runs, ORM or raw."""
+    """(statement, its parameters) of every statement `action` runs, ORM or raw, as the
+    driver gets them (on PostgreSQL: numbered, with a tuple of arguments)."""
     ran: list[tuple[str, Any]] = []
 
     def seen(_conn: Any, _cursor: Any, sql: str, params: Any, *_args: Any) -> None:
         ran.append((sql, params))
 
-    def recorded(method: Any) -> Any:
-        async def call(self: SqliteDriver, sql: Any, params: Any) -> Any:
-            ran.append((sql.text, params))
+    def recorded(method: Any, numbered: bool) -> Any:
+        async def call(self: Any, sql: Sql, params: Any) -> Any:
+            ran.append((sql.numbered, tuple(sql.args(params))) if numbered else (sql.text, params))
             return await method(self, sql, params)
 
         return call
 
-    monkeypatch.setattr(SqliteDriver, "rows", recorded(SqliteDriver.rows))
-    monkeypatch.setattr(SqliteDriver, "run", recorded(SqliteDriver.run))
+    for driver, numbered in ((SqliteDriver, False), (AsyncpgDriver, True)):
+        monkeypatch.setattr(driver, "rows", recorded(driver.rows, numbered))
+        monkeypatch.setattr(driver, "run", recorded(driver.run, numbered))
     engines = {db.engine.sync_engine, db._read_engine.sync_engine}
     for engine in engines:
         event.listen(engine, "before_cursor_execute", seen)

@@ -12,17 +12,15 @@ names a PostgreSQL database.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
-from sqlalchemy import event, insert
+from sqlalchemy import insert
 
 from bot.db.engine import Database
 from bot.db.models.campaigns import FatePointEntry
 from bot.db.models.columns import utcnow
 from bot.db.models.conflicts import EncounterRow
 from bot.db.models.rolls import RollRow
-from bot.db.raw import AsyncpgDriver
 from bot.errors import RuleError
 from bot.services.campaigns import resolve_campaign_in
 from bot.services.challenges import ChallengeService
@@ -38,6 +36,7 @@ from tests.db.test_history_plans import (
     Action,
     _harrys_ledger,
     _roll,
+    _statements,
     seed_history,
 )
 
@@ -112,35 +111,6 @@ async def _other_tables(db: Database, rows: int) -> None:
         )
 
 
-async def _statements(
-    db: Database, action: Action, monkeypatch: pytest.MonkeyPatch
-) -> list[tuple[str, tuple[Any, ...]]]:
-    """($n-numbered statement, its arguments) of every statement `action` runs, ORM or raw."""
-    ran: list[tuple[str, tuple[Any, ...]]] = []
-
-    def seen(_conn: Any, _cursor: Any, sql: str, params: Any, *_args: Any) -> None:
-        ran.append((sql, tuple(params or ())))
-
-    def recorded(method: Any) -> Any:
-        async def call(self: AsyncpgDriver, sql: Any, params: Any) -> Any:
-            ran.append((sql.numbered, tuple(sql.args(params))))
-            return await method(self, sql, params)
-
-        return call
-
-    monkeypatch.setattr(AsyncpgDriver, "rows", recorded(AsyncpgDriver.rows))
-    monkeypatch.setattr(AsyncpgDriver, "run", recorded(AsyncpgDriver.run))
-    engines = {db.engine.sync_engine, db._read_engine.sync_engine}
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", seen)
-    try:
-        await action(db)
-    finally:
-        for engine in engines:
-            event.remove(engine, "before_cursor_execute", seen)
-    return ran
-
-
 async def _newest_first_plans(
     db: Database, action: Action, monkeypatch: pytest.MonkeyPatch
 ) -> list[tuple[str, str]]:
@@ -148,7 +118,7 @@ async def _newest_first_plans(
     first, planned without sequential scans."""
     ran = await _statements(db, action, monkeypatch)
     wanted = [
-        (sql, args)
+        (sql, tuple(args or ()))
         for sql, args in ran
         if sql.lstrip().upper().startswith("SELECT")
         and "DESC" in sql
