@@ -211,6 +211,24 @@ def create_advantage_existing(
     ]
 
 
+def discover(hidden: Aspect, made: Aspect) -> tuple[Aspect, list[Event]]:
+    """A create-an-advantage made an aspect the GM already had hidden under that name: it was
+    there all along, so it is revealed with the free invokes the new one would have had, and
+    no copy is made beside it."""
+    count = len(made.free_invokes)
+    found = _with_invokes(hidden, hidden.free_invokes + made.free_invokes)
+    for_enemy = " for the enemy" if made.free_invokes and made.free_invokes[0] == GM else ""
+    return found.model_copy(update={"hidden": False}), [
+        Event(
+            kind="aspect_revealed",
+            text=f"{hidden.text} was already there, hidden: it is revealed with "
+            f"{plural(count, 'free invoke')}{for_enemy}.",
+            who=made.free_invokes[0] if made.free_invokes else None,
+            data={"aspect": hidden.id, "invokes": count},
+        )
+    ]
+
+
 def _with_invokes(aspect: Aspect, holders: list[str]) -> Aspect:
     if len(holders) > MAX_FREE_INVOKES:
         raise AspectError(f"An aspect can hold at most {MAX_FREE_INVOKES} free invokes.")

@@ -125,6 +125,9 @@ class AdvantageTarget(BaseModel):
 
     text: str  # the new aspect's text, or the existing aspect's name
     key: str | None = None  # an existing aspect's key (scene:<channel>:<id>); None for a new one
+    # A new aspect whose text a GM-hidden aspect already has: made, it discovers that one
+    # (its key, never shown: to the table the roll is on a new aspect like any other).
+    discovers: str | None = None
     zone: str | None = None  # a new aspect's zone key
     hidden: bool = False  # a GM-hidden aspect: the roll is hidden too
     enemy_on_fail: bool = False  # the GM chose beforehand: a failure creates it for the enemy

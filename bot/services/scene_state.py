@@ -33,6 +33,7 @@ from bot.fate.aspects import (
     character_holder,
     create_advantage_existing,
     create_advantage_new,
+    discover,
     holder_character_id,
     return_free_invoke,
     spend_free_invoke,
@@ -662,8 +663,12 @@ async def advantage_target_in(
     scene = scene_of(row)
     play = await read_play_in(session, campaign.id)
     found = find_ref(scene, play, aspect, channel_id)
+    discovers = None
     if found is not None and found.aspect.hidden and not is_gm:
-        raise RuleError("Name a new aspect, or one the GM has revealed; that one is not known yet.")
+        if aspect.strip().startswith("scene:"):  # a hidden aspect's key is not the player's
+            found = None
+        else:  # its very text: an attempt at a new aspect that, made, discovers this one
+            discovers, found = key_of(found, channel_id), None
     if found is not None:
         if found.aspect.kind is AspectKind.BOOST:
             raise RuleError(
@@ -681,7 +686,65 @@ async def advantage_target_in(
     text = " ".join(aspect.split())
     if not text or len(text) > MAX_ASPECT_TEXT:
         raise RuleError(f"Name the new aspect in 1 to {MAX_ASPECT_TEXT} characters.")
-    return AdvantageTarget(text=text, zone=find_zone_key(scene, zone), enemy_on_fail=enemy_on_fail)
+    return AdvantageTarget(
+        text=text,
+        zone=find_zone_key(scene, zone),
+        enemy_on_fail=enemy_on_fail,
+        discovers=discovers,
+    )
+
+
+async def _save_aspect_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    where: tuple[SceneRow, Scene],
+    game: bool,
+    updated: Aspect,
+) -> None:
+    """Store a changed aspect where it lives: the campaign's game aspects or the scene."""
+    row, scene = where
+    if game:
+        play_row, play = await load_play_in(session, campaign.id)
+        aspects = [updated if a.id == updated.id else a for a in play.game_aspects]
+        await save_play_in(session, play_row, play.model_copy(update={"game_aspects": aspects}))
+        await touch_board_in(session, row.channel_id)
+    else:
+        scene, _ = put_aspect(scene, updated)
+        await save_scene_in(session, row, scene)
+
+
+async def _discover_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    where: tuple[SceneRow, Scene],
+    hidden: AspectRef,
+    target: AdvantageTarget,
+    outcome: OutcomeKind,
+    *,
+    actor: str,
+    extra_invokes: int,
+    enemy_on_fail: bool,
+) -> list[Event]:
+    """A new aspect the GM already had hidden: resolved as any new aspect (nothing on a plain
+    failure, a boost of its own on a tie), but made, it reveals the hidden one."""
+    row, scene = where
+    made, events = create_advantage_new(
+        outcome,
+        aspect_id=next_aspect_id(scene),
+        text=target.text,
+        actor=actor,
+        fail_choice=FailChoice.ENEMY_INVOKE if enemy_on_fail else FailChoice.NOT_CREATED,
+        extra_invokes=extra_invokes,
+    )
+    if made is None:
+        return events
+    if made.kind is AspectKind.BOOST:
+        scene, _ = put_aspect(scene, made, new=True)
+        await save_scene_in(session, row, scene)
+        return events
+    revealed, events = discover(hidden.aspect, made)
+    await _save_aspect_in(session, campaign, (row, scene), hidden.game, revealed)
+    return events
 
 
 async def apply_advantage_in(
@@ -699,6 +762,19 @@ async def apply_advantage_in(
     row = await scene_row_in(session, campaign, channel_id)
     scene = scene_of(row)
     play = await read_play_in(session, campaign.id)
+    hidden = find_ref(scene, play, target.discovers, channel_id) if target.discovers else None
+    if hidden is not None and hidden.aspect.hidden:
+        return await _discover_in(
+            session,
+            campaign,
+            (row, scene),
+            hidden,
+            target,
+            outcome,
+            actor=actor,
+            extra_invokes=extra_invokes,
+            enemy_on_fail=enemy_on_fail,
+        )
     found = find_ref(scene, play, target.key or target.text, channel_id)
     if found is None and target.key is not None:
         raise RuleError(
@@ -709,14 +785,7 @@ async def apply_advantage_in(
         updated, events = create_advantage_existing(
             found.aspect, outcome, actor=actor, extra_invokes=extra_invokes
         )
-        if found.game:
-            play_row, play = await load_play_in(session, campaign.id)
-            aspects = [updated if a.id == updated.id else a for a in play.game_aspects]
-            await save_play_in(session, play_row, play.model_copy(update={"game_aspects": aspects}))
-            await touch_board_in(session, channel_id)
-        else:
-            scene, _ = put_aspect(scene, updated)
-            await save_scene_in(session, row, scene)
+        await _save_aspect_in(session, campaign, (row, scene), found.game, updated)
         return events
     owner = target.zone if target.zone in {z.key for z in scene.zones} else None
     made, events = create_advantage_new(

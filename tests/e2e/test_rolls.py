@@ -682,12 +682,59 @@ async def test_advantage_needs_something_to_beat_and_hides_hidden_aspects(table:
     assert secret.ephemeral or "Trap Door" not in secret.text
     key = (await scene_aspects(table))["Trap Door"].key
     player = await table.slash("advantage", user=table.player, skill="Lore", aspect=key)
-    assert player.ephemeral and "not known yet" in player.text
+    assert player.ephemeral and "no longer in play" in player.text  # as a key that is gone
+    assert "Trap Door" not in player.text
     public_before = len(table.channel_messages())
     gm = await table.slash("advantage", user=table.gm, character="Harry", skill="Lore", aspect=key)
     assert gm.ephemeral and "Trap Door" in gm.text
     assert len(table.channel_messages()) == public_before
     assert all("Trap Door" not in message_text(m) for m in table.channel_messages())
+
+
+async def _advantage_on(table: Table, text: str, dice: list[int]) -> Reply:
+    """Harry's create-an-advantage on `text` (Lore +4 against Fair) with these dice, resolved."""
+    set_dice(table, dice)
+    reply = await table.slash(
+        "advantage", user=table.player, skill="Lore", difficulty="Fair", aspect=text
+    )
+    assert not reply.ephemeral and f"A new aspect: *{text}*" in reply.text, reply.text
+    await table.click(reply, "Create aspect", user=table.player)
+    return reply
+
+
+async def test_an_advantage_on_the_text_of_a_hidden_aspect_discovers_it(table: Table) -> None:
+    """A player who creates an advantage with the very words of an aspect the GM hid finds
+    it: the roll runs as on any new aspect (the table cannot tell), and what it would create
+    is the hidden aspect, revealed with the free invokes a new one would get."""
+    harry_id = await harry(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    await table.slash("aspect add", user=table.gm, text="Trap Door", hidden=True)
+    failed = await _advantage_on(table, "trap door", [-1, -1, -1, -1])  # 0 against +2
+    assert "The aspect is not created." in message_text(roll_message(table, failed))
+    tied = await _advantage_on(table, "trap door", [-1, -1, 0, 0])  # +2 against +2
+    assert "is a boost" in message_text(roll_message(table, tied))
+    aspects = await scene_aspects(table)
+    assert aspects["Trap Door"].hidden and not aspects["Trap Door"].free_invokes
+    assert aspects["trap door"].is_boost  # the tie's boost is its own
+    found = await _advantage_on(table, "trap door", [0, 0, 0, 0])  # +4 against +2
+    shown = message_text(roll_message(table, found))
+    assert "Trap Door was already there, hidden: it is revealed with 1 free invoke." in shown
+    door = (await scene_aspects(table))["Trap Door"]
+    assert not door.hidden and door.free_invokes == {f"char:{harry_id}": 1}
+    doors = [a for a in (await scene_aspects(table)).values() if a.name.casefold() == "trap door"]
+    assert len([a for a in doors if not a.is_boost]) == 1  # found, not made again beside it
+
+    # a failure the GM makes "created, with the enemy's invoke": the hidden one, revealed
+    await table.slash("aspect add", user=table.gm, text="Loose Floorboard", hidden=True)
+    set_dice(table, [-1, -1, -1, -1])
+    reply = await table.slash(
+        "advantage", user=table.player, skill="Lore", difficulty="Fair", aspect="Loose Floorboard"
+    )
+    panel = await table.click(reply, "GM", user=table.gm)
+    await table.click(panel, "Create, enemy invoke", user=table.gm)
+    assert "revealed with 1 free invoke for the enemy" in message_text(roll_message(table, reply))
+    board = (await scene_aspects(table))["Loose Floorboard"]
+    assert not board.hidden and board.free_invokes == {"gm": 1}
 
 
 async def test_hostile_invokes_paid_with_a_gm_point_are_paid_out_at_scene_end(

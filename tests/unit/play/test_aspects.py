@@ -15,6 +15,7 @@ from bot.fate.aspects import (
     classify,
     create_advantage_existing,
     create_advantage_new,
+    discover,
     make_boost,
     new_aspect,
     pass_free_invoke,
@@ -120,3 +121,17 @@ def test_text_limits_and_hidden() -> None:
 def test_round_trip() -> None:
     aspect = new_aspect("a", "On Fire", AspectKind.ZONE, owner="kitchen", free_invokes=["gm", "x"])
     assert Aspect.model_validate_json(aspect.model_dump_json()) == aspect
+
+
+def test_a_new_aspect_the_gm_had_hidden_is_discovered_with_its_invokes() -> None:
+    hidden = new_aspect("s1", "Trap Door", AspectKind.SITUATION, hidden=True, free_invokes=[GM])
+    made, _ = create_advantage_new(
+        OutcomeKind.SUCCESS_WITH_STYLE, aspect_id="s2", text="trap door", actor="char:1"
+    )
+    assert made is not None
+    found, events = discover(hidden, made)
+    assert not found.hidden and found.id == "s1" and found.text == "Trap Door"
+    assert found.free_invokes == [GM, "char:1", "char:1"]  # the GM's kept, two more
+    assert [e.text for e in events] == [
+        "Trap Door was already there, hidden: it is revealed with 2 free invokes."
+    ]
