@@ -78,12 +78,8 @@ from bot.services.roll_base import (
 from bot.services.roll_invokes import (
     RollInvokes,
 )
-from bot.services.scene_state import (
-    advantage_target_in,
-    apply_advantage_in,
-    named_character_in,
-    retry_stale,
-)
+from bot.services.scene_advantage import advantage_target_in, apply_advantage_in
+from bot.services.scene_state import named_character_in, retry_stale
 
 
 def aspect_free(request: RollRequest) -> bool:

@@ -6,12 +6,18 @@ does not exist gets."""
 
 from __future__ import annotations
 
+import random
 import re
 
+import pytest
+
 from bot.fate.sheet import AspectKind, NpcKind, make_npc, new_character
+from bot.games.base import get_engine
 from bot.services.campaigns import CampaignService, insert_character_in, resolve_campaign_in
-from bot.testing.harness import Table, message_text
+from bot.testing.harness import Reply, Table, message_text
+from tests.e2e.test_game_table import _row
 from tests.e2e.test_rolls import harry, invoke
+from tests.e2e.test_vampire_empire import _open, _state
 from tests.e2e.test_web import web_table  # noqa: F401 - the fixture
 
 
@@ -29,6 +35,14 @@ async def ghoul(table: Table, consequence: str | None = None) -> int:
         record = await insert_character_in(s, campaign, table.gm, sheet)
         assert record.id is not None
         return record.id
+
+
+def _game_id(lobby: Reply) -> int:
+    return next(
+        int(c["custom_id"].split(":")[2])
+        for c in lobby.components()
+        if (c.get("custom_id") or "").startswith("ftg:")
+    )
 
 
 async def gm_channel_is_the_other_channel(table: Table) -> None:
@@ -192,3 +206,69 @@ async def test_a_forged_ledger_page_reads_only_the_channels_own_campaign(table: 
     assert "another campaign" in forged.text
     own = await table.forge("fplog:1:0:a:n", user=table.player2, channel=table.channel)
     assert "secret deal" in str(own.message), own.text
+
+
+# ------------------------------------------------------------------ the game table's secrets
+@pytest.mark.usefixtures("fast_board")
+async def test_a_variant_start_never_tells_the_table_what_a_hand_lacks(table: Table) -> None:
+    """The Dresden card game's variant start: a seat names a card type, draws, and is asked
+    privately whether to draw again when the hand has none. The board says only that the
+    seat is choosing its starting hand, for both questions alike."""
+    assert table.bot is not None
+    engine = get_engine("dfccg")
+    table.bot.get_cog("GameTable").games.new_seed = lambda: 1  # type: ignore[attr-defined]
+    lobby = await table.slash(
+        "game new", user=table.player, game="dfccg", options="start=random-variant"
+    )
+    game_id = _game_id(lobby)
+    await table.click(lobby, "Join", user=table.player2)
+    await table.click(lobby, "Start", user=table.player)
+    assert lobby.message is not None
+    board_id = int(lobby.message["id"])
+    row = await _row(table, game_id)
+    state = engine.load_state(row.state or "")
+    assert state.decision is not None and state.decision.kind == "named_type"
+    assert "choosing a starting hand" in message_text(table.message(board_id))
+    seat = engine.current_seats(state)[0]
+    attack = next(a for a in engine.legal_actions(state, seat) if a.id == "attack")
+    await table.slash("game move", user=int(seat), action=f"{row.version}:{attack.id}")
+    await table.settle()
+    state = engine.load_state((await _row(table, game_id)).state or "")
+    assert state.decision is not None and state.decision.kind == "redraw"  # no Attack drawn
+    board = message_text(table.message(board_id))
+    assert "choosing a starting hand" in board and "holds no" not in board, board
+    hand = await table.click(table.message(board_id), "My hand", user=int(seat))
+    assert hand.ephemeral and "the hand holds no Attack card" in hand.text, hand.text
+
+
+@pytest.mark.usefixtures("fast_board")
+async def test_choosing_how_to_pay_is_not_shown_to_the_other_side(table: Table) -> None:
+    """Vampire Empire: a hide or a holy water the hand can pay for in several ways asks the
+    player how; the board still says the player is acting, or the other side would learn
+    what the player began and that the hand holds the cards for it."""
+    engine = get_engine("vampire-empire")
+    users = {str(table.player): table.player, str(table.player2): table.player2}
+    game_id, board_id = await _open(table, 6, "vampires", ai=False)
+    rng = random.Random(11)
+    for _step in range(100):
+        row, state = await _state(table, game_id)
+        seat = engine.current_seats(state)[0]
+        several = [
+            a
+            for a in engine.legal_actions(state, seat)
+            if a.kind in ("holy_water", "hide")
+            and engine.apply(state, seat, a, random.Random(0))[0].phase == "pay"
+        ]
+        if several:
+            break
+        action = engine.choose_action(state, seat, rng)
+        await table.slash("game move", user=users[seat], action=f"{row.version}:{action.id}")
+    else:
+        raise AssertionError("no hide or holy water with several ways to pay came up")
+    await table.slash("game move", user=users[seat], action=f"{row.version}:{several[0].id}")
+    await table.settle()
+    _row_now, paying = await _state(table, game_id)
+    assert paying.phase == "pay"
+    board = message_text(table.message(board_id))
+    assert "(pay)" not in board and "(act)" in board, board.splitlines()[:3]
+    assert engine.private_view(paying, seat)["phase"] == "pay"  # the payer's own view

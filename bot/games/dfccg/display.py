@@ -203,6 +203,8 @@ class DfccgDisplay(GameDisplay):
     def _hand(self, private_view: dict[str, Any], *, with_text: bool) -> list[PanelField]:
         solo = bool(private_view.get("solo"))
         fields = []
+        if private_view.get("question"):
+            fields.append(PanelField("Your choice", private_view["question"]))
         parts = private_view.get("hands") or []
         for part in parts:
             entries = [hand_entry(c, with_text=with_text) for c in part.get("hand") or []]

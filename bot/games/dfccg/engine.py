@@ -1392,6 +1392,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         ctx = self._read(state)  # one reading for all three parts: it keeps its answers
         view = dict(public) if public is not None else self._public_view(state, ctx)
         view["hands"] = views.hands_of(ctx, seat)
+        view["question"] = views.own_question(ctx, seat)
         view["actions"] = [move.action().model_dump() for move in self.moves(state, seat, ctx)]
         return view
 
@@ -1405,6 +1406,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         actions = [move.action() for move in self.moves(state, seat, ctx)]
         private = dict(public)
         private["hands"] = views.hands_of(ctx, seat)
+        private["question"] = views.own_question(ctx, seat)
         private["actions"] = [action.model_dump() for action in actions]
         return public, actions if with_actions else [], private
 

@@ -141,10 +141,23 @@ def _tableau_view(ctx: Context, index: int, tableau: PlainTableau) -> dict[str, 
     }
 
 
+# What a seat decides about its own starting hand (variant start): which type it names, and
+# whether a hand without it is drawn again. The prompt says what the hand lacks, so the table
+# sees one and the same line for both (the seat's own hand shows the question).
+OWN_HAND_CHOICES = frozenset({"named_type", "redraw"})
+
+
 def _decision(ctx: Context) -> dict[str, Any] | None:
     decision = ctx.s.decision
     if decision is None:
         return None
+    if decision.kind in OWN_HAND_CHOICES:
+        who = ctx.char_names(ctx.s.tableaux[ctx.s.active])
+        return {
+            "kind": "starting_hand",
+            "prompt": f"{who}: choosing a starting hand.",
+            "table": False,
+        }
     shown: dict[str, Any] = {
         "kind": decision.kind,
         "prompt": decision.prompt,
@@ -271,6 +284,15 @@ def hand_card_view(ctx: Context, index: int, uid: str, card: ActionCard) -> dict
     }
 
 
+def own_question(ctx: Context, seat: str) -> str | None:
+    """The question about its own starting hand this seat answers now (the table sees only
+    that it is choosing)."""
+    decision = ctx.s.decision
+    if decision is None or decision.kind not in OWN_HAND_CHOICES:
+        return None
+    return decision.prompt if ctx.s.tableaux[ctx.s.active].seat == seat else None
+
+
 def hands_of(ctx: Context, seat: str) -> list[dict[str, Any]]:
     """The hands this seat holds (two decks in a 2-player game, three hands solo)."""
     hands = []
@@ -315,4 +337,5 @@ def hand_view(
         "fate": {"available": state.available, "spent": state.spent},
         "players": list(mine.values()),
         "hands": hands_of(ctx, seat),
+        "question": own_question(ctx, seat),
     }

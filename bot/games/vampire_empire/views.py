@@ -79,7 +79,8 @@ def _piles(_engine: Rules, state: VeState, _cards: Cards, _side: Any) -> Any:
 PUBLIC: dict[str, Builder] = {
     "game": lambda e, s, c, _: GAME_KEY,
     "turn": lambda e, s, c, _: s.turn,
-    "phase": lambda e, s, c, _: s.phase,
+    # choosing how to pay is the acting step still: "pay" would tell what the hand allows
+    "phase": lambda e, s, c, _: "act" if s.phase == "pay" else s.phase,
     "active": lambda e, s, c, _: SIDE_NAMES[s.active],
     "acting": _acting,
     "sides": lambda e, s, c, _: {SIDE_NAMES[i]: seat for i, seat in enumerate(s.seats)},
@@ -132,6 +133,7 @@ def _choosing(_engine: Rules, state: VeState, cards: Cards, side: Any) -> Any:
 _SIDE: Builder = lambda e, s, c, side: SIDE_NAMES[side]  # noqa: E731
 _VAMPIRES: Builder = lambda e, s, c, side: [NAMES[x] for x in s.vampires]  # noqa: E731
 _KNOWN: Builder = lambda e, s, c, side: [NAMES[x] for x in s.known_humans]  # noqa: E731
+_PHASE: Builder = lambda e, s, c, side: s.phase  # noqa: E731
 _PAYING: Builder = lambda e, s, c, side: (  # noqa: E731
     "hide" if (s.paying or "").startswith("h:") else "holy water"
 )
@@ -146,6 +148,8 @@ def private_builders(state: VeState, side: int) -> dict[str, Builder]:
         builders["known_humans"] = _KNOWN
     if state.paying:
         builders["paying"] = _PAYING
+    if state.phase == "pay" and side == state.active:
+        builders["phase"] = _PHASE  # the payer's own view says it is paying
     if state.choosing:
         builders["choosing"] = _choosing
     return builders
@@ -224,7 +228,10 @@ class SeatView:
     def update(self, engine: Rules, state: VeState) -> None:
         """Read again what a move replaces (phase, fight, the pile looked through) and what
         follows from the lists a move changes (the dead vampires), for the next step."""
-        self.phase = phase = state.phase
+        phase = state.phase
+        if phase == "pay" and state.active != self.side:
+            phase = "act"  # as the public view says: the payer's ways are its own
+        self.phase = phase
         dead = self.dead
         if len(dead) != self._deaths_seen:
             # each death is declared (vampire or human) to both players

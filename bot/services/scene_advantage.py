@@ -1,0 +1,196 @@
+"""Create an advantage on the scene: what a roll aims at when it is made, and its outcome on
+the scene's (or the campaign's game) aspects when it resolves, discovering a hidden aspect a
+player named by its words (inside the caller's transaction)."""
+
+from __future__ import annotations
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.db.models.scenes import SceneRow
+from bot.errors import RuleError
+from bot.fate.aspects import (
+    MAX_ASPECT_TEXT,
+    Aspect,
+    AspectKind,
+    Event,
+    FailChoice,
+    OutcomeKind,
+    create_advantage_existing,
+    create_advantage_new,
+    discover,
+)
+from bot.fate.rolls import AdvantageTarget
+from bot.fate.scene import Scene, next_aspect_id, put_aspect
+from bot.services.campaign_play import load_play_in, read_play_in, save_play_in
+from bot.services.campaigns import CampaignInfo
+from bot.services.scene_state import (
+    AspectRef,
+    find_ref,
+    find_zone_key,
+    key_of,
+    save_scene_in,
+    scene_of,
+    scene_row_in,
+    touch_board_in,
+)
+
+
+async def advantage_target_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    *,
+    aspect: str,
+    zone: str | None,
+    is_gm: bool,
+    enemy_on_fail: bool = False,
+) -> AdvantageTarget:
+    """What a create-an-advantage roll aims at: an aspect in play (by key or text) or a new one.
+
+    Checked when the roll is made, so a roll never starts on something it cannot change."""
+    row = await scene_row_in(session, campaign, channel_id)
+    scene = scene_of(row)
+    play = await read_play_in(session, campaign.id)
+    found = find_ref(scene, play, aspect, channel_id)
+    discovers = None
+    if found is not None and found.aspect.hidden and not is_gm:
+        if aspect.strip().startswith("scene:"):  # a hidden aspect's key is not the player's
+            found = None
+        else:  # its very text: an attempt at a new aspect that, made, discovers this one
+            discovers, found = key_of(found, channel_id), None
+    if found is not None:
+        if found.aspect.kind is AspectKind.BOOST:
+            raise RuleError(
+                f"'{found.aspect.text}' is a boost and cannot gain invokes; name a new aspect."
+            )
+        if zone:
+            raise RuleError("A zone only goes with a new aspect; leave `zone` empty.")
+        return AdvantageTarget(
+            text=found.aspect.text, key=key_of(found, channel_id), hidden=found.aspect.hidden
+        )
+    if aspect.strip().startswith("scene:"):
+        raise RuleError(
+            "That aspect is no longer in play; pick one from the suggestions or type a new one."
+        )
+    text = " ".join(aspect.split())
+    if not text or len(text) > MAX_ASPECT_TEXT:
+        raise RuleError(f"Name the new aspect in 1 to {MAX_ASPECT_TEXT} characters.")
+    return AdvantageTarget(
+        text=text,
+        zone=find_zone_key(scene, zone),
+        enemy_on_fail=enemy_on_fail,
+        discovers=discovers,
+    )
+
+
+async def _save_aspect_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    where: tuple[SceneRow, Scene],
+    game: bool,
+    updated: Aspect,
+) -> None:
+    """Store a changed aspect where it lives: the campaign's game aspects or the scene."""
+    row, scene = where
+    if game:
+        play_row, play = await load_play_in(session, campaign.id)
+        aspects = [updated if a.id == updated.id else a for a in play.game_aspects]
+        await save_play_in(session, play_row, play.model_copy(update={"game_aspects": aspects}))
+        await touch_board_in(session, row.channel_id)
+    else:
+        scene, _ = put_aspect(scene, updated)
+        await save_scene_in(session, row, scene)
+
+
+async def _discover_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    where: tuple[SceneRow, Scene],
+    hidden: AspectRef,
+    target: AdvantageTarget,
+    outcome: OutcomeKind,
+    *,
+    actor: str,
+    extra_invokes: int,
+    enemy_on_fail: bool,
+) -> list[Event]:
+    """A new aspect the GM already had hidden: resolved as any new aspect (nothing on a plain
+    failure, a boost of its own on a tie), but made, it reveals the hidden one."""
+    row, scene = where
+    made, events = create_advantage_new(
+        outcome,
+        aspect_id=next_aspect_id(scene),
+        text=target.text,
+        actor=actor,
+        fail_choice=FailChoice.ENEMY_INVOKE if enemy_on_fail else FailChoice.NOT_CREATED,
+        extra_invokes=extra_invokes,
+    )
+    if made is None:
+        return events
+    if made.kind is AspectKind.BOOST:
+        scene, _ = put_aspect(scene, made, new=True)
+        await save_scene_in(session, row, scene)
+        return events
+    revealed, events = discover(hidden.aspect, made)
+    await _save_aspect_in(session, campaign, (row, scene), hidden.game, revealed)
+    return events
+
+
+async def apply_advantage_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    target: AdvantageTarget,
+    outcome: OutcomeKind,
+    *,
+    actor: str,
+    extra_invokes: int = 0,
+    enemy_on_fail: bool = False,
+) -> list[Event]:
+    """Apply a resolved create-an-advantage roll to the scene (or to a game aspect)."""
+    row = await scene_row_in(session, campaign, channel_id)
+    scene = scene_of(row)
+    play = await read_play_in(session, campaign.id)
+    hidden = find_ref(scene, play, target.discovers, channel_id) if target.discovers else None
+    if hidden is not None and hidden.aspect.hidden:
+        return await _discover_in(
+            session,
+            campaign,
+            (row, scene),
+            hidden,
+            target,
+            outcome,
+            actor=actor,
+            extra_invokes=extra_invokes,
+            enemy_on_fail=enemy_on_fail,
+        )
+    found = find_ref(scene, play, target.key or target.text, channel_id)
+    if found is None and target.key is not None:
+        raise RuleError(
+            f"'{target.text}' is no longer in play, so this advantage changes nothing; "
+            "make a new roll on another aspect."
+        )
+    if found is not None:
+        updated, events = create_advantage_existing(
+            found.aspect, outcome, actor=actor, extra_invokes=extra_invokes
+        )
+        await _save_aspect_in(session, campaign, (row, scene), found.game, updated)
+        return events
+    owner = target.zone if target.zone in {z.key for z in scene.zones} else None
+    made, events = create_advantage_new(
+        outcome,
+        aspect_id=next_aspect_id(scene),
+        text=target.text,
+        actor=actor,
+        kind=AspectKind.ZONE if owner else AspectKind.SITUATION,
+        owner=owner,
+        hidden=target.hidden,
+        fail_choice=FailChoice.ENEMY_INVOKE
+        if enemy_on_fail or target.enemy_on_fail
+        else FailChoice.NOT_CREATED,
+        extra_invokes=extra_invokes,
+    )
+    if made is not None:
+        scene, _ = put_aspect(scene, made, new=True)
+        await save_scene_in(session, row, scene)
+    return events
