@@ -99,6 +99,17 @@ def _cog(interaction: discord.Interaction) -> GameTable:
     return cog
 
 
+def _may_view(interaction: discord.Interaction, channel_id: int) -> bool:
+    """Whether the asker may view the channel a game was played in (a game's log shows what
+    its board showed there). A channel the bot does not know (gone) hides nothing."""
+    assert interaction.guild is not None
+    channel = interaction.guild.get_channel_or_thread(channel_id)
+    member = interaction.user
+    if channel is None or not isinstance(member, discord.Member):
+        return True
+    return channel.permissions_for(member).view_channel
+
+
 def _name(user: discord.abc.User | discord.Member) -> str:
     return getattr(user, "display_name", None) or user.name
 
@@ -849,7 +860,12 @@ class GameTable(commands.Cog):
         if game is not None:
             await self.show_log(interaction, game, 0, edit=False)
             return
-        games, total = await self.games.history(interaction.guild.id)
+        unseen = [
+            c.id
+            for c in [*interaction.guild.channels, *interaction.guild.threads]
+            if not _may_view(interaction, c.id)
+        ]
+        games, total = await self.games.history(interaction.guild.id, unseen=unseen)
         await interaction.response.send_message(embed=history_embed(games, total), ephemeral=True)
 
     # ------------------------------------------------------------------ lobby
@@ -942,6 +958,10 @@ class GameTable(commands.Cog):
         """A game's whole public history, privately, one page at a time."""
         assert interaction.guild is not None
         info, lines = await self.games.event_log(game_id, interaction.guild.id)
+        if not _may_view(interaction, info.channel_id):  # as if there were no such game
+            raise RuleError(
+                f"There is no game #{game_id} on this server; `/game history` lists them."
+            )
         embed, page, pages = log_embed(info, lines, page)
         await _paged_reply(interaction, embed, pager_view(LogButton, game_id, page, pages), edit)
 

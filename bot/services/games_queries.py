@@ -4,6 +4,7 @@ resume, and the idle check.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -88,22 +89,20 @@ class GameQueries(GameCore):
         )
 
     async def history(
-        self, guild_id: int, limit: int = HISTORY_LIMIT
+        self, guild_id: int, limit: int = HISTORY_LIMIT, *, unseen: Collection[int] = ()
     ) -> tuple[list[GameInfo], int]:
+        """The server's latest games, leaving out those played in the `unseen` channels (the
+        ones the asker may not view: their games are theirs who may)."""
+        where = [col(GameRow.guild_id) == guild_id]
+        if unseen:
+            where.append(col(GameRow.channel_id).not_in(list(unseen)))
         async with self.db.session() as session:
             result = await session.exec(
-                select(GameRow)
-                .where(col(GameRow.guild_id) == guild_id)
-                .order_by(col(GameRow.id).desc())
-                .limit(limit)
+                select(GameRow).where(*where).order_by(col(GameRow.id).desc()).limit(limit)
             )
             rows = list(result.all())
             total = (
-                await session.exec(
-                    select(func.count())
-                    .select_from(GameRow)
-                    .where(col(GameRow.guild_id) == guild_id)
-                )
+                await session.exec(select(func.count()).select_from(GameRow).where(*where))
             ).one()
             return [self._info(r, with_view=False) for r in rows], int(total)
 

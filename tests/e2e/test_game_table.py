@@ -725,3 +725,27 @@ async def test_a_lobby_starts_the_picture_workers_before_its_board_needs_them(
     board = await table.click(lobby, "Start", user=table.player)
     assert board.message is not None and board.message.get("attachments")
     assert pictures.drawn_in_workers >= 1 and pictures.drawn_in_threads == 0
+
+
+async def test_a_game_in_a_channel_one_may_not_view_is_not_in_ones_history(
+    table: Table,
+) -> None:
+    """A game's log shows what its board showed in its channel: someone who may not view that
+    channel (a private table) neither finds the game in `/game history` nor reads its log."""
+    game_id, _ = await _lobby(table, [], ai=1)
+    channel = table.fake.channels[table.channel]
+    view_channel = 1 << 10
+    channel["permission_overwrites"] = [
+        {"id": str(table.player3), "type": 1, "allow": "0", "deny": str(view_channel)}
+    ]
+    await table.fake.dispatch("CHANNEL_UPDATE", channel, guild_id=table.guild_id)
+    await table.settle()
+
+    listed = await table.slash("game history", user=table.player3, channel=table.other_channel)
+    assert listed.ephemeral and f"#{game_id}" not in listed.text, listed.text
+    log = await table.slash(
+        "game history", user=table.player3, channel=table.other_channel, game=game_id
+    )
+    assert log.ephemeral and f"There is no game #{game_id}" in log.text, log.text
+    seen = await table.slash("game history", user=table.player, channel=table.other_channel)
+    assert f"#{game_id}" in seen.text, seen.text
