@@ -373,8 +373,9 @@ class EconomyService:
     ) -> LedgerPage:
         """Another page of a ledger already shown; `who` is None, "GM" or "#<character id>".
         Only the ledger of the channel's own campaign: a page button names its campaign, and
-        a forged one must not read another campaign's of the same server."""
-        async with self.db.session() as session:
+        a forged one must not read another campaign's of the same server. (A read: the
+        server's default campaign exists whenever the button's campaign does.)"""
+        async with self.db.read() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             if campaign.id != campaign_id:
                 raise RuleError("That ledger is another campaign's; `/fp log` shows this one's.")
