@@ -22,7 +22,7 @@ import contextlib
 import logging
 import multiprocessing
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -62,6 +62,7 @@ class PicturePool:
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._executor: ProcessPoolExecutor | None = None
+        self._submitter = ThreadPoolExecutor(1, thread_name_prefix="picture-submit")
         self._ready = False
         self._starting: asyncio.Task[None] | None = None
         self._started = False  # start() ran (once, or once more after a worker died)
@@ -115,14 +116,19 @@ class PicturePool:
         executor = self._executor
         if self._ready and executor is not None and _drawn_by_builtin(engine):
             try:
-                # submitted from a thread: the submit wakes the pool's manager thread through a
-                # pipe, and the event loop waited there for the GIL (1.7 ms a picture at load)
-                submitted = await asyncio.to_thread(executor.submit, draw_in_worker, engine, view)
+                # submitted from a thread of its own: the submit wakes the pool's manager thread
+                # through a pipe, and the event loop waited there for the GIL (1.7 ms a
+                # picture at load)
+                submitted = await asyncio.get_running_loop().run_in_executor(
+                    self._submitter, executor.submit, draw_in_worker, engine, view
+                )
                 picture, cpu = await asyncio.wrap_future(submitted)
             except BrokenProcessPool:
                 if executor is self._executor:  # the first to notice starts new workers
                     log.warning("a picture worker died; starting new ones")
                     await self._restart()
+            except RuntimeError:  # shut down meanwhile: the bot is closing (after the above,
+                pass  # whose error is a RuntimeError too)
             else:
                 self.worker_cpu_seconds += cpu
                 self.drawn_in_workers += 1
@@ -150,3 +156,4 @@ class PicturePool:
             self._starting = None
         if executor is not None:
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+        self._submitter.shutdown(wait=False)

@@ -101,13 +101,21 @@ def _cog(interaction: discord.Interaction) -> GameTable:
 
 def _may_view(interaction: discord.Interaction, channel_id: int) -> bool:
     """Whether the asker may view the channel a game was played in (a game's log shows what
-    its board showed there). A channel the bot does not know (gone) hides nothing."""
+    its board showed there). A channel the bot cannot see (gone, an archived thread) counts
+    as one the asker may not, and so does a private thread they are not in."""
     assert interaction.guild is not None
     channel = interaction.guild.get_channel_or_thread(channel_id)
     member = interaction.user
     if channel is None or not isinstance(member, discord.Member):
-        return True
-    return channel.permissions_for(member).view_channel
+        return False
+    try:
+        allowed = channel.permissions_for(member)
+    except discord.ClientException:  # a thread whose parent the bot does not know
+        return False
+    if isinstance(channel, discord.Thread) and channel.is_private():
+        known = channel.owner_id == member.id or any(m.id == member.id for m in channel.members)
+        return allowed.manage_threads or known
+    return allowed.view_channel
 
 
 def _name(user: discord.abc.User | discord.Member) -> str:
@@ -860,11 +868,10 @@ class GameTable(commands.Cog):
         if game is not None:
             await self.show_log(interaction, game, 0, edit=False)
             return
-        unseen = [
-            c.id
-            for c in [*interaction.guild.channels, *interaction.guild.threads]
-            if not _may_view(interaction, c.id)
-        ]
+        unseen = []
+        if not await member_is_gm(self.bot, interaction):  # the GM sees every table's
+            played_in = await self.games.channels_played_in(interaction.guild.id)
+            unseen = [c for c in played_in if not _may_view(interaction, c)]
         games, total = await self.games.history(interaction.guild.id, unseen=unseen)
         await interaction.response.send_message(embed=history_embed(games, total), ephemeral=True)
 
@@ -958,7 +965,9 @@ class GameTable(commands.Cog):
         """A game's whole public history, privately, one page at a time."""
         assert interaction.guild is not None
         info, lines = await self.games.event_log(game_id, interaction.guild.id)
-        if not _may_view(interaction, info.channel_id):  # as if there were no such game
+        if not _may_view(interaction, info.channel_id) and not await member_is_gm(
+            self.bot, interaction
+        ):  # as if there were no such game
             raise RuleError(
                 f"There is no game #{game_id} on this server; `/game history` lists them."
             )

@@ -215,8 +215,10 @@ def discover(hidden: Aspect, made: Aspect) -> tuple[Aspect, list[Event]]:
     """A create-an-advantage made an aspect the GM already had hidden under that name: it was
     there all along, so it is revealed with the free invokes the new one would have had, and
     no copy is made beside it."""
-    count = len(made.free_invokes)
-    found = _with_invokes(hidden, hidden.free_invokes + made.free_invokes)
+    room = max(0, MAX_FREE_INVOKES - len(hidden.free_invokes))  # the GM's may fill it
+    added = made.free_invokes[:room]
+    count = len(added)
+    found = _with_invokes(hidden, hidden.free_invokes + added)
     for_enemy = " for the enemy" if made.free_invokes and made.free_invokes[0] == GM else ""
     return found.model_copy(update={"hidden": False}), [
         Event(

@@ -18,7 +18,6 @@ from bot.db.models.scenes import SceneRow
 from bot.db.repos.encounters import live_encounter_states_in
 from bot.errors import RuleError
 from bot.fate.aspects import CHARACTER_HOLDER, character_holder, holder_character_id
-from bot.fate.scene import Scene
 from bot.fate.sheet import Aspect as SheetAspect
 from bot.fate.tracks import TrackKind
 from bot.services.aspects_in_play import AspectInPlay, register_source
@@ -32,6 +31,7 @@ from bot.services.campaigns import (
     unknown_character,
 )
 from bot.services.encounters import EncounterState
+from bot.services.scene_state import parsed_scene_in
 
 SHEET_ASPECTS = "sheet aspects"  # what the parsed-row cache keeps of a sheet for invoke menus
 PARSED_FROM_A_SHEET = ("character", SHEET_ASPECTS)  # what a deleted character's id drops
@@ -106,7 +106,8 @@ async def characters_here_in(
     here: set[int] = set()
     row = await session.get(SceneRow, channel_id)
     if row is not None and row.active and row.campaign_id == campaign.id:
-        for person in Scene.model_validate_json(row.scene_json).participants:
+        scene = parsed_scene_in(session, channel_id, row.version, row.scene_json)
+        for person in scene.participants:
             character_id = holder_character_id(person.id)
             if character_id is not None:
                 here.add(character_id)

@@ -106,6 +106,14 @@ class GameQueries(GameCore):
             ).one()
             return [self._info(r, with_view=False) for r in rows], int(total)
 
+    async def channels_played_in(self, guild_id: int) -> list[int]:
+        """Every channel of the server a game was played in."""
+        async with self.db.read() as session:
+            found = await session.exec(
+                select(GameRow.channel_id).where(col(GameRow.guild_id) == guild_id).distinct()
+            )
+            return list(found.all())
+
     async def event_log(self, game: int, guild_id: int) -> tuple[GameInfo, list[str]]:
         """A game's whole public history, oldest first (at most LOG_READ_LIMIT events);
         ``game`` is its number as the board shows it. Another server's game is refused like

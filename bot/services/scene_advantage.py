@@ -21,7 +21,7 @@ from bot.fate.aspects import (
 )
 from bot.fate.rolls import AdvantageTarget
 from bot.fate.scene import Scene, next_aspect_id, put_aspect
-from bot.services.campaign_play import load_play_in, read_play_in, save_play_in
+from bot.services.campaign_play import CampaignPlay, load_play_in, read_play_in, save_play_in
 from bot.services.campaigns import CampaignInfo
 from bot.services.scene_state import (
     AspectRef,
@@ -54,10 +54,11 @@ async def advantage_target_in(
     found = find_ref(scene, play, aspect, channel_id)
     discovers = None
     if found is not None and found.aspect.hidden and not is_gm:
-        if aspect.strip().startswith("scene:"):  # a hidden aspect's key is not the player's
-            found = None
-        else:  # its very text: an attempt at a new aspect that, made, discovers this one
-            discovers, found = key_of(found, channel_id), None
+        # its very words (not its key or id, which a player could count through): an attempt
+        # at a new aspect that, made, discovers this one; anything else: as if it were absent
+        if same_words(found.aspect.text, aspect) and found.aspect.kind is not AspectKind.BOOST:
+            discovers = key_of(found, channel_id)
+        found = None
     if found is not None:
         if found.aspect.kind is AspectKind.BOOST:
             raise RuleError(
@@ -81,6 +82,11 @@ async def advantage_target_in(
         enemy_on_fail=enemy_on_fail,
         discovers=discovers,
     )
+
+
+def same_words(text: str, typed: str) -> bool:
+    """Whether `typed` is `text` (any case and spacing), not an aspect's id or key."""
+    return " ".join(text.split()).casefold() == " ".join(typed.split()).casefold()
 
 
 async def _save_aspect_in(
@@ -136,6 +142,19 @@ async def _discover_in(
     return events
 
 
+def _aimed_at(
+    scene: Scene, play: CampaignPlay, target: AdvantageTarget, channel_id: int
+) -> AspectRef | None:
+    """The aspect in play a resolving advantage adds invokes to: its key's, or one with the
+    new aspect's words that everyone sees (None: make the new one)."""
+    found = find_ref(scene, play, target.key or target.text, channel_id)
+    if found is not None and not same_words(found.aspect.text, target.text):
+        return None  # another aspect under the key, or one whose id is the new aspect's text
+    if found is not None and target.key is None and found.aspect.hidden:
+        return None  # hidden since the roll was made: the new aspect is made beside it
+    return found
+
+
 async def apply_advantage_in(
     session: AsyncSession,
     campaign: CampaignInfo,
@@ -151,8 +170,10 @@ async def apply_advantage_in(
     row = await scene_row_in(session, campaign, channel_id)
     scene = scene_of(row)
     play = await read_play_in(session, campaign.id)
+    # found by key, an aspect must still have the words the roll was made on: a new scene
+    # numbers its aspects anew, and a roll may outlive its scene
     hidden = find_ref(scene, play, target.discovers, channel_id) if target.discovers else None
-    if hidden is not None and hidden.aspect.hidden:
+    if hidden is not None and hidden.aspect.hidden and same_words(hidden.aspect.text, target.text):
         return await _discover_in(
             session,
             campaign,
@@ -164,7 +185,7 @@ async def apply_advantage_in(
             extra_invokes=extra_invokes,
             enemy_on_fail=enemy_on_fail,
         )
-    found = find_ref(scene, play, target.key or target.text, channel_id)
+    found = _aimed_at(scene, play, target, channel_id)
     if found is None and target.key is not None:
         raise RuleError(
             f"'{target.text}' is no longer in play, so this advantage changes nothing; "

@@ -17,9 +17,11 @@ from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.cache import parsed, remember
 from bot.db.models.campaigns import FatePointEntry
 from bot.db.models.columns import utcnow
 from bot.db.models.scenes import CampaignPlayRow, RecoveryRow, SceneRow
+from bot.db.raw import RawUnit
 from bot.db.repos.versioned import save_versioned_in
 from bot.errors import RuleError
 from bot.fate import recovery
@@ -196,6 +198,18 @@ def running_scene(row: SceneRow | None, campaign: CampaignInfo) -> SceneRow:
 def scene_of(row: SceneRow) -> Scene:
     """The pure scene stored in a row."""
     return Scene.model_validate_json(row.scene_json)
+
+
+def parsed_scene_in(
+    session: AsyncSession | RawUnit, channel_id: int, version: int, text: str
+) -> Scene:
+    """The scene stored at `version` of the channel's row, parsed once per version (shared:
+    the scene rules return new scenes, never change one)."""
+    scene: Scene | None = parsed(session, "scene", channel_id, version)
+    if scene is None:
+        scene = Scene.model_validate_json(text)
+        remember(session, "scene", channel_id, version, scene)
+    return scene
 
 
 async def participants_in(

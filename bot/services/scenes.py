@@ -16,13 +16,12 @@ from sqlalchemy import bindparam
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.db.cache import parsed, remember
+from bot.db.cache import remember
 from bot.db.changes import touched
 from bot.db.engine import Database
 from bot.db.models.campaigns import Campaign
 from bot.db.models.columns import utcnow
 from bot.db.models.scenes import SceneRow
-from bot.db.raw import RawUnit
 from bot.db.repos.rolls import owed_fate_points_in
 from bot.db.repos.scenes import BOARD_ROWS, SCENE_MOVE_CONTEXT
 from bot.db.repos.versioned import update_versioned_raw_in
@@ -83,6 +82,7 @@ from bot.services.scene_state import (
     keep_game_aspects_in,
     match_aspect,
     named_character_in,
+    parsed_scene_in,
     participants_in,
     retry_stale,
     running_scene,
@@ -117,18 +117,6 @@ async def scene_with_campaign_in(
     else:
         campaign = await resolve_campaign_in(session, guild_id, channel_id)
     return campaign, running_scene(found[0] if found is not None else None, campaign)
-
-
-def parsed_scene_in(
-    session: AsyncSession | RawUnit, channel_id: int, version: int, text: str
-) -> Scene:
-    """The scene stored at `version` of the channel's row, parsed once per version (shared:
-    the scene rules return new scenes, never change one)."""
-    scene: Scene | None = parsed(session, "scene", channel_id, version)
-    if scene is None:
-        scene = Scene.model_validate_json(text)
-        remember(session, "scene", channel_id, version, scene)
-    return scene
 
 
 # --------------------------------------------------------------------------- results

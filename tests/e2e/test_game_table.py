@@ -747,5 +747,6 @@ async def test_a_game_in_a_channel_one_may_not_view_is_not_in_ones_history(
         "game history", user=table.player3, channel=table.other_channel, game=game_id
     )
     assert log.ephemeral and f"There is no game #{game_id}" in log.text, log.text
-    seen = await table.slash("game history", user=table.player, channel=table.other_channel)
-    assert f"#{game_id}" in seen.text, seen.text
+    for user in (table.player, table.gm):  # who may view it, and the GM
+        seen = await table.slash("game history", user=user, channel=table.other_channel)
+        assert f"#{game_id}" in seen.text, seen.text

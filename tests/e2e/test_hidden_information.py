@@ -156,6 +156,33 @@ async def test_naming_the_gms_npc_by_id_gets_the_unknown_name_answer(table: Tabl
             assert "Ghoul" not in tried.text
 
 
+async def test_an_npc_taking_part_here_can_be_named_by_the_players(table: Table) -> None:
+    """Where the Ghoul takes part, a player may pass it an invoke, treat its wound and see a
+    compel on it made here; from the GM channel, such a compel stays the GM's."""
+    await harry(table)
+    await ghoul(table, consequence="Torn Ear")
+    await table.slash("scene start", user=table.gm, characters="Harry, Ghoul")
+    await table.slash(
+        "aspect add", user=table.gm, text="Lucky Break", kind="boost", boost_for="Harry"
+    )
+    passed = await table.slash("aspect pass", user=table.player, aspect="Lucky Break", to="Ghoul")
+    assert "passes to Ghoul" in passed.text, passed.text
+    treated = await table.slash(
+        "recovery treat",
+        user=table.player,
+        consequence="mild",
+        skill="Lore",
+        healing_name="Bandaged",
+        patient="Ghoul",
+    )
+    assert "Ghoul" in treated.text and "No character" not in treated.text, treated.text
+    offered = await table.slash(
+        "compel offer", user=table.gm, target="Ghoul", aspect="Bandaged", complication="y"
+    )
+    assert "Compel #1" in offered.text, offered.text
+    assert "Ghoul" in (await table.slash("compel list", user=table.player)).text
+
+
 async def test_an_npc_in_the_scene_can_be_named_but_not_its_hidden_aspects(
     table: Table,
 ) -> None:
@@ -272,3 +299,6 @@ async def test_choosing_how_to_pay_is_not_shown_to_the_other_side(table: Table) 
     board = message_text(table.message(board_id))
     assert "(pay)" not in board and "(act)" in board, board.splitlines()[:3]
     assert engine.private_view(paying, seat)["phase"] == "pay"  # the payer's own view
+    other = next(s for s in users if s != seat)
+    assert "paying" not in engine.private_view(paying, other)
+    assert engine.private_view(paying, other)["phase"] == "act"

@@ -724,6 +724,14 @@ async def test_an_advantage_on_the_text_of_a_hidden_aspect_discovers_it(table: T
     doors = [a for a in (await scene_aspects(table)).values() if a.name.casefold() == "trap door"]
     assert len([a for a in doors if not a.is_boost]) == 1  # found, not made again beside it
 
+    # an id is not the aspect's words: a player counting s1, s2... makes a new aspect
+    await table.slash("aspect add", user=table.gm, text="Secret Passage", hidden=True)
+    passage = (await scene_aspects(table))["Secret Passage"].key.rsplit(":", 1)[1]
+    guessed = await _advantage_on(table, passage, [0, 0, 0, 0])
+    assert "revealed" not in message_text(roll_message(table, guessed))
+    assert (await scene_aspects(table))["Secret Passage"].hidden
+    assert not (await scene_aspects(table))["Secret Passage"].free_invokes
+
     # a failure the GM makes "created, with the enemy's invoke": the hidden one, revealed
     await table.slash("aspect add", user=table.gm, text="Loose Floorboard", hidden=True)
     set_dice(table, [-1, -1, -1, -1])
@@ -735,6 +743,27 @@ async def test_an_advantage_on_the_text_of_a_hidden_aspect_discovers_it(table: T
     assert "revealed with 1 free invoke for the enemy" in message_text(roll_message(table, reply))
     board = (await scene_aspects(table))["Loose Floorboard"]
     assert not board.hidden and board.free_invokes == {"gm": 1}
+
+
+async def test_an_advantage_that_outlives_its_scene_discovers_nothing_in_the_next(
+    table: Table,
+) -> None:
+    """A new scene numbers its aspects anew: a roll aimed at the last scene's hidden s1,
+    resolved after the next scene hid another s1, must not reveal that one."""
+    await harry(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    await table.slash("aspect add", user=table.gm, text="Trap Door", hidden=True)
+    set_dice(table, [0, 0, 0, 0])
+    reply = await table.slash(
+        "advantage", user=table.player, skill="Lore", difficulty="Fair", aspect="Trap Door"
+    )
+    await table.slash("scene end", user=table.gm)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    await table.slash("aspect add", user=table.gm, text="The Butler Did It", hidden=True)
+    await table.click(reply, "Create aspect", user=table.player)
+    shown = message_text(roll_message(table, reply))
+    assert "Butler" not in shown, shown
+    assert (await scene_aspects(table))["The Butler Did It"].hidden
 
 
 async def test_hostile_invokes_paid_with_a_gm_point_are_paid_out_at_scene_end(

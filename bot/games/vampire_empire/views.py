@@ -146,10 +146,9 @@ def private_builders(state: VeState, side: int) -> dict[str, Builder]:
         builders["vampires"] = _VAMPIRES
     else:
         builders["known_humans"] = _KNOWN
-    if state.paying:
+    if state.paying and side == state.active:  # the payer's ways are its own
         builders["paying"] = _PAYING
-    if state.phase == "pay" and side == state.active:
-        builders["phase"] = _PHASE  # the payer's own view says it is paying
+        builders["phase"] = _PHASE
     if state.choosing:
         builders["choosing"] = _choosing
     return builders
