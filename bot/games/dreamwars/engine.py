@@ -66,14 +66,6 @@ def remove(pile: list[NemesisState], marker: NemesisState) -> None:
             return
 
 
-def present(pile: list[NemesisState], marker: NemesisState) -> bool:
-    """Whether this very marker (not an equal one) is in the pile."""
-    for other in pile:
-        if other is marker:
-            return True
-    return False
-
-
 def summons_per_portal(party: int) -> int:
     """Up to 3 players: 1 Nemesis on each Portal; 4 to 6: 2; 7 or 8: 3."""
     return 1 if party <= 3 else 2 if party <= 6 else 3
@@ -1290,8 +1282,10 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                 standing.setdefault(h.node, []).append(j)
                 if not h.hidden:
                     eligible.append((j, h.node))
+        # Only the Nemesis that moves leaves the pile (reaching its target): each one met in
+        # the loop is still there.
         for nemesis in list(s.nemeses):
-            if nemesis.stunned or not present(s.nemeses, nemesis):
+            if nemesis.stunned:
                 continue
             marker = ctx.marker(nemesis)
             free = marker.key in board.free_movers
@@ -1368,18 +1362,24 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         board = ctx.board
         heroes = s.heroes
         effects: dict[int, list[Effect]] = {}  # each defender's (see _defend)
-        for nemesis in list(s.nemeses):
-            if nemesis.stunned or not present(s.nemeses, nemesis):
+        # The spaces of the standing heroes: nobody moves or stands up again while the
+        # Nemeses attack (a wound may only take a hero off), and no Nemesis leaves.
+        occupied = {h.node for h in heroes if not h.dead and h.door is None}
+        for nemesis in s.nemeses:
+            if nemesis.stunned:
                 continue
             marker = ctx.marker(nemesis)
             node = nemesis.node
-            here = [  # the standing heroes on its space
-                j for j, h in enumerate(heroes) if h.node == node and not h.dead and h.door is None
-            ]
-            if here:
-                for j in here:
-                    self._defend(ctx, j, marker, "melee", effects)
-                continue
+            if node in occupied:
+                here = [  # the standing heroes on its space
+                    j
+                    for j, h in enumerate(heroes)
+                    if h.node == node and not h.dead and h.door is None
+                ]
+                if here:
+                    for j in here:
+                        self._defend(ctx, j, marker, "melee", effects)
+                    continue
             if not marker.ranged:
                 continue
             in_range = [
