@@ -158,10 +158,11 @@ class AiMoves:
     def steps(self) -> list[str]:
         found = self._steps
         if found is None:
-            found = self._steps = _Ids()
             ctx, i = self.ctx, self.i
             if self.moving or (self.free and _may_start_move(ctx, i)):
-                found += [f"step:{nxt}" for nxt in _steps(ctx, i)]
+                found = self._steps = list(_step_ids(ctx, i))
+            else:
+                found = self._steps = []
         return found
 
     def location(self) -> list[str]:
@@ -314,17 +315,22 @@ def _may_start_move(ctx: _Ctx, i: int) -> bool:
     return hero.extra > 0 and not hero.special_used and hero.vehicle is None
 
 
-def _steps(ctx: _Ctx, i: int) -> list[str]:
-    hero = ctx.s.heroes[i]
+def _steps(ctx: _Ctx, i: int) -> tuple[str, ...]:
+    """The spaces hero ``i`` may step to: never along a river, unless Aquatic."""
+    here = ctx.s.heroes[i].node
     board = ctx.board
-    here = hero.node
-    aquatic = here in board.rivers and ctx.has(i, "aquatic")
-    found = []
-    for nxt in board.adjacent.get(here, ()):
-        if here in board.rivers and nxt in board.rivers and not aquatic:
-            continue  # never along a river, unless Aquatic
-        found.append(nxt)
-    return found
+    if here in board.rivers and ctx.has(i, "aquatic"):
+        return board.adjacent.get(here, ())
+    return board.walk_adjacent.get(here, ())
+
+
+def _step_ids(ctx: _Ctx, i: int) -> tuple[str, ...]:
+    """``_steps``' ids (``step:<space>``), made once per board."""
+    here = ctx.s.heroes[i].node
+    board = ctx.board
+    if here in board.rivers and ctx.has(i, "aquatic"):
+        return board.step_ids.get(here, ())
+    return board.walk_step_ids.get(here, ())
 
 
 def _weapons(ctx: _Ctx, i: int, ranged: bool) -> list[str]:

@@ -112,6 +112,11 @@ class Board:
             for k, v in lib.adjacent.items()
         }
         self.rivers = frozenset(rivers)
+        # The ids of the steps from each space (actions.py's): anywhere, and for a walker
+        self.step_ids = {k: tuple(f"step:{n}" for n in v) for k, v in lib.adjacent.items()}
+        self.walk_step_ids = {
+            k: tuple(f"step:{n}" for n in v) for k, v in self.walk_adjacent.items()
+        }
         self.dist = {k: _bfs(self.adjacent, k) for k in lib.nodes}
         self.walk = {k: _bfs(self.walk_adjacent, k) for k in lib.nodes}
         # The spaces within 0-6 of each space (6: the longest range a pack may give an effect;
