@@ -334,22 +334,9 @@ def _step_ids(ctx: _Ctx, i: int) -> tuple[str, ...]:
 
 
 def _weapons(ctx: _Ctx, i: int, ranged: bool) -> list[str]:
-    """The hero's usable melee (or ranged) weapons, one of each kind, in carrying order."""
-    hero = ctx.s.heroes[i]
-    cards = ctx.s.cards
-    weapon_ranged = ctx.board.weapon_ranged
-    tech_items = () if ctx.lib.heroes[hero.key].tech > 0 else ctx.board.tech_items
-    seen: set[str] = set()
-    found = []
-    for uid in hero.items:
-        key = cards[uid]
-        if weapon_ranged.get(key) is not ranged:  # not a weapon, or not of this kind
-            continue
-        if key in tech_items or key in seen:
-            continue
-        seen.add(key)
-        found.append(uid)
-    return found
+    """The hero's usable melee (or ranged) weapons, one of each kind, in carrying order
+    (only read)."""
+    return ctx.weapons(i)[ranged]
 
 
 def _tech_ok(ctx: _Ctx, i: int, uid: str) -> bool:

@@ -78,7 +78,15 @@ class _Kept:
     """The table's effects and the Nemesis limit as a context keeps them, each under a key of
     what it depends on (see table_effects and nemesis_limit)."""
 
-    __slots__ = ("table", "table_key", "table_of_here", "table_here", "limit_key", "limit")
+    __slots__ = (
+        "table",
+        "table_key",
+        "table_of_here",
+        "table_here",
+        "limit_key",
+        "limit",
+        "weapons",
+    )
 
     def __init__(self) -> None:
         self.table: list[Effect] | None = None
@@ -87,6 +95,8 @@ class _Kept:
         self.table_here: dict[str, list[Effect]] = {}  # table_effects_at's, by space
         self.limit_key: tuple[object, ...] = ()
         self.limit = 0
+        # hero index -> (the hero, the items carried, its melee and its ranged weapons)
+        self.weapons: dict[int, tuple[HeroState, tuple[str, ...], list[str], list[str]]] = {}
 
 
 class _Ctx:
@@ -219,6 +229,29 @@ class _Ctx:
                 found.append(i)
             i += 1
         return found
+
+    def weapons(self, i: int) -> tuple[list[str], list[str]]:
+        """Hero ``i``'s usable melee and ranged weapons, one of each kind, in carrying order
+        (only read), kept while the hero carries the same items."""
+        hero = self.s.heroes[i]
+        items = tuple(hero.items)
+        kept = self._kept.weapons.get(i)
+        if kept is None or kept[0] is not hero or kept[1] != items:
+            melee: list[str] = []
+            ranged: list[str] = []
+            cards = self.s.cards
+            weapon_ranged = self.board.weapon_ranged
+            tech_items = () if self.lib.heroes[hero.key].tech > 0 else self.board.tech_items
+            seen: set[str] = set()
+            for uid in items:
+                key = cards[uid]
+                kind = weapon_ranged.get(key)
+                if kind is None or key in tech_items or key in seen:
+                    continue  # not a weapon, one the hero may not use, or one more of a kind
+                seen.add(key)
+                (ranged if kind else melee).append(uid)
+            kept = self._kept.weapons[i] = (hero, items, melee, ranged)
+        return kept[2], kept[3]
 
     def foes_at(self, node: str, towers: bool = True) -> list[NemesisState]:
         found = [n for n in self.s.nemeses if n.node == node]
