@@ -86,6 +86,7 @@ class _Kept:
         "limit_key",
         "limit",
         "weapons",
+        "heroes",
     )
 
     def __init__(self) -> None:
@@ -97,6 +98,8 @@ class _Kept:
         self.limit = 0
         # hero index -> (the hero, the items carried, its melee and its ranged weapons)
         self.weapons: dict[int, tuple[HeroState, tuple[str, ...], list[str], list[str]]] = {}
+        # hero index -> (what its effects come from, its effects, their modifiers by stat)
+        self.heroes: dict[int, tuple[tuple[object, ...], list[Effect], dict[str | None, int]]] = {}
 
 
 class _Ctx:
@@ -384,6 +387,40 @@ class _Ctx:
         return found
 
     def _hero_effects(self, i: int) -> list[Effect]:
+        return self._kept_effects(i)[1]
+
+    def _kept_effects(
+        self, i: int
+    ) -> tuple[tuple[object, ...], list[Effect], dict[str | None, int]]:
+        """Hero ``i``'s effects (only read) and what their modifiers add to each stat, kept
+        while what they come from is the same (for both contexts of an AI-only game): a step
+        seldom changes them, and only the active hero's."""
+        s = self.s
+        hero = s.heroes[i]
+        source = (
+            hero,  # another hero is another object (and the kept one is never freed)
+            tuple(hero.items),
+            hero.armour,
+            hero.shield,
+            tuple(hero.allies),
+            tuple(hero.unlocked),
+            tuple(hero.buffs),
+            tuple(hero.statuses),
+            s.scenario,  # the statuses' effects
+            hero.node,
+            self.table_effects(),
+        )
+        kept = self._kept.heroes.get(i)
+        if kept is None or kept[0] != source:
+            effects = self._effects_now(i)
+            mods: dict[str | None, int] = {}
+            for e in effects:
+                if e.kind == "modify":
+                    mods[e.stat] = mods.get(e.stat, 0) + e.amount
+            kept = self._kept.heroes[i] = (source, effects, mods)
+        return kept
+
+    def _effects_now(self, i: int) -> list[Effect]:
         s = self.s
         hero = s.heroes[i]
         board = self.board
@@ -450,6 +487,8 @@ class _Ctx:
             if mods is None:
                 mods = self._values[(i, weapon)] = self._modifiers(i, weapon)
             return self._stat(i, stat, mods.get(stat, 0))
+        if effects is None and weapon is None:
+            return self._stat(i, stat, self._kept_effects(i)[2].get(stat, 0))
         mods_now = 0
         for e in self.hero_effects(i, weapon) if effects is None else effects:
             if e.stat == stat and e.kind == "modify":
@@ -461,15 +500,12 @@ class _Ctx:
         hero's, plus the weapon's."""
         assert self._values is not None
         if weapon is None:
-            effects = self.hero_effects(i)
-            mods: dict[str | None, int] = {}
-        else:
-            base = self._values.get((i, None))
-            if base is None:
-                base = self._values[(i, None)] = self._modifiers(i, None)
-            effects = self.weapon_effects(i, weapon)
-            mods = dict(base)
-        for e in effects:
+            return self._kept_effects(i)[2]  # only read: a weapon's are added to a copy
+        base = self._values.get((i, None))
+        if base is None:
+            base = self._values[(i, None)] = self._modifiers(i, None)
+        mods = dict(base)
+        for e in self.weapon_effects(i, weapon):
             if e.kind == "modify":
                 mods[e.stat] = mods.get(e.stat, 0) + e.amount
         return mods
