@@ -694,7 +694,10 @@ def perform(engine: DreamwarsEngine, ctx: _Ctx, action_id: str) -> None:
     elif verb == "ride":
         hero.vehicle = rest
         _tech_use(ctx, i, rest)
-        ctx.say(f"{ctx.name(i)} rides a vehicle this turn (Movement {ctx.item(rest).movement}).")
+        if ctx.telling:
+            ctx.say(
+                f"{ctx.name(i)} rides a vehicle this turn (Movement {ctx.item(rest).movement})."
+            )
     elif verb == "mount":
         addon, _, other = rest.partition(":")
         hero.mounted[addon] = other
@@ -711,7 +714,8 @@ def perform(engine: DreamwarsEngine, ctx: _Ctx, action_id: str) -> None:
     elif verb == "reload":
         hero.spent_prestige.remove(rest)
         hero.actions -= 1
-        ctx.say(f"{ctx.name(i)} reloads a Prestige ability (1 Action).")
+        if ctx.telling:
+            ctx.say(f"{ctx.name(i)} reloads a Prestige ability (1 Action).")
     elif verb in ("meditate", "meditate3", "meditate3x2"):
         _meditate(ctx, i, verb)
     elif verb == "reveal":
@@ -854,7 +858,8 @@ def _tech_use(ctx: _Ctx, i: int, uid: str) -> None:
     if ctx.item(uid).deck != "tech":
         return
     roll = ctx.roll(i, ctx.value(i, "tech"))
-    ctx.say(f"{ctx.name(i)} tests Tech to use a Tech Item ({roll.shown()}).", "tech")
+    if ctx.telling:
+        ctx.say(f"{ctx.name(i)} tests Tech to use a Tech Item ({roll.shown()}).", "tech")
     _malfunction(ctx, i, uid, roll)
 
 
@@ -869,11 +874,12 @@ def _malfunction(ctx: _Ctx, i: int, uid: str, roll: dice.Roll) -> bool:
     )
     if broken:
         ctx.s.heroes[i].buffs.append(f"broken:{uid}")
-        ctx.say(
-            f"Critical Malfunction on a natural {roll.natural}: {ctx.name(i)}'s Tech Item "
-            "will be discarded after this use.",
-            "malfunction",
-        )
+        if ctx.telling:
+            ctx.say(
+                f"Critical Malfunction on a natural {roll.natural}: {ctx.name(i)}'s Tech Item "
+                "will be discarded after this use.",
+                "malfunction",
+            )
     return broken
 
 
@@ -917,7 +923,8 @@ def _attack(
         if hit:
             ctx.wound(foe, damage, i, f"{ctx.name(i)}'s attack")
     if weapon is not None:
-        ctx.whisper(i, f"You attacked with {ctx.item(weapon).name}.")
+        if ctx.telling:
+            ctx.whisper(i, f"You attacked with {ctx.item(weapon).name}.")
         if _malfunction(ctx, i, weapon, roll):
             ctx.drop_item(i, weapon)
             hero.buffs.remove(f"broken:{weapon}")
@@ -959,8 +966,9 @@ def _intone(ctx: _Ctx, i: int, uid: str, chosen: list[NemesisState] | None = Non
     roll = ctx.roll(i, ctx.value(i, "arcane"))
     hero.cantici.remove(uid)
     ctx.discard(uid)
-    ctx.say(f"{ctx.name(i)} intones a Cantico (Arcane; {roll.shown()}).", "cantico")
-    ctx.whisper(i, f"You intoned {card.name}.")
+    if ctx.telling:
+        ctx.say(f"{ctx.name(i)} intones a Cantico (Arcane; {roll.shown()}).", "cantico")
+        ctx.whisper(i, f"You intoned {card.name}.")
     if roll.success:
         ctx.deed(i, "cantici")
         ctx.apply_effects(i, card.effects, "a Cantico", f"item:{card.key}", chosen)
@@ -972,7 +980,8 @@ def _use(ctx: _Ctx, i: int, uid: str, chosen: list[NemesisState] | None = None) 
         _tech_use(ctx, i, uid)
     ctx.drop_item(i, uid)
     kind = "a Dream Shard" if card.deck == "shards" else "an item"
-    ctx.say(f"{ctx.name(i)} uses {kind}.", "use")
+    if ctx.telling:
+        ctx.say(f"{ctx.name(i)} uses {kind}.", "use")
     if card.deck == "shards":
         ctx.deed(i, "shards")
     ctx.apply_effects(i, card.effects, kind, f"item:{card.key}", chosen)
@@ -1045,7 +1054,8 @@ def _prestige(ctx: _Ctx, i: int, key: str) -> None:
     hero.used_prestige.append(key)
     if ability.kind == "rechargeable":
         hero.spent_prestige.append(key)
-    ctx.say(f"{ctx.name(i)} uses {ability.name}.", "prestige")
+    if ctx.telling:
+        ctx.say(f"{ctx.name(i)} uses {ability.name}.", "prestige")
     ctx.apply_effects(i, ability.effects, ability.name, "")
 
 
@@ -1056,18 +1066,20 @@ def _meditate(ctx: _Ctx, i: int, verb: str) -> None:
     if verb == "meditate":
         hero.actions -= 1
         uid = ctx.draw("cantici")
-        ctx.say(f"{ctx.name(i)} meditates (1 Action) and draws a Cantico.", "meditate")
+        if ctx.telling:
+            ctx.say(f"{ctx.name(i)} meditates (1 Action) and draws a Cantico.", "meditate")
         if uid is not None:
             ctx.take_card(i, uid)
         return
     keep = 2 if verb == "meditate3x2" else 1
     hero.actions -= keep
     drawn = [u for u in (ctx.draw("cantici") for _ in range(3)) if u is not None]
-    ctx.say(
-        f"{ctx.name(i)} meditates at an Arcane location: draws {len(drawn)} Cantici "
-        f"to keep {keep}.",
-        "meditate",
-    )
+    if ctx.telling:
+        ctx.say(
+            f"{ctx.name(i)} meditates at an Arcane location: draws {len(drawn)} Cantici "
+            f"to keep {keep}.",
+            "meditate",
+        )
     _keep_decision(ctx, drawn, keep, "cantici")
 
 
@@ -1098,7 +1110,8 @@ def _reveal(ctx: _Ctx, i: int) -> None:
             chronicle=True,
         )
     else:
-        ctx.say(f"{ctx.name(i)} reveals the Unknown token: empty.", "scenario")
+        if ctx.telling:
+            ctx.say(f"{ctx.name(i)} reveals the Unknown token: empty.", "scenario")
 
 
 def _cannon(ctx: _Ctx, i: int, target: NemesisState) -> None:
@@ -1106,10 +1119,11 @@ def _cannon(ctx: _Ctx, i: int, target: NemesisState) -> None:
     hero = s.heroes[i]
     hero.actions -= 1
     roll = ctx.roll(i, ctx.value(i, "tech"))
-    ctx.say(
-        f"{ctx.name(i)} fires the cannon at the {ctx.marker(target).name} (Tech; {roll.shown()}).",
-        "attack",
-    )
+    if ctx.telling:
+        ctx.say(
+            f"{ctx.name(i)} fires the cannon at the {ctx.marker(target).name} (Tech; {roll.shown()}).",
+            "attack",
+        )
     if roll.success:
         ctx.wound(target, CANNON_DAMAGE, i, "cannon fire")
     elif roll.natural == 6:
@@ -1265,8 +1279,10 @@ def _adventure_test(ctx: _Ctx, i: int, test: TestSpec) -> bool:
     else:
         value = ctx.value(i, test.stat) + test.modifier
     roll = ctx.roll(i, value)
-    label = test.stat.title() if test.threshold is None else f"{test.stat.title()} {test.threshold}"
-    ctx.say(f"{ctx.name(i)} tests {label} ({roll.shown()}).", "test")
+    if ctx.telling:
+        title = test.stat.title()
+        label = title if test.threshold is None else f"{title} {test.threshold}"
+        ctx.say(f"{ctx.name(i)} tests {label} ({roll.shown()}).", "test")
     return roll.success
 
 
@@ -1279,7 +1295,8 @@ def _adventure_attack(ctx: _Ctx, i: int, modifier: int) -> bool:
         if value > best:
             best, best_weapon = value, weapon
     roll = ctx.roll(i, best)
-    ctx.say(f"{ctx.name(i)} makes an Attack ({roll.shown()}).", "attack")
+    if ctx.telling:
+        ctx.say(f"{ctx.name(i)} makes an Attack ({roll.shown()}).", "attack")
     if best_weapon is not None and _malfunction(ctx, i, best_weapon, roll):
         ctx.drop_item(i, best_weapon)
         ctx.s.heroes[i].buffs.remove(f"broken:{best_weapon}")

@@ -584,7 +584,8 @@ class _Ctx:
             hero.cantici.append(uid)
         else:
             hero.items.append(uid)
-        self.whisper(i, f"{self.name(i)} gains {card.name}: {card.text}")
+        if self.telling:
+            self.whisper(i, f"{self.name(i)} gains {card.name}: {card.text}")
 
     def load(self, i: int, extra: Iterable[str] = ()) -> int:
         load_of = self.board.load_of
@@ -804,9 +805,10 @@ class _Ctx:
                     uid = self.draw(effect.deck or "common")
                     if uid is not None:
                         self.take_card(i, uid)
-                self.say(
-                    f"{self.name(i)} draws {plural(max(1, effect.amount), f'{effect.deck} card')}."
-                )
+                if self.telling:
+                    self.say(
+                        f"{self.name(i)} draws {plural(max(1, effect.amount), f'{effect.deck} card')}."
+                    )
             elif kind == "lose_turn":
                 hero.lose_turns += 1
                 self.say(f"{self.name(i)} will lose their next turn.", chronicle=True)
@@ -847,7 +849,10 @@ class _Ctx:
                 self.say(f"{self.name(i)} is no Primary Target this turn.")
             elif kind == "prestige":
                 self.deed(i, "titles", max(1, effect.amount))
-                self.say(f"{self.name(i)} earns {max(1, effect.amount)} Prestige Title token(s).")
+                if self.telling:
+                    self.say(
+                        f"{self.name(i)} earns {max(1, effect.amount)} Prestige Title token(s)."
+                    )
             elif kind == "watch" and self.s.watch is not None:
                 self.s.watch = max(1, self.s.watch + effect.amount)
             elif kind == "supply":
@@ -1103,9 +1108,11 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                         ctx.take_card(i, uid)
             while ctx.load(i) > ctx.sheet(i).max_load:
                 ctx.drop_item(i, hero.items[-1])
-            ctx.say(
-                f"{ctx.name(i)} ({ctx.sheet(i).title}) joins, played by seat {hero.seat}.", "setup"
-            )
+            if ctx.telling:
+                ctx.say(
+                    f"{ctx.name(i)} ({ctx.sheet(i).title}) joins, played by seat {hero.seat}.",
+                    "setup",
+                )
         self._setup_scenario(ctx, scenario)
         return state
 
@@ -1245,7 +1252,8 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         limit = ctx.nemesis_limit()
         if len(s.nemeses) >= limit:
             s.limit_turn = s.turn
-            ctx.say(f"The Nemesis limit ({limit}) is reached.", "limit")
+            if ctx.telling:
+                ctx.say(f"The Nemesis limit ({limit}) is reached.", "limit")
         self._check(ctx, "step")
         if s.phase == "over":
             return
@@ -1407,7 +1415,8 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
                 nxt = board.next_step(tower.node, scenario.siege_target, False)
                 if nxt is not None:
                     tower.node = nxt
-                    ctx.say(f"A Siege Tower rolls to {board.nodes[nxt].name}.", "move")
+                    if ctx.telling:
+                        ctx.say(f"A Siege Tower rolls to {board.nodes[nxt].name}.", "move")
                 if tower.node == scenario.siege_target:
                     s.reached += 1
                     remove(s.towers, tower)
