@@ -177,8 +177,10 @@ class AiMoves:
         found = self._attacks
         if found is None:
             found = self._made(_attacks)
-            cannon = [a for a in self.location() if a.startswith("cannon:")]
-            found = self._attacks = found + cannon if cannon else found
+            if self.hero.node in self.ctx.s.cannons:  # (else the space offers no shot)
+                cannon = [a for a in self.location() if a.startswith("cannon:")]
+                found += cannon
+            self._attacks = found
         return found
 
     def spells(self) -> list[str]:
@@ -224,6 +226,10 @@ class AiMoves:
         return [a for a in self._prestige_ids() if a[0] == "r"]
 
     def travels(self) -> list[str]:
+        s = self.ctx.s
+        node = self.hero.node
+        if node not in s.coaches and s.train != node:
+            return []  # the space offers no travel
         return [a for a in self.location() if a.startswith(("coach:", "train:"))]
 
     def rides(self) -> list[str]:
