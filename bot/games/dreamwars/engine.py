@@ -489,6 +489,9 @@ class _Ctx:
             return self._stat(i, stat, mods.get(stat, 0))
         if effects is None and weapon is None:
             return self._stat(i, stat, self._kept_effects(i)[2].get(stat, 0))
+        kept = self._kept.heroes.get(i)
+        if kept is not None and kept[1] is effects:  # the kept ones: their modifiers are kept
+            return self._stat(i, stat, kept[2].get(stat, 0))
         mods_now = 0
         for e in self.hero_effects(i, weapon) if effects is None else effects:
             if e.stat == stat and e.kind == "modify":
@@ -526,8 +529,13 @@ class _Ctx:
         return getattr(sheet, stat) + mods
 
     def defence_mod(self, i: int, effects: list[Effect] | None = None) -> int:
+        if effects is None:
+            return self._kept_effects(i)[2].get("defence", 0)
+        kept = self._kept.heroes.get(i)
+        if kept is not None and kept[1] is effects:  # the kept ones: their modifiers are kept
+            return kept[2].get("defence", 0)
         mods = 0
-        for e in self.hero_effects(i) if effects is None else effects:
+        for e in effects:
             if e.stat == "defence" and e.kind == "modify":
                 mods += e.amount
         return mods
