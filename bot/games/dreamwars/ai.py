@@ -221,12 +221,14 @@ def _goal(ctx: _Ctx, i: int) -> str:
     far = board.dist[here]
 
     def nearest(nodes: Iterable[str]) -> str | None:
-        best: tuple[int, str] | None = None
+        """The nearest of ``nodes`` (the first by name of the nearest)."""
+        best: str | None = None
+        best_far = 0
         for n in nodes:
-            key = (far.get(n, 99), n)
-            if best is None or key < best:
-                best = key
-        return None if best is None else best[1]
+            d = far.get(n, 99)
+            if best is None or d < best_far or (d == best_far and n < best):
+                best, best_far = n, d
+        return best
 
     if hero.door is not None or ctx.life(i) <= 1:
         return nearest(board.healing) or here
@@ -307,9 +309,10 @@ def _fight(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     best: str | None = None
     best_score = 0.0
     foes: dict[str, NemesisState] = {}
-    if attacks:
-        for n in (*ctx.s.nemeses, *ctx.s.towers):
-            foes.setdefault(n.uid, n)  # the first of a uid, as a scan would find
+    if attacks:  # (every uid is another marker's: "n" and "t" and a number never reused)
+        foes = {n.uid: n for n in ctx.s.nemeses}
+        if ctx.s.towers:
+            foes.update({t.uid: t for t in ctx.s.towers})
     for action_id in attacks:
         key = action_id.rpartition(":")[0] if action_id.count(":") > 2 else action_id
         known = scores.get(key)
