@@ -1378,15 +1378,15 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             goal: str | None = scenario.nemesis_target
             target_hero: int | None = None
             if goal is None:
+                # the nearest reachable, the first of them (eligible is in the heroes' order)
                 near = table[nemesis.node]
-                best: tuple[int, int] | None = None
+                nearest = 99
                 for j, node in eligible:
                     d = near.get(node, 99)
-                    if d < 99 and (best is None or (d, j) < best):
-                        best = (d, j)
-                if best is None:
+                    if d < nearest:
+                        nearest, target_hero = d, j
+                if target_hero is None:
                     continue
-                target_hero = best[1]
                 goal = s.heroes[target_hero].node
             moved = 0
             for _ in range(marker.movement + bonus):
