@@ -902,7 +902,7 @@ def _attack(
     hero.actions -= 1
     stat = _attack_stat(ctx, weapon)
     effects = ctx.hero_effects(i)  # the weapon's own effects count for its value, not rerolls
-    # (hero_effects(i, weapon) from the effects at hand: a playing context keeps no cache)
+    # (hero_effects(i, weapon) from the effects at hand: a playing context keeps no weapon's)
     value = ctx.value(
         i, stat, weapon, effects + ctx.weapon_effects(i, weapon) if weapon else effects
     )

@@ -193,6 +193,62 @@ def test_the_kept_nemesis_limit_effects_per_space_and_stats_are_the_ones_worked_
     assert min(uses.values()) > 1000, uses
 
 
+def test_a_heros_kept_effects_and_weapons_are_always_the_ones_worked_out_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A context keeps each hero's effects (with their modifiers) and usable weapons while
+    what they come from is the same, shared by the AI's look and the playing context of an
+    AI-only game: at every use over whole games, with both kinds of Events, kept or not, they
+    are what working them out again gives."""
+    from bot.games.dreamwars import engine as dw
+
+    uses = {"effects": 0, "effects kept": 0, "weapons": 0, "weapons kept": 0}
+    kept_effects, kept_weapons = dw._Ctx._kept_effects, dw._Ctx.weapons
+
+    def effects(self: dw._Ctx, i: int) -> object:
+        before = self._kept.heroes.get(i)
+        found = kept_effects(self, i)
+        fresh = self._effects_now(i)
+        assert found[1] == fresh
+        mods: dict[str | None, int] = {}
+        for e in fresh:
+            if e.kind == "modify":
+                mods[e.stat] = mods.get(e.stat, 0) + e.amount
+        assert found[2] == mods
+        uses["effects"] += 1
+        uses["effects kept"] += found is before
+        return found
+
+    def weapons(self: dw._Ctx, i: int) -> tuple[list[str], list[str]]:
+        before = self._kept.weapons.get(i)
+        found = kept_weapons(self, i)
+        hero = self.s.heroes[i]
+        usable = [
+            uid
+            for uid in hero.items
+            if self.item(uid).type == "weapon"
+            and (self.item(uid).deck != "tech" or self.sheet(i).tech > 0)
+        ]
+        fresh: tuple[list[str], list[str]] = ([], [])
+        seen: set[str] = set()
+        for uid in usable:  # one of each kind, in carrying order
+            if self.s.cards[uid] not in seen:
+                seen.add(self.s.cards[uid])
+                fresh["ranged" in self.item(uid).traits].append(uid)
+        assert found == fresh
+        uses["weapons"] += 1
+        uses["weapons kept"] += before is not None and found[0] is before[2]
+        return found
+
+    monkeypatch.setattr(dw._Ctx, "_kept_effects", effects)
+    monkeypatch.setattr(dw._Ctx, "weapons", weapons)
+    for options, players in (({}, 3), ({"simple_events": True}, 4), ({}, 1)):
+        parsed = ENGINE.parse_options(options)
+        for seed in range(3):
+            ENGINE.play_ai_game(parsed, players, random.Random(seed))
+    assert min(uses.values()) > 500, uses
+
+
 def test_a_reach_past_the_kept_tables_is_worked_out() -> None:
     """The board keeps the spaces within 0-6 of each space; a longer reach (a range made longer
     by bonuses) is worked out when asked, not a KeyError."""
