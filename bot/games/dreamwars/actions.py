@@ -543,9 +543,6 @@ def _ally_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
             _act(actions, f"ally:{uid}", f"Call on {ally.name}", "ally")
 
 
-TARGETING = ("wound_nemesis", "stun_nemesis", "banish_nemesis")
-
-
 def effect_targets(ctx: _Ctx, i: int, effect: Effect) -> list[NemesisState]:
     """Who an effect on Nemeses may reach: the most wounded first, then the nearest."""
     if effect.kind == "wound_nemesis":
@@ -561,9 +558,9 @@ def _targeted(
 ) -> None:
     """A card that acts on some of the Nemeses within reach: when more could be reached than
     it takes, one action per choice of them (the player chooses); else one action."""
-    aimed = [e for e in ctx.item(uid).effects if e.kind in TARGETING]
-    eligible = effect_targets(ctx, i, aimed[0]) if len(aimed) == 1 else []
-    count = aimed[0].count if len(aimed) == 1 else 0
+    aimed = ctx.board.aimed[ctx.s.cards[uid]]
+    eligible = effect_targets(ctx, i, aimed) if aimed is not None else []
+    count = aimed.count if aimed is not None else 0
     if len(eligible) <= count:
         _act(actions, id_, label, kind, private=True)
         return

@@ -27,6 +27,7 @@ PASSIVE = frozenset(
         "nemesis_move",
     }
 )  # effects that last while their source does (the engine's; it imports them from here)
+TARGETING = ("wound_nemesis", "stun_nemesis", "banish_nemesis")  # effects aimed at Nemeses
 
 
 def _bfs(adjacent: dict[str, tuple[str, ...]], start: str) -> dict[str, int]:
@@ -39,6 +40,12 @@ def _bfs(adjacent: dict[str, tuple[str, ...]], start: str) -> dict[str, int]:
                 seen[nxt] = seen[node] + 1
                 queue.append(nxt)
     return seen
+
+
+def _aimed(effects: list[Any]) -> Any:
+    """The one effect on Nemeses among ``effects`` that a player aims (None: none, or more)."""
+    targeting = [e for e in effects if e.kind in TARGETING]
+    return targeting[0] if len(targeting) == 1 else None
 
 
 _PLAIN_CLASSES: dict[type[BaseModel], type] = {}
@@ -128,6 +135,7 @@ class Board:
             k: tuple(i.effects) if i.type == "tool" and "consumable" not in i.traits else ()
             for k, i in lib.items.items()
         }
+        self.aimed = {k: _aimed(i.effects) for k, i in lib.items.items()}
         self.item_passive = {
             k: tuple(e for e in i.effects if e.kind in passive) for k, i in lib.items.items()
         }
