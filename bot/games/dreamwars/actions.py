@@ -29,9 +29,6 @@ if TYPE_CHECKING:
 
 FIST = "fist"
 MAX_TARGET_CHOICES = 12  # choices of further targets offered for one Attack
-ACTIVE_KINDS = frozenset(
-    {"heal", "draw", "wound_nemesis", "extra_move", "hide", "stun_nemesis", "banish_nemesis"}
-)
 
 
 class _Ids(list):  # type: ignore[type-arg]
@@ -535,12 +532,10 @@ def _item_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
 
 def _ally_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     hero = ctx.s.heroes[i]
+    callable_allies = ctx.board.callable_allies
     for uid in hero.allies:
-        ally = ctx.adventure(uid)
-        if any(e.kind in ACTIVE_KINDS for e in ally.abilities) and (
-            f"ally:{uid}" not in hero.used_prestige
-        ):
-            _act(actions, f"ally:{uid}", f"Call on {ally.name}", "ally")
+        if ctx.s.cards[uid] in callable_allies and f"ally:{uid}" not in hero.used_prestige:
+            _act(actions, f"ally:{uid}", f"Call on {ctx.adventure(uid).name}", "ally")
 
 
 def effect_targets(ctx: _Ctx, i: int, effect: Effect) -> list[NemesisState]:
@@ -639,10 +634,8 @@ def _trade_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
 
 def _prestige_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     hero = ctx.s.heroes[i]
-    for ability in ctx.lib.heroes[hero.key].prestige:
+    for ability in ctx.board.active_prestige[hero.key]:
         if ability.key not in hero.unlocked:
-            continue
-        if not any(e.kind in ACTIVE_KINDS for e in ability.effects):
             continue
         if ability.key in hero.spent_prestige:
             if hero.actions >= 1:

@@ -179,18 +179,21 @@ def _decide(ctx: _Ctx, i: int, ids: list[str]) -> str:
     return min(ids, key=lambda o: _card_worth(ctx, i, o.removeprefix("drop:")))
 
 
+TYPE_WORTH = {
+    "weapon": 3.0,
+    "armour": 2.5,
+    "shield": 2.5,
+    "cantico": 2.0,
+    "vehicle": 1.5,
+    "tool": 1.5,
+    "addon": 1.0,
+    "shard": 1.0,
+}
+
+
 def _card_worth(ctx: _Ctx, i: int, uid: str) -> float:
     card = ctx.item(uid)
-    worth = {
-        "weapon": 3.0,
-        "armour": 2.5,
-        "shield": 2.5,
-        "cantico": 2.0,
-        "vehicle": 1.5,
-        "tool": 1.5,
-        "addon": 1.0,
-        "shard": 1.0,
-    }.get(card.type, 1.0)
+    worth = TYPE_WORTH.get(card.type, 1.0)
     if card.deck == "tech" and ctx.sheet(i).tech == 0:
         worth = 0.1
     return worth + card.damage * 0.3 + card.range * 0.2

@@ -28,6 +28,9 @@ PASSIVE = frozenset(
     }
 )  # effects that last while their source does (the engine's; it imports them from here)
 TARGETING = ("wound_nemesis", "stun_nemesis", "banish_nemesis")  # effects aimed at Nemeses
+ACTIVE = frozenset(  # effects that make a Prestige ability or an Ally something to use
+    {"heal", "draw", "wound_nemesis", "extra_move", "hide", "stun_nemesis", "banish_nemesis"}
+)
 
 
 def _bfs(adjacent: dict[str, tuple[str, ...]], start: str) -> dict[str, int]:
@@ -144,6 +147,13 @@ class Board:
         self.ally_passive = {
             k: tuple(e for e in a.abilities if e.kind in passive) for k, a in lib.adventures.items()
         }
+        self.active_prestige = {  # hero -> its Prestige abilities with an effect to use
+            k: tuple(a for a in h.prestige if any(e.kind in ACTIVE for e in a.effects))
+            for k, h in lib.heroes.items()
+        }
+        self.callable_allies = frozenset(  # Adventure cards an Ally can be called on for
+            k for k, a in lib.adventures.items() if any(e.kind in ACTIVE for e in a.abilities)
+        )
         self.static_prestige = {  # hero -> (ability key, its passive effects) of static ones
             k: tuple(
                 (a.key, tuple(e for e in a.effects if e.kind in passive))
