@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import combinations
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from bot.games.base import LABEL_MAX, Action
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from bot.games.dreamwars.state import DwState
 
 FIST = "fist"
+_uid = attrgetter("uid")  # a marker's uid (for the ids naming further targets)
 MAX_TARGET_CHOICES = 12  # choices of further targets offered for one Attack
 
 
@@ -413,7 +415,7 @@ def _weapon_attacks(
         )
         _act(
             actions,
-            f"{verb}:{target.uid}:{weapon}:{'+'.join(n.uid for n in chosen)}",
+            f"{verb}:{target.uid}:{weapon}:{'+'.join(map(_uid, chosen))}",
             label,
             "attack",
             True,
@@ -562,7 +564,7 @@ def _targeted(
     labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
     for chosen in list(combinations(eligible, count))[:MAX_TARGET_CHOICES]:
         names = " + ".join(ctx.marker(n).name for n in chosen) if labelled else ""
-        _act(actions, f"{id_}:{'+'.join(n.uid for n in chosen)}", f"{label}: {names}", kind, True)
+        _act(actions, f"{id_}:{'+'.join(map(_uid, chosen))}", f"{label}: {names}", kind, True)
 
 
 def _fits(ctx: _Ctx, addon: str, other: str) -> bool:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot.games.base import Action
 from bot.games.dreamwars.actions import FIST
+from bot.games.dreamwars.board import TARGETING
 from bot.games.dreamwars.content import Effect
 
 if TYPE_CHECKING:
@@ -99,7 +100,10 @@ def chance(value: int) -> float:
 
 
 def _worth(effects: list[Effect]) -> float:
-    return sum(EFFECT_WORTH.get(e.kind, 0.5) * max(1, e.amount) for e in effects)
+    total = 0.0  # (added up in a loop, in the same order as sum() would)
+    for e in effects:
+        total += EFFECT_WORTH.get(e.kind, 0.5) * max(1, e.amount)
+    return total
 
 
 def choose(engine: DreamwarsEngine, state: DwState, seat: str, rng: random.Random) -> Action:
@@ -325,17 +329,23 @@ def _fight(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
             best, best_score = action_id, known
     for spell in spells:
         card = ctx.item(spell[5:].partition(":")[0])
-        useful = any(
-            (
-                e.kind in ("wound_nemesis", "banish_nemesis", "stun_nemesis")
-                and ctx.targets_in_reach(i, e.range)
-            )
-            or (e.kind == "heal" and ctx.s.heroes[i].wounds)
-            for e in card.effects
-        )
-        if useful and (best is None or chance(ctx.value(i, "arcane")) > best_score):
+        if _useful(ctx, i, card.effects) and (
+            best is None or chance(ctx.value(i, "arcane")) > best_score
+        ):
             return spell
     return best
+
+
+def _useful(ctx: _Ctx, i: int, effects: list[Effect]) -> bool:
+    """Whether a Cantico's effects would do something now: reach a Nemesis, or heal."""
+    for e in effects:  # (a loop: a generator in any() costs more than the few effects)
+        kind = e.kind
+        if kind in TARGETING:
+            if ctx.targets_in_reach(i, e.range):
+                return True
+        elif kind == "heal" and ctx.s.heroes[i].wounds:
+            return True
+    return False
 
 
 def _attack_score(ctx: _Ctx, i: int, foes: dict[str, NemesisState], action_id: str) -> float:

@@ -257,7 +257,10 @@ class _Ctx:
         return kept[2], kept[3]
 
     def foes_at(self, node: str, towers: bool = True) -> list[NemesisState]:
-        found = [n for n in self.s.nemeses if n.node == node]
+        found = []
+        for n in self.s.nemeses:  # (a loop: cheaper than a comprehension's frame, asked often)
+            if n.node == node:
+                found.append(n)
         if towers and self.s.towers:
             found += [t for t in self.s.towers if t.node == node]
         return found
