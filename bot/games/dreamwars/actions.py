@@ -198,7 +198,10 @@ class AiMoves:
         """The items' (Equipment actions), then the Dream Shards'."""
         found = self._uses
         if found is None:
-            found = self._uses = _Ids(a for a in self._item_ids() if a[0] == "u")
+            found = self._uses = _Ids()
+            for a in self._item_ids():
+                if a[0] == "u":
+                    found.append(a)
             if self.free:
                 ctx, i = self.ctx, self.i
                 for uid in self.hero.shards:

@@ -243,9 +243,11 @@ def _goal(ctx: _Ctx, i: int) -> str:
         if goal.kind == "deliver":
             if hero.dreamstone:
                 return goal.location or here
-            carrier = next((h.node for h in s.heroes if h.dreamstone and not h.dead), None)
-            if carrier:
-                return carrier
+            for h in s.heroes:  # the first carrier
+                if h.dreamstone and not h.dead:
+                    if h.node:
+                        return h.node
+                    break
             if s.dropped_stone:
                 return s.dropped_stone
             spot = nearest(s.unknown)
@@ -293,8 +295,9 @@ def _survive(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
         return None
     for key in moves.uses():
         used = key[4:].partition(":")[0]
-        if any(e.kind == "heal" for e in ctx.item(used).effects):
-            return key
+        for e in ctx.item(used).effects:
+            if e.kind == "heal":
+                return key
     if hero.door is not None:
         return _toward(ctx, i, goal(), moves) if not hero.moved else None
     return None
@@ -379,7 +382,7 @@ def _boost(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     hero = ctx.s.heroes[i]
     for key in moves.boosts():
         effects = (
-            next(a for a in ctx.sheet(i).prestige if a.key == key[5:]).effects
+            _prestige_effects(ctx, i, key[5:])
             if key.startswith("pres:")
             else ctx.adventure(key[5:]).abilities
         )
@@ -394,6 +397,13 @@ def _boost(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
         for key in moves.reloads():
             return key
     return None
+
+
+def _prestige_effects(ctx: _Ctx, i: int, key: str) -> list[Effect]:
+    for ability in ctx.sheet(i).prestige:
+        if ability.key == key:
+            return ability.effects
+    raise KeyError(key)  # (never: the ids name the hero's own abilities)
 
 
 def _travel(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:

@@ -766,8 +766,11 @@ class _Ctx:
         node = self.s.heroes[i].node
         kept = self.board.near[node]  # worked out once for the reaches the packs allow
         near = kept[reach] if reach in kept else frozenset(self.board.within(node, reach))
-        found = [n for n in self.s.nemeses if n.node in near]
-        if towers:
+        found = []
+        for n in self.s.nemeses:  # (a loop: cheaper than a comprehension's frame)
+            if n.node in near:
+                found.append(n)
+        if towers and self.s.towers:
             found += [t for t in self.s.towers if t.node in near]
         if len(found) < 2:
             return found
