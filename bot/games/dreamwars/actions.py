@@ -222,10 +222,18 @@ class AiMoves:
 
     def boosts(self) -> list[str]:
         """The Allies' calls, then the Prestige abilities'."""
-        return self._ally_ids() + [a for a in self._prestige_ids() if a[0] == "p"]
+        found = list(self._ally_ids())
+        for a in self._prestige_ids():  # (loops, not comprehensions: asked at most looks)
+            if a[0] == "p":
+                found.append(a)
+        return found
 
     def reloads(self) -> list[str]:
-        return [a for a in self._prestige_ids() if a[0] == "r"]
+        found = []
+        for a in self._prestige_ids():
+            if a[0] == "r":
+                found.append(a)
+        return found
 
     def travels(self) -> list[str]:
         s = self.ctx.s

@@ -96,7 +96,7 @@ def chance(value: int) -> float:
     """Probability of passing a test against ``value`` (a 1 always passes, a 6 never)."""
     if value <= 0:
         return 0.0
-    return min(max(value, 1), 5) / 6
+    return (value if value < 5 else 5) / 6
 
 
 def _worth(effects: list[Effect]) -> float:

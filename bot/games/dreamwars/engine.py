@@ -1463,11 +1463,10 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             marker = ctx.marker(nemesis)
             node = nemesis.node
             if node in occupied:
-                here = [  # the standing heroes on its space
-                    j
-                    for j, h in enumerate(heroes)
-                    if h.node == node and not h.dead and h.door is None
-                ]
+                here = []  # the standing heroes on its space
+                for j, h in enumerate(heroes):
+                    if h.node == node and not h.dead and h.door is None:
+                        here.append(j)
                 if here:
                     for j in here:
                         self._defend(ctx, j, marker, "melee", effects)
