@@ -400,15 +400,17 @@ class _Ctx:
         seldom changes them, and only the active hero's."""
         s = self.s
         hero = s.heroes[i]
+        # (an empty list as () without a call: most heroes have no Allies, Prestige, buffs
+        # or statuses)
         source = (
             hero,  # another hero is another object (and the kept one is never freed)
             tuple(hero.items),
             hero.armour,
             hero.shield,
-            tuple(hero.allies),
-            tuple(hero.unlocked),
-            tuple(hero.buffs),
-            tuple(hero.statuses),
+            tuple(hero.allies) if hero.allies else (),
+            tuple(hero.unlocked) if hero.unlocked else (),
+            tuple(hero.buffs) if hero.buffs else (),
+            tuple(hero.statuses) if hero.statuses else (),
             s.scenario,  # the statuses' effects
             hero.node,
             self.table_effects(),
