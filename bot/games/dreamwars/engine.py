@@ -40,7 +40,7 @@ from bot.games.dreamwars.state import (
     new_plain_decision,
     new_plain_hero,
     new_plain_nemesis,
-    plain_state,
+    new_plain_state,
 )
 from bot.games.simulate import MAX_STEPS
 
@@ -1084,11 +1084,14 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         scenario = options.scenario or ordeal.first
         if scenario not in {s.key for s in ordeal.scenarios}:
             raise DwRuleError(f"{scenario!r} is not a scenario of {ordeal.name}.")
-        state = DwState(
+        # (``plain``: the working form made at once, not a model validated then converted)
+        new_state = new_plain_state if plain else DwState
+        new_hero = new_plain_hero if plain else HeroState
+        state = new_state(
             options=options,
             seats=list(seats),
             heroes=[
-                HeroState(key=k, seat=seats[n % len(seats)], node="") for n, k in enumerate(keys)
+                new_hero(key=k, seat=seats[n % len(seats)], node="") for n, k in enumerate(keys)
             ],
             party=party,
             great=great.key,
@@ -1105,7 +1108,6 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         state.decks = decks
         state.discards = {d: [] for d in decks}
         if plain:
-            state = plain_state(state)
             ctx: _Ctx = _QuietCtx(state, rng, self.board)
         else:
             ctx = self._ctx(state, rng)

@@ -344,6 +344,7 @@ PlainNemesis = _plain_class(NemesisState)
 PlainState = _plain_class(DwState)
 # Their constructors, typed as the models they stand in for.
 new_plain_hero = cast("Callable[..., HeroState]", PlainHero)
+new_plain_state = cast("Callable[..., DwState]", PlainState)
 
 
 def new_plain_nemesis(uid: str, key: str, node: str) -> NemesisState:
