@@ -1154,8 +1154,9 @@ def _end_phase(ctx: _Ctx, i: int) -> None:
     if info.kind != "location" or hero.dead:
         return
     options: dict[str, str] = {}
-    hurt = hero.wounds or any(
-        st.key in hero.statuses and st.cure != "never" for st in ctx.statuses()
+    hurt = hero.wounds > 0 or (
+        bool(hero.statuses)  # (most have none: no generator to go through the scenario's)
+        and any(st.key in hero.statuses and st.cure != "never" for st in ctx.statuses())
     )
     healing = "healing" in info.icons and hurt and not ctx.table_has("no_heal")
     if hero.door is None:

@@ -308,7 +308,10 @@ class _Ctx:
         return found
 
     def table_has(self, kind: str) -> bool:
-        return any(e.kind == kind for e in self.table_effects())
+        for e in self.table_effects():
+            if e.kind == kind:
+                return True
+        return False
 
     def nemesis_limit(self) -> int:
         # It depends on the scenario and the Events in force this turn (see table_effects).
@@ -1364,7 +1367,10 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         s = ctx.s
         board = ctx.board
         scenario = ctx.scenario()
-        bonus = sum(e.amount for e in ctx.table_effects() if e.kind == "nemesis_move")
+        bonus = 0
+        for e in ctx.table_effects():
+            if e.kind == "nemesis_move":
+                bonus += e.amount
         ctx.say("Nemesis phase.", "phase")
 
         # Who a Nemesis may take as its Primary Target: (index, space) of the eligible heroes;
