@@ -954,7 +954,7 @@ class _QuietCtx(_Ctx):
     telling = False  # what says no more than an event is not even written out
     new_hero = new_plain_hero
     new_nemesis = staticmethod(new_plain_nemesis)
-    new_decision = new_plain_decision
+    new_decision = staticmethod(new_plain_decision)
 
     def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:
         if chronicle:

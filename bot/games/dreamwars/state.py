@@ -360,7 +360,28 @@ def new_plain_nemesis(uid: str, key: str, node: str) -> NemesisState:
 
 
 PlainDecision = _plain_class(Decision)
-new_plain_decision = cast("Callable[..., Decision]", PlainDecision)
+
+
+def new_plain_decision(
+    kind: str,
+    prompt: str,
+    options: dict[str, str],
+    cards: list[str] | None = None,
+    keep: int = 1,
+    deck: str = "",
+    private: bool = False,
+) -> Decision:
+    """``PlainDecision(...)`` for the one a game makes every few steps, with Decision's
+    defaults (a test holds they are) set directly, not field by field through setattr."""
+    decision: Any = PlainDecision.__new__(PlainDecision)
+    decision.kind = kind
+    decision.prompt = prompt
+    decision.options = options
+    decision.cards = [] if cards is None else cards
+    decision.keep = keep
+    decision.deck = deck
+    decision.private = private
+    return decision  # type: ignore[no-any-return]
 
 
 def _to_plain(cls: type[_Plain], model: BaseModel) -> Any:

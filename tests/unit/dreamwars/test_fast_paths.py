@@ -10,7 +10,12 @@ import pytest
 from pydantic import BaseModel
 
 from bot.games.dreamwars.engine import ENGINE, PLAIN_TOWER, TOWER
-from bot.games.dreamwars.state import NemesisState, new_plain_nemesis
+from bot.games.dreamwars.state import (
+    Decision,
+    NemesisState,
+    new_plain_decision,
+    new_plain_nemesis,
+)
 from bot.games.simulate import play_one
 
 
@@ -299,6 +304,24 @@ def test_the_content_the_engine_reads_is_the_packs_content() -> None:
     for field in dataclasses.fields(lib):
         _same_content(getattr(lib, field.name), getattr(content, field.name))
     _same_content(TOWER, PLAIN_TOWER)
+
+
+def test_a_plain_decision_is_made_as_the_model_is() -> None:
+    for given in (
+        {"kind": "keep", "prompt": "Keep 1", "options": {"keep:c1": "Keep it"}},
+        {
+            "kind": "discard",
+            "prompt": "Over",
+            "options": {"drop:c2": "Drop it"},
+            "cards": ["c2"],
+            "keep": 2,
+            "deck": "cantici",
+            "private": True,
+        },
+    ):
+        made = new_plain_decision(**given)  # type: ignore[arg-type]
+        model = Decision(**given)  # type: ignore[arg-type]
+        assert {name: getattr(made, name) for name in Decision.model_fields} == model.model_dump()
 
 
 def test_a_plain_nemesis_is_made_as_the_model_is() -> None:
