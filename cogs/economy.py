@@ -526,6 +526,7 @@ class Economy(commands.Cog):
             interaction.guild_id,
             interaction.channel_id,
             user_id=interaction.user.id,
+            is_gm=await member_is_gm(self.bot, interaction),
             patient=patient,
             consequence=consequence,
             skill=skill,

@@ -674,13 +674,14 @@ class EconomyService:
         consequence: str,
         skill: str,
         healing_name: str,
+        is_gm: bool = False,
     ) -> Treatment:
         async with self.db.session() as session:
             campaign = await resolve_campaign_in(session, guild_id, channel_id)
             healer = await require_active_in(session, campaign, channel_id, user_id)
             target = (
                 await character_known_here_in(
-                    session, campaign, channel_id, patient, user_id=user_id, is_gm=False
+                    session, campaign, channel_id, patient, user_id=user_id, is_gm=is_gm
                 )
                 if patient
                 else healer

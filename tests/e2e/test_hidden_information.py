@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from bot.games.base import get_engine
 from bot.services.campaigns import CampaignService, insert_character_in, resolve_campaign_in
 from bot.testing.harness import Reply, Table, message_text
 from tests.e2e.test_game_table import _row
-from tests.e2e.test_rolls import harry, invoke
+from tests.e2e.test_rolls import FixedDice, harry, invoke
 from tests.e2e.test_vampire_empire import _open, _state
 from tests.e2e.test_web import web_table  # noqa: F401 - the fixture
 
@@ -167,6 +168,9 @@ async def test_an_npc_taking_part_here_can_be_named_by_the_players(table: Table)
     )
     passed = await table.slash("aspect pass", user=table.player, aspect="Lucky Break", to="Ghoul")
     assert "passes to Ghoul" in passed.text, passed.text
+    assert table.bot is not None
+    economy: Any = table.bot.get_cog("Economy")  # type: ignore[attr-defined]
+    economy.economy.rng = FixedDice([1, 1, 0, 0])  # Lore +4, +2 against Fair: treated
     treated = await table.slash(
         "recovery treat",
         user=table.player,
