@@ -360,7 +360,7 @@ class CompelService:
                 col(CompelOfferRow.target_character_id).is_not(None),
             ]
             if not is_gm:
-                known = select(CharacterRow.id).where(
+                gms_npcs = select(CharacterRow.id).where(
                     col(CharacterRow.campaign_id) == campaign.id,
                     col(CharacterRow.is_npc),
                     col(CharacterRow.owner_id) != user_id,
@@ -368,7 +368,7 @@ class CompelService:
                 open_ones.append(
                     or_(
                         col(CompelOfferRow.channel_id) == channel_id,
-                        col(CompelOfferRow.target_character_id).not_in(known),
+                        col(CompelOfferRow.target_character_id).not_in(gms_npcs),
                     )
                 )
             total = (

@@ -108,40 +108,6 @@ async def _save_aspect_in(
         await save_scene_in(session, row, scene)
 
 
-async def _discover_in(
-    session: AsyncSession,
-    campaign: CampaignInfo,
-    where: tuple[SceneRow, Scene],
-    hidden: AspectRef,
-    target: AdvantageTarget,
-    outcome: OutcomeKind,
-    *,
-    actor: str,
-    extra_invokes: int,
-    enemy_on_fail: bool,
-) -> list[Event]:
-    """A new aspect the GM already had hidden: resolved as any new aspect (nothing on a plain
-    failure, a boost of its own on a tie), but made, it reveals the hidden one."""
-    row, scene = where
-    made, events = create_advantage_new(
-        outcome,
-        aspect_id=next_aspect_id(scene),
-        text=target.text,
-        actor=actor,
-        fail_choice=FailChoice.ENEMY_INVOKE if enemy_on_fail else FailChoice.NOT_CREATED,
-        extra_invokes=extra_invokes,
-    )
-    if made is None:
-        return events
-    if made.kind is AspectKind.BOOST:
-        scene, _ = put_aspect(scene, made, new=True)
-        await save_scene_in(session, row, scene)
-        return events
-    revealed, events = discover(hidden.aspect, made)
-    await _save_aspect_in(session, campaign, (row, scene), hidden.game, revealed)
-    return events
-
-
 def _aimed_at(
     scene: Scene, play: CampaignPlay, target: AdvantageTarget, channel_id: int
 ) -> AspectRef | None:
@@ -173,19 +139,11 @@ async def apply_advantage_in(
     # found by key, an aspect must still have the words the roll was made on: a new scene
     # numbers its aspects anew, and a roll may outlive its scene
     hidden = find_ref(scene, play, target.discovers, channel_id) if target.discovers else None
-    if hidden is not None and hidden.aspect.hidden and same_words(hidden.aspect.text, target.text):
-        return await _discover_in(
-            session,
-            campaign,
-            (row, scene),
-            hidden,
-            target,
-            outcome,
-            actor=actor,
-            extra_invokes=extra_invokes,
-            enemy_on_fail=enemy_on_fail,
-        )
-    found = _aimed_at(scene, play, target, channel_id)
+    if hidden is not None and not (
+        hidden.aspect.hidden and same_words(hidden.aspect.text, target.text)
+    ):
+        hidden = None
+    found = None if hidden is not None else _aimed_at(scene, play, target, channel_id)
     if found is None and target.key is not None:
         raise RuleError(
             f"'{target.text}' is no longer in play, so this advantage changes nothing; "
@@ -211,7 +169,13 @@ async def apply_advantage_in(
         else FailChoice.NOT_CREATED,
         extra_invokes=extra_invokes,
     )
-    if made is not None:
-        scene, _ = put_aspect(scene, made, new=True)
-        await save_scene_in(session, row, scene)
+    if made is None:
+        return events
+    if hidden is not None and made.kind is not AspectKind.BOOST:
+        # the GM had it hidden: made, it is found (a tie's boost is still a boost of its own)
+        revealed, events = discover(hidden.aspect, made)
+        await _save_aspect_in(session, campaign, (row, scene), hidden.game, revealed)
+        return events
+    scene, _ = put_aspect(scene, made, new=True)
+    await save_scene_in(session, row, scene)
     return events
