@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.db.models.scenes import SceneRow
 from bot.errors import RuleError
 from bot.fate.aspects import (
     MAX_ASPECT_TEXT,
-    Aspect,
     AspectKind,
     Event,
     FailChoice,
@@ -21,17 +19,17 @@ from bot.fate.aspects import (
 )
 from bot.fate.rolls import AdvantageTarget
 from bot.fate.scene import Scene, next_aspect_id, put_aspect
-from bot.services.campaign_play import CampaignPlay, load_play_in, read_play_in, save_play_in
+from bot.services.campaign_play import CampaignPlay, read_play_in
 from bot.services.campaigns import CampaignInfo
 from bot.services.scene_state import (
     AspectRef,
     find_ref,
     find_zone_key,
     key_of,
+    save_aspect_in,
     save_scene_in,
     scene_of,
     scene_row_in,
-    touch_board_in,
 )
 
 
@@ -89,25 +87,6 @@ def same_words(text: str, typed: str) -> bool:
     return " ".join(text.split()).casefold() == " ".join(typed.split()).casefold()
 
 
-async def _save_aspect_in(
-    session: AsyncSession,
-    campaign: CampaignInfo,
-    where: tuple[SceneRow, Scene],
-    game: bool,
-    updated: Aspect,
-) -> None:
-    """Store a changed aspect where it lives: the campaign's game aspects or the scene."""
-    row, scene = where
-    if game:
-        play_row, play = await load_play_in(session, campaign.id)
-        aspects = [updated if a.id == updated.id else a for a in play.game_aspects]
-        await save_play_in(session, play_row, play.model_copy(update={"game_aspects": aspects}))
-        await touch_board_in(session, row.channel_id)
-    else:
-        scene, _ = put_aspect(scene, updated)
-        await save_scene_in(session, row, scene)
-
-
 def _aimed_at(
     scene: Scene, play: CampaignPlay, target: AdvantageTarget, channel_id: int
 ) -> AspectRef | None:
@@ -153,7 +132,7 @@ async def apply_advantage_in(
         updated, events = create_advantage_existing(
             found.aspect, outcome, actor=actor, extra_invokes=extra_invokes
         )
-        await _save_aspect_in(session, campaign, (row, scene), found.game, updated)
+        await save_aspect_in(session, campaign, channel_id, (row, scene), found, updated)
         return events
     owner = target.zone if target.zone in {z.key for z in scene.zones} else None
     made, events = create_advantage_new(
@@ -174,7 +153,7 @@ async def apply_advantage_in(
     if hidden is not None and made.kind is not AspectKind.BOOST:
         # the GM had it hidden: made, it is found (a tie's boost is still a boost of its own)
         revealed, events = discover(hidden.aspect, made)
-        await _save_aspect_in(session, campaign, (row, scene), hidden.game, revealed)
+        await save_aspect_in(session, campaign, channel_id, (row, scene), hidden, revealed)
         return events
     scene, _ = put_aspect(scene, made, new=True)
     await save_scene_in(session, row, scene)

@@ -623,16 +623,30 @@ async def _change_invokes_in(
     if found is None:
         raise RuleError("That aspect is no longer in play; pick another one.")
     spent = change(found.aspect)
+    await save_aspect_in(session, campaign, channel_id, (row, scene), found, spent)
+
+
+async def save_aspect_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    channel_id: int,
+    where: tuple[SceneRow | None, Scene | None],
+    found: AspectRef,
+    changed: Aspect | None,
+) -> None:
+    """Store a changed scene or game aspect where it lives (None: a used boost, removed from
+    the scene; game aspects are never boosts). `where`: the channel's scene row and scene."""
     if found.game:
+        assert changed is not None
         play_row, play = await load_play_in(session, campaign.id)
-        assert spent is not None  # game aspects are never boosts
-        aspects = [spent if a.id == spent.id else a for a in play.game_aspects]
+        aspects = [changed if a.id == changed.id else a for a in play.game_aspects]
         await save_play_in(session, play_row, play.model_copy(update={"game_aspects": aspects}))
         await touch_board_in(session, channel_id)
-    else:
-        assert scene is not None and row is not None
-        scene, _ = put_aspect(scene, spent, old_id=found.aspect.id)
-        await save_scene_in(session, row, scene)
+        return
+    row, scene = where
+    assert row is not None and scene is not None
+    scene, _ = put_aspect(scene, changed, old_id=found.aspect.id)
+    await save_scene_in(session, row, scene)
 
 
 register_source(SceneAspectSource())
