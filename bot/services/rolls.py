@@ -82,6 +82,12 @@ from bot.services.scene_advantage import advantage_target_in, apply_advantage_in
 from bot.services.scene_state import named_character_in, retry_stale
 
 
+def hidden_from(row: RollRow, user_id: int, is_gm: bool) -> bool:
+    """Whether the roll is someone else's hidden one: for a player, a roll that is not there
+    (the roller and the GM see it)."""
+    return row.hidden and not is_gm and row.user_id != user_id
+
+
 def aspect_free(request: RollRequest) -> bool:
     """Whether a roll asks for no advantage aspect (nor a zone for one)."""
     return request.advantage_aspect is None and request.zone is None
@@ -442,14 +448,14 @@ class RollService(RollInvokes):
     async def _pending_row_in(
         self, session: AsyncSession, campaign: CampaignInfo, request: RollRequest, roll_id: int
     ) -> RollRow:
-        """The open roll `roll_id` of the request's channel. Someone else's hidden roll is only
-        the GM's to see: for a player it is not there (its result stays secret)."""
+        """The open roll `roll_id` of the request's channel (someone else's hidden one is not
+        there for a player: its result stays secret)."""
         row = await session.get(RollRow, roll_id)
         if (
             row is None
             or row.campaign_id != campaign.id
             or row.channel_id != request.channel_id
-            or (row.hidden and not request.is_gm and row.user_id != request.user_id)
+            or hidden_from(row, request.user_id, request.is_gm)
         ):
             raise RuleError(
                 f"There is no roll #{roll_id} in this channel; pick one from the suggestions."
@@ -544,7 +550,7 @@ class RollService(RollInvokes):
         (a used boost, or an aspect gone from play, stays gone: the note says so)."""
         async with self._unit() as session:
             row = await self._row_in(session, roll_id)
-            unseen = row.hidden and not is_gm and row.user_id != user_id  # someone's secret
+            unseen = hidden_from(row, user_id, is_gm)
             if unseen or (channel_id is not None and row.channel_id != channel_id):
                 raise RuleError(f"There is no roll #{roll_id} here; pick one from the suggestions.")
             roll, events = rules.void_roll(Roll.model_validate_json(row.roll_json))
