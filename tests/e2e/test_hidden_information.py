@@ -15,8 +15,8 @@ import pytest
 from bot.fate.sheet import AspectKind, NpcKind, make_npc, new_character
 from bot.games.base import get_engine
 from bot.services.campaigns import CampaignService, insert_character_in, resolve_campaign_in
-from bot.testing.harness import Reply, Table, message_text
-from tests.e2e.test_game_table import _row
+from bot.testing.harness import Table, message_text
+from tests.e2e.test_game_table import _game_id, _row
 from tests.e2e.test_rolls import FixedDice, harry, invoke
 from tests.e2e.test_vampire_empire import _open, _state
 from tests.e2e.test_web import web_table  # noqa: F401 - the fixture
@@ -36,14 +36,6 @@ async def ghoul(table: Table, consequence: str | None = None) -> int:
         record = await insert_character_in(s, campaign, table.gm, sheet)
         assert record.id is not None
         return record.id
-
-
-def _game_id(lobby: Reply) -> int:
-    return next(
-        int(c["custom_id"].split(":")[2])
-        for c in lobby.components()
-        if (c.get("custom_id") or "").startswith("ftg:")
-    )
 
 
 async def gm_channel_is_the_other_channel(table: Table) -> None:
