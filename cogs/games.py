@@ -37,6 +37,7 @@ from bot.services.game_info import (
     parse_option_text,
 )
 from bot.services.games import GameService
+from bot.services.games_queries import no_such_game
 from bot.ui import games as table_ui
 from bot.ui.common import SELECT_OPTION_LIMIT, clip
 from bot.ui.components import Components
@@ -967,10 +968,8 @@ class GameTable(commands.Cog):
         info, lines = await self.games.event_log(game_id, interaction.guild.id)
         if not _may_view(interaction, info.channel_id) and not await member_is_gm(
             self.bot, interaction
-        ):  # as if there were no such game
-            raise RuleError(
-                f"There is no game #{game_id} on this server; `/game history` lists them."
-            )
+        ):
+            raise no_such_game(game_id)
         embed, page, pages = log_embed(info, lines, page)
         await _paged_reply(interaction, embed, pager_view(LogButton, game_id, page, pages), edit)
 

@@ -30,6 +30,12 @@ from bot.services.games_core import (
 )
 
 
+def no_such_game(game: int) -> RuleError:
+    """The one answer for a game that is not there for the asker (another server's, or one
+    played in a channel they may not view)."""
+    return RuleError(f"There is no game #{game} on this server; `/game history` lists them.")
+
+
 class GameQueries(GameCore):
     """Status, history, logs, endings and the idle check."""
 
@@ -121,9 +127,7 @@ class GameQueries(GameCore):
         async with self.db.read() as session:
             row = await session.get(GameRow, game)
             if row is None or row.guild_id != guild_id:
-                raise RuleError(
-                    f"There is no game #{game} on this server; `/game history` lists them."
-                )
+                raise no_such_game(game)
             result = await session.exec(
                 select(GameEventLog.text)
                 .where(col(GameEventLog.game_id) == game)
