@@ -236,6 +236,12 @@ class Economy(commands.Cog):
     ) -> list[app_commands.Choice[str]]:
         return await character_choices(self.bot, interaction, current, first=("GM",))
 
+    async def target_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        """A compel's or a treatment's character: also the NPCs taking part here."""
+        return await character_choices(self.bot, interaction, current, here=True)
+
     async def skill_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
@@ -390,7 +396,7 @@ class Economy(commands.Cog):
         aspect="The aspect that causes trouble (theirs or the scene's).",
         complication="What goes wrong (up to 300 characters).",
     )
-    @app_commands.autocomplete(target=character_autocomplete, aspect=aspect_autocomplete)
+    @app_commands.autocomplete(target=target_autocomplete, aspect=aspect_autocomplete)
     async def compel_offer(
         self,
         interaction: discord.Interaction,
@@ -512,7 +518,7 @@ class Economy(commands.Cog):
         healing_name="The consequence's new, healing name (up to 80 characters).",
         patient="Whose consequence (default: your own, two steps harder).",
     )
-    @app_commands.autocomplete(patient=character_autocomplete, skill=skill_autocomplete)
+    @app_commands.autocomplete(patient=target_autocomplete, skill=skill_autocomplete)
     async def recovery_treat(
         self,
         interaction: discord.Interaction,

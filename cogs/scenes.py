@@ -132,10 +132,16 @@ class BoardUpdater:
 
 
 async def character_choices(
-    bot: Any, interaction: discord.Interaction, current: str, *, first: tuple[str, ...] = ()
+    bot: Any,
+    interaction: discord.Interaction,
+    current: str,
+    *,
+    first: tuple[str, ...] = (),
+    here: bool = False,
 ) -> list[app_commands.Choice[str]]:
     """Character names for autocomplete (after `first`), from memory. A player is not shown
-    the GM's NPCs: their very existence stays secret."""
+    the GM's NPCs, their very existence stays secret, except (with `here`, for a target) the
+    ones taking part in this channel's scene or encounter."""
     assert interaction.guild_id is not None and interaction.channel_id is not None
     actor = Actor(
         interaction.guild_id,
@@ -143,7 +149,7 @@ async def character_choices(
         interaction.user.id,
         await member_is_gm(bot, interaction),
     )
-    names = [n.name for n in await get_service(bot).names_cached(actor)]
+    names = [n.name for n in await get_service(bot).names_cached(actor, here=here)]
     needle = current.strip().casefold()
     return [
         app_commands.Choice(name=n[:100], value=n[:100])
@@ -202,6 +208,12 @@ class Scenes(commands.Cog):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         return await character_choices(self.bot, interaction, current)
+
+    async def receiver_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        """Who may get a passed invoke: GM, the PCs, and the NPCs taking part here."""
+        return await character_choices(self.bot, interaction, current, first=("GM",), here=True)
 
     # ------------------------------------------------------------------ /scene
     scene = app_commands.Group(
@@ -409,7 +421,7 @@ class Scenes(commands.Cog):
         aspect="The aspect you hold a free invoke on.",
         to="The character who gets it (or GM).",
     )
-    @app_commands.autocomplete(aspect=aspect_autocomplete, to=character_autocomplete)
+    @app_commands.autocomplete(aspect=aspect_autocomplete, to=receiver_autocomplete)
     async def aspect_pass(
         self,
         interaction: discord.Interaction,

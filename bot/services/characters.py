@@ -70,7 +70,7 @@ from bot.services.campaigns import (
     save_character_in,
     set_active_in,
 )
-from bot.services.character_aspects import PARSED_FROM_A_SHEET
+from bot.services.character_aspects import PARSED_FROM_A_SHEET, characters_here_in
 from bot.services.character_base import (
     MILESTONE_LOG_SHOWN,
     Actor,
@@ -606,10 +606,19 @@ class CharacterService(CharacterMantles):
         self.cache.campaigns[key] = (time.monotonic(), campaign)
         return campaign
 
-    async def names_cached(self, actor: Actor) -> list[CharacterName]:
+    async def names_cached(self, actor: Actor, *, here: bool = False) -> list[CharacterName]:
+        """The names the actor may know: the GM all; a player the PCs and their own NPCs and,
+        with `here`, the GM's NPCs taking part in this channel's scene or encounter (the ones
+        a player may name as a target: `character_known_here_in`)."""
         campaign = await self.campaign_cached(actor)
         names = await self.campaigns.character_names(campaign.id)
-        return [n for n in names if actor.is_gm or not n.is_npc or n.owner_id == actor.user_id]
+        if actor.is_gm:
+            return names
+        secret = {n.id for n in names if n.is_npc and n.owner_id != actor.user_id}
+        if here and secret:
+            async with self.db.read() as session:
+                secret -= await characters_here_in(session, campaign, actor.channel_id)
+        return [n for n in names if n.id not in secret]
 
     async def sheet_cached(self, actor: Actor, name: str | None = None) -> Character | None:
         """The named character (else the actor's active one) for autocomplete, or None."""

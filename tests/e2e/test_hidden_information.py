@@ -179,6 +179,32 @@ async def test_an_npc_taking_part_here_can_be_named_by_the_players(table: Table)
     assert "Ghoul" in (await table.slash("compel list", user=table.player)).text
 
 
+async def test_target_autocomplete_offers_an_npc_only_where_it_takes_part(table: Table) -> None:
+    """A player's target autocomplete (compel, passing an invoke, treating a wound) offers
+    the GM's NPC only in a channel where it takes part; the GM's always; GM is a receiver."""
+    await harry(table)
+    await ghoul(table)
+
+    async def offered(command: str, focused: str, user: int) -> list[str]:
+        choices = await table.autocomplete(command, focused, user=user, **{focused: ""})
+        return [c["name"] for c in choices]
+
+    targets = [("compel offer", "target"), ("aspect pass", "to"), ("recovery treat", "patient")]
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    for command, focused in targets:
+        assert "Ghoul" not in await offered(command, focused, table.player), command
+        assert "Ghoul" in await offered(command, focused, table.gm), command
+        assert "Harry" in await offered(command, focused, table.player), command
+    assert "GM" in await offered("aspect pass", "to", table.player)
+    await table.slash("scene join", user=table.gm, character="Ghoul")
+    for command, focused in targets:
+        assert "Ghoul" in await offered(command, focused, table.player), command
+    elsewhere = await table.autocomplete(
+        "compel offer", "target", user=table.player, channel=table.other_channel, target=""
+    )
+    assert "Ghoul" not in [c["name"] for c in elsewhere]
+
+
 async def test_an_npc_in_the_scene_can_be_named_but_not_its_hidden_aspects(
     table: Table,
 ) -> None:
