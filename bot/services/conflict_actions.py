@@ -14,12 +14,14 @@ from bot.errors import RuleError
 from bot.fate import conflict as rules
 from bot.fate.aspects import (
     GM,
+    Aspect,
     AspectKind,
     FailChoice,
     OutcomeKind,
     classify,
     create_advantage_existing,
     create_advantage_new,
+    discover,
 )
 from bot.fate.aspects import Event as RuleEvent
 from bot.fate.ladder import describe
@@ -27,7 +29,7 @@ from bot.fate.rolls import Action, Roll
 from bot.fate.scene import put_aspect
 from bot.fate.words import plural
 from bot.services import aspects_in_play
-from bot.services.campaign_play import load_play_in, save_play_in
+from bot.services.campaign_play import load_play_in, read_play_in, save_play_in
 from bot.services.campaigns import CampaignInfo, resolve_campaign_in
 from bot.services.clicks import ClickContext
 from bot.services.conflict_base import ConflictBase
@@ -51,9 +53,11 @@ from bot.services.encounters import (
     parse_difficulty,
     roll_line,
 )
+from bot.services.scene_advantage import same_words
 from bot.services.scene_state import (
     find_ref,
     place_in_scene_in,
+    save_aspect_in,
     save_scene_in,
     scene_of,
     touch_board_in,
@@ -339,6 +343,10 @@ class ConflictActions(ConflictBase):
                 actor=actor,
                 fail_choice=FailChoice.NOT_CREATED,
             )
+            if aspect is not None and aspect.kind is not AspectKind.BOOST:
+                discovered = await self._discovered_in(session, campaign, row, state, aspect)
+                if discovered is not None:
+                    return discovered
             if aspect is not None:
                 state.aspects = [*state.aspects, aspect]
             return events_text(state, events)
@@ -356,6 +364,34 @@ class ConflictActions(ConflictBase):
             state.aspects = [updated if a.id == updated.id else a for a in state.aspects]
             return [self._invokes_line(state, shown_text(updated), events)]
         return await self._scene_advantage_in(session, campaign, row, state, pending, outcome)
+
+    async def _discovered_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        made: Aspect,
+    ) -> list[str] | None:
+        """A new aspect made under the very words of a hidden one (the conflict's, the scene's
+        or a game aspect): it was there all along and is revealed with the new one's invokes,
+        as `/advantage` does (None: there is none; make the new one)."""
+        own = next((a for a in state.aspects if _hidden_under(a, made.text)), None)
+        if own is not None:
+            found, events = discover(own, made)
+            state.aspects = [found if a.id == found.id else a for a in state.aspects]
+            return events_text(state, events)
+        scene_row = await session.get(SceneRow, row.channel_id)
+        live = scene_row is not None and scene_row.active and scene_row.campaign_id == campaign.id
+        scene = scene_of(scene_row) if scene_row is not None and live else None
+        ref = find_ref(scene, await read_play_in(session, campaign.id), made.text, row.channel_id)
+        if ref is None or not _hidden_under(ref.aspect, made.text):
+            return None
+        # the scene's invokes are held by characters ("char:<id>") or the GM, not by seats
+        holders = [state.members[h].holder if h in state.members else h for h in made.free_invokes]
+        found, events = discover(ref.aspect, made.model_copy(update={"free_invokes": holders}))
+        await save_aspect_in(session, campaign, row.channel_id, (scene_row, scene), ref, found)
+        return [f"{state.name(made.free_invokes[0])}: {e.text}" for e in events]
 
     async def _scene_advantage_in(
         self,
@@ -441,3 +477,8 @@ class ConflictActions(ConflictBase):
         here = c.combatant(c.current).zone
         adjacent = here is not None and zone in c.adjacency.get(here, [])
         return not adjacent or c.free_move_used
+
+
+def _hidden_under(aspect: Aspect, text: str) -> bool:
+    """Whether `aspect` is a hidden one (never a boost) with the very words `text`."""
+    return aspect.hidden and aspect.kind is not AspectKind.BOOST and same_words(aspect.text, text)

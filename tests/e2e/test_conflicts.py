@@ -890,6 +890,58 @@ async def test_advantages_on_scene_aspects_hidden_ones_and_one_that_leaves_play(
     assert "Pick who acts next" in json.dumps(run.tracker)
 
 
+async def test_a_new_aspect_named_as_a_hidden_one_discovers_it(table: Table) -> None:
+    """Create an advantage "creates (or discovers)" an aspect: Charles names, as a new aspect,
+    the words of the scene's hidden one; made, it is revealed with his free invoke and no copy
+    is made beside it (as /advantage does). A tie makes its own boost and reveals nothing."""
+    from bot.services import aspects_in_play
+
+    people = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice = table.gm, table.player
+    await table.slash("scene start", user=gm, aspects="Thick smoke")
+    await table.slash("aspect add", user=gm, text="Secret tunnel", hidden=True)
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Charles"
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+
+    async def advantage(aspect: str, *dice_faces: int) -> str:
+        opened = await table.click(run.tracker, "Create advantage", user=alice)
+        form = await choose(table, opened, "Which aspect?", "A new aspect", user=alice)
+        dice.load(*dice_faces)
+        await table.submit(
+            form, {"skill": "Athletics", "difficulty": "Fair", "aspect": aspect}, user=alice
+        )
+        return (await table.click(run.tracker, "Resolve the roll", user=alice)).text
+
+    tied = await advantage("secret tunnel", -1, 0, 0, 0)  # Athletics 3 - 1 vs Fair: a tie
+    assert "A tie: secret tunnel is a boost." in tied, tied
+    for message in table.channel_messages():
+        assert "Secret tunnel" not in message_text(message)
+    await run.next(alice, "Ghoul")
+    await run.next(gm, "Charles")
+    done = await advantage("secret   TUNNEL", 0, 0, 0, 0)  # Athletics 3 vs Fair: a success
+    assert (
+        "Charles: Secret tunnel was already there, hidden: it is revealed with 1 free invoke."
+        in done
+    ), done
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        found = await aspects_in_play.aspects_in_play_in(
+            s, campaign, table.channel, include_hidden=True
+        )
+    tunnels = [a for a in found if a.name.casefold() == "secret tunnel" and not a.is_boost]
+    assert len(tunnels) == 1 and not tunnels[0].hidden, tunnels
+    assert tunnels[0].free_invokes == {f"char:{people['charles'].id}": 1}
+    assert "Existing: Secret tunnel" in option_labels(
+        step_message(await table.click(run.tracker, "Create advantage", user=gm)), "Which aspect?"
+    )
+
+
 async def test_a_boost_passes_to_an_ally_on_the_same_side(table: Table) -> None:
     """The rules: whoever controls a boost may pass it to an ally (CONTRIBUTING.md's recipe)."""
     made = await make_characters(table)
