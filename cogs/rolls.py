@@ -53,6 +53,7 @@ from bot.ui.rolls import (
     roll_title,
     rules_embed,
     scale_picker,
+    shown_aspect_name,
 )
 from cogs.common.brief_cache import BriefCache
 from cogs.common.edits import edit_message
@@ -341,7 +342,7 @@ class Rolls(commands.Cog):
                     self.bot,
                     channel_id,
                     message_id,
-                    embed=roll_embed(view),
+                    embed=roll_embed(view, for_gm=message_id == view.gm_message_id),
                     view=roll_components(view),
                 )
             except discord.HTTPException as error:
@@ -692,10 +693,12 @@ class Rolls(commands.Cog):
         """Redraw the message that was clicked in place, then its other copies. A hidden roll
         is drawn only on a private copy (the roller's ephemeral one or the GM channel's): from
         any other message the clicker gets it privately and the message stays as it was."""
-        parts: dict[str, Any] = {"embed": roll_embed(view), "view": roll_components(view)}
+        clicked = interaction.message
+        gm_copy = clicked is not None and clicked.id == view.gm_message_id
+        embed = roll_embed(view, for_gm=gm_copy)
+        parts: dict[str, Any] = {"embed": embed, "view": roll_components(view)}
         if content is not None:
             parts["content"] = content
-        clicked = interaction.message
         drawn = None  # the clicked message, once this answer has redrawn it
         try:
             if view.hidden and not _private_copy(clicked, view):
@@ -759,8 +762,9 @@ class Rolls(commands.Cog):
             hostile=hostile,
             payment=payment,
         )
-        last = change.view.roll.invokes[-1]
-        done = f"Invoked *{clip(last.aspect_name, 100)}* on roll #{change.view.id}."
+        last = change.view.roll.invokes[-1]  # `done` is the invoker's own to read
+        name = shown_aspect_name(last, for_gm=is_gm)
+        done = f"Invoked *{clip(name, 100)}* on roll #{change.view.id}."
         await self._answer(interaction, change.view, done, change.others)
 
     async def _answer(

@@ -99,6 +99,8 @@ class Invoke(BaseModel):
     # (the invoker or an ally passing theirs).
     payer_id: int
     aspect_owner_id: int | None = None  # a hostile invoke's fate point is owed to them
+    # where `aspect_name` stands in for a GM-hidden aspect: its real name, for the GM's copy
+    gm_aspect_name: str | None = None
     dice_before: list[int] | None = None
     dice_after: list[int] | None = None
 
@@ -379,6 +381,7 @@ def apply_invoke(
     hostile: bool = False,
     is_boost: bool = False,
     aspect_owner_id: int | None = None,
+    gm_aspect_name: str | None = None,
 ) -> tuple[Roll, list[RollEvent]]:
     """Invoke an aspect on the roll for +2 or a reroll of all four dice.
 
@@ -420,6 +423,7 @@ def apply_invoke(
         is_boost=is_boost,
         payer_id=payer,
         aspect_owner_id=aspect_owner_id,
+        gm_aspect_name=gm_aspect_name,
         dice_before=dice_before,
         dice_after=dice_after,
     )

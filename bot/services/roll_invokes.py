@@ -190,6 +190,11 @@ class RollInvokes(RollBase):
             if hostile and parsed is not None:
                 owner = parsed.character_id
             campaign = await self._campaign_in(session, row)
+            # a GM-hidden aspect (an NPC's) stays unnamed on every roll a player sees: a
+            # player's hidden roll too (its roller sees it); named on the GM's own, and on the
+            # GM channel's copy of a player's
+            named = not aspect.hidden or (row.hidden and is_gm and row.user_id == user_id)
+            name = aspect.name[:ASPECT_MAX]
             roll, events = rules.apply_invoke(
                 Roll.model_validate_json(row.roll_json),
                 self.rng,
@@ -197,11 +202,8 @@ class RollInvokes(RollBase):
                 # the table knows its characters: the one who pays invokes (the GM for the pool)
                 invoker_name=squeezed(chosen.who or user_name, 80) or "someone",
                 aspect_key=aspect.key,
-                # a GM-hidden aspect (an NPC's) stays unnamed on every roll a player sees: a
-                # player's hidden roll too (its roller sees it); named only on the GM's own
-                aspect_name=HIDDEN_NAME
-                if aspect.hidden and not (row.hidden and is_gm and row.user_id == user_id)
-                else aspect.name[:ASPECT_MAX],
+                aspect_name=name if named else HIDDEN_NAME,
+                gm_aspect_name=None if named else name,
                 mode=mode,
                 payment=Payment.FATE_POINT if kind == "fp" else Payment.FREE_INVOKE,
                 payer_id=payer,

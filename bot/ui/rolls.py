@@ -70,11 +70,11 @@ class SelectSpec:
     row: int = 0
 
 
-def _invoke_line(invoke: Invoke) -> str:
+def _invoke_line(invoke: Invoke, for_gm: bool) -> str:
     paid = "fate point" if invoke.payment is Payment.FATE_POINT else "free invoke"
     if invoke.is_boost:
         paid = "boost"
-    name = clip(invoke.aspect_name, 100)
+    name = clip(shown_aspect_name(invoke, for_gm), 100)
     if invoke.hostile:
         what = f"hostile +2 to the opposition with *{name}*"
     elif invoke.mode is InvokeMode.REROLL:
@@ -170,7 +170,13 @@ def roll_title(roll: Roll) -> str:
     return f"{who} rolls 4dF"
 
 
-def roll_embed(view: RollView) -> discord.Embed:
+def shown_aspect_name(invoke: Invoke, for_gm: bool) -> str:
+    """The invoked aspect's name; a GM-hidden one's real name only where only GMs look."""
+    return (invoke.gm_aspect_name or invoke.aspect_name) if for_gm else invoke.aspect_name
+
+
+def roll_embed(view: RollView, *, for_gm: bool = False) -> discord.Embed:
+    """The roll's embed; `for_gm`: the GM channel's copy of a hidden roll."""
     roll = view.roll
     result = roll.result()  # the derived numbers once: each one sums the whole roll again
     effort = result.effort if result is not None else roll.effort()
@@ -195,7 +201,7 @@ def roll_embed(view: RollView) -> discord.Embed:
         name="Total", value=clip(_breakdown(roll, effort), FIELD_VALUE_LIMIT), inline=False
     )
     if roll.invokes:
-        lines = [_invoke_line(i) for i in roll.invokes[-MAX_LISTED_INVOKES:]]
+        lines = [_invoke_line(i, for_gm) for i in roll.invokes[-MAX_LISTED_INVOKES:]]
         if len(roll.invokes) > MAX_LISTED_INVOKES:
             lines.insert(0, f"… {len(roll.invokes) - MAX_LISTED_INVOKES} earlier")
         embed.add_field(

@@ -50,7 +50,8 @@ async def test_a_hostile_invoke_on_a_players_hidden_roll_does_not_name_the_npcs_
     table: Table,
 ) -> None:
     """A player's hidden roll is seen by its roller too: the GM's hostile invoke of an NPC's
-    hidden aspect on it stays "a hidden aspect" on the player's copy."""
+    hidden aspect on it stays "a hidden aspect" on the player's copy, and is named on the GM
+    channel's copy (and in the GM's own answer)."""
     await gm_channel_is_the_other_channel(table)
     await harry(table)
     await ghoul(table)
@@ -61,10 +62,14 @@ async def test_a_hostile_invoke_on_a_players_hidden_roll_does_not_name_the_npcs_
     copy = next(
         m for m in table.channel_messages(table.other_channel) if "Harry rolls" in message_text(m)
     )
-    await invoke(table, copy, "Hungry", "GM pool", user=table.gm, button="Hostile invoke")
+    hostile = await invoke(table, copy, "Hungry", "GM pool", user=table.gm, button="Hostile invoke")
+    assert "Invoked *Hungry For Flesh*" in hostile.text, hostile.text
     done = await invoke(table, mine, "Wizard Private Eye", "fate point", user=table.player)
     assert "hostile +2" in done.text and "a hidden aspect" in done.text, done.text
     assert "Hungry" not in done.text
+    gm_copy = message_text(table.fake.messages[int(copy["id"])])
+    assert "hostile +2 to the opposition with *Hungry For Flesh*" in gm_copy, gm_copy
+    assert "Wizard Private Eye" in gm_copy  # redrawn after the player's invoke, still named
 
 
 async def test_passing_an_invoke_never_names_a_hidden_aspect(table: Table) -> None:
