@@ -48,6 +48,9 @@ class Combatant(BaseModel):
     name: str
     side: str
     is_npc: bool = False
+    # rules: only a major NPC or a monster brings its concession's and its hostile invokes'
+    # fate points to the GM's pool; a minor NPC's bring nothing
+    minor: bool = False
     zone: str | None = None
     status: Status = Status.ACTIVE
     consequences_taken: int = 0
@@ -476,21 +479,15 @@ def concede(state: Conflict, who: str) -> tuple[Conflict, list[Event]]:
         raise ConflictError(
             "The dice are already rolled for this attack; concede before the next roll."
         )
-    points = 1 + person.consequences_taken
-    payout = Payout(
-        change=FatePointChange(who=who, delta=points, reason=Reason.CONCESSION, note=state.id),
-        is_npc=person.is_npc,
-    )
+    points = 0 if person.minor else 1 + person.consequences_taken
+    payouts = state.payouts
+    if points:
+        change = FatePointChange(who=who, delta=points, reason=Reason.CONCESSION, note=state.id)
+        payouts = [*payouts, Payout(change=change, is_npc=person.is_npc)]
     person = person.model_copy(update={"status": Status.CONCEDED})
-    state = _update(state, combatants=_replace(state, person), payouts=[*state.payouts, payout])
-    events = [
-        _event(
-            "conceded",
-            f"{person.name} concedes and will gain {plural(points, 'fate point')}.",
-            who,
-            points=points,
-        )
-    ]
+    state = _update(state, combatants=_replace(state, person), payouts=payouts)
+    gains = f" and will gain {plural(points, 'fate point')}" if points else ""
+    events = [_event("conceded", f"{person.name} concedes{gains}.", who, points=points)]
     if state.current == who:
         state = _update(state, current=None, phase=Phase.CHOOSING_NEXT)
     state, end_events = _maybe_end(state)
@@ -506,6 +503,8 @@ def hostile_invoke(
     _require_open(state)
     state.combatant(invoker)
     owner = state.combatant(aspect_owner)
+    if owner.minor:
+        return state, []  # a minor NPC brings the GM nothing
     payout = Payout(
         change=FatePointChange(
             who=aspect_owner, delta=1, reason=Reason.HOSTILE_INVOKE_PAYOUT, note=state.id

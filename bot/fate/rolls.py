@@ -98,7 +98,8 @@ class Invoke(BaseModel):
     # Who pays: the invoker's character for a fate point, or the holder of the free invoke
     # (the invoker or an ally passing theirs).
     payer_id: int
-    aspect_owner_id: int | None = None  # a hostile invoke's fate point is owed to them
+    # whose aspect it was invoked against (a hostile invoke): its fate point is owed to them
+    aspect_owner_id: int | None = None
     # where `aspect_name` stands in for a GM-hidden aspect: its real name, for the GM's copy
     gm_aspect_name: str | None = None
     dice_before: list[int] | None = None
@@ -429,7 +430,7 @@ def apply_invoke(
     )
     if payment is Payment.FATE_POINT:
         events.append(FatePointToSpend(payer_id=payer, aspect_key=aspect_key, reason="invoke"))
-        if hostile and aspect_owner_id is not None:
+        if aspect_owner_id is not None:
             events.append(FatePointOwed(owner_id=aspect_owner_id, aspect_key=aspect_key))
     else:
         events.append(FreeInvokeToSpend(holder_id=payer, aspect_key=aspect_key, is_boost=is_boost))

@@ -26,6 +26,7 @@ from bot.fate.conflict import Combatant, Conflict, ConflictKind, PendingAttack, 
 from bot.fate.harm import AbsorbChoice, suggest_absorb_options
 from bot.fate.ladder import describe
 from bot.fate.rolls import Action
+from bot.fate.sheet import NpcKind
 from bot.fate.tracks import Track
 from bot.fate.words import plural
 from bot.services.campaigns import (
@@ -131,12 +132,14 @@ class ConflictService(ConflictActions, ConflictInvokes):
             adjacency = scene_zones or zones_in_a_row(zones)
             # everyone joins the scene; whoever the scene placed in a zone starts there
             placed = await join_scene_in(session, campaign, channel_id, records, user_id)
+            minor = {str(r.id) for r in records if r.sheet.npc_kind is NpcKind.MINOR}
             combatants = [
                 Combatant(
                     id=cid,
                     name=m.name,
                     side="npcs" if m.is_npc else "pcs",
                     is_npc=m.is_npc,
+                    minor=cid in minor,
                     zone=start_zone(placed.get(m.character_id), zones),
                 )
                 for cid, m in members.items()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.db.models.campaigns import CharacterRow
 from bot.db.models.rolls import RollRow
 from bot.db.repos.rolls import invoke_note
 from bot.errors import RuleError
@@ -185,10 +186,7 @@ class RollInvokes(RollBase):
             kind, _, holder = payment.partition(":")
             payer = GM_PAYER if holder == GM_HOLDER else holder_character_id(holder)
             assert payer is not None
-            owner = None
-            parsed = parse_key(aspect.key)
-            if hostile and parsed is not None:
-                owner = parsed.character_id
+            owner = await self._invoked_against_in(session, row, aspect, hostile, user_id, is_gm)
             campaign = await self._campaign_in(session, row)
             # a GM-hidden aspect (an NPC's) stays unnamed on every roll a player sees: a
             # player's hidden roll too (its roller sees it); named on the GM's own, and on the
@@ -215,6 +213,36 @@ class RollInvokes(RollBase):
             await self._pay_in(session, campaign, row, events, user_id, aspect)
             others = await self._sync_partner_in(session, row)
             return RollChange(await self._view_in(session, row), others)
+
+    async def _invoked_against_in(
+        self,
+        session: AsyncSession,
+        row: RollRow,
+        aspect: AspectInPlay,
+        hostile: bool,
+        user_id: int,
+        is_gm: bool,
+    ) -> int | None:
+        """The character an invoke works against, owed its fate point at the scene's end (the
+        rules' hostile invoke: someone else's aspect invoked against them); None when it helps
+        its owner's side or the aspect is nobody's (the scene's)."""
+        parsed = parse_key(aspect.key)
+        if parsed is None:
+            return None
+        target = parsed.character_id
+        if hostile:  # +2 to the opposition: against the roller only when it is theirs
+            return target if target == row.character_id else None
+        if target == row.character_id:
+            return None
+        # an opposed pair of rolls point at each other: the roll this one faces is theirs
+        faced = await session.get(RollRow, row.opposes_id) if row.opposes_id else None
+        if faced is not None and faced.character_id == target:
+            return target
+        owner = await session.get(CharacterRow, target)
+        roller = await session.get(CharacterRow, row.character_id) if row.character_id else None
+        # the GM's side: an NPC's roll, or the GM's own roll without a character
+        gm_side = roller.is_npc if roller is not None else (is_gm and row.user_id == user_id)
+        return target if owner is not None and owner.is_npc != gm_side else None
 
     async def _pay_in(
         self,

@@ -47,6 +47,7 @@ from bot.fate.scene import (
     put_aspect,
     start_scene,
 )
+from bot.fate.sheet import NpcKind
 from bot.services.campaign_play import load_play_in, parsed_play_in, save_play_in
 from bot.services.campaigns import (
     CAMPAIGN_COLUMNS,
@@ -273,7 +274,8 @@ class SceneService:
         self, session: AsyncSession, campaign: CampaignInfo, row: SceneRow, actor_id: int
     ) -> list[str]:
         """The fate points owed for hostile invokes paid with a GM point during this scene:
-        a PC gets them through the ledger, a major NPC carries them to the GM's next scene."""
+        a PC gets them through the ledger, a major NPC or a monster carries them to the GM's
+        next scene, a minor NPC brings nothing."""
         owed = await owed_fate_points_in(session, campaign.id, row.channel_id, row.created_at)
         paid: list[str] = []
         for character_id, points in sorted(owed.items()):
@@ -283,6 +285,8 @@ class SceneService:
                 continue  # deleted since
             if record.campaign_id != campaign.id:
                 continue
+            if record.sheet.npc_kind is NpcKind.MINOR:
+                continue  # rules: only a major NPC or a monster brings them to the GM's pool
             if record.is_npc:  # unnamed: the NPC's aspects may be the GM's secret
                 await carry_gm_points_in(session, campaign.id, points, record.id)
                 paid.append(f"the GM carries {points} into the NPC's next scene")

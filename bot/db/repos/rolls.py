@@ -29,7 +29,8 @@ CLOCK_MARGIN = timedelta(minutes=1)
 async def owed_fate_points_in(
     session: AsyncSession, campaign_id: int, channel_id: int, since: datetime
 ) -> dict[int, int]:
-    """Fate points owed for hostile invokes paid with a fate point on rolls of this channel
+    """Fate points owed for hostile invokes (an aspect invoked against its character, with the
+    Hostile invoke button or not) paid with a fate point on rolls of this channel
     since `since` (a scene's start): character id -> points. The owner gets them when the
     scene ends; the scene's end is what pays them.
 
@@ -57,11 +58,7 @@ async def owed_fate_points_in(
         if roll.voided:
             continue  # a roll taken back owes nothing
         for invoke in roll.invokes:
-            if (
-                invoke.hostile
-                and invoke.payment is Payment.FATE_POINT
-                and invoke.aspect_owner_id is not None
-            ):
+            if invoke.payment is Payment.FATE_POINT and invoke.aspect_owner_id is not None:
                 owed[invoke.aspect_owner_id] = owed.get(invoke.aspect_owner_id, 0) + 1
     return owed
 

@@ -1,0 +1,121 @@
+"""Whose fate point a paid invoke owes (the seed: invoking someone else's aspect against them is
+a hostile invoke, its fate point goes to them; "the GM also pays out fate points owed to players
+for hostile invokes"), and which NPCs bring points to the GM's pool ("a major NPC or monster
+that conceded a previous conflict, or received hostile invokes in a previous scene"). Found by
+the second rules audit, each through the fake Discord."""
+
+from __future__ import annotations
+
+from bot.fate.sheet import AspectKind, NpcKind, make_npc, new_character
+from bot.services.campaigns import insert_character_in, resolve_campaign_in
+from bot.testing.harness import Table
+from tests.e2e.test_conflicts import ConflictDriver, choose, make_characters
+from tests.e2e.test_rolls import character, harry, invoke, make_character, set_dice
+from tests.e2e.test_rules_audit import board_text
+
+
+async def npc(table: Table, name: str, aspect: str, kind: NpcKind = NpcKind.MAJOR) -> int:
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        campaign = await resolve_campaign_in(s, table.guild_id, table.channel)
+        sheet = new_character(name, skills={"Fight": 2})
+        sheet = make_npc(sheet.set_aspect(AspectKind.HIGH_CONCEPT, aspect), kind)
+        record = await insert_character_in(s, campaign, table.gm, sheet)
+        assert record.id is not None
+        return record.id
+
+
+def roll_id(reply_text: str) -> int:
+    return int(reply_text.split("Roll #")[1].split(" ")[0])
+
+
+async def fate_points(table: Table, character_id: int) -> int:
+    return int((await character(table, character_id)).sheet.fate_points)
+
+
+async def test_an_aspect_invoked_against_its_character_pays_them_at_the_scene_end(
+    table: Table,
+) -> None:
+    """Molly defends against Harry and invokes his Trouble Magnet with a fate point: Harry is
+    owed it (with the plain Invoke +2 button, not only the GM's Hostile invoke). The GM's own
+    roll invoking Trouble Magnet from the pool owes him one more. Harry invoking his ally's
+    aspect owes nobody anything."""
+    harry_id = await harry(table)
+    molly_id = await make_character(
+        table, table.player2, "Molly", {"Will": 2}, aspects=("Apprentice Of Harry",)
+    )
+    await table.slash("scene start", user=table.gm, characters="Harry, Molly")
+    set_dice(table, [0] * 12)
+    attack = await table.slash("roll", user=table.player, skill="Lore", action="attack")
+    defence = await table.slash(
+        "roll", user=table.player2, skill="Will", against=roll_id(attack.text)
+    )
+    await invoke(table, defence, "Trouble Magnet", "fate point", user=table.player2)
+    claws = await table.slash(
+        "roll", user=table.gm, skill="+2", action="attack", description="A ghoul claws Harry"
+    )
+    await invoke(table, claws, "Trouble Magnet", "GM pool", user=table.gm)
+    own = await table.slash("roll", user=table.player, skill="Will", difficulty="Fair")
+    await invoke(table, own, "Apprentice Of Harry", "fate point", user=table.player)
+    assert await fate_points(table, harry_id) == 2  # 3, less his invoke of Molly's aspect
+    assert await fate_points(table, molly_id) == 2
+
+    ended = await table.slash("scene end", user=table.gm)
+    assert "Harry +2" in ended.text, ended.text
+    assert "Molly +" not in ended.text
+    assert await fate_points(table, harry_id) == 4
+    assert await fate_points(table, molly_id) == 2
+
+
+async def test_the_gms_hostile_invoke_of_an_npcs_own_aspect_brings_the_gm_nothing(
+    table: Table,
+) -> None:
+    """The GM's Hostile invoke of the Ghoul's own aspect on Harry's roll helps the Ghoul's side:
+    nobody is owed a point and the next scene with the Ghoul starts with the GM's usual pool.
+    Harry's paid invoke of the Ghoul's consequence is against the Ghoul: that one it brings."""
+    await harry(table)
+    await npc(table, "Ghoul", "Hungry For Flesh")
+    await table.slash("scene start", user=table.gm, characters="Harry, Ghoul")
+    assert "GM pool: **1**" in board_text(table)
+    set_dice(table, [0] * 8)
+    roll = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    await invoke(table, roll, "Hungry", "GM pool", user=table.gm, button="Hostile invoke")
+    ended = await table.slash("scene end", user=table.gm)
+    assert "carries" not in ended.text, ended.text
+    await table.slash("scene start", user=table.gm, characters="Harry, Ghoul")
+    assert "GM pool: **1**" in board_text(table)
+
+    await table.slash(
+        "character edit consequence",
+        user=table.gm,
+        character="Ghoul",
+        slot="mild",
+        aspect="Torn Ear",
+    )
+    again = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    await invoke(table, again, "Torn Ear", "fate point", user=table.player)
+    ended = await table.slash("scene end", user=table.gm)
+    assert "the GM carries 1 into the NPC's next scene" in ended.text, ended.text
+    await table.slash("scene start", user=table.gm, characters="Harry, Ghoul")
+    assert "GM pool: **2**" in board_text(table)
+
+
+async def test_a_conceding_minor_npc_brings_the_gm_nothing(table: Table) -> None:
+    """Only a major NPC or a monster brings its concession's points to the GM's next scene."""
+    await make_characters(table)
+    gm = table.gm
+    started = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="physical",
+        participants="Charles, Ghoul Two",
+        first="Ghoul Two",
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    opened = await table.click(run.tracker, "Concede", user=gm)
+    conceded = await choose(table, opened, "Who concedes?", "Ghoul Two", user=gm)
+    assert "Ghoul Two concedes." in conceded.text, conceded.text
+    assert "fate point" not in run.text.split("Ghoul Two concedes")[1]
+    await table.slash("scene start", user=gm, characters="Charles, Ghoul Two")
+    assert "GM pool: **1**" in board_text(table)
