@@ -94,6 +94,12 @@ class Mantles(commands.Cog):
         actor = await actor_of(self.bot, interaction)
         record, missing = await get_service(self.bot).apply_mantle(actor, character, name)
         text = f"**{record.name}** now carries the **{record.sheet.mantle}** mantle."
+        if record.sheet.npc_kind is None:
+            left = record.sheet.free_stunt_slots_left()
+            text += (
+                f" Free stunts left beside its core stunts: {left} (DFC gives one); "
+                "each more costs 1 refresh."
+            )
         if missing:
             text += (
                 "\nThe seed only names these conditions; the GM can complete them with "

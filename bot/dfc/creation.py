@@ -16,6 +16,7 @@ from bot.fate.sheet import (
     ASPECT_MAX,
     DESCRIPTION_MAX,
     FREE_STUNTS,
+    MANTLE_FREE_STUNTS,
     MAX_FREE_ASPECTS,
     MAX_SKILLS,
     MAX_STUNTS,
@@ -99,7 +100,7 @@ class CreationDraft(BaseModel):
     @property
     def free_stunt_count(self) -> int:
         """DFC: one free additional stunt beside the mantle's core stunts; plain Fate: three."""
-        return 1 if self.mantle else FREE_STUNTS
+        return MANTLE_FREE_STUNTS if self.mantle else FREE_STUNTS
 
     def choose_mantle(
         self,

@@ -50,6 +50,7 @@ MAX_REFRESH = 20
 MIN_PC_REFRESH = 1
 STARTING_REFRESH = 3
 FREE_STUNTS = 3
+MANTLE_FREE_STUNTS = 1  # DFC: beside a mantle's core stunts
 SKILL_RATING_RANGE = (-4, 12)
 
 
@@ -718,11 +719,17 @@ def apply_mantle(
     conditions: list[Track],
     mantle_name: str | None = None,
 ) -> Character:
-    """Add a mantle's core stunts (free, marked core) and its conditions to a sheet."""
+    """Add a mantle's core stunts (free, marked core) and its conditions to a sheet. DFC:
+    beside the core stunts one stunt is free, more cost refresh; the free stunts a sheet
+    already holds stay free (nothing is charged after the fact)."""
     result = character
     if mantle_name is not None:
         name = clean_text(mantle_name, "mantle name", NAME_MAX)
         result = result._evolve(lambda c: setattr(c, "mantle", name))
+    if result.npc_kind is None:
+        held = sum(1 for s in result.stunts if not s.core and s.cost == 0)
+        free = min(result.free_stunts, max(MANTLE_FREE_STUNTS, held))
+        result = result._evolve(lambda c: setattr(c, "free_stunts", free))
     for stunt in core_stunts:
         result = result.add_stunt(stunt.model_copy(update={"core": True, "cost": 0}))
     for track in conditions:

@@ -10,6 +10,7 @@ from typing import Any
 from bot.fate.sheet import AspectKind, new_character
 from bot.fate.sheet_io import export_character
 from bot.testing.harness import Reply, Table
+from tests.e2e.test_rolls import character, make_character
 
 SKILLS: dict[str, str | list[str]] = {
     "great": "Lore",
@@ -170,6 +171,21 @@ async def exported(table: Table, user: int, **options: Any) -> bytes:
 
 
 # --------------------------------------------------------------------------- tests
+async def test_a_mantle_leaves_one_free_stunt_beside_its_core_stunts(table: Table) -> None:
+    """DFC creation: "Mark down your mantle's Core Stunts, then choose one stunt for free ...
+    additional stunts ... at the cost of one Refresh per stunt": Harry, refresh 3, takes the
+    Magical Practitioner mantle; his first own stunt is free, the next two cost 1 refresh each."""
+    harry = await make_character(table, table.player, "Harry", {"Lore": 4, "Will": 3})
+    applied = await table.slash("mantle apply", user=table.player, name="Magical Practitioner")
+    assert "Free stunts left beside its core stunts: 1 (DFC gives one)" in applied.text
+    text = "Because I read a lot, I get +2 when I use Lore to overcome in a library."
+    for n in range(3):
+        await table.slash("character edit stunt", user=table.player, name=f"Stunt {n}", text=text)
+    sheet = (await character(table, harry)).sheet
+    assert [s.cost for s in sheet.stunts if not s.core] == [0, 1, 1]
+    assert sheet.refresh == 1
+
+
 async def test_apply_mantle_halves_stress_and_reports_incomplete(table: Table) -> None:
     await imported(table, table.player, "Ruth Kane")
     shown = await table.slash("mantle show", user=table.player, name="Monster Hunter")
