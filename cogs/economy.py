@@ -514,7 +514,7 @@ class Economy(commands.Cog):
     @recovery.command(name="treat", description="Roll to treat a consequence so it starts healing.")
     @app_commands.describe(
         consequence="The consequence slot (mild, moderate, severe).",
-        skill="The skill you treat with (e.g. Lore for wounds, Rapport for the mind).",
+        skill="The skill you treat with (e.g. Academics for the body, Empathy for the mind).",
         healing_name="The consequence's new, healing name (up to 80 characters).",
         patient="Whose consequence (default: your own, two steps harder).",
     )
