@@ -269,8 +269,7 @@ class Conflicts(TrackerCog):
         svc = self.conflicts
         rolled = value.startswith(IMPEDED)
         zone = value.removeprefix(IMPEDED)
-        current = await svc.get(click.ident, with_sheets=False)
-        if not (rolled or svc.needs_roll_to_move(current, zone)):
+        if not rolled:
             moved = await svc.move(click, zone)
             await self.answer(click.interaction, moved)
             return

@@ -341,8 +341,9 @@ def move(
     overcome_effort: int | None = None,
     difficulty: int | None = None,
 ) -> tuple[Conflict, list[Event]]:
-    """A free move to an adjacent zone; an impeded or long move takes the action and an overcome
-    (a tie costs a minor cost, with style the mover gets a boost as for any overcome)."""
+    """A free move to an adjacent zone; a long move (anywhere on the map) or a second one takes
+    the action; an impeded move takes the action and an overcome (a tie costs a minor cost,
+    with style the mover gets a boost as for any overcome)."""
     _require_turn(state, actor, action=False)
     if to_zone not in state.adjacency:
         raise ConflictError(f"There is no zone '{to_zone}' in this conflict.")
@@ -359,10 +360,13 @@ def move(
         ]
     if state.action_used:
         raise ConflictError("That move takes your action, and you already used it this turn.")
+    if not impeded:  # rules: "use your action to move anywhere on the map"
+        moved = person.model_copy(update={"zone": to_zone})
+        return _update(state, combatants=_replace(state, moved), action_used=True), [
+            _event("moved", f"{person.name} moves, using the action.", actor, zone=to_zone)
+        ]
     if overcome_effort is None or difficulty is None:
-        raise ConflictError(
-            "That move is impeded or long: roll an overcome against the GM's difficulty."
-        )
+        raise ConflictError("That move is impeded: roll an overcome against the GM's difficulty.")
     outcome = classify(overcome_effort, difficulty)
     if outcome is OutcomeKind.FAIL:
         return _update(state, action_used=True), [

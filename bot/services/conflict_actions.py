@@ -218,8 +218,9 @@ class ConflictActions(ConflictBase):
         skill: str | None = None,
         difficulty: str | None = None,
     ) -> ConflictSnapshot:
-        """A free move without a skill; with a skill and difficulty, an impeded or long move
-        (it takes the action and an overcome roll, resolved like the other rolled actions)."""
+        """Without a skill the free move, or a long one that takes the action; with a skill and
+        difficulty an impeded move (the action and an overcome roll, resolved like the other
+        rolled actions)."""
         target = parse_difficulty(difficulty) if difficulty else None
         rolled = bool(skill and skill.strip()) and target is not None
 
@@ -232,7 +233,8 @@ class ConflictActions(ConflictBase):
                 state.conflict, events = rules.move(c, actor, zone)
                 lines = events_text(state, events)
                 if any(e.kind == "moved" for e in events):
-                    lines[-1] = lines[-1].rstrip(".") + f" to {zone}."
+                    mover = f"{state.name(actor)} moves"
+                    lines[-1] = lines[-1].replace(mover, f"{mover} to {zone}", 1)
                     await self._on_the_scene_in(session, campaign, row, state, actor, zone)
                 return state.logged(*lines)
             assert target is not None and skill is not None
@@ -448,18 +450,17 @@ class ConflictActions(ConflictBase):
         return f"{text} gains {plural(count, 'free invoke')} for {holder}."
 
     def move_choices(self, snapshot: ConflictSnapshot) -> list[Choice]:
-        """The zones the actor may move to: a free move where allowed, else an impeded one
-        (value prefixed with IMPEDED: it takes the action and an overcome roll)."""
+        """The zones the actor may move to: the free move where allowed, else one that takes
+        the action; each also impeded (value prefixed with IMPEDED: the action and an overcome
+        roll, for when something stands in the way)."""
         c = snapshot.conflict
         here = c.combatant(c.current).zone if c.current is not None else None
         zones = []
         for zone in snapshot.state.zones:
             if zone == here:
                 continue
-            if self.needs_roll_to_move(snapshot, zone):
-                zones.append(Choice(f"{IMPEDED}{zone}", f"{zone} (an overcome roll)"[:100]))
-                continue
-            zones.append(Choice(zone, zone, "free move"))
+            free = not self.takes_the_action(snapshot, zone)
+            zones.append(Choice(zone, zone, "free move" if free else "takes your action"))
             zones.append(
                 Choice(
                     f"{IMPEDED}{zone}", f"{zone} - impeded"[:100], "takes your action and a roll"
@@ -469,8 +470,8 @@ class ConflictActions(ConflictBase):
             raise RuleError("This conflict has no other zone to move to.")
         return zones
 
-    def needs_roll_to_move(self, snapshot: ConflictSnapshot, zone: str) -> bool:
-        """Whether a move to `zone` is more than the free move (the UI then asks for a roll)."""
+    def takes_the_action(self, snapshot: ConflictSnapshot, zone: str) -> bool:
+        """Whether a move to `zone` is more than the free move (a long or a second move)."""
         c = snapshot.conflict
         if c.current is None or zone not in c.adjacency:
             return False

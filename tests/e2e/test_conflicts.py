@@ -1187,10 +1187,13 @@ async def test_zones_are_one_truth_for_the_scene_and_its_conflict(table: Table) 
     assert "**Street**: Charles, Ghoul" in zones_on_board()  # ... on the scene as well
     assert "**Roof**: Molly" in zones_on_board()
 
-    # the scene says nothing of which zones touch: a move is an overcome (Athletics, Fair)
+    # the scene says nothing of which zones touch: a move takes the action, and one with
+    # something in the way is an overcome (Athletics, Fair)
     use_dice(table, ScriptedDice())  # all blanks: Good (+3) against Fair (+2)
     moved = await table.click(run.tracker, "Move", user=alice)
-    form = await choose(table, moved, "Move where?", "Alley", user=alice)
+    labels = option_labels(step_message(moved), "Move where?")
+    assert labels == ["Alley", "Alley - impeded", "Roof", "Roof - impeded"], labels
+    form = await choose(table, moved, "Move where?", "Alley - impeded", user=alice)
     await table.submit(form, {"skill": "Athletics", "difficulty": "Fair"}, user=alice)
     await table.click(run.tracker, "Resolve the roll", user=alice)
     assert "Charles (PC) in Alley" in run.text

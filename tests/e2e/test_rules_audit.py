@@ -224,8 +224,8 @@ async def test_overcome_with_style_in_a_conflict_gives_a_boost(table: Table) -> 
 
 
 async def test_a_rolled_move_with_style_gives_a_boost_too(table: Table) -> None:
-    """A move past the touching zone is an overcome (Fate Condensed, zones), so with style it
-    is a success and a boost. Charles's Good (+3) Athletics and [+][+][0][0] make Superb (+5)
+    """An impeded move (or an epic one the GM sets a difficulty for) is an overcome (Fate
+    Condensed, zones), so with style it is a success and a boost. Charles's Good (+3) Athletics and [+][+][0][0] make Superb (+5)
     against Fair (+2): three shifts, success with style. The Ghoul's Average (+1) Athletics and
     [+][0][0][0] make Fair (+2) against Mediocre (+0): two shifts, a plain success, no boost."""
     await make_characters(table)
@@ -243,7 +243,7 @@ async def test_a_rolled_move_with_style_gives_a_boost_too(table: Table) -> None:
     run = ConflictDriver(table, int(fight.message["id"]))
     assert "Charles (PC) in Street" in run.text
     opened = await table.click(run.tracker, "Move", user=table.player)
-    form = await choose(table, opened, "Move where?", "Roof", user=table.player)  # two zones off
+    form = await choose(table, opened, "Move where?", "Roof - impeded", user=table.player)
     dice.load(1, 1, 0, 0)
     rolled = await table.submit(
         form, {"skill": "Athletics", "difficulty": "Fair"}, user=table.player
@@ -256,7 +256,7 @@ async def test_a_rolled_move_with_style_gives_a_boost_too(table: Table) -> None:
 
     await run.next(table.player, "Ghoul")
     opened = await table.click(run.tracker, "Move", user=table.gm)
-    form = await choose(table, opened, "Move where?", "Roof", user=table.gm)
+    form = await choose(table, opened, "Move where?", "Roof - impeded", user=table.gm)
     dice.load(1, 0, 0, 0)
     await table.submit(form, {"skill": "Athletics", "difficulty": "Mediocre"}, user=table.gm)
     await table.click(run.tracker, "Resolve the roll", user=table.gm)
@@ -300,3 +300,34 @@ async def test_scene_end_clears_the_stress_of_everyone_who_fought_in_it(table: T
     ended = await table.slash("scene end", user=gm)
     assert "Ruth" in ended.text, ended.text
     assert not any(b.marked for b in (await sheet_of(table, "Ruth")).track("physical").boxes)
+
+
+async def test_a_long_move_with_nothing_in_the_way_takes_the_action_and_no_roll(
+    table: Table,
+) -> None:
+    """Fate Condensed, zones: "You can also use your action to move anywhere on the map";
+    a roll only where the movement is impeded. Charles moves from Street to Roof (two zones
+    off) with his action; the action is then spent."""
+    await make_characters(table)
+    fight = await table.slash(
+        "conflict start",
+        user=table.gm,
+        kind="physical",
+        participants="Charles, Ghoul",
+        first="Charles",
+        zones="Street, Alley, Roof",
+    )
+    assert fight.message is not None
+    run = ConflictDriver(table, int(fight.message["id"]))
+    opened = await table.click(run.tracker, "Move", user=table.player)
+    labels = option_labels(step_message(opened), "Move where?")
+    assert labels == ["Alley", "Alley - impeded", "Roof", "Roof - impeded"], labels
+    moved = await choose(table, opened, "Move where?", "Roof", user=table.player)
+    assert moved.modal is None
+    assert "Charles moves to Roof, using the action." in run.text
+    assert "Charles (PC) in Roof" in run.text
+    again = await table.click(run.tracker, "Overcome", user=table.player)
+    refused = await table.submit(
+        again, {"skill": "Athletics", "difficulty": "2"}, user=table.player
+    )
+    assert refused.ephemeral and "already took your action" in refused.text, refused.text

@@ -171,7 +171,9 @@ def test_apply_mantle_adds_core_stunts_and_conditions():
     third_eye = condition_track("the_third_eye", "The Third Eye", Recovery.STICKY, value=1)
     pc = apply_mantle(full_pc(), core, [third_eye], mantle_name="Magical Practitioner")
     assert pc.mantle == "Magical Practitioner"
-    assert pc.stunt("evocation").core and pc.free_stunt_slots_left() == 3
+    assert (
+        pc.stunt("evocation").core and pc.free_stunt_slots_left() == 1
+    )  # DFC: one beside the core
     assert pc.track("The Third Eye").kind == "condition"
 
 
