@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 
 from bot.services.challenges import ChallengeService, ChallengeSnapshot, parse_tasks
+from bot.services.encounters import rerolls
 from bot.ui.conflicts import TrackerAction
 from cogs.common.character_lookup import character_list_autocomplete
 from cogs.common.permissions import require_gm
@@ -32,6 +34,7 @@ class Challenges(TrackerCog):
             A.CLAIM: self._claim_menu,
             A.ROLL: self._roll_menu,
             A.INVOKE: self._invoke_menu,
+            A.INVOKE_REROLL: partial(self._invoke_menu, reroll=True),
             A.KEEP: self._keep_menu,
         }
         await self.dispatch(interaction, ident, version, action, buttons, with_sheets=True)
@@ -60,13 +63,16 @@ class Challenges(TrackerCog):
             only=click.step(self.challenges.roll),
         )
 
-    async def _invoke_menu(self, click: Click, _snap: ChallengeSnapshot) -> None:
+    async def _invoke_menu(
+        self, click: Click, _snap: ChallengeSnapshot, *, reroll: bool = False
+    ) -> None:
         choices = await self.challenges.invoke_choices(click)
+        what = "to reroll the dice of" if reroll else "for +2 on"
         await self.offer(
             click,
-            choices,
+            rerolls(choices) if reroll else choices,
             none="There is no aspect you can invoke on that roll right now.",
-            question="Invoke for +2 on a task roll before it is kept.",
+            question=f"Invoke {what} a task roll before it is kept.",
             action=A.INVOKE,
             placeholder="Pick an aspect",
             only=click.step(self.challenges.invoke),

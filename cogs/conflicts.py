@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 import discord
@@ -74,6 +75,7 @@ class Conflicts(TrackerCog):
             A.TEAMWORK: self._helper_menu,
             A.CONCEDE: self._concede_menu,
             A.INVOKE: self._invoke_menu,
+            A.INVOKE_REROLL: partial(self._invoke_menu, reroll=True),
             A.ABSORB: self._absorb_menu,
             A.DEFEND: self._defence_menu,
             A.ATTACK: self._attack_menu,
@@ -134,9 +136,12 @@ class Conflicts(TrackerCog):
             only=click.step(self.conflicts.pass_boost),
         )
 
-    async def _invoke_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
+    async def _invoke_menu(
+        self, click: Click, _snap: ConflictSnapshot, *, reroll: bool = False
+    ) -> None:
         name, choices = await self.conflicts.invoke_choices(click)
-        await self.invoke_menu(click, name, choices, "the roll in progress", self.conflicts.invoke)
+        onto = "the roll in progress"
+        await self.invoke_menu(click, name, choices, onto, self.conflicts.invoke, reroll=reroll)
 
     async def _absorb_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
         _, shifts, options = await self.conflicts.absorb_options(click)

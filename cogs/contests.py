@@ -48,6 +48,7 @@ class Contests(TrackerCog):
             A.FORFEIT: self.direct(partial(svc.settle_failure, forfeit=True)),
             A.GIVE_INVOKE: self.direct(partial(svc.settle_failure, forfeit=False)),
             A.INVOKE: self._invoke_menu,
+            A.INVOKE_REROLL: partial(self._invoke_menu, reroll=True),
             A.ROLL: self._roll_menu,
             A.TEAMWORK: self._helper_menu,
             A.CREATE_ADVANTAGE: self._advantage_menu,
@@ -74,9 +75,12 @@ class Contests(TrackerCog):
         question = f"{victim} absorbs a {shifts}-shift hit: pick stress boxes and/or consequences."
         await self.absorb_menu(click, self.contests, options, question)
 
-    async def _invoke_menu(self, click: Click, _snap: ContestSnapshot) -> None:
+    async def _invoke_menu(
+        self, click: Click, _snap: ContestSnapshot, *, reroll: bool = False
+    ) -> None:
         name, choices = await self.contests.invoke_choices(click)
-        await self.invoke_menu(click, name, choices, "the side's roll", self.contests.invoke)
+        onto = "the side's roll"
+        await self.invoke_menu(click, name, choices, onto, self.contests.invoke, reroll=reroll)
 
     def _members(self, click: Click, snap: ContestSnapshot, *, rolling: bool) -> list[Choice]:
         members = self.contests.members_for(snap, click.user_id, click.is_gm, rolling=rolling)

@@ -40,6 +40,8 @@ from bot.services.encounters import (
     distinct_labels,
     in_play_choices,
     invoke_for_bonus,
+    invoke_mode,
+    invoked_how,
     member_of,
     parse_difficulty,
     pay_invoke_point_in,
@@ -321,7 +323,10 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             )
         return distinct_labels(choices)
 
-    async def invoke(self, click: ClickContext, value: str) -> ChallengeSnapshot:
+    async def invoke(self, click: ClickContext, pick: str) -> ChallengeSnapshot:
+        """An invoke's pick from the Invoke (+2) or Invoke reroll menu."""
+        mode, value = invoke_mode(pick)
+
         async def step(session: AsyncSession, row: EncounterRow, state: ChallengeState) -> str:
             valid = {
                 c.value
@@ -349,13 +354,15 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
                     click.user_id,
                     f"{shown} (challenge #{row.id})",
                 )
+            before = state.rolls[task_id]
             dice_roll = invoke_for_bonus(
-                state.rolls[task_id], self.dice(), member, click.user_id, (key, shown), payment
+                before, self.dice(), member, click.user_id, (key, shown), payment, mode
             )
             state.rolls = {**state.rolls, task_id: dice_roll}
             task = state.challenge.task(task_id)
             return state.logged(
-                f"{member.name} invokes {shown} for +2: the {task.skill} roll is now "
+                f"{member.name} invokes {shown} {invoked_how(mode, before, dice_roll)}: the "
+                f"{task.skill} roll is now "
                 f"{describe(dice_roll.effort())} vs {describe(task.difficulty)}."
             )
 

@@ -13,6 +13,7 @@ from bot.fate.aspects import spend_free_invoke as spend_own_invoke
 from bot.fate.conflict import Phase
 from bot.fate.ladder import describe
 from bot.fate.rolls import (
+    InvokeMode,
     Roll,
     ScaleLevel,
     add_modifier,
@@ -31,6 +32,8 @@ from bot.services.encounters import (
     distinct_labels,
     in_play_choices,
     invoke_for_bonus,
+    invoke_mode,
+    invoked_how,
     pay_invoke_point_in,
     rank_aspects,
     without_spent,
@@ -112,7 +115,10 @@ class ConflictInvokes(ConflictBase):
         outside = [a for a in ranked if not a.key.startswith(f"{SOURCE_PREFIX}:")]
         return distinct_labels([*choices, *in_play_choices(outside, holder)])
 
-    async def invoke(self, click: ClickContext, choice: str) -> ConflictSnapshot:
+    async def invoke(self, click: ClickContext, pick: str) -> ConflictSnapshot:
+        """An invoke's pick from the Invoke (+2) or Invoke reroll menu."""
+        mode, choice = invoke_mode(pick)
+
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
@@ -134,7 +140,8 @@ class ConflictInvokes(ConflictBase):
             if owner is not None and payment == "fp" and owner != who:
                 if state.conflict.combatant(owner).side != state.conflict.combatant(who).side:
                     state.conflict, _ = rules.hostile_invoke(state.conflict, who, owner)
-            return self._apply_bonus(state, who, member, aspect_name, payment, click.user_id, key)
+            invoked = (key, aspect_name)
+            return self._apply_bonus(state, (who, member), invoked, payment, click.user_id, mode)
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
@@ -178,30 +185,33 @@ class ConflictInvokes(ConflictBase):
     def _apply_bonus(
         self,
         state: ConflictState,
-        who: str,
-        member: Member,
-        aspect_name: str,
+        invoker: tuple[str, Member],
+        aspect: tuple[str, str],
         payment: str,
         user_id: int,
-        key: str,
+        mode: InvokeMode,
     ) -> str:
+        """The invoke's +2 (or reroll) on the roll in progress, or on an attack's waiting hit."""
         c = state.conflict
+        who, member = invoker
+        dice = self.dice()
 
         def invoked(roll: Roll) -> Roll:
-            return invoke_for_bonus(roll, self.dice(), member, user_id, (key, aspect_name), payment)
+            return invoke_for_bonus(roll, dice, member, user_id, aspect, payment, mode)
 
         if state.action is not None:
-            action_roll = invoked(state.action.roll)
+            before = state.action.roll
+            action_roll = invoked(before)
             state.put_roll("action", action_roll)
-            line = f"{member.name} invokes {aspect_name} for +2: the roll is now "
-            line += f"{describe(action_roll.effort())}."
+            line = f"{member.name} invokes {aspect[1]} {invoked_how(mode, before, action_roll)}: "
+            line += f"the roll is now {describe(action_roll.effort())}."
             return state.logged(line)
         assert c.pending is not None
         is_attacker = who == c.pending.attacker
-        roll = state.attack_roll if is_attacker else state.defence_roll
-        if roll is not None:
-            roll = invoked(roll)
-        line = f"{member.name} invokes {aspect_name} for +2."
+        before_roll = state.attack_roll if is_attacker else state.defence_roll
+        roll = invoked(before_roll) if before_roll is not None else None
+        how = invoked_how(mode, before_roll, roll) if before_roll and roll else "for +2"
+        line = f"{member.name} invokes {aspect[1]} {how}."
         if c.phase is Phase.DEFENDING:
             assert roll is not None
             if is_attacker:
@@ -217,7 +227,8 @@ class ConflictInvokes(ConflictBase):
             state.attack_roll = roll
         else:
             state.defence_roll = roll
-        state.conflict, events = rules.invoke_on_attack(c, who, 2)
+        change = roll.effort() - before_roll.effort() if roll and before_roll else 2
+        state.conflict, events = rules.invoke_on_attack(c, who, change)
         lines = [line, *self._after_resolution(state, [e for e in events if e.kind != "invoke"])]
         return state.logged(*lines)
 

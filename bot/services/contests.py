@@ -52,6 +52,8 @@ from bot.services.encounters import (
     distinct_labels,
     in_play_choices,
     invoke_for_bonus,
+    invoke_mode,
+    invoked_how,
     member_of,
     name_slots,
     parse_difficulty,
@@ -555,7 +557,10 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             await pay_invoke_point_in(session, campaign, row.channel_id, record, user_id, note)
         return name
 
-    async def invoke(self, click: ClickContext, choice: str) -> ContestSnapshot:
+    async def invoke(self, click: ClickContext, pick: str) -> ContestSnapshot:
+        """An invoke's pick from the Invoke (+2) or Invoke reroll menu."""
+        mode, choice = invoke_mode(pick)
+
         async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
             if state.awaiting_twist:
                 raise RuleError("The exchange is already a tie waiting for the GM's twist.")
@@ -572,11 +577,11 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             name = await self._pay_for_invoke_in(
                 session, campaign, row, state, (side_key, member), key, payment, click.user_id
             )
-            side_roll = state.rolls.get(side_key)
-            if side_roll is None:
+            before = state.rolls.get(side_key)
+            if before is None:
                 raise RuleError("Your side's roll is gone; roll again next exchange.")
             side_roll = invoke_for_bonus(
-                side_roll, self.dice(), member, click.user_id, (key, name), payment
+                before, self.dice(), member, click.user_id, (key, name), payment, mode
             )
             state.rolls = {**state.rolls, side_key: side_roll}
             draft = state.contest.exchange
@@ -589,7 +594,7 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 }
             )
             return state.logged(
-                f"{member.name} invokes {name} for +2: "
+                f"{member.name} invokes {name} {invoked_how(mode, before, side_roll)}: "
                 f"{state.contest.side(side_key).name} is at {describe(side_roll.effort())}."
             )
 

@@ -195,6 +195,28 @@ def roll_line(name: str, roll: Roll) -> str:
     )
 
 
+REROLL = "rr:"  # heads a tracker invoke menu's values when the invoke rerolls the dice
+
+
+def rerolls(choices: Sequence[Choice]) -> list[Choice]:
+    """An invoke menu's choices for a reroll (the rules: +2, or reroll all four dice)."""
+    return [Choice(f"{REROLL}{c.value}", c.label, c.description) for c in choices]
+
+
+def invoke_mode(value: str) -> tuple[InvokeMode, str]:
+    """The mode a tracker invoke menu's pick asks for, and the pick without its head."""
+    if value.startswith(REROLL):
+        return InvokeMode.REROLL, value.removeprefix(REROLL)
+    return InvokeMode.BONUS, value
+
+
+def invoked_how(mode: InvokeMode, before: Roll, after: Roll) -> str:
+    """How an invoke changed a roll, for a tracker's log line."""
+    if mode is InvokeMode.BONUS:
+        return "for +2"
+    return f"to reroll: {fate_symbols(before.dice)} -> {fate_symbols(after.dice)}"
+
+
 def invoke_for_bonus(
     roll: Roll,
     rng: random.Random,
@@ -202,9 +224,11 @@ def invoke_for_bonus(
     user_id: int,
     aspect: tuple[str, str],
     payment: str,
+    mode: InvokeMode = InvokeMode.BONUS,
 ) -> Roll:
-    """`roll` with +2 from an invoke `user_id` made for `member` on `aspect` (its key and the
-    name the log shows); `payment` "fp" is a fate point, anything else a free invoke."""
+    """`roll` with +2 (or its dice rerolled) from an invoke `user_id` made for `member` on
+    `aspect` (its key and the name the log shows); `payment` "fp" is a fate point, anything
+    else a free invoke."""
     key, name = aspect
     invoked, _ = apply_invoke(
         roll,
@@ -213,7 +237,7 @@ def invoke_for_bonus(
         invoker_name=member.name,
         aspect_key=key,
         aspect_name=name,
-        mode=InvokeMode.BONUS,
+        mode=mode,
         payment=Payment.FATE_POINT if payment == "fp" else Payment.FREE_INVOKE,
         payer_id=member.character_id,
     )

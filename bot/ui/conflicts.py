@@ -57,6 +57,7 @@ class TrackerAction(StrEnum):
     MOVE = "mov"
     CONCEDE = "con"
     INVOKE = "inv"
+    INVOKE_REROLL = "rer"
     STUNT = "stu"
     TEAMWORK = "help"
     ABSORB = "abs"
@@ -230,7 +231,8 @@ def _phase_controls(snapshot: ConflictSnapshot) -> Controls:
     blue, red = discord.ButtonStyle.primary, discord.ButtonStyle.danger
     buttons: tuple[ButtonSpec, ...]
     bonuses = (
-        ButtonSpec(TrackerAction.INVOKE, "Invoke"),
+        ButtonSpec(TrackerAction.INVOKE, "Invoke +2"),
+        ButtonSpec(TrackerAction.INVOKE_REROLL, "Invoke reroll"),
         ButtonSpec(TrackerAction.STUNT, "Stunt"),
         ButtonSpec(TrackerAction.TEAMWORK, "Teamwork +1"),
     )
@@ -245,7 +247,8 @@ def _phase_controls(snapshot: ConflictSnapshot) -> Controls:
     if c.phase is Phase.ABSORBING:
         buttons = (
             ButtonSpec(TrackerAction.ABSORB, "Take the hit", blue),
-            ButtonSpec(TrackerAction.INVOKE, "Invoke"),
+            ButtonSpec(TrackerAction.INVOKE, "Invoke +2"),
+            ButtonSpec(TrackerAction.INVOKE_REROLL, "Invoke reroll"),
             ButtonSpec(TrackerAction.BOOST, "Trade a shift for a boost"),
         )
         return Controls(buttons)
@@ -382,7 +385,8 @@ def contest_controls(snapshot: ContestSnapshot) -> Controls:
                 ButtonSpec(
                     TrackerAction.RESOLVE, "Resolve the exchange", discord.ButtonStyle.primary
                 ),
-                ButtonSpec(TrackerAction.INVOKE, "Invoke"),
+                ButtonSpec(TrackerAction.INVOKE, "Invoke +2"),
+                ButtonSpec(TrackerAction.INVOKE_REROLL, "Invoke reroll"),
             )
         )
     return Controls(
@@ -390,7 +394,8 @@ def contest_controls(snapshot: ContestSnapshot) -> Controls:
             ButtonSpec(TrackerAction.ROLL, "Roll for my side", discord.ButtonStyle.primary),
             ButtonSpec(TrackerAction.TEAMWORK, "Teamwork +1"),
             ButtonSpec(TrackerAction.CREATE_ADVANTAGE, "Create advantage"),
-            ButtonSpec(TrackerAction.INVOKE, "Invoke"),
+            ButtonSpec(TrackerAction.INVOKE, "Invoke +2"),
+            ButtonSpec(TrackerAction.INVOKE_REROLL, "Invoke reroll"),
         )
     )
 
@@ -444,7 +449,8 @@ def challenge_controls(snapshot: ChallengeSnapshot) -> Controls:
     ]
     if snapshot.state.rolls:
         buttons += [
-            ButtonSpec(TrackerAction.INVOKE, "Invoke"),
+            ButtonSpec(TrackerAction.INVOKE, "Invoke +2"),
+            ButtonSpec(TrackerAction.INVOKE_REROLL, "Invoke reroll"),
             ButtonSpec(TrackerAction.KEEP, "Keep the roll"),
         ]
     return Controls(tuple(buttons))

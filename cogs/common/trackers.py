@@ -32,6 +32,7 @@ from bot.services.encounters import (
     EncounterService,
     NextUp,
     on_tracker,
+    rerolls,
     skill_choices,
 )
 from bot.ui.common import SELECT_PLACEHOLDER_LIMIT, clip
@@ -695,13 +696,17 @@ class TrackerCog(commands.Cog):
         choices: Sequence[Choice],
         onto: str,
         step: Callable[[ClickContext, str], Awaitable[Snapshot]],
+        *,
+        reroll: bool = False,
     ) -> None:
-        """Invoke for `name`: +2 `onto` a roll, with the aspects they may invoke."""
+        """Invoke for `name`: +2 `onto` a roll (or, `reroll`, its dice rolled again), with the
+        aspects they may invoke."""
+        what = f"reroll the dice of {onto}" if reroll else f"+2 on {onto}"
         await self.offer(
             click,
-            choices,
+            rerolls(choices) if reroll else choices,
             none=f"{name} has no aspect to invoke right now.",
-            question=f"Invoke for {name}: +2 on {onto}.",
+            question=f"Invoke for {name}: {what}.",
             action=TrackerAction.INVOKE,
             placeholder="Pick an aspect",
             only=click.step(step),

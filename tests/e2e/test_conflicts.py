@@ -164,7 +164,7 @@ class ConflictDriver:
         return await choose(self.table, opened, "How do you take it?", option, user=user)
 
     async def invoke(self, user: int, option: str) -> Reply:
-        opened = await self.table.click(self.tracker, "Invoke", user=user)
+        opened = await self.table.click(self.tracker, "Invoke +2", user=user)
         if not has_menu(opened, "Pick an aspect"):  # the one aspect to invoke, invoked
             assert opened.callback_type == 7 and opened.message == self.tracker, opened.text
             self.offered = [option]
@@ -377,7 +377,7 @@ async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> N
     # the roll waits: another action, a pick of who goes next or a concession must wait too
     early = await table.slash("conflict next", user=alice, who="Ghoul")
     assert early.ephemeral and "Resolve the roll" in early.text
-    opened = await table.click(run.tracker, "Invoke", user=table.gm)
+    opened = await table.click(run.tracker, "Invoke +2", user=table.gm)
     assert opened.ephemeral  # the GM may invoke for the acting PC too (it is shown privately)
     resolved = await table.click(run.tracker, "Resolve the roll", user=alice)
     assert "Ghoul lore is created with 2 free invokes" in resolved.text
@@ -515,7 +515,7 @@ async def test_contest_to_three_victories_with_twist_and_restart(table: Table) -
     assert "Rotten planks* - free invokes: Charles & Molly" in message_text(tracker())
     await side_roll(alice, "Athletics", -1, -1, 0, 0)
     await side_roll(gm, "Athletics", 1, 0, 0, 0)
-    invoked = await table.click(tracker(), "Invoke", user=alice)
+    invoked = await table.click(tracker(), "Invoke +2", user=alice)
     plus = await choose(table, invoked, "Pick an aspect", "Free invoke: Rotten planks", user=alice)
     assert "Good (+3)" in plus.text
     won = await resolve(gm)
@@ -575,7 +575,7 @@ async def test_challenge_of_three_tasks_with_restart(table: Table) -> None:
     last = await table.click(tracker(), "Roll a task", user=bob)  # Shoot is all that is left
     assert taken_at_once(last) and "Shoot" in message_text(tracker())
     # Molly invokes her high concept (a fate point): Average (+1) becomes Good (+3), a tie.
-    opened = await table.click(tracker(), "Invoke", user=bob)
+    opened = await table.click(tracker(), "Invoke +2", user=bob)
     invoked = await choose(
         table, opened, "Pick an aspect", "Fate point: Wizard's apprentice", user=bob
     )
@@ -1316,3 +1316,57 @@ async def test_contest_helpers_share_the_hit(table: Table) -> None:
     assert "Molly takes a 5-shift hit from Ghoul" in done.text, done.text
     opened = await table.click(table.message(tracker_id), "Take the hit", user=bob)
     assert opened.ephemeral and "Molly absorbs a 5-shift hit" in opened.text, opened.text
+
+
+async def test_trackers_invoke_for_a_reroll_too(table: Table) -> None:
+    """Rules: "When you invoke an aspect, you can either gain a +2 bonus to your roll or
+    reroll all four dice." Charles's overcome rolls [-][-][-][-] (Athletics 3: Poor -1); he
+    pays a fate point on Knight of the Sword to reroll: [+][+][+][+], Epic (+7). In a
+    challenge the same button rerolls a task roll."""
+    people = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    started = await table.slash(
+        "conflict start",
+        user=table.gm,
+        kind="physical",
+        participants="Charles, Ghoul",
+        first="Charles",
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    form = await table.click(run.tracker, "Overcome", user=table.player)
+    dice.load(-1, -1, -1, -1)
+    await table.submit(form, {"skill": "Athletics", "difficulty": "Fair"}, user=table.player)
+    opened = await table.click(run.tracker, "Invoke reroll", user=table.player)
+    assert "reroll the dice of the roll in progress" in opened.text, opened.text
+    dice.load(1, 1, 1, 1)
+    done = await choose(
+        table, opened, "Pick an aspect", "Fate point: Knight of the Sword", user=table.player
+    )
+    line = "Charles invokes Knight of the Sword to reroll: [-][-][-][-] -> [+][+][+][+]: "
+    assert line + "the roll is now Epic (+7)." in done.text + run.text, run.text
+    charles = await sheet(table, people["charles"])
+    assert charles.fate_points == 2
+    await table.click(run.tracker, "Resolve the roll", user=table.player)
+    await table.slash("conflict end", user=table.gm)
+
+    challenge = await table.slash(
+        "challenge start", user=table.gm, tasks="Athletics:Fair", title="Over the wall"
+    )
+    assert challenge.message is not None, challenge.text
+    tracker_id = int(challenge.message["id"])
+    await table.click(table.message(tracker_id), "Claim a task", user=table.player)
+    dice.load(-1, -1, -1, -1)
+    rolled = await table.click(table.message(tracker_id), "Roll a task", user=table.player)
+    assert "Invoke reroll" in [
+        c.get("label") for c in iter_components(table.message(tracker_id)["components"])
+    ], rolled.text
+    opened = await table.click(table.message(tracker_id), "Invoke reroll", user=table.player)
+    dice.load(1, 1, 0, 0)
+    done = await choose(
+        table, opened, "Pick an aspect", "Fate point: Knight of the Sword", user=table.player
+    )
+    assert "to reroll: [-][-][-][-] -> [+][+][0][0]" in done.text + message_text(
+        table.message(tracker_id)
+    ), done.text
