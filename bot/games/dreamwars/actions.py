@@ -88,6 +88,7 @@ class AiMoves:
         "_steps",
         "_attacks",
         "_location",
+        "_offers",
         "_spells",
         "_items",
         "_uses",
@@ -112,6 +113,7 @@ class AiMoves:
         self._steps: list[str] | None = None
         self._attacks: list[str] | None = None
         self._location: list[str] | None = None
+        self._offers: list[str] | None = None
         self._spells: list[str] | None = None
         self._items: list[str] | None = None
         self._uses: list[str] | None = None
@@ -143,7 +145,9 @@ class AiMoves:
     def offered(self, keys: tuple[str, ...]) -> str | None:
         """The first of ``keys`` that is one of them: ids the hero's space offers (meditating,
         the scenario's tokens), without a colon."""
-        here = self.location()
+        here = self._offers
+        if here is None:  # (not the whole location(): most looks need no more)
+            here = self._offers = _space_offers(self.ctx, self.i) if self.able else []
         for key in keys:
             if key in here:
                 return key
@@ -433,32 +437,53 @@ def _weapon_attacks(
         )
 
 
+_OFFER_LABELS = {  # the space's own offers (``_space_offers``), labelled
+    "meditate3": ("Meditate here: draw 3 Cantici, keep 1", "meditate"),
+    "meditate3x2": ("Meditate with both Actions: draw 3, keep 2", "meditate"),
+    "meditate": ("Meditate: draw 1 Cantico", "meditate"),
+    "reveal": ("Reveal the Unknown token at {where}", "scenario"),
+    "pickstone": ("Pick up the Dreamstone", "scenario"),
+    "pickup": ("Pick up a Supply token", "scenario"),
+}
+
+
+def _space_offers(ctx: _Ctx, i: int) -> list[str]:
+    """The ids without a colon that hero ``i``'s space offers an able hero (meditating, the
+    scenario's tokens), in ``_location_actions``' order: what the AI's ``offered`` reads
+    without making the rest of them."""
+    s = ctx.s
+    hero = s.heroes[i]
+    if hero.actions < 1:
+        return []
+    node = hero.node
+    found = []
+    if not hero.meditated:
+        sheet = ctx.lib.heroes[hero.key]
+        if sheet.arcane > 0 and sheet.max_cantici > 0:
+            if "arcane" in ctx.board.nodes[node].icons:
+                found.append("meditate3")
+                if hero.actions >= 2:
+                    found.append("meditate3x2")
+            else:
+                found.append("meditate")
+    if node in s.unknown:
+        found.append("reveal")
+    if s.dropped_stone == node:
+        found.append("pickstone")
+    if s.supply_tokens.get(node, 0) > 0:
+        found.append("pickup")
+    return found
+
+
 def _location_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     s = ctx.s
     hero = s.heroes[i]
     node = hero.node
     info = ctx.board.nodes[node]
     if hero.actions >= 1:
-        sheet = ctx.lib.heroes[hero.key]
-        cantore = sheet.arcane > 0 and sheet.max_cantici > 0
-        if cantore and not hero.meditated:
-            if "arcane" in info.icons:
-                _act(actions, "meditate3", "Meditate here: draw 3 Cantici, keep 1", "meditate")
-                if hero.actions >= 2:
-                    _act(
-                        actions,
-                        "meditate3x2",
-                        "Meditate with both Actions: draw 3, keep 2",
-                        "meditate",
-                    )
-            else:
-                _act(actions, "meditate", "Meditate: draw 1 Cantico", "meditate")
-        if node in s.unknown:
-            _act(actions, "reveal", f"Reveal the Unknown token at {info.name}", "scenario")
-        if s.dropped_stone == node:
-            _act(actions, "pickstone", "Pick up the Dreamstone", "scenario")
-        if s.supply_tokens.get(node, 0) > 0:
-            _act(actions, "pickup", "Pick up a Supply token", "scenario")
+        for key in _space_offers(ctx, i):
+            label, kind = _OFFER_LABELS[key]
+            _act(actions, key, label.format(where=info.name), kind)
         special_ok = not hero.moving and not hero.special_used
         if special_ok and node in s.coaches:
             for dest in s.coaches:
