@@ -74,6 +74,11 @@ def summons_per_portal(party: int) -> int:
 READ_ONLY_DICE = random.Random(0)  # for contexts that only look (legal actions, views)
 
 
+# What a hero's effects come from, the effects, their modifiers by stat, and whether they
+# re-roll failed and successful tests (see _Ctx._kept_effects).
+_KeptEffects = tuple[tuple[object, ...], list[Effect], dict[str | None, int], tuple[bool, bool]]
+
+
 class _Kept:
     """The table's effects and the Nemesis limit as a context keeps them, each under a key of
     what it depends on (see table_effects and nemesis_limit)."""
@@ -93,13 +98,13 @@ class _Kept:
         self.table: list[Effect] | None = None
         self.table_key: tuple[object, ...] = ()
         self.table_of_here: list[Effect] | None = None  # the table of table_here
-        self.table_here: dict[str, list[Effect]] = {}  # table_effects_at's, by space
+        self.table_here: dict[str, list[Effect]] = {}  # _table_at's, by space
         self.limit_key: tuple[object, ...] = ()
         self.limit = 0
         # hero index -> (the hero, the items carried, its melee and its ranged weapons)
         self.weapons: dict[int, tuple[HeroState, tuple[str, ...], list[str], list[str]]] = {}
-        # hero index -> (what its effects come from, its effects, their modifiers by stat)
-        self.heroes: dict[int, tuple[tuple[object, ...], list[Effect], dict[str | None, int]]] = {}
+        # hero index -> its _KeptEffects
+        self.heroes: dict[int, _KeptEffects] = {}
 
 
 class _Ctx:
@@ -395,10 +400,9 @@ class _Ctx:
     def _hero_effects(self, i: int) -> list[Effect]:
         return self._kept_effects(i)[1]
 
-    def _kept_effects(
-        self, i: int
-    ) -> tuple[tuple[object, ...], list[Effect], dict[str | None, int]]:
-        """Hero ``i``'s effects (only read) and what their modifiers add to each stat, kept
+    def _kept_effects(self, i: int) -> _KeptEffects:
+        """Hero ``i``'s effects (only read), what their modifiers add to each stat and the
+        re-rolls they give, kept
         while what they come from is the same (for both contexts of an AI-only game): a step
         seldom changes them, and only the active hero's."""
         s = self.s
@@ -416,19 +420,27 @@ class _Ctx:
             tuple(hero.statuses) if hero.statuses else (),
             s.scenario,  # the statuses' effects
             hero.node,
-            self.table_effects(),
+            table := self.table_effects(),
         )
         kept = self._kept.heroes.get(i)
         if kept is None or kept[0] != source:
-            effects = self._effects_now(i)
+            effects = self._effects_now(i, table)
             mods: dict[str | None, int] = {}
+            failed = success = False
             for e in effects:
-                if e.kind == "modify":
+                kind = e.kind
+                if kind == "modify":
                     mods[e.stat] = mods.get(e.stat, 0) + e.amount
-            kept = self._kept.heroes[i] = (source, effects, mods)
+                elif kind == "reroll_failed":
+                    failed = True
+                elif kind == "reroll_success":
+                    success = True
+            kept = self._kept.heroes[i] = (source, effects, mods, (failed, success))
         return kept
 
-    def _effects_now(self, i: int) -> list[Effect]:
+    def _effects_now(self, i: int, table: list[Effect] | None = None) -> list[Effect]:
+        """Hero ``i``'s effects worked out anew (``table``: the table's effects, when the
+        caller has just read them)."""
         s = self.s
         hero = s.heroes[i]
         board = self.board
@@ -460,13 +472,12 @@ class _Ctx:
             for status in self.statuses():
                 if status.key in hero.statuses:
                     found += status.effects
-        found += self.table_effects_at(hero.node)
+        found += self._table_at(self.table_effects() if table is None else table, hero.node)
         return found
 
-    def table_effects_at(self, node: str) -> list[Effect]:
-        """The table's effects in force on ``node`` (only read), kept for each space while
-        the table's effects are the same."""
-        table = self.table_effects()
+    def _table_at(self, table: list[Effect], node: str) -> list[Effect]:
+        """The effects of ``table`` (the table's effects now) in force on ``node`` (only
+        read), kept for each space while the table's effects are the same."""
         kept = self._kept
         if table is not kept.table_of_here:
             kept.table_of_here = table
@@ -553,13 +564,19 @@ class _Ctx:
         (``effects``: hero_effects(i) when the caller has them)."""
         if i is None:
             return dice.roll_test(value, self.rng)
-        failed = success = False
-        for e in self.hero_effects(i) if effects is None else effects:
-            kind = e.kind
-            if kind == "reroll_failed":
-                failed = True
-            elif kind == "reroll_success":
-                success = True
+        if effects is None:
+            effects = self.hero_effects(i)
+        kept = self._kept.heroes.get(i)
+        if kept is not None and kept[1] is effects:  # the kept ones: their re-rolls are kept
+            failed, success = kept[3]
+        else:
+            failed = success = False
+            for e in effects:
+                kind = e.kind
+                if kind == "reroll_failed":
+                    failed = True
+                elif kind == "reroll_success":
+                    success = True
         return dice.roll_test(value, self.rng, reroll_failed=failed, reroll_success=success)
 
     # -- cards -------------------------------------------------------------------------------

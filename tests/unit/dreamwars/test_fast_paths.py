@@ -155,7 +155,7 @@ def test_the_kept_nemesis_limit_effects_per_space_and_stats_are_the_ones_worked_
     uses = {"limit": 0, "here": 0, "value": 0}
     kept_limit, kept_here, kept_value = (
         dw._Ctx.nemesis_limit,
-        dw._Ctx.table_effects_at,
+        dw._Ctx._table_at,
         dw._Ctx.value,
     )
 
@@ -165,10 +165,11 @@ def test_the_kept_nemesis_limit_effects_per_space_and_stats_are_the_ones_worked_
         uses["limit"] += 1
         return found
 
-    def here(self: dw._Ctx, node: str) -> list[object]:
-        found = kept_here(self, node)
+    def here(self: dw._Ctx, table: list[object], node: str) -> list[object]:
+        found = kept_here(self, table, node)  # type: ignore[arg-type]
+        assert table == self._table_effects()
         assert found == [
-            e for e in self.table_effects() if e.where == "any" or self.at(e.where, node)
+            e for e in self._table_effects() if e.where == "any" or self.at(e.where, node)
         ]
         uses["here"] += 1
         return found  # type: ignore[return-value]
@@ -188,7 +189,7 @@ def test_the_kept_nemesis_limit_effects_per_space_and_stats_are_the_ones_worked_
         return found
 
     monkeypatch.setattr(dw._Ctx, "nemesis_limit", limit)
-    monkeypatch.setattr(dw._Ctx, "table_effects_at", here)
+    monkeypatch.setattr(dw._Ctx, "_table_at", here)
     monkeypatch.setattr(dw._Ctx, "value", value)
     # (four games each: the AI's look and the playing context share the limit they keep)
     for options, players in (({}, 3), ({"simple_events": True}, 4), ({}, 1)):
@@ -220,6 +221,8 @@ def test_a_heros_kept_effects_and_weapons_are_always_the_ones_worked_out_anew(
             if e.kind == "modify":
                 mods[e.stat] = mods.get(e.stat, 0) + e.amount
         assert found[2] == mods
+        kinds = {e.kind for e in fresh}
+        assert found[3] == ("reroll_failed" in kinds, "reroll_success" in kinds)
         uses["effects"] += 1
         uses["effects kept"] += found is before
         return found
