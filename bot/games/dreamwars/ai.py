@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot.games.base import Action
 from bot.games.dreamwars.actions import FIST
-from bot.games.dreamwars.board import TARGETING
+from bot.games.dreamwars.board import TARGETING, Board
 from bot.games.dreamwars.content import Effect
 
 if TYPE_CHECKING:
@@ -273,20 +273,33 @@ def _toward(ctx: _Ctx, i: int, goal: str, moves: Moves) -> str | None:
     here = ctx.s.heroes[i].node
     if here == goal:
         return None
-    board = ctx.board
+    steps = tuple(moves.steps())
+    # The best of the same steps toward the same goal from the same space is the same: the
+    # board keeps it (a moving hero asks at each step).
+    known = ctx.board.toward
+    key = (here, goal, steps)
+    if key not in known:
+        known[key] = best_step(ctx.board, here, goal, steps)
+    return known[key]
+
+
+def best_step(board: Board, here: str, goal: str, steps: tuple[str, ...]) -> str | None:
+    """The step among ``steps`` (``step:<space>`` ids) that gets closer to ``goal`` from
+    ``here``: dry land and bridges before a river crossing, then the nearest, then the first
+    space by name."""
     dist = board.dist
     rivers = board.rivers
     now = dist[here].get(goal, 99)
-    # Prefer dry land and bridges over a river crossing when both get closer.
     best: tuple[bool, int, str] | None = None
-    for step in moves.steps():
+    chosen = None
+    for step in steps:
         n = step[5:]
         d = dist[n].get(goal, 99)
         if d < now:
             key = (n in rivers, d, n)
             if best is None or key < best:
-                best = key
-    return None if best is None else f"step:{best[2]}"
+                best, chosen = key, step
+    return chosen
 
 
 def _survive(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:

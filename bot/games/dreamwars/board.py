@@ -199,6 +199,8 @@ class Board:
         }
         self.event_star = {k: ev.star for k, ev in lib.events.items()}
         self._hops: dict[bool, dict[tuple[str, str], str | None]] = {True: {}, False: {}}
+        # (space, goal, the step ids offered) -> the AI's step toward the goal (ai.best_step's)
+        self.toward: dict[tuple[str, str, tuple[str, ...]], str | None] = {}
         self.portals: dict[str, list[str]] = {}
         for key, node in lib.nodes.items():
             for icon in node.icons:

@@ -257,6 +257,39 @@ def test_a_heros_kept_effects_and_weapons_are_always_the_ones_worked_out_anew(
     assert min(uses.values()) > 500, uses
 
 
+def test_the_kept_steps_toward_a_goal_are_the_ones_worked_out_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The board keeps the AI's step toward a goal for each space, goal and steps offered: at
+    every use over whole games it is the step that gets closer, dry land first, then the
+    nearest, then the first by name, among the steps the hero is offered now."""
+    from bot.games.dreamwars import ai
+
+    kept_toward = ai._toward
+    uses = {"toward": 0, "step": 0}
+
+    def toward(ctx: object, i: int, goal: str, moves: object) -> str | None:
+        found = kept_toward(ctx, i, goal, moves)  # type: ignore[arg-type]
+        board = ctx.board  # type: ignore[attr-defined]
+        here = ctx.s.heroes[i].node  # type: ignore[attr-defined]
+        closer = [
+            (nxt in board.rivers, board.distance(nxt, goal), nxt)
+            for nxt in (step.removeprefix("step:") for step in moves.steps())  # type: ignore[attr-defined]
+            if board.distance(nxt, goal) < board.distance(here, goal)
+        ]
+        assert found == (f"step:{min(closer)[2]}" if closer and here != goal else None)
+        uses["toward"] += 1
+        uses["step"] += found is not None
+        return found
+
+    monkeypatch.setattr(ai, "_toward", toward)
+    for options, players in (({}, 3), ({"nemesis_river_stop": False}, 4), ({}, 1)):
+        parsed = ENGINE.parse_options(options)
+        for seed in range(3):
+            ENGINE.play_ai_game(parsed, players, random.Random(seed))
+    assert min(uses.values()) > 500, uses
+
+
 def test_a_reach_past_the_kept_tables_is_worked_out() -> None:
     """The board keeps the spaces within 0-6 of each space; a longer reach (a range made longer
     by bonuses) is worked out when asked, not a KeyError."""
