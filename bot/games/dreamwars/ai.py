@@ -11,6 +11,7 @@ from bot.games.base import Action
 from bot.games.dreamwars.actions import FIST
 from bot.games.dreamwars.board import TARGETING, Board
 from bot.games.dreamwars.content import Effect
+from bot.games.dreamwars.engine import PLAIN_TOWER
 
 if TYPE_CHECKING:
     from bot.games.dreamwars.engine import DreamwarsEngine, _Ctx
@@ -304,7 +305,7 @@ def best_step(board: Board, here: str, goal: str, steps: tuple[str, ...]) -> str
 
 def _survive(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     hero = ctx.s.heroes[i]
-    if ctx.life(i) > 2 and hero.door is None:
+    if ctx.lib.heroes[hero.key].life - hero.wounds > 2 and hero.door is None:  # ctx.life's
         return None
     for key in moves.uses():
         used = key[4:].partition(":")[0]
@@ -374,7 +375,7 @@ def _attack_score(ctx: _Ctx, i: int, foes: dict[str, NemesisState], action_id: s
         return -1.0
     if verb == "cannon":
         return chance(ctx.value(i, "tech")) * 2.2
-    marker = ctx.marker(foe)
+    marker = PLAIN_TOWER if foe.key == "siege_tower" else ctx.lib.markers[foe.key]  # ctx.marker's
     armour = 1 if verb == "hit" and "heavy_armour" in marker.abilities else 0
     if weapon == FIST:
         weapon_uid = None
@@ -382,7 +383,7 @@ def _attack_score(ctx: _Ctx, i: int, foes: dict[str, NemesisState], action_id: s
         damage = 1
     else:
         weapon_uid = weapon
-        card = ctx.item(weapon)
+        card = ctx.lib.items[ctx.s.cards[weapon]]  # ctx.item's
         stat = "melee" if verb == "hit" else ("tech" if card.deck == "tech" else "skill")
         damage = card.damage
     left = marker.life - foe.wounds
@@ -393,6 +394,8 @@ def _attack_score(ctx: _Ctx, i: int, foes: dict[str, NemesisState], action_id: s
 
 def _boost(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     hero = ctx.s.heroes[i]
+    if not hero.allies and not hero.unlocked:
+        return None  # (most heroes: no Ally to call, no Prestige to use or reload)
     for key in moves.boosts():
         effects = (
             _prestige_effects(ctx, i, key[5:])
