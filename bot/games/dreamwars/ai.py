@@ -133,10 +133,10 @@ def choose_move(ctx: _Ctx, moves: Moves) -> str:
         return _decide(ctx, i, moves.choices())
     if hero.moving:
         return _toward(ctx, i, _goal(ctx, i), moves) or "stop"
-    goal = _Goal(ctx, i)  # worked out only by the picks that need it
-    # Each pick chooses among the moves it is given: what it returns is legal.
+    # Each pick chooses among the moves it is given: what it returns is legal. (The goal is
+    # worked out by the picks that need it: seldom more than one a look.)
     for pick in (_survive, _objective_here, _fight, _boost, _travel, _meditate):
-        choice = pick(ctx, i, moves, goal)
+        choice = pick(ctx, i, moves)
         if choice is not None:
             return choice
     return "end"
@@ -202,22 +202,6 @@ def _card_worth(ctx: _Ctx, i: int, uid: str) -> float:
     if card.deck == "tech" and ctx.sheet(i).tech == 0:
         worth = 0.1
     return worth + card.damage * 0.3 + card.range * 0.2
-
-
-class _Goal:
-    """The hero's goal (``_goal``), worked out when first asked."""
-
-    __slots__ = ("ctx", "i", "known")
-
-    def __init__(self, ctx: _Ctx, i: int) -> None:
-        self.ctx = ctx
-        self.i = i
-        self.known: str | None = None
-
-    def __call__(self) -> str:
-        if self.known is None:
-            self.known = _goal(self.ctx, self.i)
-        return self.known
 
 
 def _goal(ctx: _Ctx, i: int) -> str:
@@ -303,7 +287,7 @@ def best_step(board: Board, here: str, goal: str, steps: tuple[str, ...]) -> str
     return chosen
 
 
-def _survive(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
+def _survive(ctx: _Ctx, i: int, moves: Moves) -> str | None:
     hero = ctx.s.heroes[i]
     if ctx.lib.heroes[hero.key].life - hero.wounds > 2 and hero.door is None:  # ctx.life's
         return None
@@ -313,15 +297,15 @@ def _survive(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
             if e.kind == "heal":
                 return key
     if hero.door is not None:
-        return _toward(ctx, i, goal(), moves) if not hero.moved else None
+        return _toward(ctx, i, _goal(ctx, i), moves) if not hero.moved else None
     return None
 
 
-def _objective_here(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
+def _objective_here(ctx: _Ctx, i: int, moves: Moves) -> str | None:
     return moves.offered(("pickstone", "reveal", "pickup"))
 
 
-def _fight(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
+def _fight(ctx: _Ctx, i: int, moves: Moves) -> str | None:
     attacks = moves.attacks()
     spells = moves.spells()
     if not attacks and not spells:
@@ -392,7 +376,7 @@ def _attack_score(ctx: _Ctx, i: int, foes: dict[str, NemesisState], action_id: s
     )
 
 
-def _boost(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
+def _boost(ctx: _Ctx, i: int, moves: Moves) -> str | None:
     hero = ctx.s.heroes[i]
     if not hero.allies and not hero.unlocked:
         return None  # (most heroes: no Ally to call, no Prestige to use or reload)
@@ -422,13 +406,13 @@ def _prestige_effects(ctx: _Ctx, i: int, key: str) -> list[Effect]:
     raise KeyError(key)  # (never: the ids name the hero's own abilities)
 
 
-def _travel(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
+def _travel(ctx: _Ctx, i: int, moves: Moves) -> str | None:
     hero = ctx.s.heroes[i]
     board = ctx.board
     travels = moves.travels()
     if not travels and not moves.steps() and (hero.moved or not moves.rides()):
         return None  # no way to go anywhere: the goal does not matter
-    to = goal()
+    to = _goal(ctx, i)
     if hero.node == to:
         return None
     far = board.distance(hero.node, to)
@@ -441,7 +425,7 @@ def _travel(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
     return _toward(ctx, i, to, moves)
 
 
-def _meditate(ctx: _Ctx, i: int, moves: Moves, goal: _Goal) -> str | None:
+def _meditate(ctx: _Ctx, i: int, moves: Moves) -> str | None:
     hero = ctx.s.heroes[i]
     if len(hero.cantici) >= ctx.sheet(i).max_cantici:
         return None
