@@ -353,12 +353,6 @@ def _step_ids(ctx: _Ctx, i: int) -> tuple[str, ...]:
     return board.walk_step_ids.get(here, ())
 
 
-def _weapons(ctx: _Ctx, i: int, ranged: bool) -> list[str]:
-    """The hero's usable melee (or ranged) weapons, one of each kind, in carrying order
-    (only read)."""
-    return ctx.weapons(i)[ranged]
-
-
 def _tech_ok(ctx: _Ctx, i: int, uid: str) -> bool:
     return ctx.item(uid).deck != "tech" or ctx.sheet(i).tech > 0
 
@@ -377,17 +371,15 @@ def _attacks(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     if hero.actions < 1:
         return
     labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
-    melee: list[str] | None = None
+    melee, ranged = ctx.weapons(i)
     for target in ctx.foes_at(hero.node):
         name = ctx.marker(target).name if labelled else ""
         label = f"Attack the {name} (Melee, bare hands)" if labelled else ""
         _act(actions, f"hit:{target.uid}:{FIST}", label, "attack")
-        if melee is None:
-            melee = _weapons(ctx, i, ranged=False)
         for weapon in melee:
             label = f"Attack the {name}" if labelled else ""
             _weapon_attacks(ctx, i, actions, "hit", target, weapon, label)
-    for weapon in _weapons(ctx, i, ranged=True):
+    for weapon in ranged:
         card = ctx.item(weapon)
         for target in ctx.targets_in_reach(i, card.range):
             if target.node == hero.node:
@@ -1325,7 +1317,8 @@ def _adventure_attack(ctx: _Ctx, i: int, modifier: int) -> bool:
     """An Attack on an Adventure: the hero's best weapon counts."""
     best = ctx.value(i, "melee") + modifier
     best_weapon: str | None = None
-    for weapon in _weapons(ctx, i, False) + _weapons(ctx, i, True):
+    melee, ranged = ctx.weapons(i)
+    for weapon in melee + ranged:
         value = ctx.value(i, _attack_stat(ctx, weapon), weapon) + modifier
         if value > best:
             best, best_weapon = value, weapon

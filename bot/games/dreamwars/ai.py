@@ -371,9 +371,9 @@ def _attack_score(ctx: _Ctx, i: int, foes: dict[str, NemesisState], action_id: s
         stat = "melee" if verb == "hit" else ("tech" if card.deck == "tech" else "skill")
         damage = card.damage
     left = marker.life - foe.wounds
-    return chance(ctx.value(i, stat, weapon_uid) - armour) * min(damage, left) + (
-        0.5 if left <= damage else 0.0
-    )
+    value = ctx.value(i, stat, weapon_uid) - armour
+    hit = 0.0 if value <= 0 else (value if value < 5 else 5) / 6  # chance(value), inline
+    return hit * (damage if damage < left else left) + (0.5 if left <= damage else 0.0)
 
 
 def _boost(ctx: _Ctx, i: int, moves: Moves) -> str | None:

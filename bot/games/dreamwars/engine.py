@@ -377,7 +377,7 @@ class _Ctx:
             if known is not None:
                 return known
         if weapon is None:
-            found = self._hero_effects(i)
+            found = self._kept_effects(i)[1]
         else:
             found = self.hero_effects(i) + self.weapon_effects(i, weapon)
         if cache is not None:
@@ -396,9 +396,6 @@ class _Ctx:
                 if target == weapon:
                     found += items[cards[addon]].effects
         return found
-
-    def _hero_effects(self, i: int) -> list[Effect]:
-        return self._kept_effects(i)[1]
 
     def _kept_effects(self, i: int) -> _KeptEffects:
         """Hero ``i``'s effects (only read), what their modifiers add to each stat and the
@@ -503,8 +500,10 @@ class _Ctx:
         hero_effects(i, weapon) when the caller has them)."""
         if effects is None and self._values is not None:  # a look: every stat's at once
             mods = self._values.get((i, weapon))
-            if mods is None:
-                mods = self._values[(i, weapon)] = self._modifiers(i, weapon)
+            if mods is None:  # (the hero's own: the kept ones, without a call more)
+                mods = self._values[(i, weapon)] = (
+                    self._kept_effects(i)[2] if weapon is None else self._modifiers(i, weapon)
+                )
             return self._stat(i, stat, mods.get(stat, 0))
         if effects is None and weapon is None:
             return self._stat(i, stat, self._kept_effects(i)[2].get(stat, 0))
