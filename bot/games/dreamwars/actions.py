@@ -120,12 +120,10 @@ class AiMoves:
         self._allies: list[str] | None = None
         self._prestige: list[str] | None = None
 
-    def _made(
-        self, maker: Callable[[_Ctx, int, list[Action]], None], going_through: object = True
-    ) -> list[str]:
-        """The ids ``maker`` makes: none while the hero may not act, nor when the hero has
-        none of what the maker goes through (``going_through``: e.g. the hero's Cantici)."""
-        if not (self.able and going_through):
+    def _made(self, maker: Callable[[_Ctx, int, list[Action]], None]) -> list[str]:
+        """The ids ``maker`` makes: none while the hero may not act. (The callers ask only
+        when the hero has some of what the maker goes through, e.g. Cantici.)"""
+        if not self.able:
             return []
         ids = _Ids()
         maker(self.ctx, self.i, ids)
@@ -189,13 +187,13 @@ class AiMoves:
     def spells(self) -> list[str]:
         found = self._spells
         if found is None:
-            found = self._spells = self._made(_spell_actions, self.hero.cantici)
+            found = self._spells = self._made(_spell_actions) if self.hero.cantici else []
         return found
 
     def _item_ids(self) -> list[str]:
         found = self._items
         if found is None:
-            found = self._items = self._made(_item_actions, self.hero.items)
+            found = self._items = self._made(_item_actions) if self.hero.items else []
         return found
 
     def uses(self) -> list[str]:
@@ -215,13 +213,13 @@ class AiMoves:
     def _ally_ids(self) -> list[str]:
         found = self._allies
         if found is None:
-            found = self._allies = self._made(_ally_actions, self.hero.allies)
+            found = self._allies = self._made(_ally_actions) if self.hero.allies else []
         return found
 
     def _prestige_ids(self) -> list[str]:
         found = self._prestige
         if found is None:
-            found = self._prestige = self._made(_prestige_actions, self.hero.unlocked)
+            found = self._prestige = self._made(_prestige_actions) if self.hero.unlocked else []
         return found
 
     def boosts(self) -> list[str]:
@@ -353,10 +351,6 @@ def _step_ids(ctx: _Ctx, i: int) -> tuple[str, ...]:
     return board.walk_step_ids.get(here, ())
 
 
-def _tech_ok(ctx: _Ctx, i: int, uid: str) -> bool:
-    return ctx.item(uid).deck != "tech" or ctx.sheet(i).tech > 0
-
-
 def _attack_stat(ctx: _Ctx, weapon: str | None) -> str:
     if weapon is None:
         return "melee"
@@ -402,7 +396,7 @@ def _weapon_attacks(
 ) -> None:
     """One Attack with a weapon; a weapon that hits several Nemeses and has more eligible
     further targets than it needs gets one action per choice of them (the player chooses)."""
-    card = ctx.item(weapon)
+    card = ctx.lib.items[ctx.s.cards[weapon]]  # (ctx.item's)
     more = card.targets - 1
     eligible = _eligible_targets(ctx, i, target, card.range) if more > 0 else []
     labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
@@ -524,9 +518,11 @@ def _spell_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
 def _item_actions(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     hero = ctx.s.heroes[i]
     everything = actions.__class__ is not _Ids  # else what the AI may choose (ai_ids)
+    items, cards = ctx.lib.items, ctx.s.cards
+    tech = ctx.lib.heroes[hero.key].tech > 0  # a Tech Item is of use only to a Tech hero
     for uid in hero.items:
-        card = ctx.item(uid)
-        usable = _tech_ok(ctx, i, uid)
+        card = items[cards[uid]]  # (ctx.item's)
+        usable = tech or card.deck != "tech"
         if "consumable" in card.traits and usable:
             _targeted(ctx, i, actions, f"use:{uid}", f"Use {card.name}", "item", uid)
         if not everything:
@@ -586,10 +582,13 @@ def _targeted(
     aimed = ctx.board.aimed[ctx.s.cards[uid]]
     eligible = effect_targets(ctx, i, aimed) if aimed is not None else []
     count = aimed.count if aimed is not None else 0
-    if len(eligible) <= count:
-        _act(actions, id_, label, kind, private=True)
-        return
     labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
+    if len(eligible) <= count:
+        if labelled:
+            _act(actions, id_, label, kind, private=True)
+        else:
+            actions.append(id_)  # type: ignore[arg-type]  # (_act's, without its call)
+        return
     for chosen in list(combinations(eligible, count))[:MAX_TARGET_CHOICES]:
         names = " + ".join(ctx.marker(n).name for n in chosen) if labelled else ""
         _act(actions, f"{id_}:{'+'.join(map(_uid, chosen))}", f"{label}: {names}", kind, True)
@@ -867,8 +866,10 @@ def _crystal_bodies(ctx: _Ctx, i: int) -> None:
 def _deliver(ctx: _Ctx, i: int) -> None:
     s = ctx.s
     hero = s.heroes[i]
+    if not hero.supply:
+        return  # (most heroes, most steps: nothing to deliver)
     for goal in ctx.scenario().victory:
-        if goal.kind == "supply" and goal.location == hero.node and hero.supply:
+        if goal.kind == "supply" and goal.location == hero.node:
             s.delivered += hero.supply
             ctx.say(
                 f"{ctx.name(i)} delivers {hero.supply} Supply token(s) "

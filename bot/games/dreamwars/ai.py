@@ -211,20 +211,9 @@ def _goal(ctx: _Ctx, i: int) -> str:
     here = hero.node
 
     far = board.dist[here]
-
-    def nearest(nodes: Iterable[str]) -> str | None:
-        """The nearest of ``nodes`` (the first by name of the nearest)."""
-        best: str | None = None
-        best_far = 0
-        for n in nodes:
-            d = far.get(n, 99)
-            if best is None or d < best_far or (d == best_far and n < best):
-                best, best_far = n, d
-        return best
-
-    if hero.door is not None or ctx.life(i) <= 1:
-        return nearest(board.healing) or here
-    for goal in ctx.scenario().victory:
+    if hero.door is not None or ctx.lib.heroes[hero.key].life - hero.wounds <= 1:  # ctx.life
+        return _nearest(far, board.healing) or here
+    for goal in ctx.lib.scenarios[s.scenario].victory:  # (ctx.scenario()'s)
         if goal.kind == "deliver":
             if hero.dreamstone:
                 return goal.location or here
@@ -235,23 +224,34 @@ def _goal(ctx: _Ctx, i: int) -> str:
                     break
             if s.dropped_stone:
                 return s.dropped_stone
-            spot = nearest(s.unknown)
+            spot = _nearest(far, s.unknown)
             if spot:
                 return spot
         if goal.kind == "supply":
             if hero.supply:
                 return goal.location or here
-            spot = nearest([k for k, v in s.supply_tokens.items() if v])
+            spot = _nearest(far, [k for k, v in s.supply_tokens.items() if v])
             if spot:
                 return spot
         if goal.kind == "kill" and goal.marker:
-            spot = nearest([n.node for n in s.nemeses if n.key == goal.marker])
+            spot = _nearest(far, [n.node for n in s.nemeses if n.key == goal.marker])
             if spot:
                 return spot
     if s.towers:
-        return nearest([t.node for t in s.towers]) or here
-    spot = nearest([n.node for n in s.nemeses])
+        return _nearest(far, [t.node for t in s.towers]) or here
+    spot = _nearest(far, [n.node for n in s.nemeses])
     return spot or here
+
+
+def _nearest(far: dict[str, int], nodes: Iterable[str]) -> str | None:
+    """The nearest of ``nodes`` by the distances ``far`` (the first by name of the nearest)."""
+    best: str | None = None
+    best_far = 0
+    for n in nodes:
+        d = far.get(n, 99)
+        if best is None or d < best_far or (d == best_far and n < best):
+            best, best_far = n, d
+    return best
 
 
 def _toward(ctx: _Ctx, i: int, goal: str, moves: Moves) -> str | None:
@@ -293,7 +293,7 @@ def _survive(ctx: _Ctx, i: int, moves: Moves) -> str | None:
         return None
     for key in moves.uses():
         used = key[4:].partition(":")[0]
-        for e in ctx.item(used).effects:
+        for e in ctx.lib.items[ctx.s.cards[used]].effects:  # (ctx.item's)
             if e.kind == "heal":
                 return key
     if hero.door is not None:
@@ -329,7 +329,7 @@ def _fight(ctx: _Ctx, i: int, moves: Moves) -> str | None:
         if best is None or known > best_score:
             best, best_score = action_id, known
     for spell in spells:
-        card = ctx.item(spell[5:].partition(":")[0])
+        card = ctx.lib.items[ctx.s.cards[spell[5:].partition(":")[0]]]  # (ctx.item's)
         if _useful(ctx, i, card.effects) and (
             best is None or chance(ctx.value(i, "arcane")) > best_score
         ):

@@ -57,7 +57,12 @@ def roll_test(
     if reroll_failed and reroll_success:
         reroll_failed = reroll_success = False
     natural = d6(rng)
-    success = passes(natural, value)
+    # passes(natural, value), inline: a test is rolled at most steps
+    success = (
+        value > 0
+        and natural != NATURAL_FAILURE
+        and (natural == NATURAL_SUCCESS or natural <= value)
+    )
     if (success and reroll_success) or (not success and reroll_failed and value > 0):
         again = d6(rng)
         return Roll(value, again, passes(again, value), first=natural)

@@ -1386,6 +1386,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     def _nemesis_phase(self, ctx: _Ctx) -> None:
         s = ctx.s
         board = ctx.board
+        markers = ctx.lib.markers
         scenario = ctx.scenario()
         bonus = 0
         for e in ctx.table_effects():
@@ -1408,7 +1409,8 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         for nemesis in list(s.nemeses):
             if nemesis.stunned:
                 continue
-            marker = ctx.marker(nemesis)
+            key = nemesis.key  # (ctx.marker's, without its call)
+            marker = PLAIN_TOWER if key == "siege_tower" else markers[key]
             free = marker.key in board.free_movers
             table = board.dist if free else board.walk
             goal: str | None = scenario.nemesis_target
@@ -1482,6 +1484,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         """End of the Nemesis phase: a Defence test for each attacking Nemesis."""
         s = ctx.s
         board = ctx.board
+        markers = ctx.lib.markers
         heroes = s.heroes
         effects: dict[int, list[Effect]] = {}  # each defender's (see _defend)
         # The spaces of the standing heroes: nobody moves or stands up again while the
@@ -1490,7 +1493,8 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         for nemesis in s.nemeses:
             if nemesis.stunned:
                 continue
-            marker = ctx.marker(nemesis)
+            key = nemesis.key  # (ctx.marker's, without its call)
+            marker = PLAIN_TOWER if key == "siege_tower" else markers[key]
             node = nemesis.node
             if node in occupied:
                 here = []  # the standing heroes on its space
