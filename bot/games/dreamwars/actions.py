@@ -177,7 +177,9 @@ class AiMoves:
         """Attacks with and without weapons, then the cannon's shots."""
         found = self._attacks
         if found is None:
-            found = self._made(_attacks)
+            found = _Ids()  # (_made's, without its call: asked at most looks)
+            if self.able:
+                _attacks(self.ctx, self.i, found)
             if self.hero.node in self.ctx.s.cannons:  # (else the space offers no shot)
                 cannon = [a for a in self.location() if a.startswith("cannon:")]
                 found += cannon
@@ -367,9 +369,17 @@ def _attacks(ctx: _Ctx, i: int, actions: list[Action]) -> None:
     labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
     melee, ranged = ctx.weapons(i)
     for target in ctx.foes_at(hero.node):
-        name = ctx.marker(target).name if labelled else ""
-        label = f"Attack the {name} (Melee, bare hands)" if labelled else ""
-        _act(actions, f"hit:{target.uid}:{FIST}", label, "attack")
+        if labelled:
+            name = ctx.marker(target).name
+            _act(
+                actions,
+                f"hit:{target.uid}:{FIST}",
+                f"Attack the {name} (Melee, bare hands)",
+                "attack",
+            )
+        else:
+            name = ""
+            actions.append(f"hit:{target.uid}:{FIST}")  # type: ignore[arg-type]  # (_act's)
         for weapon in melee:
             label = f"Attack the {name}" if labelled else ""
             _weapon_attacks(ctx, i, actions, "hit", target, weapon, label)
@@ -401,8 +411,16 @@ def _weapon_attacks(
     eligible = _eligible_targets(ctx, i, target, card.range) if more > 0 else []
     labelled = actions.__class__ is not _Ids  # ai_ids needs no labels
     if len(eligible) <= more:
-        label = f"{label} with {card.name}" if labelled else ""
-        _act(actions, f"{verb}:{target.uid}:{weapon}", label, "attack", True)
+        if labelled:
+            _act(
+                actions,
+                f"{verb}:{target.uid}:{weapon}",
+                f"{label} with {card.name}",
+                "attack",
+                True,
+            )
+        else:
+            actions.append(f"{verb}:{target.uid}:{weapon}")  # type: ignore[arg-type]  # (_act's)
         return
     here = ctx.s.heroes[i].node
 
@@ -843,7 +861,8 @@ def _step(ctx: _Ctx, i: int, nxt: str) -> None:
     if telling:
         ctx.say(f"{name} moves to {board.nodes[nxt].name}.", "move")
     _crystal_bodies(ctx, i)
-    _deliver(ctx, i)
+    if hero.supply:  # (_deliver's first test, without its call)
+        _deliver(ctx, i)
 
 
 def _crystal_bodies(ctx: _Ctx, i: int) -> None:
@@ -937,7 +956,7 @@ def _attack(
     damage = card.damage if card else 1
     for n, foe in enumerate(targets):
         marker = ctx.marker(foe)
-        armour = _armour(ctx, foe, stat)
+        armour = 1 if stat == "melee" and "heavy_armour" in marker.abilities else 0  # _armour
         tested = value - armour
         hit = roll.success if n == 0 else dice.passes(roll.natural, tested)
         if ctx.telling:
@@ -1167,7 +1186,8 @@ def _end_phase(ctx: _Ctx, i: int) -> None:
     s = ctx.s
     hero = s.heroes[i]
     s.ending = True
-    _deliver(ctx, i)
+    if hero.supply:  # (_deliver's first test, without its call)
+        _deliver(ctx, i)
     info = ctx.board.nodes[hero.node]
     if info.kind != "location" or hero.dead:
         return
