@@ -399,9 +399,8 @@ class _Ctx:
 
     def _kept_effects(self, i: int) -> _KeptEffects:
         """Hero ``i``'s effects (only read), what their modifiers add to each stat and the
-        re-rolls they give, kept
-        while what they come from is the same (for both contexts of an AI-only game): a step
-        seldom changes them, and only the active hero's."""
+        re-rolls they give, kept while what they come from is the same (for both contexts of
+        an AI-only game): a step seldom changes them, and only the active hero's."""
         s = self.s
         hero = s.heroes[i]
         # (an empty list as () without a call: most heroes have no Allies, Prestige, buffs
