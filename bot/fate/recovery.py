@@ -125,7 +125,8 @@ def treat(
     during_scene: bool = True,
     during_session: bool = True,
 ) -> tuple[list[Track], RecoveryState, list[Event]]:
-    """The treatment overcome roll. On success the consequence is renamed and starts healing."""
+    """The treatment overcome roll. On success the consequence is renamed and starts healing;
+    a tie is an overcome's success at a minor cost (the GM names the cost)."""
     track = _find(tracks, track_key)
     severity = severity_of(track)
     if track.is_free:
@@ -137,7 +138,7 @@ def treat(
         raise RecoveryError(f"Give the healing form a name of 1 to {MAX_ASPECT_TEXT} characters.")
     difficulty = treatment_difficulty(severity, treating_self)
     outcome = classify(effort, difficulty)
-    if outcome in (OutcomeKind.FAIL, OutcomeKind.TIE):
+    if outcome is OutcomeKind.FAIL:
         return (
             tracks,
             state,
@@ -157,7 +158,9 @@ def treat(
         [
             Event(
                 kind="treatment_succeeded",
-                text=f"Treated: now {text}.",
+                text=f"A tie: treated at a minor cost (the GM names it), now {text}."
+                if outcome is OutcomeKind.TIE
+                else f"Treated: now {text}.",
                 data={"difficulty": difficulty, "effort": effort, "severity": severity.value},
             )
         ],

@@ -232,8 +232,10 @@ def wounded_tracks() -> list[Track]:
 
 def test_mild_clears_after_one_full_scene() -> None:
     tracks, state = wounded_tracks(), RecoveryState()
-    same, _, events = treat(tracks, state, "mild", effort=2, healing_text="Bandaged")
-    assert same == tracks and events[0].kind == "treatment_failed"  # a tie does not start recovery
+    same, _, events = treat(tracks, state, "mild", effort=1, healing_text="Bandaged")
+    assert same == tracks and events[0].kind == "treatment_failed"  # Average against Fair
+    _, _, events = treat(tracks, state, "mild", effort=2, healing_text="Bandaged")
+    assert events[0].kind == "treatment_succeeded" and "minor cost" in events[0].text  # a tie
     tracks, state, _ = treat(tracks, state, "mild", effort=3, healing_text="Bandaged")
     mild = next(t for t in tracks if t.key == "mild")
     assert mild.healing and mild.aspect == "Bandaged"
