@@ -1,16 +1,25 @@
-"""Whose fate point a paid invoke owes (the seed: invoking someone else's aspect against them is
-a hostile invoke, its fate point goes to them; "the GM also pays out fate points owed to players
-for hostile invokes"), and which NPCs bring points to the GM's pool ("a major NPC or monster
-that conceded a previous conflict, or received hostile invokes in a previous scene"). Found by
-the second rules audit, each through the fake Discord."""
+"""Found by the second rules audit, each through the fake Discord: whose fate point a paid
+invoke owes (the seed: invoking someone else's aspect against them is a hostile invoke, its
+fate point goes to them; "the GM also pays out fate points owed to players for hostile
+invokes"), which NPCs bring points to the GM's pool ("a major NPC or monster that conceded a
+previous conflict, or received hostile invokes in a previous scene"), and a tied treatment."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from bot.fate.sheet import AspectKind, NpcKind, make_npc, new_character
 from bot.services.campaigns import insert_character_in, resolve_campaign_in
 from bot.testing.harness import Table
 from tests.e2e.test_conflicts import ConflictDriver, choose, make_characters
-from tests.e2e.test_rolls import character, harry, invoke, make_character, set_dice
+from tests.e2e.test_rolls import (
+    FixedDice,
+    character,
+    harry,
+    invoke,
+    make_character,
+    set_dice,
+)
 from tests.e2e.test_rules_audit import board_text
 
 
@@ -119,3 +128,32 @@ async def test_a_conceding_minor_npc_brings_the_gm_nothing(table: Table) -> None
     assert "fate point" not in run.text.split("Ghoul Two concedes")[1]
     await table.slash("scene start", user=gm, characters="Charles, Ghoul Two")
     assert "GM pool: **1**" in board_text(table)
+
+
+async def test_a_tied_treatment_starts_recovery_at_a_minor_cost(table: Table) -> None:
+    """An overcome's tie is "success at a minor cost": Molly's Academics +2 and [0][0][0][0]
+    tie Fair (+2) on Harry's mild consequence; Taped Ribs starts healing."""
+    harry_id = await harry(table)
+    await make_character(table, table.player2, "Molly", {"Academics": 2})
+    await table.slash(
+        "character edit consequence",
+        user=table.player,
+        character="Harry",
+        slot="mild",
+        aspect="Bruised Ribs",
+    )
+    await table.slash("scene start", user=table.gm, characters="Harry, Molly")
+    assert table.bot is not None
+    economy: Any = table.bot.get_cog("Economy")  # type: ignore[attr-defined]
+    economy.economy.rng = FixedDice([0, 0, 0, 0])
+    treated = await table.slash(
+        "recovery treat",
+        user=table.player2,
+        patient="Harry",
+        consequence="mild",
+        skill="Academics",
+        healing_name="Taped Ribs",
+    )
+    assert "treated at a minor cost" in treated.text, treated.text
+    mild = (await character(table, harry_id)).sheet.track("mild")
+    assert mild.aspect == "Taped Ribs" and mild.healing
