@@ -47,7 +47,6 @@ class ExchangeDraft(BaseModel):
     rolls: dict[str, SideRoll] = Field(default_factory=dict)
     forfeited: list[str] = Field(default_factory=list)
     helpers: dict[str, list[str]] = Field(default_factory=dict)  # side -> teamwork helpers
-    advantages: list[str] = Field(default_factory=list)  # who tried an advantage this exchange
 
 
 class Contest(BaseModel):
@@ -91,22 +90,6 @@ def _open_side(state: Contest, side_key: str, member: str) -> ContestSide:
     if member not in side.members:
         raise ContestError(f"That character is not on {side.name}.")
     return side
-
-
-def attempt_advantage(state: Contest, side_key: str, actor: str) -> Contest:
-    """Note `actor`'s create-an-advantage attempt: rules, "each participant may attempt to
-    create an advantage in addition to rolling or providing a teamwork bonus", once an
-    exchange."""
-    _open_side(state, side_key, actor)
-    if side_key in state.exchange.rolls:
-        raise ContestError("Create advantages before your side's roll, not after.")
-    if actor in state.exchange.advantages:
-        raise ContestError(
-            "You already tried to create an advantage this exchange (one each); roll for your "
-            "side, help with Teamwork +1, or try again next exchange."
-        )
-    draft = state.exchange.model_copy(update={"advantages": [*state.exchange.advantages, actor]})
-    return state.model_copy(update={"exchange": draft})
 
 
 def try_advantage(
@@ -283,9 +266,7 @@ def resolve_exchange(
 
 
 def _hits(state: Contest, rolls: dict[str, SideRoll]) -> list[Event]:
-    """Where a side aims to harm, anyone it beats takes a hit of the shifts they lost by: its
-    roller and, rules ("supporters face the same costs and consequences as the person making
-    the roll"), each of its teamwork helpers."""
+    """Where a side aims to harm, anyone it beats takes a hit of the shifts they lost by."""
     events = []
     for harmer in state.sides:
         if not harmer.harms_others or harmer.key not in rolls:
@@ -294,15 +275,12 @@ def _hits(state: Contest, rolls: dict[str, SideRoll]) -> list[Event]:
             if victim.key == harmer.key or victim.key not in rolls:
                 continue
             shifts = rolls[harmer.key].effort - rolls[victim.key].effort
-            if shifts <= 0:
-                continue
-            helpers = state.exchange.helpers.get(victim.key, [])
-            for who in [rolls[victim.key].roller, *helpers]:
+            if shifts > 0:
                 events.append(
                     Event(
                         kind="contest_hit",
                         text=f"{victim.name} takes a {shifts}-shift hit.",
-                        who=who,
+                        who=rolls[victim.key].roller,
                         data={"shifts": shifts, "attacker": rolls[harmer.key].roller},
                     )
                 )

@@ -408,7 +408,6 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             side = state.side_of(key)
             if side.key in state.pending_fail:
                 raise RuleError(f"{side.name} must first settle its failed advantage.")
-            state.contest = rules.attempt_advantage(state.contest, side.key, key)
             sheet = (await get_character_in(session, member.character_id)).sheet
             skill_name = " ".join(skill.split())[:40] or "Mediocre"
             dice_roll, _ = make_roll(

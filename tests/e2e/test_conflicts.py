@@ -1260,64 +1260,6 @@ async def test_an_exchange_with_one_target_and_one_skill_asks_nothing(table: Tab
     assert (table.tally() - before).ephemeral == 0
 
 
-async def test_contest_one_advantage_each_per_exchange(table: Table) -> None:
-    """Rules: "each participant may attempt to create an advantage in addition to rolling or
-    providing a teamwork bonus": one attempt each per exchange, again in the next one."""
-    await make_characters(table)
-    dice = ScriptedDice()
-    use_dice(table, dice)
-    gm, alice = table.gm, table.player
-    started = await table.slash("contest start", user=gm, side_a="Charles", side_b="Ghoul")
-    assert started.message is not None
-    tracker_id = int(started.message["id"])
-
-    async def advantage(name: str) -> Reply:
-        opened = await table.click(table.message(tracker_id), "Create advantage", user=alice)
-        dice.load(1, 1, 0, 0)  # Athletics 3 + 2 = Superb (+5) against Fair: with style
-        fields = {"skill": "Athletics", "difficulty": "Fair", "aspect": name}
-        return await table.submit(opened, fields, user=alice)
-
-    made = await advantage("Head start")
-    assert "Head start is created with 2 free invokes" in made.text, made.text
-    again = await advantage("Second wind")
-    assert again.ephemeral and "already tried to create an advantage" in again.text, again.text
-    assert dice.queue == [1, 1, 0, 0]  # refused before any die was rolled
-    dice.queue.clear()
-    assert "Second wind" not in message_text(table.message(tracker_id))
-    for user, skill in ((alice, "Athletics"), (gm, "Fight")):
-        dice.load(0, 0, 0, 0)
-        opened = await table.click(table.message(tracker_id), "Roll for my side", user=user)
-        await choose(table, opened, "Roll which skill?", skill, user=user)
-    await table.click(table.message(tracker_id), "Resolve the exchange", user=gm)
-    next_one = await advantage("Second wind")
-    assert "Second wind is created with 2 free invokes" in next_one.text, next_one.text
-
-
-async def test_contest_helpers_share_the_hit(table: Table) -> None:
-    """Teamwork: "supporters face the same costs and consequences as the person making the
-    roll": Molly helps Charles, the harming Ghoul beats them by 5 (Fight 2 + 4 against
-    Athletics 3 + 1 teamwork - 3), and each takes a 5-shift hit."""
-    await make_characters(table)
-    dice = ScriptedDice()
-    use_dice(table, dice)
-    gm, alice, bob = table.gm, table.player, table.player2
-    started = await table.slash(
-        "contest start", user=gm, side_a="Charles, Molly", side_b="Ghoul", harming="b"
-    )
-    assert started.message is not None
-    tracker_id = int(started.message["id"])
-    await table.click(table.message(tracker_id), "Teamwork +1", user=bob)
-    for user, skill, faces in ((alice, "Athletics", (-1, -1, -1, 0)), (gm, "Fight", (1, 1, 1, 1))):
-        dice.load(*faces)
-        opened = await table.click(table.message(tracker_id), "Roll for my side", user=user)
-        await choose(table, opened, "Roll which skill?", skill, user=user)
-    done = await table.click(table.message(tracker_id), "Resolve the exchange", user=gm)
-    assert "Charles takes a 5-shift hit from Ghoul" in done.text, done.text
-    assert "Molly takes a 5-shift hit from Ghoul" in done.text, done.text
-    opened = await table.click(table.message(tracker_id), "Take the hit", user=bob)
-    assert opened.ephemeral and "Molly absorbs a 5-shift hit" in opened.text, opened.text
-
-
 async def test_trackers_invoke_for_a_reroll_too(table: Table) -> None:
     """Rules: "When you invoke an aspect, you can either gain a +2 bonus to your roll or
     reroll all four dice." Charles's overcome rolls [-][-][-][-] (Athletics 3: Poor -1); he

@@ -18,7 +18,6 @@ from bot.fate.contest import (
     ContestSide,
     FailedAdvantage,
     add_teamwork,
-    attempt_advantage,
     resolve_exchange,
     roll,
     start_contest,
@@ -109,29 +108,6 @@ def test_harmful_side_hits_the_losers() -> None:
     state, events = resolve_exchange(state)
     hit = next(e for e in events if e.kind == "contest_hit")
     assert hit.who == "ruth" and hit.data["shifts"] == 3
-
-
-def test_a_helper_takes_the_same_hit_as_the_roller() -> None:
-    state = chase(harmful=True)
-    state, _ = add_teamwork(state, "pcs", "ethan")
-    state, _ = roll(state, "pcs", "ruth", 1)
-    state, _ = roll(state, "cult", "acolyte", 4)
-    _, events = resolve_exchange(state)
-    hits = [(e.who, e.data["shifts"]) for e in events if e.kind == "contest_hit"]
-    assert hits == [("ruth", 3), ("ethan", 3)]
-
-
-def test_one_advantage_attempt_each_per_exchange() -> None:
-    state = attempt_advantage(chase(), "pcs", "ruth")
-    with pytest.raises(RuleError, match="already tried"):
-        attempt_advantage(state, "pcs", "ruth")
-    state = attempt_advantage(state, "pcs", "ethan")  # each participant may try once
-    state, _ = roll(state, "pcs", "ruth", 2)
-    with pytest.raises(RuleError, match="before your side's roll"):
-        attempt_advantage(state, "pcs", "ruth")
-    state, _ = roll(state, "cult", "acolyte", 0)
-    state, _ = resolve_exchange(state)
-    assert attempt_advantage(state, "pcs", "ruth").exchange.advantages == ["ruth"]
 
 
 def test_victory_limits() -> None:
