@@ -100,7 +100,9 @@ class Contests(TrackerCog):
         )
 
     async def _advantage_menu(self, click: Click, snap: ContestSnapshot) -> None:
-        members = self._members(click, snap, rolling=False)
+        members = self.contests.advantage_members(snap, click.user_id, click.is_gm)
+        if not members:
+            raise RuleError("None of your characters is on a side that can act now.")
         if len(members) == 1:
             await self._contest_advantage(click, members[0].value)
             return

@@ -1,7 +1,8 @@
 """Contests: sides race for victories, one overcome roll per side per exchange.
 
-Helpers may give teamwork or try to create an advantage first. A failed advantage costs the
-side its roll, or (success at a cost) gives the other side a free invoke.
+Helpers may give teamwork or try to create an advantage first (each participant once per
+exchange). A failed advantage costs the side its roll, or (success at a cost) gives the other
+side a free invoke.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class ExchangeDraft(BaseModel):
     rolls: dict[str, SideRoll] = Field(default_factory=dict)
     forfeited: list[str] = Field(default_factory=list)
     helpers: dict[str, list[str]] = Field(default_factory=dict)  # side -> teamwork helpers
+    advantage_tries: list[str] = Field(default_factory=list)  # members who tried one already
 
 
 class Contest(BaseModel):
@@ -97,12 +99,23 @@ def try_advantage(
     side_key: str,
     actor: str,
     outcome: OutcomeKind,
-    on_fail: FailedAdvantage = FailedAdvantage.GIVE_FREE_INVOKE,
+    on_fail: FailedAdvantage | None = FailedAdvantage.GIVE_FREE_INVOKE,
 ) -> tuple[Contest, list[Event]]:
-    """Record a create-an-advantage attempt made before the side's roll."""
+    """Record a participant's one create-an-advantage attempt this exchange, made before the
+    side's roll. A failure is settled with `on_fail` at once, or, when it is None, later with
+    `settle_failed_advantage` once the side has chosen."""
     side = _open_side(state, side_key, actor)
     if side_key in state.exchange.rolls:
         raise ContestError("Create advantages before your side's roll, not after.")
+    if actor in state.exchange.advantage_tries:
+        raise ContestError(
+            "Each participant tries to create an advantage once per exchange, and this one "
+            "already has: roll for the side or give teamwork instead, and try again next exchange."
+        )
+    tries = [*state.exchange.advantage_tries, actor]
+    state = state.model_copy(
+        update={"exchange": state.exchange.model_copy(update={"advantage_tries": tries})}
+    )
     if outcome is not OutcomeKind.FAIL:
         return state, [
             Event(
@@ -112,6 +125,24 @@ def try_advantage(
                 data={"outcome": outcome.value},
             )
         ]
+    if on_fail is None:
+        return state, [
+            Event(
+                kind="advantage_failed",
+                text=f"{side.name} must forfeit its roll or give the other side a free invoke.",
+                who=actor,
+            )
+        ]
+    return settle_failed_advantage(state, side_key, actor, on_fail)
+
+
+def settle_failed_advantage(
+    state: Contest, side_key: str, actor: str, on_fail: FailedAdvantage
+) -> tuple[Contest, list[Event]]:
+    """The side's choice after a failed advantage: forfeit its roll, or succeed at a cost."""
+    side = _open_side(state, side_key, actor)
+    if side_key in state.exchange.rolls:
+        raise ContestError("Your side already rolled this exchange.")
     if on_fail is FailedAdvantage.FORFEIT_ROLL:
         draft = state.exchange.model_copy(
             update={"forfeited": [*state.exchange.forfeited, side_key]}

@@ -147,6 +147,16 @@ class ContestState(EncounterState):
         raise RuleError("That character is not in this contest.")
 
 
+def _tried_already(state: ContestState, keys: list[str]) -> str:
+    """The refusal of a second create-an-advantage attempt in one exchange."""
+    names = " and ".join(state.name(k) for k in keys)
+    return (
+        f"{names} already tried to create an advantage this exchange, and each participant "
+        "gets one try per exchange: roll for the side or give Teamwork +1 instead, and try "
+        "again next exchange."
+    )
+
+
 @dataclass
 class ContestSnapshot:
     """A contest as its tracker shows it after a call."""
@@ -248,6 +258,16 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             # the GM rolls for NPCs first; players roll their own
             found.sort(key=lambda c: not snap.state.members[c.value].is_npc)
         return found[:25]
+
+    def advantage_members(self, snap: ContestSnapshot, user_id: int, is_gm: bool) -> list[Choice]:
+        """`members_for` less those who already tried to create an advantage this exchange;
+        when that leaves nobody, the sentence saying so."""
+        members = self.members_for(snap, user_id, is_gm, rolling=False)
+        tries = snap.state.contest.exchange.advantage_tries
+        left = [m for m in members if m.value not in tries]
+        if members and not left:
+            raise RuleError(_tried_already(snap.state, [m.value for m in members]))
+        return left
 
     def _control(self, state: ContestState, key: str, user_id: int, is_gm: bool) -> Member:
         member = state.members.get(key)
@@ -408,6 +428,8 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             side = state.side_of(key)
             if side.key in state.pending_fail:
                 raise RuleError(f"{side.name} must first settle its failed advantage.")
+            if key in state.contest.exchange.advantage_tries:  # a second form sent
+                raise RuleError(_tried_already(state, [key]))
             sheet = (await get_character_in(session, member.character_id)).sheet
             skill_name = " ".join(skill.split())[:40] or "Mediocre"
             dice_roll, _ = make_roll(
@@ -420,12 +442,14 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
             )
             outcome = classify(dice_roll.effort(), target)
             line = f"{roll_line(member.name, dice_roll)} vs {describe(target)} to create {text}: "
+            # the attempt counts whatever its outcome; a failure waits for the side's choice
+            state.contest, _ = rules.try_advantage(
+                state.contest, side.key, key, outcome, on_fail=None
+            )
             if outcome is OutcomeKind.FAIL:
-                rules.try_advantage(state.contest, side.key, key, outcome)  # still open?
                 state.pending_fail = {**state.pending_fail, side.key: text}
                 line += "failed. Forfeit the side's roll, or give the other side a free invoke?"
                 return state.logged(line)
-            state.contest, _ = rules.try_advantage(state.contest, side.key, key, outcome)
             aspect, events = create_advantage_new(
                 outcome, aspect_id=state.new_aspect_id(), text=text, actor=side.key
             )
@@ -456,8 +480,8 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                 if state.members[m].controlled_by(click.user_id, click.is_gm)
             )
             choice = FailedAdvantage.FORFEIT_ROLL if forfeit else FailedAdvantage.GIVE_FREE_INVOKE
-            state.contest, events = rules.try_advantage(
-                state.contest, side.key, actor, OutcomeKind.FAIL, choice
+            state.contest, events = rules.settle_failed_advantage(
+                state.contest, side.key, actor, choice
             )
             if not forfeit:
                 enemy = next(s.key for s in state.contest.sides if s.key != side.key)

@@ -20,6 +20,7 @@ from bot.fate.contest import (
     add_teamwork,
     resolve_exchange,
     roll,
+    settle_failed_advantage,
     start_contest,
     teamwork_bonus,
     try_advantage,
@@ -81,7 +82,7 @@ def test_failed_advantage_choices_and_teamwork() -> None:
     )
     assert events[0].data["for_sides"] == "cult"
     state, events = try_advantage(
-        state, "pcs", "ethan", OutcomeKind.FAIL, FailedAdvantage.FORFEIT_ROLL
+        state, "pcs", "ruth", OutcomeKind.FAIL, FailedAdvantage.FORFEIT_ROLL
     )
     with pytest.raises(RuleError, match="forfeited"):
         roll(state, "pcs", "ruth", 3)
@@ -108,6 +109,31 @@ def test_harmful_side_hits_the_losers() -> None:
     state, events = resolve_exchange(state)
     hit = next(e for e in events if e.kind == "contest_hit")
     assert hit.who == "ruth" and hit.data["shifts"] == 3
+
+
+def test_one_advantage_try_per_participant_per_exchange() -> None:
+    # "Each participant may attempt to create an advantage in addition to rolling or providing
+    # a teamwork bonus": once each, whatever the outcome, and again next exchange.
+    state = chase()
+    state, events = try_advantage(state, "pcs", "ruth", OutcomeKind.SUCCESS)
+    assert events[0].kind == "advantage" and state.exchange.advantage_tries == ["ruth"]
+    with pytest.raises(RuleError, match="once per exchange"):
+        try_advantage(state, "pcs", "ruth", OutcomeKind.SUCCESS_WITH_STYLE)
+    # a failure counts too; its cost is chosen later
+    state, events = try_advantage(state, "pcs", "ethan", OutcomeKind.FAIL, on_fail=None)
+    assert events[0].kind == "advantage_failed" and "pcs" not in state.exchange.forfeited
+    with pytest.raises(RuleError, match="once per exchange"):
+        try_advantage(state, "pcs", "ethan", OutcomeKind.TIE)
+    state, events = settle_failed_advantage(state, "pcs", "ethan", FailedAdvantage.GIVE_FREE_INVOKE)
+    assert events[0].kind == "free_invoke_for_opponents"
+    # trying takes no action: Ethan still helps and Ruth still rolls
+    state, _ = add_teamwork(state, "pcs", "ethan")
+    state, _ = roll(state, "pcs", "ruth", 3)
+    state, _ = roll(state, "cult", "acolyte", 1)
+    state, _ = resolve_exchange(state)
+    assert state.exchange.advantage_tries == []
+    state, _ = try_advantage(state, "pcs", "ruth", OutcomeKind.SUCCESS)  # a new exchange
+    assert state.exchange.advantage_tries == ["ruth"]
 
 
 def test_victory_limits() -> None:
