@@ -2,7 +2,7 @@
 
 Helpers may give teamwork or try to create an advantage first (each participant once per
 exchange). A failed advantage costs the side its roll, or (success at a cost) gives the other
-side a free invoke.
+side a free invoke. Teamwork helpers share the hits their side's roll takes.
 """
 
 from __future__ import annotations
@@ -297,22 +297,27 @@ def resolve_exchange(
 
 
 def _hits(state: Contest, rolls: dict[str, SideRoll]) -> list[Event]:
-    """Where a side aims to harm, anyone it beats takes a hit of the shifts they lost by."""
+    """Where a side aims to harm, anyone it beats takes a hit of the shifts they lost by: the
+    roller and, since supporters face the same consequences, each of their teamwork helpers."""
     events = []
     for harmer in state.sides:
         if not harmer.harms_others or harmer.key not in rolls:
             continue
+        attacker = rolls[harmer.key].roller
         for victim in state.sides:
             if victim.key == harmer.key or victim.key not in rolls:
                 continue
             shifts = rolls[harmer.key].effort - rolls[victim.key].effort
-            if shifts > 0:
+            if shifts <= 0:
+                continue
+            helpers = state.exchange.helpers.get(victim.key, [])
+            for who in [rolls[victim.key].roller, *helpers]:
                 events.append(
                     Event(
                         kind="contest_hit",
                         text=f"{victim.name} takes a {shifts}-shift hit.",
-                        who=rolls[victim.key].roller,
-                        data={"shifts": shifts, "attacker": rolls[harmer.key].roller},
+                        who=who,
+                        data={"shifts": shifts, "attacker": attacker, "helper": who in helpers},
                     )
                 )
     return events

@@ -365,8 +365,12 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                     *state.hits,
                     ContestHit(victim=event.who, attacker=attacker, shifts=shifts),
                 ]
-                lines.append(  # "Hits to take" on the tracker says to press Take the hit
-                    f"{state.name(event.who)} takes a {shifts}-shift hit from "
+                # "Hits to take" on the tracker says to press Take the hit
+                lines.append(
+                    f"{state.name(event.who)} gave teamwork, so takes the same {shifts}-shift "
+                    f"hit from {state.name(attacker)}."
+                    if event.data.get("helper")
+                    else f"{state.name(event.who)} takes a {shifts}-shift hit from "
                     f"{state.name(attacker)}."
                 )
             else:

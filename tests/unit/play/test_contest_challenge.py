@@ -136,6 +136,27 @@ def test_one_advantage_try_per_participant_per_exchange() -> None:
     assert state.exchange.advantage_tries == ["ruth"]
 
 
+def test_teamwork_helpers_share_the_hit() -> None:
+    # "Supporters face the same costs and consequences as the person making the roll."
+    state = chase(harmful=True)
+    state, _ = add_teamwork(state, "pcs", "ethan")
+    state, _ = roll(state, "pcs", "ruth", 1)
+    state, _ = roll(state, "cult", "acolyte", 6)
+    state, events = resolve_exchange(state)
+    hits = [e for e in events if e.kind == "contest_hit"]
+    assert [(e.who, e.data["shifts"], e.data["helper"]) for e in hits] == [
+        ("ruth", 5, False),
+        ("ethan", 5, True),
+    ]
+    assert {e.data["attacker"] for e in hits} == {"acolyte"}
+    # no hit when the helped roll wins
+    state, _ = add_teamwork(state, "pcs", "ethan")
+    state, _ = roll(state, "pcs", "ruth", 4)
+    state, _ = roll(state, "cult", "acolyte", 2)
+    _, events = resolve_exchange(state)
+    assert not [e for e in events if e.kind == "contest_hit"]
+
+
 def test_victory_limits() -> None:
     with pytest.raises(RuleError):
         chase(needed=6)
