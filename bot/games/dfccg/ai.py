@@ -76,8 +76,11 @@ def choose_id(table: Table, state: PlainState, seat: str, rng: random.Random) ->
     """``choose(...).id``, for an AI-only game: an answer to a decision is given by its id,
     without making its Move."""
     decision = state.decision
-    if decision is not None and decision.options:
-        return _option(table, table.reading(state), state, seat, decision)
+    if decision is not None and decision.options:  # (``_option``, inline: asked every step)
+        ctx = table.reading(state)
+        if not table.waits_for(state, seat):
+            raise ValueError("no legal action for this seat")
+        return _decide(ctx, state, decision.kind, list(decision.options))
     if decision is None and state.phase == "play" and seat == state.tableaux[state.active].seat:
         chosen = _turn(table, table.reading(state), state, rng, True)
         return chosen if isinstance(chosen, str) else chosen.id
@@ -97,9 +100,14 @@ def _option(
 def _decide(ctx: Context, state: PlainState, kind: str, ids: list[str]) -> str:
     """The option a decision's AI takes, by id (the decision's options, in order)."""
     if kind == "choose":  # (the commonest kinds first)
-        return _best(ids, [_target_score(ctx, i) for i in ids])
+        return _best_target(ctx, ids)
     if kind == "talent":
-        return _best(ids, [_talent_worth(ctx, state, i) for i in ids])
+        best, top = ids[0], _talent_worth(ctx, state, ids[0])
+        for option in ids[1:]:  # (``_best``, inline: a Talent is offered after most discards)
+            worth = _talent_worth(ctx, state, option)
+            if worth > top:
+                best, top = option, worth
+        return best
     if kind == "showdown":
         return _showdown_tier(ctx, state, ids)
     if kind == "showdown_pick":
@@ -123,18 +131,24 @@ def _best(ids: list[str], scores: list[float]) -> str:
     return best
 
 
-def _target_score(ctx: Context, option_id: str) -> float:
-    """Prefer targets close to removal, and more targets at once."""
-    score = 0.0
-    where = ctx.where()
-    for uid in option_id.split("+"):
-        found = where.get(uid)
-        if found is None:
-            continue
-        slot = found[2]
-        value = ctx.values[slot.card_id]
-        score += 1 + (slot.tokens / value if value else 0)
-    return score
+def _best_target(ctx: Context, ids: list[str]) -> str:
+    """The first of the best target options: prefer targets close to removal, and more
+    targets at once. One loop, no call per option (a choice of targets follows nearly every
+    play)."""
+    where, values = ctx.where(), ctx.values
+    best, top = ids[0], 0.0
+    for index, option_id in enumerate(ids):
+        score = 0.0
+        for uid in option_id.split("+"):
+            found = where.get(uid)
+            if found is None:
+                continue
+            slot = found[2]
+            value = values[slot.card_id]
+            score += 1 + (slot.tokens / value if value else 0)
+        if index == 0 or score > top:
+            best, top = option_id, score
+    return best
 
 
 def _talent_worth(ctx: Context, state: PlainState, option: str) -> float:
