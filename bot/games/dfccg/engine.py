@@ -42,7 +42,6 @@ from bot.games.dfccg.context import (
     HandCard,
     QuietContext,
     card_facts,
-    is_targeted,
     probe_job,
     token_amount,
 )
@@ -1078,7 +1077,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         elif kind == "first_player":
             s.active = int(option[1:])
             s.phase = "play"
-            ctx.say(f"{ctx.char_names(s.tableaux[s.active])} goes first.")
+            if ctx.loud:
+                ctx.say(f"{ctx.char_names(s.tableaux[s.active])} goes first.")
         elif kind == "talent":
             if option == "skip":
                 return
@@ -1162,7 +1162,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
 
     def _step_job(self, ctx: Context, job: PlainJob) -> None:
         effect = job.effects[0]
-        if is_targeted(effect):
+        # (``is_targeted``, inline: asked at every step of every job)
+        if type(effect) is AddTokens or type(effect) is RemoveCard or type(effect) is MoveCard:
             if type(effect) is AddTokens:  # the most it may add, for the target search
                 amount_of, most = token_amount(effect)
                 amount = (job.value or 0) if amount_of is None else most
