@@ -741,7 +741,9 @@ class Context:
         if pick == "chosen" and only_types and len(types) == 1:
             # The commonest selector (a card's default main effect): what the general way
             # below comes to, in one pass when no restriction in force forbids the action.
-            laid = self.laid_out(types[0])
+            if self._where is None:  # (``laid_out``, inline: the commonest target search)
+                self._lay_out()
+            laid = self._laid.get(types[0]) or _NONE
             forbids = self._forbids
             if not adds:
                 if not (
@@ -837,7 +839,8 @@ class Context:
 
     # -- token and removal bookkeeping -----------------------------------------------------
     def add_tokens(self, uid: str, amount: int, source: str) -> None:
-        found = self.find(uid)
+        where = self._where  # (``find``, inline: every Hit and Clue)
+        found = (self._lay_out() if where is None else where).get(uid)
         if found is None or amount <= 0:
             return
         slot = found[2]
@@ -861,7 +864,8 @@ class Context:
             self.say(text)
 
     def remove(self, uid: str, tableau: int, reason: str) -> None:
-        found = self.find(uid)
+        where = self._where  # (``find``, inline: every card taken)
+        found = (self._lay_out() if where is None else where).get(uid)
         if found is None:
             return
         row, position, slot, card = found
