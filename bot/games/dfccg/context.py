@@ -445,6 +445,13 @@ class Context:
             self._lay_out()
         return self._laid.get(card_type) or _NONE
 
+    def laid_by_type(self) -> dict[str | None, list[Placed]]:
+        """``laid_out`` of every type at once, by type (each of the four is there); the caller
+        only reads it."""
+        if self._where is None:
+            self._lay_out()
+        return self._laid
+
     def _lay_out(self) -> dict[str, Placed]:
         where: dict[str, Placed] = {}
         every: list[Placed] = []

@@ -636,6 +636,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         gates = store[key] = {}
         forbids = ctx.forbids()
         restricted = bool(ctx.restrictions())
+        laid = ctx.laid_by_type()  # (one look for the four types)
         for action, target in ACTION_TARGET.items():
             blockable = action in forbids  # (else ``action_blocked`` is False for every card)
             if blockable and ctx.action_blocked(action, tableau, None):
@@ -644,7 +645,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             # with no restriction in force, every Foe and Case may receive its tokens
             receives = restricted and action in _ADDS
             best = None
-            for _row, position, slot, _card in ctx.laid_out(target):  # in row order
+            for _row, position, slot, _card in laid[target]:  # in row order
                 if best is not None and position >= best:
                     continue
                 if receives and not ctx.can_receive(slot):
