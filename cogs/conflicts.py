@@ -372,6 +372,8 @@ class Conflicts(TrackerCog):
     @app_commands.describe(
         side="The PCs' side or the NPCs' side.",
         level="Mundane, Supernatural, Otherworldly, Legendary or Godlike.",
+        difficulties="Does scale count against set difficulties too (overcome, advantage, move)? "
+        "Yes at first.",
     )
     @app_commands.choices(side=SIDE_CHOICES)
     @app_commands.choices(level=SCALE_CHOICES)
@@ -380,10 +382,13 @@ class Conflicts(TrackerCog):
         interaction: discord.Interaction,
         side: app_commands.Choice[str],
         level: app_commands.Choice[int],
+        difficulties: bool | None = None,
     ) -> None:
         await require_gm(self.bot, interaction, "set the scale")
         assert interaction.channel_id is not None
-        snap = await self.conflicts.set_scale(interaction.channel_id, side.value, level.value)
+        snap = await self.conflicts.set_scale(
+            interaction.channel_id, side.value, level.value, difficulties
+        )
         await self.reply_and_refresh(interaction, snap, snap.message, on_tracker=True)
 
     conflict_start.autocomplete("participants")(TrackerCog._name_list_ac)

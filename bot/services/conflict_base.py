@@ -218,8 +218,11 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
 
     def _scaled(self, state: ConflictState, roll: Roll, roller: str, against: list[str]) -> Roll:
         """The GM's scale per side: the higher side gets +1 per level before the roll; on a
-        roll against a difficulty a higher opposing side raises what is to beat instead."""
+        roll against a difficulty a higher opposing side raises what is to beat instead (unless
+        the GM keeps scale to the rolls between the sides: no scale against a difficulty)."""
         c = state.conflict
+        if roll.difficulty is not None and not state.scale_difficulties:
+            return roll
         mine = state.scale.get(c.combatant(roller).side, 0)
         theirs = max((state.scale.get(side, 0) for side in against), default=0)
         if mine > theirs or (mine < theirs and roll.opposition() is not None):

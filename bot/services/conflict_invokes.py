@@ -351,8 +351,12 @@ class ConflictInvokes(ConflictBase):
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
-    async def set_scale(self, channel_id: int, side: str, level: int) -> ConflictSnapshot:
-        """The GM sets a side's scale (Mundane 0 .. Godlike 4); it counts from the next roll."""
+    async def set_scale(
+        self, channel_id: int, side: str, level: int, difficulties: bool | None = None
+    ) -> ConflictSnapshot:
+        """The GM sets a side's scale (Mundane 0 .. Godlike 4); it counts from the next roll.
+        ``difficulties``: whether scale also counts on rolls against a set difficulty (None:
+        as it was; at first it does)."""
         if not ScaleLevel.MUNDANE <= level <= ScaleLevel.GODLIKE:
             raise RuleError("Pick a scale from Mundane to Godlike.")
         conflict_id, _ = await self._running(channel_id)
@@ -365,8 +369,12 @@ class ConflictInvokes(ConflictBase):
                 raise RuleError("Pick the PCs' or the NPCs' side (one that is in this conflict).")
             state.scale = {**state.scale, side: level}
             label = {"pcs": "The PCs", "npcs": "The NPCs"}.get(side, side)
+            line = f"Scale: {label} are {ScaleLevel(level).label} from the next roll."
+            if difficulties is not None and difficulties != state.scale_difficulties:
+                state.scale_difficulties = difficulties
+                line += " " + scale_difficulties_text(difficulties) + "."
             # the tracker's log is the GM's only answer now, so it says when the scale applies
-            return state.logged(f"Scale: {label} are {ScaleLevel(level).label} from the next roll.")
+            return state.logged(line)
 
         return await self._act_with_campaign(conflict_id, None, step)
 
@@ -411,3 +419,10 @@ class ConflictInvokes(ConflictBase):
             )
 
         return await self._act_with_campaign(click.ident, click.version, step)
+
+
+def scale_difficulties_text(counts: bool) -> str:
+    """How scale treats a roll against a set difficulty, in the tracker's words."""
+    if counts:
+        return "Scale counts against set difficulties too"
+    return "Scale counts only between the sides, not against set difficulties"

@@ -112,6 +112,10 @@ class ConflictState(EncounterState):
     next_aspect: int = 1
     action: PendingAction | None = None  # a rolled action waiting to be resolved
     scale: dict[str, int] = Field(default_factory=dict)  # side -> ScaleLevel set by the GM
+    # Whether scale also counts on rolls against a set difficulty (overcome, advantage, move):
+    # the seed gives scale "on any rolled action against their lesser" and leaves open whether
+    # a difficulty in a conflict stands for the higher side; the GM decides (/conflict scale).
+    scale_difficulties: bool = True
     last_absorb: AbsorbUndo | None = None
 
     def remember_absorb(

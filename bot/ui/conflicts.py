@@ -157,7 +157,8 @@ def conflict_tracker(snapshot: ConflictSnapshot) -> discord.Embed:
                 ", ".join(
                     f"{sides.get(side, side)}: {ScaleLevel(level).label}"
                     for side, level in sorted(state.scale.items())
-                ),
+                )
+                + ("" if state.scale_difficulties else " (not against set difficulties)"),
                 1024,
             ),
             inline=False,

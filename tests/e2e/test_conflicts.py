@@ -746,6 +746,55 @@ async def test_teamwork_scale_stunts_pending_rolls_and_existing_advantage(table:
     assert "already took your action" in refused.text
 
 
+async def test_scale_can_be_kept_to_rolls_between_the_sides(table: Table) -> None:
+    """The seed gives scale "on any rolled action against their lesser" without saying whether
+    a set difficulty stands for the higher side: `/conflict scale difficulties:False` keeps it
+    to the rolls between the sides (an attack's defence still gets it)."""
+    await make_team(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice = table.gm, table.player
+    started = await table.slash(
+        "conflict start",
+        user=gm,
+        kind="physical",
+        participants="Charles, Ghoul",
+        first="Charles",
+        zones="Street, Alley",
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    await table.slash("conflict scale", user=gm, side="npcs", level=1, difficulties=False)
+    assert "Scale counts only between the sides, not against set difficulties" in run.text
+    assert "NPCs: Supernatural (not against set difficulties)" in run.text
+
+    # Charles (Athletics Fair +2) overcomes a Fair obstacle: nothing raises it.
+    form = await table.click(run.tracker, "Overcome", user=alice)
+    dice.load(0, 0, 0, 0)
+    rolled = await table.submit(form, {"skill": "Athletics", "difficulty": "Fair"}, user=alice)
+    assert "overcome: Fair (+2) vs Fair (+2)" in rolled.text and "+1 scale" not in rolled.text
+    await table.click(run.tracker, "Resolve the roll", user=alice)
+    await run.next(alice, "Ghoul")
+    # The ghoul (Fight Fair +2) against a set difficulty: no +1 for its scale either.
+    form = await table.click(run.tracker, "Overcome", user=gm)
+    dice.load(0, 0, 0, 0)
+    rolled = await table.submit(form, {"skill": "Fight", "difficulty": "Fair"}, user=gm)
+    assert "overcome: Fair (+2) vs Fair (+2)" in rolled.text and "+1 scale" not in rolled.text
+    await table.click(run.tracker, "Resolve the roll", user=gm)
+    await run.next(gm, "Charles")
+    # Between the sides it still counts: the ghoul's defence gets +1.
+    dice.load(0, 0, 0, 0)
+    await run.attack(alice, "Ghoul", "Fight")
+    dice.load(0, 0, 0, 0)
+    defended = await run.defend(gm, "Fight")
+    assert "+1 scale = Good (+3)" in defended.text
+    # Back to the default: the NPCs' scale raises Charles's difficulty again.
+    await run.resolve(alice)
+    await table.slash("conflict scale", user=gm, side="npcs", level=1, difficulties=True)
+    assert "Scale counts against set difficulties too" in run.text
+    assert "(not against set difficulties)" not in run.text
+
+
 async def test_contest_hits_go_through_the_absorb_choice(table: Table) -> None:
     people = await make_characters(table)
     dice = ScriptedDice()
