@@ -97,6 +97,9 @@ class RollInvokes(RollBase):
         aspect: AspectInPlay,
         hostile: bool,
     ) -> list[PaymentOption]:
+        # the hostile flag comes back in a select's custom id: checked again at every step
+        if hostile and not is_gm:
+            raise RollNotAllowed("Only the GM can make a hostile invoke.")
         role, mine = await self._role_in(session, row, user_id, is_gm)
         options: list[PaymentOption] = []
         holders: list[str] = []

@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.fate.sheet import AspectKind, NpcKind, make_npc, new_character
 from bot.services.campaigns import insert_character_in, resolve_campaign_in
-from bot.testing.harness import Table
+from bot.testing.harness import Table, iter_components
 from tests.e2e.test_conflicts import ConflictDriver, choose, make_characters
 from tests.e2e.test_rolls import (
     FixedDice,
@@ -18,6 +18,7 @@ from tests.e2e.test_rolls import (
     harry,
     invoke,
     make_character,
+    option_value,
     set_dice,
 )
 from tests.e2e.test_rules_audit import board_text
@@ -157,3 +158,38 @@ async def test_a_tied_treatment_starts_recovery_at_a_minor_cost(table: Table) ->
     assert "treated at a minor cost" in treated.text, treated.text
     mild = (await character(table, harry_id)).sheet.track("mild")
     assert mild.aspect == "Taped Ribs" and mild.healing
+
+
+async def test_a_player_cannot_forge_the_gm_s_hostile_invoke(table: Table) -> None:
+    """The hostile flag rides in the pickers' custom ids: a player who turns it on (a modified
+    client) in the aspect menu or the payment menu is refused, the GM pool keeps its point and
+    nobody is owed one at the scene's end (found by a review: Harry spent the pool on his own
+    aspect and collected the point)."""
+    harry_id = await harry(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+    assert "GM pool: **1**" in board_text(table)
+    set_dice(table, [0] * 8)
+    roll = await table.slash("roll", user=table.player, skill="Lore", difficulty="Fair")
+    picker = await table.click(roll, "Invoke +2", user=table.player)
+    assert picker.message is not None
+    select = next(
+        c
+        for c in iter_components(picker.message["components"])
+        if str(c.get("custom_id", "")).startswith("rpa:")
+    )
+    key = option_value(picker.message, "Trouble Magnet")
+    hostile_menu = select["custom_id"][:-1] + "1"
+    forged = await table.forge(
+        hostile_menu, user=table.player, channel=table.channel, values=[key], ephemeral=True
+    )
+    assert forged.ephemeral and "Only the GM can make a hostile invoke" in forged.text
+    version = select["custom_id"].split(":")[2]
+    payment_menu = f"rpp:{roll_id(roll.text)}:{version}:b:1:{key}"
+    forged = await table.forge(
+        payment_menu, user=table.player, channel=table.channel, values=["fp:gm"], ephemeral=True
+    )
+    assert forged.ephemeral and "Only the GM can make a hostile invoke" in forged.text
+    assert "GM pool: **1**" in board_text(table)
+    ended = await table.slash("scene end", user=table.gm)
+    assert "hostile" not in ended.text
+    assert await fate_points(table, harry_id) == 3
