@@ -156,6 +156,7 @@ class Roll(BaseModel):
     advantage: AdvantageTarget | None = None  # a create-an-advantage roll's target
     voided: bool = False  # taken back as a mistake: it counts for nothing
     void_note: str = ""  # what voiding it gave back
+    owed_paid: bool = False  # its scene's end paid what its invokes owed their aspects' owners
 
     # --- derived numbers -------------------------------------------------------------------
     @property
@@ -483,6 +484,12 @@ def void_roll(roll: Roll) -> tuple[Roll, list[RollEvent]]:
         raise RollError(
             "This roll's advantage is already on the scene, so it cannot be voided; remove the "
             "aspect with `/aspect remove` if it was a mistake."
+        )
+    if roll.owed_paid:
+        raise RollError(
+            "The end of its scene already paid the fate points this roll's invokes owed to "
+            "whose aspects were invoked against them, so it cannot be voided; set fate points "
+            "right with `/fp give` or `/fp take` if it was a mistake."
         )
     events: list[RollEvent] = [
         FreeInvokeToReturn(

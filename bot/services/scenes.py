@@ -22,9 +22,9 @@ from bot.db.engine import Database
 from bot.db.models.campaigns import Campaign
 from bot.db.models.columns import utcnow
 from bot.db.models.scenes import SceneRow
-from bot.db.repos.rolls import owed_fate_points_in
+from bot.db.repos.rolls import owing_rolls_in
 from bot.db.repos.scenes import BOARD_ROWS, SCENE_MOVE_CONTEXT
-from bot.db.repos.versioned import update_versioned_raw_in
+from bot.db.repos.versioned import save_versioned_in, update_versioned_raw_in
 from bot.errors import RuleError
 from bot.fate.aspects import (
     GM,
@@ -97,6 +97,8 @@ from bot.services.scene_state import (
 # --------------------------------------------------------------------------- the hot reads
 # built once: a move the raw path leaves to the ORM loads the scene with the channel's
 # campaign in one statement
+# a roll of the scene changed while its end paid what the rolls owe: the end runs again
+ROLL_CHANGED = "A roll changed as the scene ended; try again."
 SCENE_WITH_CAMPAIGN = (
     select(SceneRow, *CAMPAIGN_COLUMNS)  # type: ignore[call-overload]
     .outerjoin(
@@ -275,8 +277,17 @@ class SceneService:
     ) -> list[str]:
         """The fate points owed for hostile invokes paid with a GM point during this scene:
         a PC gets them through the ledger, a major NPC or a monster carries them to the GM's
-        next scene, a minor NPC brings nothing."""
-        owed = await owed_fate_points_in(session, campaign.id, row.channel_id, row.created_at)
+        next scene, a minor NPC brings nothing. Each roll paid for is marked so (a void of it
+        would give its invoker the point back while its owner keeps it: void refuses it)."""
+        owed: dict[int, int] = {}
+        for roll_row, roll, owners in await owing_rolls_in(
+            session, campaign.id, row.channel_id, row.created_at
+        ):
+            for owner in owners:
+                owed[owner] = owed.get(owner, 0) + 1
+            paid_roll = roll.model_copy(update={"owed_paid": True})
+            values = {"roll_json": paid_roll.model_dump_json(), "updated_at": utcnow()}
+            await save_versioned_in(session, roll_row, "id", values, ROLL_CHANGED)
         paid: list[str] = []
         for character_id, points in sorted(owed.items()):
             try:

@@ -193,3 +193,39 @@ async def test_a_player_cannot_forge_the_gm_s_hostile_invoke(table: Table) -> No
     ended = await table.slash("scene end", user=table.gm)
     assert "hostile" not in ended.text
     assert await fate_points(table, harry_id) == 3
+
+
+async def test_a_roll_whose_owed_points_were_paid_cannot_be_voided(table: Table) -> None:
+    """Voiding gives the invoker the point back; once the scene's end has paid the owner for
+    that invoke, a void would make a fate point out of nothing (found by a review: Harry 4 +
+    Molly 3 where 6 were). It is refused then, saying what to do instead; before the scene
+    ends a void still works and the end then owes nothing for it."""
+    harry_id = await harry(table)
+    molly_id = await make_character(
+        table, table.player2, "Molly", {"Will": 2}, aspects=("Apprentice Of Harry",)
+    )
+    await table.slash("scene start", user=table.gm, characters="Harry, Molly")
+    set_dice(table, [0] * 24)
+    attack = await table.slash("roll", user=table.player, skill="Lore", action="attack")
+    defence = await table.slash(
+        "roll", user=table.player2, skill="Will", against=roll_id(attack.text)
+    )
+    await invoke(table, defence, "Trouble Magnet", "fate point", user=table.player2)
+    ended = await table.slash("scene end", user=table.gm)
+    assert "Harry +1" in ended.text
+    voided = await table.slash("roll-void", user=table.gm, roll=roll_id(defence.text))
+    assert voided.ephemeral and "cannot be voided" in voided.text and "/fp give" in voided.text
+    assert (await fate_points(table, harry_id), await fate_points(table, molly_id)) == (4, 2)
+
+    # In the next scene a void comes before the end: the point goes back, nobody is owed it.
+    await table.slash("scene start", user=table.gm, characters="Harry, Molly")
+    attack = await table.slash("roll", user=table.player, skill="Lore", action="attack")
+    defence = await table.slash(
+        "roll", user=table.player2, skill="Will", against=roll_id(attack.text)
+    )
+    await invoke(table, defence, "Trouble Magnet", "fate point", user=table.player2)
+    voided = await table.slash("roll-void", user=table.gm, roll=roll_id(defence.text))
+    assert "1 fate point back to Molly" in voided.text
+    ended = await table.slash("scene end", user=table.gm)
+    assert "Harry +" not in ended.text
+    assert (await fate_points(table, harry_id), await fate_points(table, molly_id)) == (4, 2)

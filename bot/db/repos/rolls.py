@@ -26,13 +26,14 @@ from bot.fate.rolls import Payment, Roll
 CLOCK_MARGIN = timedelta(minutes=1)
 
 
-async def owed_fate_points_in(
+async def owing_rolls_in(
     session: AsyncSession, campaign_id: int, channel_id: int, since: datetime
-) -> dict[int, int]:
-    """Fate points owed for hostile invokes (an aspect invoked against its character, with the
-    Hostile invoke button or not) paid with a fate point on rolls of this channel
-    since `since` (a scene's start): character id -> points. The owner gets them when the
-    scene ends; the scene's end is what pays them.
+) -> list[tuple[RollRow, Roll, list[int]]]:
+    """The rolls of this channel since `since` (a scene's start) whose invokes paid with a fate
+    point owe it to the aspect's character (a hostile invoke: an aspect invoked against its
+    character, with the Hostile invoke button or not), each with the characters owed, one per
+    invoke. The owners get them when the scene ends; the scene's end is what pays them (and
+    marks the roll paid).
 
     It reads the scene's rolls, not the channel's history: the newest roll from before the
     scene (a margin before it) is found by walking the channel's rolls newest first, and only
@@ -45,21 +46,36 @@ async def owed_fate_points_in(
         .scalar_subquery()
     )
     rows = await session.exec(
-        select(RollRow.roll_json).where(
+        select(RollRow).where(
             RollRow.channel_id == channel_id,
             col(RollRow.id) > func.coalesce(before_scene, 0),
             col(RollRow.created_at) >= since,
             RollRow.campaign_id == campaign_id,
         )
     )
+    owing = []
+    for row in rows.all():
+        roll = Roll.model_validate_json(row.roll_json)
+        if roll.voided or roll.owed_paid:
+            continue  # a roll taken back owes nothing; a paid one no more
+        owners = [
+            invoke.aspect_owner_id
+            for invoke in roll.invokes
+            if invoke.payment is Payment.FATE_POINT and invoke.aspect_owner_id is not None
+        ]
+        if owners:
+            owing.append((row, roll, owners))
+    return owing
+
+
+async def owed_fate_points_in(
+    session: AsyncSession, campaign_id: int, channel_id: int, since: datetime
+) -> dict[int, int]:
+    """What `owing_rolls_in` owes, per character: character id -> points."""
     owed: dict[int, int] = {}
-    for roll_json in rows.all():
-        roll = Roll.model_validate_json(roll_json)
-        if roll.voided:
-            continue  # a roll taken back owes nothing
-        for invoke in roll.invokes:
-            if invoke.payment is Payment.FATE_POINT and invoke.aspect_owner_id is not None:
-                owed[invoke.aspect_owner_id] = owed.get(invoke.aspect_owner_id, 0) + 1
+    for _row, _roll, owners in await owing_rolls_in(session, campaign_id, channel_id, since):
+        for owner in owners:
+            owed[owner] = owed.get(owner, 0) + 1
     return owed
 
 
