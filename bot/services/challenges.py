@@ -29,6 +29,7 @@ from bot.services.campaigns import (
     require_active_in,
     resolve_campaign_in,
 )
+from bot.services.character_aspects import owe_hostile_invoke_in
 from bot.services.clicks import ClickContext
 from bot.services.encounters import (
     HIDDEN_NAME,
@@ -360,11 +361,14 @@ class ChallengeService(EncounterService[ChallengeState, ChallengeSnapshot]):
             )
             state.rolls = {**state.rolls, task_id: dice_roll}
             task = state.challenge.task(task_id)
-            return state.logged(
+            lines = [
                 f"{member.name} invokes {shown} {invoked_how(mode, before, dice_roll)}: the "
                 f"{task.skill} roll is now "
                 f"{describe(dice_roll.effort())} vs {describe(task.difficulty)}."
-            )
+            ]
+            if payment != "free":
+                lines.append(await owe_hostile_invoke_in(session, state, member, "", key))
+            return state.logged(*filter(None, lines))
 
         return await self._act(click.ident, click.version, step)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.cache import parsed, remember
+from bot.db.models.campaigns import CharacterRow
 from bot.db.models.scenes import SceneRow
 from bot.db.repos.encounters import live_encounter_states_in
 from bot.errors import RuleError
@@ -30,7 +31,7 @@ from bot.services.campaigns import (
     save_character_in,
     unknown_character,
 )
-from bot.services.encounters import EncounterState
+from bot.services.encounters import EncounterState, Member
 from bot.services.scene_state import parsed_scene_in
 
 SHEET_ASPECTS = "sheet aspects"  # what the parsed-row cache keeps of a sheet for invoke menus
@@ -204,3 +205,27 @@ class CharacterAspectSource:
 
 SOURCE = CharacterAspectSource()
 register_source(SOURCE)
+
+
+async def owe_hostile_invoke_in(
+    session: AsyncSession, state: EncounterState, invoker: Member, team: str, aspect_key: str
+) -> str:
+    """A fate point spent on a sheet aspect in a contest or challenge: when the invoke works
+    against the aspect's character (someone on another side, or, not taking part, on the other
+    side of the table: an NPC's aspect invoked by a PC or a PC's by an NPC), that character is
+    owed the point when the encounter closes. Returns the log's words for it ("" when nobody is
+    owed, or the owner is not taking part: an NPC's presence may be the GM's secret)."""
+    parsed = parse_key(aspect_key)
+    if parsed is None or parsed.character_id == invoker.character_id:
+        return ""
+    owner = parsed.character_id
+    here = next((k for k, m in state.members.items() if m.character_id == owner), None)
+    if here is not None:
+        if state.team_of(here) == team:
+            return ""  # an ally's aspect helps its own side
+    else:
+        row = await session.get(CharacterRow, owner)
+        if row is None or row.is_npc == invoker.is_npc:
+            return ""
+    state.owed = {**state.owed, owner: state.owed.get(owner, 0) + 1}
+    return f"{state.members[here].name} is owed a fate point when it ends." if here else ""

@@ -13,7 +13,6 @@ from bot.db.repos.encounters import (
     active_encounter_in,
     load_encounter_in,
     new_encounter_in,
-    save_encounter_in,
 )
 from bot.errors import RuleError
 from bot.fate import contest as rules
@@ -39,6 +38,7 @@ from bot.services.campaigns import (
     resolve_campaign_in,
     save_character_in,
 )
+from bot.services.character_aspects import owe_hostile_invoke_in
 from bot.services.clicks import ClickContext
 from bot.services.encounters import (
     HIDDEN_NAME,
@@ -139,6 +139,9 @@ class ContestState(EncounterState):
             return NextUp(key, side.name, None)
         only = side.members[0]
         return NextUp(key, self.name(only), self.player_of(only))
+
+    def team_of(self, member_id: str) -> str:
+        return self.side_of(member_id).key
 
     def side_of(self, member_id: str) -> ContestSide:
         for side in self.contest.sides:
@@ -620,10 +623,13 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
                     )
                 }
             )
-            return state.logged(
+            lines = [
                 f"{member.name} invokes {name} {invoked_how(mode, before, side_roll)}: "
                 f"{state.contest.side(side_key).name} is at {describe(side_roll.effort())}."
-            )
+            ]
+            if payment == "fp":
+                lines.append(await owe_hostile_invoke_in(session, state, member, side_key, key))
+            return state.logged(*filter(None, lines))
 
         return await self._act(click.ident, click.version, step)
 
@@ -708,15 +714,12 @@ class ContestService(EncounterService[ContestState, ContestSnapshot]):
         return await self._act(contest_id, version, step)
 
     async def end(self, channel_id: int) -> ContestSnapshot:
-        async with self.db.session() as session:
-            row = await active_encounter_in(session, channel_id, "contest")
-            if row is None:
-                raise RuleError("No contest is running here.")
-            state = self._state(row)
+        """The GM stops the running contest (what its hostile invokes owe is paid)."""
+
+        async def step(session: AsyncSession, row: EncounterRow, state: ContestState) -> str:
             state.add_log("The GM stops the contest.")
             state.stopped = True
             state.hits = []
-            row.version = await save_encounter_in(
-                session, row, state.model_dump_json(), active=False
-            )
-            return await self._snapshot_in(session, row, state, "The contest is stopped.")
+            return "The contest is stopped."
+
+        return await self._act(None, None, step, channel_id=channel_id)

@@ -52,7 +52,7 @@ from bot.services.campaigns import (
     parsed_campaign_in,
     resolve_campaign_in,
 )
-from bot.services.scene_state import spend_gm_point_in
+from bot.services.scene_state import pay_owed_points_in, spend_gm_point_in
 
 HIDDEN_NAME = "a hidden aspect"
 LOG_KEEP = 8
@@ -428,6 +428,14 @@ class EncounterState(BaseModel):
 
     members: dict[str, Member] = Field(default_factory=dict)
     log: list[str] = Field(default_factory=list)
+    # character id -> fate points owed for hostile invokes made here (a fate point spent on
+    # someone's aspect against them): paid when the encounter closes
+    owed: dict[int, int] = Field(default_factory=dict)
+
+    def team_of(self, member_id: str) -> str:
+        """The side a member is on, for hostile invokes: one team unless the encounter has
+        sides (a contest)."""
+        return ""
 
     def name(self, member_id: str | None) -> str:
         member = self.members.get(member_id or "")
@@ -590,10 +598,37 @@ class EncounterService(Generic[StateT, SnapshotT]):
             raise RuleError(f"This {self.kind} is over; start a new one with `/{self.kind} start`.")
         state = self._state(row)
         message = await step(session, row, state)
+        if state.owed and not self._is_open(state):
+            campaign = campaign or await resolve_campaign_in(session, row.guild_id, row.channel_id)
+            message = await self._pay_owed_in(session, campaign, row, state, message)
         row.version = await save_encounter_in(
             session, row, state.model_dump_json(), active=self._is_open(state)
         )
         return await self._snapshot_in(session, row, state, message, campaign=campaign)
+
+    async def _pay_owed_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: StateT,
+        message: str,
+    ) -> str:
+        """As the encounter closes, pay what its hostile invokes owe (the conflict pays its
+        own, with its concessions)."""
+        paid = await pay_owed_points_in(
+            session,
+            campaign,
+            state.owed,
+            actor_id=row.created_by,
+            channel_id=row.channel_id,
+            note=f"hostile invokes of {self.kind} #{row.id}",
+        )
+        state.owed = {}
+        if not paid:
+            return message
+        line = state.logged(f"Paid for hostile invokes: {'; '.join(paid)}.")
+        return LogLines(f"{message} {line}") if on_tracker(message) else f"{message} {line}"
 
     async def _running_in(self, session: AsyncSession, channel_id: int) -> EncounterRow:
         found = await encounter_with_campaign_in(session, self.kind, None, channel_id)

@@ -42,6 +42,7 @@ from bot.fate.scene import (
     place,
     put_aspect,
 )
+from bot.fate.sheet import NpcKind
 from bot.services.aspects_in_play import AspectInPlay, register_source
 from bot.services.campaign_play import (
     CampaignPlay,
@@ -57,6 +58,7 @@ from bot.services.campaigns import (
     find_character_in,
     get_character_in,
     log_gm_points_in,
+    move_fate_points_in,
     save_character_in,
 )
 
@@ -388,6 +390,43 @@ async def carry_gm_points_in(
         npc_carried[str(npc_id)] = carried
     await save_play_in(session, row, play.model_copy(update={"npc_carried": npc_carried}))
     return carried
+
+
+async def pay_owed_points_in(
+    session: AsyncSession,
+    campaign: CampaignInfo,
+    owed: dict[int, int],
+    *,
+    actor_id: int,
+    channel_id: int,
+    note: str,
+) -> list[str]:
+    """Pay the fate points owed for hostile invokes (character id -> points): a PC gets them
+    through the ledger, a major NPC or a monster carries them to the GM pool of its next scene,
+    a minor NPC brings nothing (the seed: "a major NPC or monster"). What was paid, in words."""
+    paid: list[str] = []
+    for character_id, points in sorted(owed.items()):
+        try:
+            record = await get_character_in(session, character_id)
+        except RuleError:
+            continue  # deleted since
+        if record.campaign_id != campaign.id or record.sheet.npc_kind is NpcKind.MINOR:
+            continue
+        if record.is_npc:  # unnamed: the NPC's aspects may be the GM's secret
+            await carry_gm_points_in(session, campaign.id, points, record.id)
+            paid.append(f"the GM carries {points} into the NPC's next scene")
+            continue
+        await move_fate_points_in(
+            session,
+            record,
+            points,
+            reason="hostile_invoke_payout",
+            actor_id=actor_id,
+            note=note,
+            channel_id=channel_id,
+        )
+        paid.append(f"{record.name} +{points}")
+    return paid
 
 
 async def join_scene_in(

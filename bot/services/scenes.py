@@ -47,7 +47,6 @@ from bot.fate.scene import (
     put_aspect,
     start_scene,
 )
-from bot.fate.sheet import NpcKind
 from bot.services.campaign_play import load_play_in, parsed_play_in, save_play_in
 from bot.services.campaigns import (
     CAMPAIGN_COLUMNS,
@@ -59,9 +58,7 @@ from bot.services.campaigns import (
     campaign_of_raw,
     characters_raw_in,
     find_character_in,
-    get_character_in,
     log_gm_points_in,
-    move_fate_points_in,
     parsed_campaign_in,
     parsed_character_in,
     require_active_in,
@@ -75,7 +72,6 @@ from bot.services.scene_state import (
     SceneAspectSource,
     board_listeners,
     bring_carried_points_in,
-    carry_gm_points_in,
     clear_stress_in,
     find_ref,
     find_zone_key,
@@ -85,6 +81,7 @@ from bot.services.scene_state import (
     named_character_in,
     parsed_scene_in,
     participants_in,
+    pay_owed_points_in,
     retry_stale,
     running_scene,
     save_scene_in,
@@ -288,31 +285,14 @@ class SceneService:
             paid_roll = roll.model_copy(update={"owed_paid": True})
             values = {"roll_json": paid_roll.model_dump_json(), "updated_at": utcnow()}
             await save_versioned_in(session, roll_row, "id", values, ROLL_CHANGED)
-        paid: list[str] = []
-        for character_id, points in sorted(owed.items()):
-            try:
-                record = await get_character_in(session, character_id)
-            except RuleError:
-                continue  # deleted since
-            if record.campaign_id != campaign.id:
-                continue
-            if record.sheet.npc_kind is NpcKind.MINOR:
-                continue  # rules: only a major NPC or a monster brings them to the GM's pool
-            if record.is_npc:  # unnamed: the NPC's aspects may be the GM's secret
-                await carry_gm_points_in(session, campaign.id, points, record.id)
-                paid.append(f"the GM carries {points} into the NPC's next scene")
-                continue
-            await move_fate_points_in(
-                session,
-                record,
-                points,
-                reason="hostile_invoke_payout",
-                actor_id=actor_id,
-                note="hostile invokes of this scene",
-                channel_id=row.channel_id,
-            )
-            paid.append(f"{record.name} +{points}")
-        return paid
+        return await pay_owed_points_in(
+            session,
+            campaign,
+            owed,
+            actor_id=actor_id,
+            channel_id=row.channel_id,
+            note="hostile invokes of this scene",
+        )
 
     async def _acting_in(
         self,

@@ -10,8 +10,15 @@ from typing import Any
 
 from bot.fate.sheet import AspectKind, NpcKind, make_npc, new_character
 from bot.services.campaigns import insert_character_in, resolve_campaign_in
-from bot.testing.harness import Table, iter_components
-from tests.e2e.test_conflicts import ConflictDriver, choose, make_characters
+from bot.testing.harness import Table, iter_components, message_text
+from tests.e2e.test_conflicts import (
+    ConflictDriver,
+    ScriptedDice,
+    choose,
+    make_characters,
+    sheet,
+    use_dice,
+)
 from tests.e2e.test_rolls import (
     FixedDice,
     character,
@@ -229,3 +236,46 @@ async def test_a_roll_whose_owed_points_were_paid_cannot_be_voided(table: Table)
     ended = await table.slash("scene end", user=table.gm)
     assert "Harry +" not in ended.text
     assert (await fate_points(table, harry_id), await fate_points(table, molly_id)) == (4, 2)
+
+
+async def test_contests_and_challenges_pay_hostile_invokes_when_they_close(
+    table: Table,
+) -> None:
+    """A fate point spent on the other side's aspect in a contest owes its character that
+    point, paid when the contest closes (found by a review: only /roll and the conflict paid);
+    in a challenge, where everyone is on one side, an ally's aspect owes nothing."""
+    people = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice = table.gm, table.player
+    started = await table.slash("contest start", user=gm, side_a="Charles", side_b="Molly")
+    assert started.message is not None
+    tracker_id = int(started.message["id"])
+    dice.load(0, 0, 0, 0)
+    opened = await table.click(table.message(tracker_id), "Roll for my side", user=alice)
+    await choose(table, opened, "Roll which skill?", "Athletics", user=alice)
+    opened = await table.click(table.message(tracker_id), "Invoke +2", user=alice)
+    await choose(table, opened, "Pick an aspect", "Fate point: Wizard's apprentice", user=alice)
+    assert "Molly is owed a fate point when it ends." in message_text(table.message(tracker_id))
+    ended = await table.slash("contest end", user=gm)
+    assert "Paid for hostile invokes: Molly +1." in ended.text + message_text(
+        table.message(tracker_id)
+    )
+    charles, molly = [await sheet(table, people[k]) for k in ("charles", "molly")]
+    assert (charles.fate_points, molly.fate_points) == (2, 4)
+
+    challenge = await table.slash(
+        "challenge start", user=gm, tasks="Athletics:Fair", title="Over the wall"
+    )
+    assert challenge.message is not None
+    tracker_id = int(challenge.message["id"])
+    await table.click(table.message(tracker_id), "Claim a task", user=alice)
+    dice.load(-1, -1, -1, -1)
+    await table.click(table.message(tracker_id), "Roll a task", user=alice)
+    opened = await table.click(table.message(tracker_id), "Invoke +2", user=alice)
+    await choose(table, opened, "Pick an aspect", "Fate point: Wizard's apprentice", user=alice)
+    await table.click(table.message(tracker_id), "Keep the roll", user=alice)
+    shown = message_text(table.message(tracker_id))
+    assert "owed" not in shown and "Paid for hostile invokes" not in shown
+    molly = await sheet(table, people["molly"])
+    assert molly.fate_points == 4
