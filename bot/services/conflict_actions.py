@@ -163,32 +163,8 @@ class ConflictActions(ConflictBase):
         ) -> str:
             _, actor = self._acting(state, click.user_id, click.is_gm, "act now")
             rules.create_advantage(state.conflict, actor, OutcomeKind.TIE)  # validate first
-            aim_text, aim_key, aim_name, defender = text, "", "", ""
-            what = f"create an advantage: {text}"
-            if existing is not None:
-                choices = await self._advantage_targets_in(
-                    session, campaign, row, state, click.is_gm
-                )
-                found = next((ch for ch in choices if ch.value == existing), None)
-                if found is None or existing == "new":
-                    raise RuleError(
-                        "That aspect is no longer in play, or its character left the conflict; "
-                        "press Create advantage again."
-                    )
-                if aimed:
-                    defender, _, key = existing.removeprefix(DEFENDED).partition("|")
-                    existing_key = key or None
-                else:
-                    existing_key = existing
-                if existing_key is None:
-                    what = f"create an advantage on {state.name(defender)}: {text}"
-                else:
-                    hidden = found.description == HIDDEN_TAG
-                    name = HIDDEN_NAME if hidden else found.label.removeprefix("Existing: ")
-                    aim_text, aim_key, aim_name = "", existing_key, name
-                    what = f"create an advantage on {name}"
-                if defender:
-                    what += f"; {state.name(defender)} defends"
+            aim = await self._aim_in(session, campaign, row, state, click.is_gm, existing, text)
+            aim_text, aim_key, aim_name, defender, what = aim
             return await self._start_action_in(
                 session,
                 state,
@@ -209,6 +185,38 @@ class ConflictActions(ConflictBase):
             )
 
         return await self._act_with_campaign(click.ident, click.version, step)
+
+    async def _aim_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        is_gm: bool,
+        existing: str | None,
+        text: str,
+    ) -> tuple[str, str, str, str, str]:
+        """What an advantage aims at, checked against the menu it was picked from: (new
+        aspect's text, key in play, name shown, the defending opponent or "", log words)."""
+        if existing is None:
+            return text, "", "", "", f"create an advantage: {text}"
+        choices = await self._advantage_targets_in(session, campaign, row, state, is_gm)
+        found = next((ch for ch in choices if ch.value == existing), None)
+        if found is None or existing == "new":
+            raise RuleError(
+                "That aspect is no longer in play, or its character left the conflict; "
+                "press Create advantage again."
+            )
+        defender, key = "", existing
+        if existing.startswith(DEFENDED):
+            defender, _, key = existing.removeprefix(DEFENDED).partition("|")
+        defends = f"; {state.name(defender)} defends" if defender else ""
+        if not key:
+            on = f"create an advantage on {state.name(defender)}: {text}"
+            return text, "", "", defender, on + defends
+        hidden = found.description == HIDDEN_TAG
+        name = HIDDEN_NAME if hidden else found.label.removeprefix("Existing: ")
+        return "", key, name, defender, f"create an advantage on {name}{defends}"
 
     async def advantage_targets(self, click: ClickContext) -> list[Choice]:
         """'A new aspect' plus the aspects in play an advantage can add invokes to."""
@@ -304,14 +312,7 @@ class ConflictActions(ConflictBase):
             pending = state.action
             if pending is None:
                 raise RuleError("No roll is waiting to be resolved.")
-            defended = isinstance(pending, PendingAdvantage) and pending.defended()
-            if defended:
-                assert isinstance(pending, PendingAdvantage)
-                member = self._defended_resolver(state, pending, click.user_id, click.is_gm)
-            else:
-                member = self._require_control(
-                    state, pending.actor, click.user_id, click.is_gm, "resolve it"
-                )
+            member = self._resolver(state, pending, click.user_id, click.is_gm)
             roll = pending.roll
             effort = roll.effort()
             target = state.defence_roll.effort() if state.defence_roll else roll.opposition()
@@ -342,7 +343,7 @@ class ConflictActions(ConflictBase):
                 case PendingAdvantage():
                     outcome = classify(effort, target)
                     state.conflict, _ = rules.create_advantage(c, pending.actor, outcome)
-                    if defended and target - effort >= 3:  # defended with style: a boost
+                    if pending.defended() and target - effort >= 3:  # defended with style
                         boost = rules.defended_with_style(pending.defender)
                         lines += self._after_resolution(state, [boost])
                     lines += await self._advantage_in(
@@ -357,11 +358,14 @@ class ConflictActions(ConflictBase):
 
         return await self._act_with_campaign(click.ident, click.version, step)
 
-    def _defended_resolver(
-        self, state: ConflictState, pending: PendingAdvantage, user_id: int, is_gm: bool
+    def _resolver(
+        self, state: ConflictState, pending: PendingAction, user_id: int, is_gm: bool
     ) -> Member:
-        """Who may resolve an advantage an opponent defends: either side's player or the GM,
-        once the defence is rolled (the member named in the head line is the roller)."""
+        """The roller (named in the resolution's head line), when the user may resolve: the
+        roller's player or the GM; for an advantage an opponent defends, once the defence is
+        rolled, the defender's player too."""
+        if not isinstance(pending, PendingAdvantage) or not pending.defended():
+            return self._require_control(state, pending.actor, user_id, is_gm, "resolve it")
         if state.defence_roll is None:
             raise RuleError(
                 f"{state.name(pending.defender)} has not defended yet; press Defend first."
