@@ -14,7 +14,7 @@ from discord import app_commands
 from bot.errors import RuleError
 from bot.fate.conflict import ConflictKind
 from bot.fate.rolls import ScaleLevel
-from bot.services.conflict_state import IMPEDED, ConflictSnapshot
+from bot.services.conflict_state import DEFENDED, IMPEDED, ConflictSnapshot
 from bot.services.conflicts import ConflictService
 from bot.services.encounters import parse_names
 from bot.ui.common import clip
@@ -84,6 +84,8 @@ class Conflicts(TrackerCog):
             A.OVERCOME: self._overcome_form,
             A.PASS_BOOST: self._boost_menu,
             A.UNDO_ABSORB: self.direct(svc.undo_absorb),
+            A.NOT_CREATED: self.direct(partial(svc.choose_failed_advantage, create=False)),
+            A.ENEMY_INVOKE: self.direct(partial(svc.choose_failed_advantage, create=True)),
         }
 
     async def _stunt_menu(self, click: Click, _snap: ConflictSnapshot) -> None:
@@ -149,13 +151,13 @@ class Conflicts(TrackerCog):
         await self.absorb_menu(click, self.conflicts, options, question)
 
     async def _defence_menu(self, click: Click, snap: ConflictSnapshot) -> None:
-        member, pending = self.conflicts.defender_now(snap, click.user_id, click.is_gm)
+        member, defender, effort = self.conflicts.defender_now(snap, click.user_id, click.is_gm)
         await self.ask_skill(
             click,
             snap,
-            pending.defender,
+            defender,
             (A.DEFEND, None, "Defend with"),
-            f"{member.name} defends against {pending.attack_effort:+d}: pick a skill.",
+            f"{member.name} defends against {effort:+d}: pick a skill.",
             click.step(self.conflicts.defend),
         )
 
@@ -195,7 +197,8 @@ class Conflicts(TrackerCog):
             return
         await self.ask(
             click.interaction,
-            f"{actor.name} creates an advantage: on a new aspect or on one in play?",
+            f"{actor.name} creates an advantage: a new aspect (on the scene, or on an opponent, "
+            "who defends) or one in play?",
             click.menu(A.ADVANTAGE_ON, "Which aspect?", targets),
         )
 
@@ -205,18 +208,22 @@ class Conflicts(TrackerCog):
         """The overcome / create-an-advantage form (a new aspect's name unless `existing`)."""
         svc = self.conflicts
 
+        # aimed at an opponent: they defend, so there is no difficulty to ask for
+        defended = existing is not None and existing.startswith(DEFENDED)
+
         async def done(modal_interaction: discord.Interaction, values: dict[str, str]) -> None:
-            skill, difficulty = values["skill"], values["difficulty"]
+            skill, difficulty = values["skill"], values.get("difficulty")
             if action is A.OVERCOME:
-                snap = await svc.overcome(click, skill, difficulty)
+                snap = await svc.overcome(click, skill, difficulty or "")
             else:
                 aspect = values.get("aspect", "")
                 snap = await svc.create_advantage(click, skill, difficulty, aspect, existing)
             await self.answer(modal_interaction, snap)
 
-        fields = [SKILL_FIELD, DIFFICULTY_FIELD]
+        fields = [SKILL_FIELD] if defended else [SKILL_FIELD, DIFFICULTY_FIELD]
         title = "Overcome" if action is A.OVERCOME else "Create an advantage"
-        if action is A.CREATE_ADVANTAGE and existing is None:
+        new_aspect = existing is None or (defended and "|" not in existing)
+        if action is A.CREATE_ADVANTAGE and new_aspect:
             fields.append(NEW_ASPECT_FIELD)
         await click.interaction.response.send_modal(FormModal(title, fields, done))
 

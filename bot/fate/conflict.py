@@ -210,7 +210,7 @@ def _resolve(state: Conflict, pending: PendingAttack) -> tuple[Conflict, list[Ev
     ]
     if outcome is OutcomeKind.FAIL:
         if pending.defence_effort - pending.attack_effort >= 3:
-            events.append(_boost("Defended with style: a boost.", defender, "Sure footing"))
+            events.append(defended_with_style(defender))
         events.append(_event("missed", "The attack does not land.", attacker))
         return _update(state, pending=None, phase=Phase.ACTING), events
     if outcome is OutcomeKind.TIE:
@@ -228,6 +228,12 @@ def _resolve(state: Conflict, pending: PendingAttack) -> tuple[Conflict, list[Ev
         )
     )
     return _update(state, pending=pending, phase=Phase.ABSORBING), events
+
+
+def defended_with_style(defender: str) -> Event:
+    """A defence that beats the attack or the advantage by three or more: the action is
+    denied and the defender gets a boost."""
+    return _boost("Defended with style: a boost.", defender, "Sure footing")
 
 
 def invoke_on_attack(state: Conflict, who: str, bonus: int) -> tuple[Conflict, list[Event]]:

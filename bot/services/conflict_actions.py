@@ -34,12 +34,14 @@ from bot.services.campaigns import CampaignInfo, resolve_campaign_in
 from bot.services.clicks import ClickContext
 from bot.services.conflict_base import ConflictBase
 from bot.services.conflict_state import (
+    DEFENDED,
     HIDDEN_TAG,
     IMPEDED,
     SOURCE_PREFIX,
     VOID_LINE,
     ConflictSnapshot,
     ConflictState,
+    FailedAdvantage,
     PendingAction,
     PendingAdvantage,
     PendingMove,
@@ -50,6 +52,7 @@ from bot.services.conflict_state import (
 from bot.services.encounters import (
     HIDDEN_NAME,
     Choice,
+    Member,
     parse_difficulty,
     roll_line,
 )
@@ -68,6 +71,14 @@ class ConflictActions(ConflictBase):
     """Overcome, create an advantage and move: rolled, open to invokes, then resolved."""
 
     @staticmethod
+    def _opponents(state: ConflictState, actor: str) -> list[rules.Combatant]:
+        """Who an advantage may be aimed at (they defend): the other sides, still in it."""
+        if actor not in state.members:
+            return []
+        mine = state.conflict.combatant(actor).side
+        return [p for p in state.conflict.active() if p.side != mine]
+
+    @staticmethod
     def _other_sides(state: ConflictState, actor: str) -> list[str]:
         mine = state.conflict.combatant(actor).side
         return sorted({p.side for p in state.conflict.active() if p.side != mine})
@@ -80,20 +91,26 @@ class ConflictActions(ConflictBase):
         pending: Callable[[Roll], PendingAction],
         skill: str,
         action: Action,
-        difficulty: int,
+        difficulty: int | None,
         what: str,
+        defender: str = "",
     ) -> str:
-        """Roll the actor's action and keep it waiting as `pending(roll)` for invokes."""
+        """Roll the actor's action and keep it waiting as `pending(roll)` for invokes; against
+        `difficulty`, or (None) against the defence `defender` is to roll."""
         member = self._member(state, actor)
-        against = self._other_sides(state, actor)
+        if defender:
+            against = [state.conflict.combatant(defender).side]
+        else:
+            against = self._other_sides(state, actor)
         roll = await self._skill_roll_in(
             session, state, (member, actor), skill, action, against, difficulty
         )
         state.action = pending(roll)
         target = roll.opposition()
+        if target is None:
+            return state.logged(f"{roll_line(member.name, roll)} - {what}.")
         return state.logged(
-            f"{roll_line(member.name, roll)} vs {describe(target if target is not None else 0)}"
-            f" - {what}."
+            f"{roll_line(member.name, roll)} vs {describe(target)} - {what}."
         )  # what to do next is the tracker's "Now" line: the log keeps no stale instruction
 
     async def overcome(
@@ -126,37 +143,28 @@ class ConflictActions(ConflictBase):
         self,
         click: ClickContext,
         skill: str,
-        difficulty: str,
+        difficulty: str | None,
         aspect_text: str,
         existing: str | None = None,
     ) -> ConflictSnapshot:
         """On a new aspect (`aspect_text`) or, with `existing`, on an aspect already in play
-        (a key from `advantage_targets`)."""
-        target = parse_difficulty(difficulty)
+        (a key from `advantage_targets`). Aimed at an opponent (`existing` "on:<combatant>" for
+        a new aspect on them, or one of their aspects), the opponent defends instead of a
+        difficulty (`difficulty` is not asked then)."""
         text = " ".join(aspect_text.split())
-        if existing is None and (not text or len(text) > 80):
+        aimed = existing is not None and existing.startswith(DEFENDED)
+        new_on = aimed and "|" not in (existing or "")
+        if (existing is None or new_on) and (not text or len(text) > 80):
             raise RuleError("Name the aspect you want to create (1 to 80 characters).")
+        target = None if aimed else parse_difficulty(difficulty or "")
 
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
             _, actor = self._acting(state, click.user_id, click.is_gm, "act now")
             rules.create_advantage(state.conflict, actor, OutcomeKind.TIE)  # validate first
-            aim_text, aim_key, aim_name = text, "", ""
-            what = f"create an advantage: {text}"
-            if existing is not None:
-                choices = await self._advantage_targets_in(
-                    session, campaign, row, state, click.is_gm
-                )
-                found = next((ch for ch in choices if ch.value == existing), None)
-                if found is None or existing == "new":
-                    raise RuleError(
-                        "That aspect is no longer in play; press Create advantage again."
-                    )
-                hidden = found.description == HIDDEN_TAG
-                name = HIDDEN_NAME if hidden else found.label.removeprefix("Existing: ")
-                aim_text, aim_key, aim_name = "", existing, name
-                what = f"create an advantage on {name}"
+            aim = await self._aim_in(session, campaign, row, state, click.is_gm, existing, text)
+            aim_text, aim_key, aim_name, defender, what = aim
             return await self._start_action_in(
                 session,
                 state,
@@ -167,14 +175,48 @@ class ConflictActions(ConflictBase):
                     aspect_text=aim_text,
                     aspect_key=aim_key,
                     aspect_name=aim_name,
+                    defender=defender,
                 ),
                 skill,
                 Action.CREATE_ADVANTAGE,
                 target,
                 what,
+                defender,
             )
 
         return await self._act_with_campaign(click.ident, click.version, step)
+
+    async def _aim_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        is_gm: bool,
+        existing: str | None,
+        text: str,
+    ) -> tuple[str, str, str, str, str]:
+        """What an advantage aims at, checked against the menu it was picked from: (new
+        aspect's text, key in play, name shown, the defending opponent or "", log words)."""
+        if existing is None:
+            return text, "", "", "", f"create an advantage: {text}"
+        choices = await self._advantage_targets_in(session, campaign, row, state, is_gm)
+        found = next((ch for ch in choices if ch.value == existing), None)
+        if found is None or existing == "new":
+            raise RuleError(
+                "That aspect is no longer in play, or its character left the conflict; "
+                "press Create advantage again."
+            )
+        defender, key = "", existing
+        if existing.startswith(DEFENDED):
+            defender, _, key = existing.removeprefix(DEFENDED).partition("|")
+        defends = f"; {state.name(defender)} defends" if defender else ""
+        if not key:
+            on = f"create an advantage on {state.name(defender)}: {text}"
+            return text, "", "", defender, on + defends
+        hidden = found.description == HIDDEN_TAG
+        name = HIDDEN_NAME if hidden else found.label.removeprefix("Existing: ")
+        return "", key, name, defender, f"create an advantage on {name}{defends}"
 
     async def advantage_targets(self, click: ClickContext) -> list[Choice]:
         """'A new aspect' plus the aspects in play an advantage can add invokes to."""
@@ -196,11 +238,20 @@ class ConflictActions(ConflictBase):
         actor = state.conflict.current or ""
         see_hidden = is_gm and actor in state.members and state.members[actor].is_npc
         choices = [Choice("new", "A new aspect", "name it in the next step")]
+        opponents = {p.id: p for p in self._opponents(state, actor)}
+        for person in opponents.values():
+            label = f"A new aspect on {person.name}"[:100]
+            choices.append(Choice(f"{DEFENDED}{person.id}", label, f"{person.name} defends"[:100]))
         for aspect in state.aspects:
             if aspect.kind is AspectKind.BOOST or (aspect.hidden and not see_hidden):
                 continue
             where = HIDDEN_TAG if aspect.hidden else "this conflict"
-            choices.append(Choice(aspect.id, f"Existing: {aspect.text}"[:100], where))
+            value = aspect.id
+            if aspect.owner in opponents:  # one of an opponent's: they defend
+                value = f"{DEFENDED}{aspect.owner}|{aspect.id}"
+                if not aspect.hidden:
+                    where = f"on {state.name(aspect.owner)}, who defends"[:100]
+            choices.append(Choice(value, f"Existing: {aspect.text}"[:100], where))
         found = await aspects_in_play.aspects_in_play_in(
             session, campaign, row.channel_id, include_hidden=see_hidden
         )
@@ -261,12 +312,10 @@ class ConflictActions(ConflictBase):
             pending = state.action
             if pending is None:
                 raise RuleError("No roll is waiting to be resolved.")
-            member = self._require_control(
-                state, pending.actor, click.user_id, click.is_gm, "resolve it"
-            )
+            member = self._resolver(state, pending, click.user_id, click.is_gm)
             roll = pending.roll
             effort = roll.effort()
-            target = roll.opposition()
+            target = state.defence_roll.effort() if state.defence_roll else roll.opposition()
             assert target is not None
             c = state.conflict
             head = f"{roll_line(member.name, roll)} vs {describe(target)}."
@@ -294,16 +343,37 @@ class ConflictActions(ConflictBase):
                 case PendingAdvantage():
                     outcome = classify(effort, target)
                     state.conflict, _ = rules.create_advantage(c, pending.actor, outcome)
+                    if pending.defended() and target - effort >= 3:  # defended with style
+                        boost = rules.defended_with_style(pending.defender)
+                        lines += self._after_resolution(state, [boost])
                     lines += await self._advantage_in(
                         session, campaign, row, state, pending, outcome
                     )
                 case _:
                     assert_never(pending)
             state.action = None
+            state.defence_roll = None
             state.add_log(*lines[1:])
             return " ".join(lines)
 
         return await self._act_with_campaign(click.ident, click.version, step)
+
+    def _resolver(
+        self, state: ConflictState, pending: PendingAction, user_id: int, is_gm: bool
+    ) -> Member:
+        """The roller (named in the resolution's head line), when the user may resolve: the
+        roller's player or the GM; for an advantage an opponent defends, once the defence is
+        rolled, the defender's player too."""
+        if not isinstance(pending, PendingAdvantage) or not pending.defended():
+            return self._require_control(state, pending.actor, user_id, is_gm, "resolve it")
+        if state.defence_roll is None:
+            raise RuleError(
+                f"{state.name(pending.defender)} has not defended yet; press Defend first."
+            )
+        sides = (pending.actor, pending.defender)
+        if not any(state.members[x].controlled_by(user_id, is_gm) for x in sides):
+            raise RuleError("Only the roller, the defender or the GM can resolve this advantage.")
+        return self._member(state, pending.actor)
 
     async def _on_the_scene_in(
         self,
@@ -337,22 +407,23 @@ class ConflictActions(ConflictBase):
         outcome: OutcomeKind,
     ) -> list[str]:
         actor = pending.actor
+        enemy = pending.defender or self._enemy_of(state, actor)
         if not pending.aspect_key:
-            aspect, events = create_advantage_new(
-                outcome,
-                aspect_id=state.new_aspect_id(),
-                text=pending.aspect_text,
-                actor=actor,
-                fail_choice=FailChoice.NOT_CREATED,
+            owner = pending.defender or None
+            if outcome is OutcomeKind.FAIL:  # the roller's choice (or anything else: not made)
+                state.failed_advantage = FailedAdvantage(
+                    actor=actor, aspect_text=pending.aspect_text, owner=owner, enemy=enemy
+                )
+                npc = state.members[actor].is_npc
+                chooser = "the GM" if npc else f"{state.name(actor)}'s player"
+                return [
+                    f"{state.name(actor)} fails to create {pending.aspect_text}: {chooser} "
+                    f"chooses: not created, or created with its free invoke for "
+                    f"{state.name(enemy)}."
+                ]
+            return await self._new_aspect_in(
+                session, campaign, row, state, (actor, pending.aspect_text, owner), outcome
             )
-            if aspect is not None and aspect.kind is not AspectKind.BOOST:
-                discovered = await self._discovered_in(session, campaign, row, state, aspect)
-                if discovered is not None:
-                    return discovered
-            if aspect is not None:
-                state.aspects = [*state.aspects, aspect]
-            return events_text(state, events)
-        enemy = self._enemy_of(state, actor)
         if pending.aspect_key.startswith(f"{SOURCE_PREFIX}:"):
             aspect = next((a for a in state.aspects if a.id == pending.aspect_key), None)
             if aspect is None:
@@ -366,6 +437,72 @@ class ConflictActions(ConflictBase):
             state.aspects = [updated if a.id == updated.id else a for a in state.aspects]
             return [self._invokes_line(state, shown_text(updated), events)]
         return await self._scene_advantage_in(session, campaign, row, state, pending, outcome)
+
+    async def _new_aspect_in(
+        self,
+        session: AsyncSession,
+        campaign: CampaignInfo,
+        row: EncounterRow,
+        state: ConflictState,
+        made: tuple[str, str, str | None],
+        outcome: OutcomeKind,
+        enemy: str | None = None,
+    ) -> list[str]:
+        """A new aspect's outcome (`made`: the roller, the text, the opponent it goes on); with
+        `enemy` a failure creates it with that one's free invoke (success at a cost)."""
+        actor, text, owner = made
+        aspect, events = create_advantage_new(
+            outcome,
+            aspect_id=state.new_aspect_id(),
+            text=text,
+            actor=actor,
+            enemy=enemy or GM,
+            owner=owner,
+            fail_choice=FailChoice.NOT_CREATED if enemy is None else FailChoice.ENEMY_INVOKE,
+        )
+        if aspect is not None and aspect.kind is not AspectKind.BOOST:
+            discovered = await self._discovered_in(session, campaign, row, state, aspect)
+            if discovered is not None:
+                return discovered
+        if aspect is None:
+            return events_text(state, events)
+        state.aspects = [*state.aspects, aspect]
+        if enemy is not None:
+            on = f" on {state.name(owner)}" if owner else ""
+            return [f"{aspect.text} is created{on}, but {state.name(enemy)} holds its free invoke."]
+        if owner is not None and aspect.kind is not AspectKind.BOOST:
+            count = len(aspect.free_invokes)
+            return [
+                f"{state.name(actor)}: {aspect.text} is created on {state.name(owner)} with "
+                f"{plural(count, 'free invoke')}."
+            ]
+        return events_text(state, events)
+
+    async def choose_failed_advantage(self, click: ClickContext, create: bool) -> ConflictSnapshot:
+        """The roller's choice after a failed advantage on a new aspect: not created, or
+        (`create`) created with its free invoke for the enemy (success at a cost)."""
+
+        async def step(
+            session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
+        ) -> str:
+            failed = state.failed_advantage
+            if failed is None:
+                raise RuleError("No failed advantage is waiting for a choice any more.")
+            self._require_control(
+                state, failed.actor, click.user_id, click.is_gm, "choose what it does"
+            )
+            state.failed_advantage = None
+            if not create:
+                return state.logged(
+                    f"{state.name(failed.actor)}: {failed.aspect_text} is not created."
+                )
+            made = (failed.actor, failed.aspect_text, failed.owner)
+            lines = await self._new_aspect_in(
+                session, campaign, row, state, made, OutcomeKind.FAIL, failed.enemy
+            )
+            return state.logged(*lines)
+
+        return await self._act_with_campaign(click.ident, click.version, step, choosing=True)
 
     async def _discovered_in(
         self,

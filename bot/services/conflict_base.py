@@ -65,14 +65,18 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
         step: Callable[[AsyncSession, CampaignInfo, EncounterRow, ConflictState], Awaitable[str]],
         *,
         channel_id: int | None = None,
+        choosing: bool = False,
     ) -> ConflictSnapshot:
         """One conflict step in one transaction; when it ends the conflict, the payouts too.
         Without an id, on the conflict running in `channel_id`. The row and its channel's
-        campaign come in one statement."""
+        campaign come in one statement. A failed advantage waiting for its roller's choice is
+        left not created by any step but that choice (`choosing`)."""
         async with self.db.session() as session:
             loaded, campaign = await self._load_in(session, conflict_id, channel_id)
 
             async def run(session: AsyncSession, row: EncounterRow, state: ConflictState) -> str:
+                if not choosing:
+                    state.drop_failed_advantage()
                 message = await step(session, campaign, row, state)
                 if state.conflict.phase is Phase.ENDED:
                     await self._pay_in(session, campaign, row, state)
@@ -101,6 +105,7 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
                 row = EncounterColumns.of(found, self.kind)
                 campaign = campaign_of_raw(unit, found[9:])
                 state = self._state(row)
+                state.drop_failed_advantage()  # as on the ORM path: the choice is passed up
                 message = change(state)
                 if not self._is_open(state):
                     raise _OrmPath()

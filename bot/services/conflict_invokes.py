@@ -24,7 +24,13 @@ from bot.services import aspects_in_play
 from bot.services.campaigns import CampaignInfo, CharacterRecord, resolve_campaign_in
 from bot.services.clicks import ClickContext
 from bot.services.conflict_base import ConflictBase
-from bot.services.conflict_state import SOURCE_PREFIX, ConflictSnapshot, ConflictState, shown_text
+from bot.services.conflict_state import (
+    SOURCE_PREFIX,
+    ConflictSnapshot,
+    ConflictState,
+    PendingAdvantage,
+    shown_text,
+)
 from bot.services.encounters import (
     HIDDEN_NAME,
     Choice,
@@ -46,23 +52,31 @@ class ConflictInvokes(ConflictBase):
 
     def _invoker(self, state: ConflictState, user_id: int, is_gm: bool) -> str:
         c = state.conflict
-        if state.action is not None:
-            who = state.action.actor
+        action = state.action
+        if action is not None and not (isinstance(action, PendingAdvantage) and action.defended()):
+            who = action.actor
             if not state.members[who].controlled_by(user_id, is_gm):
                 raise RuleError(f"Only {state.name(who)}'s player or the GM can invoke on it.")
             return who
-        pending = c.pending
-        if pending is None or c.phase not in (Phase.DEFENDING, Phase.ABSORBING):
-            raise RuleError("Invokes here go on a roll in progress; there is none right now.")
-        before_defence = c.phase is Phase.DEFENDING and state.defence_roll is None
-        sides = [pending.attacker] if before_defence else [pending.attacker, pending.defender]
+        what = "attack"
+        if isinstance(action, PendingAdvantage):  # an advantage an opponent defends
+            before_defence = state.defence_roll is None
+            acting, defender, what = action.actor, action.defender, "advantage"
+        else:
+            pending = c.pending
+            if pending is None or c.phase not in (Phase.DEFENDING, Phase.ABSORBING):
+                raise RuleError("Invokes here go on a roll in progress; there is none right now.")
+            before_defence = c.phase is Phase.DEFENDING and state.defence_roll is None
+            acting, defender = pending.attacker, pending.defender
+        sides = [acting] if before_defence else [acting, defender]
         mine = [s for s in sides if state.members[s].controlled_by(user_id, is_gm)]
         if not mine:
             if before_defence:
                 raise RuleError(
-                    "Before the defence only the attacker can invoke; defend first, then invoke."
+                    f"Before the defence only the {what}'s roller can invoke; defend first, "
+                    "then invoke."
                 )
-            raise RuleError("Only the attacker or the defender can invoke on this attack.")
+            raise RuleError(f"Only the roller or the defender can invoke on this {what}.")
         own_pcs = [
             s for s in mine if not state.members[s].is_npc and state.members[s].owner_id == user_id
         ]
@@ -165,6 +179,10 @@ class ConflictInvokes(ConflictBase):
         elif key.startswith(f"{SOURCE_PREFIX}:"):
             aspect = next(a for a in state.aspects if a.id == key)
             name, owner = aspect.text, aspect.owner
+            if aspect.kind is AspectKind.SITUATION:
+                # an advantage placed on an opponent is a situation aspect, not one of their
+                # own (a consequence is): a fate point on it goes to the pool, as on the scene's
+                owner = None
             if payment == "free":
                 spent, _ = spend_own_invoke(aspect, who if who in aspect.free_invokes else GM)
                 state.aspects = without_spent(state.aspects, key, spent)
@@ -199,6 +217,13 @@ class ConflictInvokes(ConflictBase):
         def invoked(roll: Roll) -> Roll:
             return invoke_for_bonus(roll, dice, member, user_id, aspect, payment, mode)
 
+        if state.action is not None and who != state.action.actor:  # the advantage's defender
+            before = state.defence_roll
+            assert before is not None
+            defence = invoked(before)
+            state.defence_roll = defence
+            line = f"{member.name} invokes {aspect[1]} {invoked_how(mode, before, defence)}."
+            return state.logged(f"{line} The defence is now {describe(defence.effort())}.")
         if state.action is not None:
             before = state.action.roll
             action_roll = invoked(before)

@@ -38,6 +38,9 @@ VOID_LINE = "The aspect left play before the roll was resolved; the action is sp
 ZONE_NAME_MAX = 40
 SOURCE_PREFIX = "cf"
 IMPEDED = "imp|"  # a move choice's value prefix: the move takes the action and a roll
+# an advantage choice's value prefix: aimed at an opponent ("on:<combatant>" for a new aspect on
+# them, "on:<combatant>|<aspect key>" for one of theirs in play), who rolls to defend against it
+DEFENDED = "on:"
 
 
 class PendingBase(BaseModel):
@@ -62,6 +65,12 @@ class PendingAdvantage(PendingBase):
     aspect_text: str = ""
     aspect_key: str = ""
     aspect_name: str = ""
+    # aimed at an opponent (a new aspect goes on them): they roll to defend, and the roll is
+    # resolved against that defence (the conflict's `defence_roll`), not a difficulty
+    defender: str = ""
+
+    def defended(self) -> bool:
+        return bool(self.defender)
 
 
 class PendingMove(PendingBase):
@@ -75,6 +84,17 @@ class PendingMove(PendingBase):
 PendingAction = Annotated[
     PendingOvercome | PendingAdvantage | PendingMove, Field(discriminator="kind")
 ]
+
+
+class FailedAdvantage(BaseModel):
+    """A failed create-an-advantage on a new aspect, waiting for its roller's choice: not
+    created, or created with its free invoke for `enemy` (success at a cost). Any other step
+    on the conflict first leaves it not created."""
+
+    actor: str
+    aspect_text: str
+    owner: str | None = None  # the opponent the aspect would go on (None: the scene)
+    enemy: str  # who would hold the free invoke (a combatant, or the GM)
 
 
 ROLL_SLOTS = ("attack", "defence", "action")
@@ -117,6 +137,14 @@ class ConflictState(EncounterState):
     # a difficulty in a conflict stands for the higher side; the GM decides (/conflict scale).
     scale_difficulties: bool = True
     last_absorb: AbsorbUndo | None = None
+    failed_advantage: FailedAdvantage | None = None  # waiting: created for the enemy or not
+
+    def drop_failed_advantage(self) -> None:
+        """Something else happens before the roller chose: the failed aspect is not created."""
+        failed = self.failed_advantage
+        if failed is not None:
+            self.failed_advantage = None
+            self.add_log(f"{self.name(failed.actor)}: {failed.aspect_text} is not created.")
 
     def remember_absorb(
         self, version: int, defender: str, character_id: int, tracks: list[Track]
@@ -152,7 +180,11 @@ class ConflictState(EncounterState):
     def open_rolls(self) -> list[tuple[str, str]]:
         """(slot, roller) of the rolls that still take invokes, stunts and teamwork."""
         if self.action is not None:
-            return [("action", self.action.actor)]
+            found = [("action", self.action.actor)]
+            if isinstance(self.action, PendingAdvantage) and self.action.defended():
+                if self.defence_roll is not None:
+                    found.append(("defence", self.action.defender))
+            return found
         c = self.conflict
         if c.phase is Phase.DEFENDING and c.pending is not None and self.attack_roll is not None:
             found = [("attack", c.pending.attacker)]
@@ -184,6 +216,12 @@ class ConflictState(EncounterState):
             self.action = self.action.model_copy(update={"roll": roll})
 
     def require_no_action(self) -> None:
+        action = self.action
+        if isinstance(action, PendingAdvantage) and action.defended() and self.defence_roll is None:
+            raise RuleError(
+                f"{self.name(action.actor)}'s advantage waits for {self.name(action.defender)}'s "
+                "defence: press Defend, then Resolve the roll."
+            )
         if self.action is not None:
             raise RuleError(
                 f"{self.name(self.action.actor)}'s roll is waiting: invoke, add stunts or "

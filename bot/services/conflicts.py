@@ -22,7 +22,7 @@ from bot.db.models.conflicts import EncounterRow
 from bot.db.repos.encounters import active_encounter_in, load_encounter_in, new_encounter_in
 from bot.errors import RuleError
 from bot.fate import conflict as rules
-from bot.fate.conflict import Combatant, Conflict, ConflictKind, PendingAttack, Phase
+from bot.fate.conflict import Combatant, Conflict, ConflictKind, Phase
 from bot.fate.harm import AbsorbChoice, suggest_absorb_options
 from bot.fate.ladder import describe
 from bot.fate.rolls import Action
@@ -43,6 +43,7 @@ from bot.services.conflict_state import (
     ZONE_NAME_MAX,
     ConflictSnapshot,
     ConflictState,
+    PendingAdvantage,
     events_text,
     scene_zones_in,
 )
@@ -265,23 +266,20 @@ class ConflictService(ConflictActions, ConflictInvokes):
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            c = state.conflict
-            if c.phase is not Phase.DEFENDING or c.pending is None:
-                raise RuleError("There is no attack waiting for a defence.")
+            _, defender_id, acting, effort = self._defence_waiting(state)
             defender = self._require_control(
-                state, c.pending.defender, click.user_id, click.is_gm, "defend"
-            )
-            against = [c.combatant(c.pending.attacker).side]
-            roll = await self._skill_roll_in(
-                session, state, (defender, c.pending.defender), skill, Action.DEFEND, against
+                state, defender_id, click.user_id, click.is_gm, "defend"
             )
             if state.defence_roll is not None:
-                raise RuleError("The defence is already rolled; invoke, or resolve the attack.")
+                raise RuleError("The defence is already rolled; invoke, or resolve the roll.")
+            against = [state.conflict.combatant(acting).side]
+            roll = await self._skill_roll_in(
+                session, state, (defender, defender_id), skill, Action.DEFEND, against
+            )
             state.defence_roll = roll
             # what to do next is the tracker's "Now" line: the log keeps no stale instruction
             return state.logged(
-                f"{roll_line(defender.name, roll)} - defends against "
-                f"{describe(c.pending.attack_effort)}."
+                f"{roll_line(defender.name, roll)} - defends against {describe(effort)}."
             )
 
         return await self._act_with_campaign(click.ident, click.version, step)
@@ -443,15 +441,28 @@ class ConflictService(ConflictActions, ConflictInvokes):
             raise RuleError("Finish the attack in progress first.")
         return member
 
+    @staticmethod
+    def _defence_waiting(state: ConflictState) -> tuple[str, str, str, int]:
+        """What waits for a defence: (what it is, the defender, who acts against them, the
+        effort to defend against) - an attack, or an advantage aimed at an opponent."""
+        c = state.conflict
+        action = state.action
+        if isinstance(action, PendingAdvantage) and action.defended():
+            return "advantage", action.defender, action.actor, action.roll.effort()
+        if c.phase is not Phase.DEFENDING or c.pending is None or action is not None:
+            raise RuleError("There is no attack or advantage waiting for a defence.")
+        return "attack", c.pending.defender, c.pending.attacker, c.pending.attack_effort
+
     def defender_now(
         self, snapshot: ConflictSnapshot, user_id: int, is_gm: bool
-    ) -> tuple[Member, PendingAttack]:
-        """The defender of the attack waiting for a defence, when the user plays them."""
-        c = snapshot.conflict
-        if c.phase is not Phase.DEFENDING or c.pending is None:
-            raise RuleError("There is no attack waiting for a defence.")
-        member = self._require_control(snapshot.state, c.pending.defender, user_id, is_gm, "defend")
-        return member, c.pending
+    ) -> tuple[Member, str, int]:
+        """The defender of the attack or advantage waiting for a defence, when the user plays
+        them: the member, their combatant id and the effort they defend against."""
+        _, defender, _, effort = self._defence_waiting(snapshot.state)
+        if snapshot.state.defence_roll is not None:
+            raise RuleError("The defence is already rolled; invoke, or resolve the roll.")
+        member = self._require_control(snapshot.state, defender, user_id, is_gm, "defend")
+        return member, defender, effort
 
     @staticmethod
     def attack_targets(snapshot: ConflictSnapshot) -> list[Choice]:

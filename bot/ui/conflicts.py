@@ -74,6 +74,8 @@ class TrackerAction(StrEnum):
     KEEP = "keep"
     PASS_BOOST = "pass"
     UNDO_ABSORB = "unabs"
+    NOT_CREATED = "advno"  # a failed advantage: the aspect is not created
+    ENEMY_INVOKE = "advfoe"  # a failed advantage: created, the enemy holds its free invoke
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,11 @@ def conflict_tracker(snapshot: ConflictSnapshot) -> discord.Embed:
                     f"*{a.text}*"
                     + (f" ({a.kind.value})" if a.kind.value == "boost" else "")
                     + (
+                        f" on {state.name(a.owner)}"
+                        if a.owner in state.members and a.kind is AspectKind.SITUATION
+                        else ""
+                    )
+                    + (
                         f" - free invokes: {', '.join(state.name(h) for h in a.free_invokes)}"
                         if a.free_invokes
                         else ""
@@ -174,6 +181,19 @@ def _now_line(snapshot: ConflictSnapshot) -> str:
     if c.phase is Phase.ENDED:
         winner = {"pcs": "The PCs", "npcs": "The NPCs"}.get(c.winner_side or "", "Nobody")
         return f"{winner} carry the day." if c.winner_side else "The conflict is over."
+    if isinstance(state.action, PendingAdvantage) and state.action.defended():
+        pending_advantage = state.action
+        effort = describe(pending_advantage.roll.effort())
+        defender = state.name(pending_advantage.defender)
+        if state.defence_roll is None:
+            return (
+                f"{defender} must defend against {state.name(pending_advantage.actor)}'s "
+                f"advantage of {effort} (press Defend; the roller may invoke first)."
+            )
+        return (
+            f"Advantage {effort} against defence {describe(state.defence_roll.effort())}: "
+            "invoke, add a stunt or teamwork, then press Resolve the roll."
+        )
     if state.action is not None:
         pending = state.action
         match pending:
@@ -206,6 +226,18 @@ def _now_line(snapshot: ConflictSnapshot) -> str:
             f"A {c.pending.shifts}-shift hit on {state.name(c.pending.defender)}: invoke, or "
             "press Take the hit to choose stress and consequences."
         )
+    failed = state.failed_advantage
+    if failed is not None:
+        chooser = (
+            "the GM"
+            if state.members[failed.actor].is_npc
+            else (f"{state.name(failed.actor)}'s player")
+        )
+        return (
+            f"{state.name(failed.actor)}'s advantage failed: {chooser} picks Don't create it, or "
+            f"Create it ({state.name(failed.enemy)} gets its free invoke). Anything else done "
+            "first leaves it not created."
+        )
     if c.phase is Phase.CHOOSING_NEXT:
         return "The GM picks who acts next."
     action = " (action used)" if c.action_used else ""
@@ -237,7 +269,11 @@ def _phase_controls(snapshot: ConflictSnapshot) -> Controls:
         ButtonSpec(TrackerAction.STUNT, "Stunt"),
         ButtonSpec(TrackerAction.TEAMWORK, "Teamwork +1"),
     )
-    if snapshot.state.action is not None:
+    action = snapshot.state.action
+    if isinstance(action, PendingAdvantage) and action.defended():
+        if snapshot.state.defence_roll is None:  # as an attack: the defender rolls first
+            return Controls((ButtonSpec(TrackerAction.DEFEND, "Defend", blue), *bonuses))
+    if action is not None:
         return Controls(
             (ButtonSpec(TrackerAction.RESOLVE_ACTION, "Resolve the roll", blue), *bonuses)
         )
@@ -263,6 +299,12 @@ def _phase_controls(snapshot: ConflictSnapshot) -> Controls:
             ButtonSpec(TrackerAction.MOVE, "Move"),
             ButtonSpec(TrackerAction.CONCEDE, "Concede", red),
         )
+    if snapshot.state.failed_advantage is not None:  # the roller's choice comes first
+        choice = (
+            ButtonSpec(TrackerAction.NOT_CREATED, "Don't create it", blue),
+            ButtonSpec(TrackerAction.ENEMY_INVOKE, "Create it — the enemy gets the free invoke"),
+        )
+        buttons = (*choice, *buttons)
     options = tuple(
         Choice(p.id, clip(p.name, 100), "NPC" if p.is_npc else "PC")
         for p in eligible_next(c)[:MAX_SELECT_OPTIONS]

@@ -400,7 +400,8 @@ async def test_an_advantage_on_a_full_aspect_spends_the_action_without_blocking(
         row.state_json = state.model_dump_json()
         s.add(row)
     targets = await service.advantage_targets(ClickContext(snap.id, None, ALICE, False))
-    assert [t.value for t in targets] == ["new", "cf:9:1"]
+    brute = str(people["brute"].id)  # a new aspect on the opponent: they would defend
+    assert [t.value for t in targets] == ["new", f"on:{brute}", "cf:9:1"]
     snap = await service.create_advantage(
         ClickContext(snap.id, snap.version, ALICE, False), "Fight", "Fair", "", existing="cf:9:1"
     )

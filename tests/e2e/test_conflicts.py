@@ -368,6 +368,7 @@ async def test_overcome_advantage_and_gm_end_pays_concessions(table: Table) -> N
     assert started.message is not None
     run = ConflictDriver(table, int(started.message["id"]))
     opened = await table.click(run.tracker, "Create advantage", user=alice)
+    opened = await choose(table, opened, "Which aspect?", "A new aspect", user=alice)
     assert opened.modal is not None
     dice.load(1, 1, 1, 1)
     made = await table.submit(
@@ -669,8 +670,11 @@ async def test_teamwork_scale_stunts_pending_rolls_and_existing_advantage(table:
     assert scaled.deferred and scaled.message is None and not scaled.followups  # no echo
     assert "NPCs: Supernatural" in run.text
 
-    # Exchange 1: Charles creates an advantage (no aspect in play yet: straight to the form).
+    # Exchange 1: Charles creates an advantage on the scene (a new aspect, not on the ghoul).
     opened = await table.click(run.tracker, "Create advantage", user=alice)
+    labels = option_labels(step_message(opened), "Which aspect?")
+    assert labels == ["A new aspect", "A new aspect on Ghoul"]
+    opened = await choose(table, opened, "Which aspect?", "A new aspect", user=alice)
     assert opened.modal is not None
     dice.load(0, 0, 0, 0)
     rolled = await table.submit(
@@ -901,7 +905,7 @@ async def test_advantages_on_scene_aspects_hidden_ones_and_one_that_leaves_play(
     # Charles sees the scene's visible aspect, not the hidden one.
     opened = await table.click(run.tracker, "Create advantage", user=alice)
     labels = option_labels(step_message(opened), "Which aspect?")
-    assert labels == ["A new aspect", "Existing: Thick smoke"]
+    assert labels == ["A new aspect", "A new aspect on Ghoul", "Existing: Thick smoke"]
     form = await choose(table, opened, "Which aspect?", "Existing: Thick smoke", user=alice)
     dice.load(0, 0, 0, 0)  # Athletics 3 vs Fair (+2): a success, one more free invoke
     await table.submit(form, {"skill": "Athletics", "difficulty": "Fair"}, user=alice)
@@ -1011,6 +1015,7 @@ async def test_a_boost_passes_to_an_ally_on_the_same_side(table: Table) -> None:
     ]
     # Charles: Lore +1, dice 0 0 0 +1 = Fair (+2) against Fair (+2): a tie, so only a boost
     opened = await table.click(run.tracker, "Create advantage", user=alice)
+    opened = await choose(table, opened, "Which aspect?", "A new aspect", user=alice)
     dice.load(0, 0, 0, 1)
     await table.submit(
         opened, {"skill": "Lore", "difficulty": "Fair", "aspect": "Ghoul lore"}, user=alice
@@ -1361,3 +1366,251 @@ async def test_trackers_invoke_for_a_reroll_too(table: Table) -> None:
     assert "to reroll: [-][-][-][-] -> [+][+][0][0]" in done.text + message_text(
         table.message(tracker_id)
     ), done.text
+
+
+async def conflict_state(table: Table) -> Any:
+    """The running conflict's stored state (its aspects, what waits)."""
+    from bot.db.repos.encounters import active_encounter_in
+    from bot.services.conflict_state import ConflictState
+
+    assert table.bot is not None
+    async with table.bot.db.session() as s:  # type: ignore[attr-defined]
+        row = await active_encounter_in(s, table.channel, "conflict")
+        assert row is not None
+        return ConflictState.model_validate_json(row.state_json)
+
+
+CREATE_FOR_ENEMY = "Create it \u2014 the enemy gets the free invoke"
+
+
+async def fail_new_advantage(
+    table: Table, run: ConflictDriver, dice: ScriptedDice, user: int, skill: str, aspect: str
+) -> Reply:
+    """A new aspect on the scene against Fair (+2) with - - 0 0 on the dice, resolved."""
+    opened = await table.click(run.tracker, "Create advantage", user=user)
+    form = await choose(table, opened, "Which aspect?", "A new aspect", user=user)
+    dice.load(-1, -1, 0, 0)
+    await table.submit(form, {"skill": skill, "difficulty": "Fair", "aspect": aspect}, user=user)
+    return await table.click(run.tracker, "Resolve the roll", user=user)
+
+
+async def test_a_failed_advantage_is_created_for_the_enemy_at_the_rollers_choice(
+    table: Table,
+) -> None:
+    """The seed: "If you fail, you either don't create the aspect (failure) or you create it
+    but the enemy gets the free invoke (success at a cost)". Charles's Lore +1 with - - 0 0 is
+    Poor (-1) against Fair (+2): a failure; his player creates it for the enemy, and the ghoul
+    (the GM's) spends that free invoke on its attack."""
+    await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice, bob = table.gm, table.player, table.player2
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Charles"
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+
+    failed = await fail_new_advantage(table, run, dice, alice, "Lore", "Ghoul lore")
+    assert (
+        "Charles fails to create Ghoul lore: Charles's player chooses: not created, or created "
+        "with its free invoke for the GM." in failed.text
+    ), failed.text
+    assert started.labels(run.tracker)[:2] == ["Don't create it", CREATE_FOR_ENEMY]
+    assert "Charles's advantage failed: Charles's player picks Don't create it" in run.text
+    assert (await conflict_state(table)).aspects == []
+    seen = json.loads(json.dumps(run.tracker))  # the tracker as it was before the choice
+
+    wrong = await table.click(run.tracker, CREATE_FOR_ENEMY, user=bob)
+    assert wrong.ephemeral and "Only Charles's player or the GM can choose what it does" in (
+        wrong.text
+    ), wrong.text
+    made = await table.click(run.tracker, CREATE_FOR_ENEMY, user=alice)
+    assert "Ghoul lore is created, but the GM holds its free invoke." in made.text, made.text
+    assert "*Ghoul lore* - free invokes: the GM" in run.text
+    assert "Don't create it" not in started.labels(run.tracker)
+    state = await conflict_state(table)
+    assert [(a.text, a.owner, a.free_invokes) for a in state.aspects] == [
+        ("Ghoul lore", None, ["gm"])
+    ]
+    assert state.failed_advantage is None
+    stale = await table.click(seen, "Don't create it", user=alice)
+    assert stale.ephemeral and "out of date" in stale.text, stale.text
+    again = await table.click(run.tracker, "Overcome", user=alice)
+    assert again.modal is not None  # the action is spent: the form says so when sent
+    passed = await table.slash("conflict next", user=alice, who="Ghoul")
+    assert not passed.ephemeral, passed.text
+
+    # The enemy side spends the free invoke: the ghoul's Fight 2 with 0 0 0 0 is Fair (+2),
+    # +2 for the free invoke is Good (+4).
+    dice.load(0, 0, 0, 0)
+    await run.attack(gm, "Charles", "Fight")
+    invoked = await run.invoke(gm, "Free invoke: Ghoul lore")
+    assert "Ghoul invokes Ghoul lore for +2. The attack is now Great (+4)." in invoked.text, (
+        invoked.text
+    )
+    state = await conflict_state(table)
+    assert [(a.text, a.free_invokes) for a in state.aspects] == [("Ghoul lore", [])]
+
+
+async def test_a_failed_advantage_left_waiting_is_not_created_on_either_step_path(
+    table: Table,
+) -> None:
+    """Whatever is done before the choice leaves the failed aspect not created: `/conflict
+    next` (the raw unit of work) and the tracker's pick of who is next (the ORM one) alike; and
+    Don't create it says so at once. An NPC's failure offers its free invoke to a PC."""
+    await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice = table.gm, table.player
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Charles"
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+
+    await fail_new_advantage(table, run, dice, alice, "Lore", "Ghoul lore")
+    passed = await table.slash("conflict next", user=alice, who="Ghoul")  # the raw path
+    assert not passed.ephemeral, passed.text
+    assert "Charles: Ghoul lore is not created." in run.text
+    state = await conflict_state(table)
+    assert state.aspects == [] and state.failed_advantage is None
+    assert "Don't create it" not in started.labels(run.tracker)
+
+    # Ghoul: Athletics +1 with - - 0 0 is Poor (-1) against Fair: the GM chooses, and the free
+    # invoke would be the PC's.
+    failed = await fail_new_advantage(table, run, dice, gm, "Athletics", "Rotten planks")
+    assert (
+        "Ghoul fails to create Rotten planks: the GM chooses: not created, or created with its "
+        "free invoke for Charles." in failed.text
+    ), failed.text
+    refused = await table.click(run.tracker, "Don't create it", user=alice)
+    assert refused.ephemeral and "Only the GM can choose what it does" in refused.text
+    await run.next(gm, "Charles")  # the ORM path
+    assert "Ghoul: Rotten planks is not created." in run.text
+    state = await conflict_state(table)
+    assert state.aspects == [] and state.failed_advantage is None
+
+    await fail_new_advantage(table, run, dice, alice, "Lore", "Ghoul lore")
+    done = await table.click(run.tracker, "Don't create it", user=alice)
+    assert "Charles: Ghoul lore is not created." in done.text, done.text
+    assert (await conflict_state(table)).aspects == []
+    late = await table.click(run.tracker, "Create advantage", user=alice)
+    picked = await choose(table, late, "Which aspect?", "A new aspect", user=alice)
+    refused = await table.submit(
+        picked, {"skill": "Lore", "difficulty": "Fair", "aspect": "Again"}, user=alice
+    )
+    assert refused.ephemeral and "already took your action" in refused.text
+
+
+def modal_inputs(reply: Reply) -> list[str]:
+    """The custom ids of a modal's text inputs."""
+    assert reply.modal is not None, reply.text
+    return [
+        str(c.get("custom_id"))
+        for c in iter_components(reply.modal.get("components") or [])
+        if c.get("type") == 4
+    ]
+
+
+async def test_an_advantage_on_an_opponent_waits_for_their_defence(table: Table) -> None:
+    """The seed: "If you're attaching it to an opponent, they can take the defend action to
+    oppose you" - as an attack does. Charles's Athletics +3 with 0 0 0 0 (Good) against the
+    ghoul's Athletics +1 with 0 0 0 0 (Average), invoked on both sides: 5 against 3, a success
+    - Distracted on the ghoul with 1 free invoke. The ghoul's Fight +2 with - - - - (Terrible)
+    against Charles's Athletics +3 with + + 0 0 (Superb): defended with style (a boost), and the
+    failed aspect is created on Charles for Charles at the GM's choice."""
+    people = await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    gm, alice, bob = table.gm, table.player, table.player2
+    started = await table.slash(
+        "conflict start", user=gm, kind="physical", participants="Charles, Ghoul", first="Charles"
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    ghoul = str(people["ghoul"].id)
+
+    opened = await table.click(run.tracker, "Create advantage", user=alice)
+    form = await choose(table, opened, "Which aspect?", "A new aspect on Ghoul", user=alice)
+    assert modal_inputs(form) == ["skill", "aspect"]  # no difficulty: the ghoul defends
+    dice.load(0, 0, 0, 0)
+    rolled = await table.submit(form, {"skill": "Athletics", "aspect": "Distracted"}, user=alice)
+    assert "= Good (+3) - create an advantage on Ghoul: Distracted; Ghoul defends." in (
+        rolled.text
+    ), rolled.text
+    assert " vs " not in rolled.text
+    labels = started.labels(run.tracker)
+    assert "Defend" in labels and "Resolve the roll" not in labels
+    assert "Ghoul must defend against Charles's advantage of Good (+3)" in run.text
+    refused = await table.click(run.tracker, "Defend", user=alice)
+    assert refused.ephemeral and "Only the GM can defend" in refused.text
+    early = await table.slash("conflict next", user=alice, who="Ghoul")  # the raw path
+    assert early.ephemeral and "waits for Ghoul's defence: press Defend" in early.text, early.text
+    assert "Pick who acts next" not in json.dumps(run.tracker)  # nor on the tracker
+
+    dice.load(0, 0, 0, 0)
+    defended = await run.defend(gm, "Athletics")
+    assert "= Average (+1) - defends against Good (+3)." in defended.text, defended.text
+    assert "Advantage Good (+3) against defence Average (+1)" in run.text
+    invoked = await run.invoke(gm, "Fate point: Hungry ghoul")  # the GM invokes for the defender
+    assert "Ghoul invokes a hidden aspect for +2. The defence is now Good (+3)." in (
+        invoked.text
+    ), invoked.text
+    invoked = await run.invoke(alice, "Fate point: Knight of the Sword")
+    assert "the roll is now Superb (+5)" in invoked.text, invoked.text
+    wrong = await table.click(run.tracker, "Resolve the roll", user=bob)
+    assert wrong.ephemeral and "Only the roller, the defender or the GM" in wrong.text
+    done = await table.click(run.tracker, "Resolve the roll", user=alice)
+    assert "Superb (+5) vs Good (+3)." in done.text, done.text
+    assert "Charles: Distracted is created on Ghoul with 1 free invoke." in done.text
+    assert "*Distracted* on Ghoul - free invokes: Charles" in run.text
+    state = await conflict_state(table)
+    charles = str(people["charles"].id)
+    assert [(a.text, a.kind.value, a.owner, a.free_invokes) for a in state.aspects] == [
+        ("Distracted", "situation", ghoul, [charles])
+    ]
+    assert state.action is None and state.defence_roll is None
+    for message in table.channel_messages():
+        assert "Hungry ghoul" not in message_text(message)
+    await table.slash("conflict next", user=alice, who="Ghoul")
+
+    # The ghoul aims at Charles and fails by seven: defended with style, and the GM's choice.
+    opened = await table.click(run.tracker, "Create advantage", user=gm)
+    labels = option_labels(step_message(opened), "Which aspect?")
+    assert labels == ["A new aspect", "A new aspect on Charles", "Existing: Distracted"]
+    form = await choose(table, opened, "Which aspect?", "A new aspect on Charles", user=gm)
+    dice.load(-1, -1, -1, -1)
+    await table.submit(form, {"skill": "Fight", "aspect": "Off balance"}, user=gm)
+    dice.load(1, 1, 0, 0)
+    await run.defend(alice, "Athletics")
+    done = await table.click(run.tracker, "Resolve the roll", user=gm)
+    assert "Terrible (-2) vs Superb (+5)." in done.text, done.text
+    assert "Charles: Defended with style: a boost." in done.text
+    assert (
+        "Ghoul fails to create Off balance: the GM chooses: not created, or created with its "
+        "free invoke for Charles." in done.text
+    )
+    made = await table.click(run.tracker, CREATE_FOR_ENEMY, user=gm)
+    assert "Off balance is created on Charles, but Charles holds its free invoke." in made.text
+    state = await conflict_state(table)
+    assert [(a.text, a.kind.value, a.owner, a.free_invokes) for a in state.aspects] == [
+        ("Distracted", "situation", ghoul, [charles]),
+        ("Sure footing for Charles", "boost", None, [charles]),
+        ("Off balance", "situation", charles, [charles]),
+    ]
+    await table.slash("conflict next", user=gm, who="Charles")
+
+    # An aspect already on the ghoul: the ghoul defends that too (a tie: one more invoke).
+    opened = await table.click(run.tracker, "Create advantage", user=alice)
+    form = await choose(table, opened, "Which aspect?", "Existing: Distracted", user=alice)
+    assert modal_inputs(form) == ["skill"]
+    dice.load(0, 0, 0, 0)
+    rolled = await table.submit(form, {"skill": "Lore"}, user=alice)
+    assert "create an advantage on Distracted; Ghoul defends." in rolled.text, rolled.text
+    dice.load(0, 0, 0, 0)
+    await run.defend(gm, "Athletics")
+    done = await table.click(run.tracker, "Resolve the roll", user=gm)
+    assert "Distracted gains 1 free invoke for Charles." in done.text, done.text
+    state = await conflict_state(table)
+    assert state.aspects[0].free_invokes == [charles, charles]
