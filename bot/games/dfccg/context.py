@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from functools import cache, lru_cache
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard
 
 from bot.games.base import GameEvent, event
 from bot.games.dfccg.cards import (
@@ -293,6 +293,19 @@ def _selects(selector: Selector) -> tuple[list[str], str | None, str | None, str
     return plain
 
 
+class Answers(Protocol):
+    """An AI that answers an AI-only game's decisions where they arise (``Context.answers``):
+    nobody waits for a click, so the rules need not stop for a decision and come back."""
+
+    def target(self, ctx: Context, groups: list[list[str]]) -> list[str]:
+        """The target group chosen among ``groups`` (a "choose" decision's options)."""
+        ...
+
+    def option(self, ctx: Context, kind: str, ids: list[str]) -> str:
+        """The option id chosen for a decision of ``kind`` with these option ids."""
+        ...
+
+
 class Context:
     """Mutable working copy of a state during one apply call, with its events and dice."""
 
@@ -315,6 +328,8 @@ class Context:
         "_scoped",
         "_tokens_matter",
         "_where",
+        "answered",
+        "answers",
         "auto_showdown",
         "cards",
         "events",
@@ -391,6 +406,11 @@ class Context:
         self._layout: dict[Any, Any] = {}  # see layout_memo_of
         self.memo: dict[Any, Any] | None = {} if read_only else None
         self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
+        # Who answers a target choice or a Talent offer the moment it arises (an AI-only game's
+        # AI; None: it waits as the state's decision), and how many it answered so: each is a
+        # step of the game all the same.
+        self.answers: Answers | None = None
+        self.answered = 0
 
     def changed(self, card_id: str | None = None) -> None:
         """The rows (or an action's lingering Obstacles) changed: forget what was worked out.
@@ -406,6 +426,22 @@ class Context:
         self._mods = {}
         self._receives = {}
         self._blocked_at = {}
+
+    def answer_target(self, answers: Answers, groups: list[list[str]]) -> list[str]:
+        """``answers``' choice of a target group, now (read only: no dice)."""
+        self.answered += 1
+        dice, self.rng = self.rng, READ_ONLY_DICE
+        group = answers.target(self, groups)
+        self.rng = dice
+        return group
+
+    def answer_option(self, answers: Answers, kind: str, ids: list[str]) -> str:
+        """``answers``' choice among a decision's option ids, now (read only: no dice)."""
+        self.answered += 1
+        dice, self.rng = self.rng, READ_ONLY_DICE
+        option = answers.option(self, kind, ids)
+        self.rng = dice
+        return option
 
     # -- helpers ---------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", **data: Any) -> None:

@@ -38,6 +38,7 @@ from bot.games.dfccg.context import (
     FACE,
     READ_ONLY_DICE,
     TYPE_NAMES,
+    Answers,
     Context,
     HandCard,
     QuietContext,
@@ -126,9 +127,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         library: Library | None = None,
         ai: AiPolicy | None = None,
         ai_id: AiIdPolicy | None = None,
+        answers: Answers | None = None,
     ) -> None:
         self._library = library
-        self.use_ai(ai, ai_id)
+        self.use_ai(ai, ai_id, answers)
         self._chosen = LastChoice()
         self._refs: dict[tuple[int, str], CardRef] = {}  # see _card_ref
         self._book_card_ids: dict[str, tuple[Book, list[str]]] = {}  # see _book_ids
@@ -141,12 +143,20 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         # (see _read; several: the table's moves of many games interleave).
         self._applied: dict[int, tuple[DfState, PlainState]] = {}
 
-    def use_ai(self, ai: AiPolicy | None, ai_id: AiIdPolicy | None = None) -> None:
+    def use_ai(
+        self,
+        ai: AiPolicy | None,
+        ai_id: AiIdPolicy | None = None,
+        answers: Answers | None = None,
+    ) -> None:
         """The AI of the AI seats (the package gives it, bot/games/dfccg/__init__.py: the engine
         knows no AI): ``ai`` gives a Move; ``ai_id`` the same choice as its action id only, for
-        AI-only games (None: the id of ``ai``'s Move)."""
+        AI-only games (None: the id of ``ai``'s Move); ``answers`` the same answers to target
+        choices and Talent offers, given where they arise in AI-only games (None: they wait as
+        decisions, answered through ``ai_id``)."""
         self.ai = ai
         self.ai_id = ai_id
+        self.answers = answers
 
     @property
     def library(self) -> Library:
@@ -849,13 +859,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         # One Context for the whole game, read by the AI and changed by its moves: what it
         # works out of the rows stays known until they change (``Context.changed``).
         ctx = QuietContext(state, rng, self._card_index())
+        ctx.answers = self.answers  # (each answer given in place counts as a step)
         tableaux = state.tableaux
         memo: dict[Any, Any] = {}  # the AI's reading's memo: emptied before every step
         try:
             for step in range(MAX_STEPS):
                 phase = state.phase
                 if phase == "over":
-                    return state, step
+                    return state, step + ctx.answered
                 # ``current_seats(state)[0]``, the quickest way
                 decision = state.decision
                 if decision is None:
@@ -1054,7 +1065,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     options[hero.talent_option] = hero.talent_label
         if options:
             options["skip"] = "Do not use a Talent"
-            s.decision = new_decision(kind="talent", prompt="Use a Talent?", options=options)
+            answers = ctx.answers
+            if answers is None:
+                s.decision = new_decision(kind="talent", prompt="Use a Talent?", options=options)
+            else:
+                self._use_talent(ctx, ctx.answer_option(answers, "talent", list(options)))
 
     def _answer(self, ctx: Context, seat: str, option: str) -> None:
         s = ctx.s
@@ -1081,28 +1096,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             if ctx.loud:
                 ctx.say(f"{ctx.char_names(s.tableaux[s.active])} goes first.")
         elif kind == "talent":
-            if option == "skip":
-                return
-            key = option[2:]
-            hero = ctx.heroes[key]
-            tableau = s.tableaux[s.active]
-            if hero.talent_mode == "ready":
-                tableau.talents_ready.append(key)
-                if ctx.loud:
-                    ctx.say(f"{hero.talent_name} is readied.", "talent")
-            else:
-                if ctx.loud:
-                    who = ctx.char_names(tableau)
-                    ctx.say(f"{who} uses the Talent {hero.talent_name}.", "talent")
-                s.jobs.insert(
-                    0,
-                    new_job(
-                        source=hero.talent_name,
-                        tableau=s.active,
-                        character=key,
-                        effects=hero.talent_effects,
-                    ),
-                )
+            self._use_talent(ctx, option)
         elif kind == "choose":
             job = s.jobs[0]
             effect = job.effects.pop(0)
@@ -1114,6 +1108,33 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 s.showdown_pick = None
             else:
                 self._showdown_roll(ctx, int(option[2:]))
+
+    @staticmethod
+    def _use_talent(ctx: Context, option: str) -> None:
+        """The answer to a Talent offer: "skip", or "t:<character>" (ready it, or use it now)."""
+        if option == "skip":
+            return
+        s = ctx.s
+        key = option[2:]
+        hero = ctx.heroes[key]
+        tableau = s.tableaux[s.active]
+        if hero.talent_mode == "ready":
+            tableau.talents_ready.append(key)
+            if ctx.loud:
+                ctx.say(f"{hero.talent_name} is readied.", "talent")
+        else:
+            if ctx.loud:
+                who = ctx.char_names(tableau)
+                ctx.say(f"{who} uses the Talent {hero.talent_name}.", "talent")
+            s.jobs.insert(
+                0,
+                new_job(
+                    source=hero.talent_name,
+                    tableau=s.active,
+                    character=key,
+                    effects=hero.talent_effects,
+                ),
+            )
 
     def _vote(self, ctx: Context, seat: str, decision: PlainDecision, agree: bool) -> None:
         s = ctx.s
@@ -1171,22 +1192,27 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             else:
                 amount = 0
             groups = ctx.target_groups(effect, job, amount)
+            group = groups[0] if groups else None
             if len(groups) > 1:
-                ctx.s.decision = new_decision(
-                    kind="choose",
-                    prompt=f"{job.source}: choose a target." if ctx.loud else "",
-                    options={
-                        "+".join(g): self._group_label(ctx, g) if ctx.loud else "" for g in groups
-                    },
-                    table=ctx.s.phase == "showdown",
-                )
-                return
+                answers = ctx.answers
+                if answers is None:
+                    ctx.s.decision = new_decision(
+                        kind="choose",
+                        prompt=f"{job.source}: choose a target." if ctx.loud else "",
+                        options={
+                            "+".join(g): self._group_label(ctx, g) if ctx.loud else ""
+                            for g in groups
+                        },
+                        table=ctx.s.phase == "showdown",
+                    )
+                    return
+                group = ctx.answer_target(answers, groups)  # (as ``_answer`` would take it)
             job.effects.pop(0)
-            if not groups:
+            if group is None:
                 if ctx.loud:
                     self._say_missed(ctx, job, effect)
                 return
-            self._apply_effect(ctx, job, effect, groups[0])
+            self._apply_effect(ctx, job, effect, group)
             return
         job.effects.pop(0)
         self._apply_effect(ctx, job, effect, [])
