@@ -152,8 +152,9 @@ def _best_target(ctx: Context, groups: list[list[str]]) -> int:
 
 
 class InPlaceAnswers:
-    """The AI's answers to an AI-only game's target choices and Talent offers, given where they
-    arise (``Context.answers``): the same as ``choose_id`` gives to the decisions."""
+    """The AI's answers to an AI-only game's target choices, Talent offers and Showdown choices,
+    given where they arise (``Context.answers``): the same as ``choose_id`` gives to the
+    decisions."""
 
     @staticmethod
     def target(ctx: Context, groups: list[list[str]]) -> list[str]:

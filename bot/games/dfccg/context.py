@@ -406,9 +406,9 @@ class Context:
         self._layout: dict[Any, Any] = {}  # see layout_memo_of
         self.memo: dict[Any, Any] | None = {} if read_only else None
         self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
-        # Who answers a target choice or a Talent offer the moment it arises (an AI-only game's
-        # AI; None: it waits as the state's decision), and how many it answered so: each is a
-        # step of the game all the same.
+        # Who answers a target choice, a Talent offer or the Showdown's choices the moment they
+        # arise (an AI-only game's AI; None: they wait as the state's decision), and how many it
+        # answered so: each is a step of the game all the same.
         self.answers: Answers | None = None
         self.answered = 0
 

@@ -152,8 +152,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         """The AI of the AI seats (the package gives it, bot/games/dfccg/__init__.py: the engine
         knows no AI): ``ai`` gives a Move; ``ai_id`` the same choice as its action id only, for
         AI-only games (None: the id of ``ai``'s Move); ``answers`` the same answers to target
-        choices and Talent offers, given where they arise in AI-only games (None: they wait as
-        decisions, answered through ``ai_id``)."""
+        choices, Talent offers and the Showdown's choices, given where they arise in AI-only
+        games (None: they wait as decisions, answered through ``ai_id``)."""
         self.ai = ai
         self.ai_id = ai_id
         self.answers = answers
@@ -1101,13 +1101,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             job = s.jobs[0]
             effect = job.effects.pop(0)
             self._apply_effect(ctx, job, effect, option.split("+"))
-        elif kind == "showdown_pick":
-            s.showdown_pick = option[3:]
-        elif kind == "showdown":
-            if option == "pick":
-                s.showdown_pick = None
-            else:
-                self._showdown_roll(ctx, int(option[2:]))
+        elif kind == "showdown_pick" or kind == "showdown":
+            self._showdown_answer(ctx, option)
 
     @staticmethod
     def _use_talent(ctx: Context, option: str) -> None:
@@ -1350,7 +1345,12 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return
         if s.showdown_pick is None and len(s.showdown_queue) == 1:
             s.showdown_pick = s.showdown_queue[0]
+        answers = ctx.answers  # (an AI-only game's AI answers here: see _answer)
         if s.showdown_pick is None:
+            if answers is not None:
+                ids = [f"sp:{uid}" for uid in s.showdown_queue]
+                self._showdown_answer(ctx, ctx.answer_option(answers, "showdown_pick", ids))
+                return
             s.decision = new_decision(
                 kind="showdown_pick",
                 prompt=f"Showdown: {len(s.showdown_queue)} card(s) are owed a roll. Which rolls "
@@ -1372,6 +1372,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         }
         if len(s.showdown_queue) > 1:
             options["pick"] = "Roll for another card first"
+        if answers is not None:
+            self._showdown_answer(ctx, ctx.answer_option(answers, "showdown", list(options)))
+            return
         s.decision = new_decision(
             kind="showdown",
             prompt=f"Showdown roll for {ctx.tokens_label(slot.uid)}: spend how much Fate?"
@@ -1380,6 +1383,17 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             options=options,
             table=True,
         )
+
+    def _showdown_answer(self, ctx: Context, option: str) -> None:
+        """The table's answer to which card rolls next ("sp:<uid>") or to how much Fate to
+        spend on its roll ("sd<tier>", or "pick": another card first)."""
+        s = ctx.s
+        if option.startswith("sp:"):
+            s.showdown_pick = option[3:]
+        elif option == "pick":
+            s.showdown_pick = None
+        else:
+            self._showdown_roll(ctx, int(option[2:]))
 
     def _showdown_roll(self, ctx: Context, tier_index: int) -> None:
         s = ctx.s
