@@ -417,6 +417,17 @@ class Context:
         ``card_id``: the one card that left or moved, when that is all; without a passive
         effect of its own, the effects in force stay the same (only where cards lie changed)."""
         self._where = None
+        self._forget(card_id)
+
+    def forget_answers(self) -> None:
+        """``changed`` when no card moved: the passive effects in force changed (an Obstacle's
+        effect, lasting to the end of the action that took it, ended) or the hands did (set-up),
+        but where the cards lie is still known."""
+        self._forget(None)
+
+    def _forget(self, card_id: str | None) -> None:
+        """``changed`` for what is worked out from where the cards lie (not the layout itself,
+        which the caller has brought up to date)."""
         self._layout = {}
         if card_id is not None and not self.passive_of[card_id]:
             return
@@ -508,6 +519,27 @@ class Context:
                 where[slot.uid] = placed
         self._where, self._laid = where, laid
         return where
+
+    def _lift(self, found: Placed) -> None:
+        """Bring the layout up to date after the card at ``found`` left its row (the cards
+        behind it moved one Range closer): cheaper than laying out every row again, as each
+        card taken would have it."""
+        row, position, slot, _card = found
+        where, laid, kinds = self._where, self._laid, self.kinds
+        assert where is not None
+        del where[slot.uid]
+        every = laid[None]
+        every.remove(found)
+        laid[kinds[slot.card_id]].remove(found)
+        line = self.s.rows[row]
+        for behind in range(position, len(line)):
+            moved = line[behind]
+            old = where[moved.uid]
+            new = (row, behind, moved, old[3])
+            where[moved.uid] = new
+            every[every.index(old)] = new
+            typed = laid[kinds[moved.card_id]]
+            typed[typed.index(old)] = new
 
     def located(self, uid: str) -> Placed:
         found = self.find(uid)
@@ -929,7 +961,8 @@ class Context:
                 self.say(f"{card.name} {reason}.", "removed")
         if kind == "obstacle" and state.jobs:
             state.jobs[0].lingering.append(card_id)  # its effect lasts to the end of the action
-        self.changed(card_id)
+        self._lift(found)
+        self._forget(card_id)
         if card.on_removed:
             self.triggered.append(
                 new_job(source=card.name, tableau=tableau, effects=card.on_removed, source_book=uid)

@@ -885,14 +885,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 ctx.rng = READ_ONLY_DICE
                 ctx.memo = memo
                 if phase == "setup":
-                    ctx.changed()
+                    ctx.forget_answers()
                 self._game_ctx = ctx  # what ``reading`` gives the AI for this state
                 action_id = ai_id(self, state, seat, rng)
                 self._game_ctx = None
                 ctx.rng = rng
                 ctx.memo = None
                 if phase == "setup":  # (the AI changes nothing: the phase is the same)
-                    ctx.changed()
+                    ctx.forget_answers()
                 self._act(ctx, seat, action_id)
         finally:
             self._game_ctx = None
@@ -1162,7 +1162,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 if not job.effects:
                     s.jobs.pop(0)
                     if job.lingering:
-                        ctx.changed()
+                        ctx.forget_answers()
                     if job.played is not None:
                         s.tableaux[job.tableau].discard.append(job.played)
                     continue
