@@ -164,6 +164,11 @@ class InPlaceAnswers:
     def option(ctx: Context, kind: str, ids: list[str]) -> str:
         return _decide(ctx, ctx.s, kind, ids)
 
+    @staticmethod
+    def turn(table: Table, ctx: Context, rng: random.Random) -> str:
+        chosen = _turn(table, ctx, ctx.s, rng, True)
+        return chosen if isinstance(chosen, str) else chosen.id
+
 
 ANSWERS = InPlaceAnswers()
 

@@ -305,6 +305,11 @@ class Answers(Protocol):
         """The option id chosen for a decision of ``kind`` with these option ids."""
         ...
 
+    def turn(self, table: Any, ctx: Context, rng: random.Random) -> str:
+        """The active hand's move at its turn, by id (``table``: the engine, asked for the
+        turn's moves; ``ctx`` reads the state, read only)."""
+        ...
+
 
 class Context:
     """Mutable working copy of a state during one apply call, with its events and dice."""

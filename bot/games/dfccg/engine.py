@@ -859,7 +859,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         # One Context for the whole game, read by the AI and changed by its moves: what it
         # works out of the rows stays known until they change (``Context.changed``).
         ctx = QuietContext(state, rng, self._card_index())
-        ctx.answers = self.answers  # (each answer given in place counts as a step)
+        answers = ctx.answers = self.answers  # (each answer given in place counts as a step)
         tableaux = state.tableaux
         memo: dict[Any, Any] = {}  # the AI's reading's memo: emptied before every step
         try:
@@ -887,7 +887,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 if phase == "setup":
                     ctx.forget_answers()
                 self._game_ctx = ctx  # what ``reading`` gives the AI for this state
-                action_id = ai_id(self, state, seat, rng)
+                if decision is None and phase == "play" and answers is not None:
+                    action_id = answers.turn(self, ctx, rng)  # (``ai_id`` at a turn)
+                else:
+                    action_id = ai_id(self, state, seat, rng)
                 self._game_ctx = None
                 ctx.rng = rng
                 ctx.memo = None
