@@ -100,7 +100,7 @@ def _option(
 def _decide(ctx: Context, state: PlainState, kind: str, ids: list[str]) -> str:
     """The option a decision's AI takes, by id (the decision's options, in order)."""
     if kind == "choose":  # (the commonest kinds first)
-        return _best_target(ctx, ids)
+        return ids[_best_target(ctx, [option.split("+") for option in ids])]
     if kind == "talent":
         best, top = ids[0], _talent_worth(ctx, state, ids[0])
         for option in ids[1:]:  # (``_best``, inline: a Talent is offered after most discards)
@@ -131,15 +131,15 @@ def _best(ids: list[str], scores: list[float]) -> str:
     return best
 
 
-def _best_target(ctx: Context, ids: list[str]) -> str:
-    """The first of the best target options: prefer targets close to removal, and more
-    targets at once. One loop, no call per option (a choice of targets follows nearly every
-    play)."""
+def _best_target(ctx: Context, groups: list[list[str]]) -> int:
+    """The index of the first of the best target groups (a group: card uids, and a direction
+    for a one-space move): prefer targets close to removal, and more targets at once. One
+    loop, no call per option (a choice of targets follows nearly every play)."""
     where, values = ctx.where(), ctx.values
-    best, top = ids[0], 0.0
-    for index, option_id in enumerate(ids):
+    best, top = 0, 0.0
+    for index, group in enumerate(groups):
         score = 0.0
-        for uid in option_id.split("+"):
+        for uid in group:
             found = where.get(uid)
             if found is None:
                 continue
@@ -147,8 +147,30 @@ def _best_target(ctx: Context, ids: list[str]) -> str:
             value = values[slot.card_id]
             score += 1 + (slot.tokens / value if value else 0)
         if index == 0 or score > top:
-            best, top = option_id, score
+            best, top = index, score
     return best
+
+
+class InPlaceAnswers:
+    """The AI's answers to an AI-only game's target choices, Talent offers and Showdown choices,
+    given where they arise (``Context.answers``): the same as ``choose_id`` gives to the
+    decisions."""
+
+    @staticmethod
+    def target(ctx: Context, groups: list[list[str]]) -> list[str]:
+        return groups[_best_target(ctx, groups)]
+
+    @staticmethod
+    def option(ctx: Context, kind: str, ids: list[str]) -> str:
+        return _decide(ctx, ctx.s, kind, ids)
+
+    @staticmethod
+    def turn(table: Table, ctx: Context, rng: random.Random) -> str:
+        chosen = _turn(table, ctx, ctx.s, rng, True)
+        return chosen if isinstance(chosen, str) else chosen.id
+
+
+ANSWERS = InPlaceAnswers()
 
 
 def _talent_worth(ctx: Context, state: PlainState, option: str) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from functools import cache, lru_cache
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard
 
 from bot.games.base import GameEvent, event
 from bot.games.dfccg.cards import (
@@ -293,6 +293,24 @@ def _selects(selector: Selector) -> tuple[list[str], str | None, str | None, str
     return plain
 
 
+class Answers(Protocol):
+    """An AI that answers an AI-only game's decisions where they arise (``Context.answers``):
+    nobody waits for a click, so the rules need not stop for a decision and come back."""
+
+    def target(self, ctx: Context, groups: list[list[str]]) -> list[str]:
+        """The target group chosen among ``groups`` (a "choose" decision's options)."""
+        ...
+
+    def option(self, ctx: Context, kind: str, ids: list[str]) -> str:
+        """The option id chosen for a decision of ``kind`` with these option ids."""
+        ...
+
+    def turn(self, table: Any, ctx: Context, rng: random.Random) -> str:
+        """The active hand's move at its turn, by id (``table``: the engine, asked for the
+        turn's moves; ``ctx`` reads the state, read only)."""
+        ...
+
+
 class Context:
     """Mutable working copy of a state during one apply call, with its events and dice."""
 
@@ -315,6 +333,8 @@ class Context:
         "_scoped",
         "_tokens_matter",
         "_where",
+        "answered",
+        "answers",
         "auto_showdown",
         "cards",
         "events",
@@ -391,12 +411,28 @@ class Context:
         self._layout: dict[Any, Any] = {}  # see layout_memo_of
         self.memo: dict[Any, Any] | None = {} if read_only else None
         self._names: dict[tuple[str, ...], str] = {}  # see char_names (card data: kept)
+        # Who answers a target choice, a Talent offer or the Showdown's choices the moment they
+        # arise (an AI-only game's AI; None: they wait as the state's decision), and how many it
+        # answered so: each is a step of the game all the same.
+        self.answers: Answers | None = None
+        self.answered = 0
 
     def changed(self, card_id: str | None = None) -> None:
         """The rows (or an action's lingering Obstacles) changed: forget what was worked out.
         ``card_id``: the one card that left or moved, when that is all; without a passive
         effect of its own, the effects in force stay the same (only where cards lie changed)."""
         self._where = None
+        self._forget(card_id)
+
+    def forget_answers(self) -> None:
+        """``changed`` when no card moved: the passive effects in force changed (an Obstacle's
+        effect, lasting to the end of the action that took it, ended) or the hands did (set-up),
+        but where the cards lie is still known."""
+        self._forget(None)
+
+    def _forget(self, card_id: str | None) -> None:
+        """``changed`` for what is worked out from where the cards lie (not the layout itself,
+        which the caller has brought up to date)."""
         self._layout = {}
         if card_id is not None and not self.passive_of[card_id]:
             return
@@ -406,6 +442,22 @@ class Context:
         self._mods = {}
         self._receives = {}
         self._blocked_at = {}
+
+    def answer_target(self, answers: Answers, groups: list[list[str]]) -> list[str]:
+        """``answers``' choice of a target group, now (read only: no dice)."""
+        self.answered += 1
+        dice, self.rng = self.rng, READ_ONLY_DICE
+        group = answers.target(self, groups)
+        self.rng = dice
+        return group
+
+    def answer_option(self, answers: Answers, kind: str, ids: list[str]) -> str:
+        """``answers``' choice among a decision's option ids, now (read only: no dice)."""
+        self.answered += 1
+        dice, self.rng = self.rng, READ_ONLY_DICE
+        option = answers.option(self, kind, ids)
+        self.rng = dice
+        return option
 
     # -- helpers ---------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", **data: Any) -> None:
@@ -472,6 +524,27 @@ class Context:
                 where[slot.uid] = placed
         self._where, self._laid = where, laid
         return where
+
+    def _lift(self, found: Placed) -> None:
+        """Bring the layout up to date after the card at ``found`` left its row (the cards
+        behind it moved one Range closer): cheaper than laying out every row again, as each
+        card taken would have it."""
+        row, position, slot, _card = found
+        where, laid, kinds = self._where, self._laid, self.kinds
+        assert where is not None
+        del where[slot.uid]
+        every = laid[None]
+        every.remove(found)
+        laid[kinds[slot.card_id]].remove(found)
+        line = self.s.rows[row]
+        for behind in range(position, len(line)):
+            moved = line[behind]
+            old = where[moved.uid]
+            new = (row, behind, moved, old[3])
+            where[moved.uid] = new
+            every[every.index(old)] = new
+            typed = laid[kinds[moved.card_id]]
+            typed[typed.index(old)] = new
 
     def located(self, uid: str) -> Placed:
         found = self.find(uid)
@@ -893,7 +966,8 @@ class Context:
                 self.say(f"{card.name} {reason}.", "removed")
         if kind == "obstacle" and state.jobs:
             state.jobs[0].lingering.append(card_id)  # its effect lasts to the end of the action
-        self.changed(card_id)
+        self._lift(found)
+        self._forget(card_id)
         if card.on_removed:
             self.triggered.append(
                 new_job(source=card.name, tableau=tableau, effects=card.on_removed, source_book=uid)

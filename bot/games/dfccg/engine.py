@@ -38,6 +38,7 @@ from bot.games.dfccg.context import (
     FACE,
     READ_ONLY_DICE,
     TYPE_NAMES,
+    Answers,
     Context,
     HandCard,
     QuietContext,
@@ -126,9 +127,10 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         library: Library | None = None,
         ai: AiPolicy | None = None,
         ai_id: AiIdPolicy | None = None,
+        answers: Answers | None = None,
     ) -> None:
         self._library = library
-        self.use_ai(ai, ai_id)
+        self.use_ai(ai, ai_id, answers)
         self._chosen = LastChoice()
         self._refs: dict[tuple[int, str], CardRef] = {}  # see _card_ref
         self._book_card_ids: dict[str, tuple[Book, list[str]]] = {}  # see _book_ids
@@ -141,12 +143,20 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         # (see _read; several: the table's moves of many games interleave).
         self._applied: dict[int, tuple[DfState, PlainState]] = {}
 
-    def use_ai(self, ai: AiPolicy | None, ai_id: AiIdPolicy | None = None) -> None:
+    def use_ai(
+        self,
+        ai: AiPolicy | None,
+        ai_id: AiIdPolicy | None = None,
+        answers: Answers | None = None,
+    ) -> None:
         """The AI of the AI seats (the package gives it, bot/games/dfccg/__init__.py: the engine
         knows no AI): ``ai`` gives a Move; ``ai_id`` the same choice as its action id only, for
-        AI-only games (None: the id of ``ai``'s Move)."""
+        AI-only games (None: the id of ``ai``'s Move); ``answers`` the same answers to target
+        choices, Talent offers and the Showdown's choices, given where they arise in AI-only
+        games (None: they wait as decisions, answered through ``ai_id``)."""
         self.ai = ai
         self.ai_id = ai_id
+        self.answers = answers
 
     @property
     def library(self) -> Library:
@@ -849,13 +859,14 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         # One Context for the whole game, read by the AI and changed by its moves: what it
         # works out of the rows stays known until they change (``Context.changed``).
         ctx = QuietContext(state, rng, self._card_index())
+        answers = ctx.answers = self.answers  # (each answer given in place counts as a step)
         tableaux = state.tableaux
         memo: dict[Any, Any] = {}  # the AI's reading's memo: emptied before every step
         try:
             for step in range(MAX_STEPS):
                 phase = state.phase
                 if phase == "over":
-                    return state, step
+                    return state, step + ctx.answered
                 # ``current_seats(state)[0]``, the quickest way
                 decision = state.decision
                 if decision is None:
@@ -874,14 +885,17 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 ctx.rng = READ_ONLY_DICE
                 ctx.memo = memo
                 if phase == "setup":
-                    ctx.changed()
+                    ctx.forget_answers()
                 self._game_ctx = ctx  # what ``reading`` gives the AI for this state
-                action_id = ai_id(self, state, seat, rng)
+                if decision is None and phase == "play" and answers is not None:
+                    action_id = answers.turn(self, ctx, rng)  # (``ai_id`` at a turn)
+                else:
+                    action_id = ai_id(self, state, seat, rng)
                 self._game_ctx = None
                 ctx.rng = rng
                 ctx.memo = None
                 if phase == "setup":  # (the AI changes nothing: the phase is the same)
-                    ctx.changed()
+                    ctx.forget_answers()
                 self._act(ctx, seat, action_id)
         finally:
             self._game_ctx = None
@@ -1054,7 +1068,11 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                     options[hero.talent_option] = hero.talent_label
         if options:
             options["skip"] = "Do not use a Talent"
-            s.decision = new_decision(kind="talent", prompt="Use a Talent?", options=options)
+            answers = ctx.answers
+            if answers is None:
+                s.decision = new_decision(kind="talent", prompt="Use a Talent?", options=options)
+            else:
+                self._use_talent(ctx, ctx.answer_option(answers, "talent", list(options)))
 
     def _answer(self, ctx: Context, seat: str, option: str) -> None:
         s = ctx.s
@@ -1081,39 +1099,40 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             if ctx.loud:
                 ctx.say(f"{ctx.char_names(s.tableaux[s.active])} goes first.")
         elif kind == "talent":
-            if option == "skip":
-                return
-            key = option[2:]
-            hero = ctx.heroes[key]
-            tableau = s.tableaux[s.active]
-            if hero.talent_mode == "ready":
-                tableau.talents_ready.append(key)
-                if ctx.loud:
-                    ctx.say(f"{hero.talent_name} is readied.", "talent")
-            else:
-                if ctx.loud:
-                    who = ctx.char_names(tableau)
-                    ctx.say(f"{who} uses the Talent {hero.talent_name}.", "talent")
-                s.jobs.insert(
-                    0,
-                    new_job(
-                        source=hero.talent_name,
-                        tableau=s.active,
-                        character=key,
-                        effects=hero.talent_effects,
-                    ),
-                )
+            self._use_talent(ctx, option)
         elif kind == "choose":
             job = s.jobs[0]
             effect = job.effects.pop(0)
             self._apply_effect(ctx, job, effect, option.split("+"))
-        elif kind == "showdown_pick":
-            s.showdown_pick = option[3:]
-        elif kind == "showdown":
-            if option == "pick":
-                s.showdown_pick = None
-            else:
-                self._showdown_roll(ctx, int(option[2:]))
+        elif kind == "showdown_pick" or kind == "showdown":
+            self._showdown_answer(ctx, option)
+
+    @staticmethod
+    def _use_talent(ctx: Context, option: str) -> None:
+        """The answer to a Talent offer: "skip", or "t:<character>" (ready it, or use it now)."""
+        if option == "skip":
+            return
+        s = ctx.s
+        key = option[2:]
+        hero = ctx.heroes[key]
+        tableau = s.tableaux[s.active]
+        if hero.talent_mode == "ready":
+            tableau.talents_ready.append(key)
+            if ctx.loud:
+                ctx.say(f"{hero.talent_name} is readied.", "talent")
+        else:
+            if ctx.loud:
+                who = ctx.char_names(tableau)
+                ctx.say(f"{who} uses the Talent {hero.talent_name}.", "talent")
+            s.jobs.insert(
+                0,
+                new_job(
+                    source=hero.talent_name,
+                    tableau=s.active,
+                    character=key,
+                    effects=hero.talent_effects,
+                ),
+            )
 
     def _vote(self, ctx: Context, seat: str, decision: PlainDecision, agree: bool) -> None:
         s = ctx.s
@@ -1146,7 +1165,7 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
                 if not job.effects:
                     s.jobs.pop(0)
                     if job.lingering:
-                        ctx.changed()
+                        ctx.forget_answers()
                     if job.played is not None:
                         s.tableaux[job.tableau].discard.append(job.played)
                     continue
@@ -1171,22 +1190,27 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             else:
                 amount = 0
             groups = ctx.target_groups(effect, job, amount)
+            group = groups[0] if groups else None
             if len(groups) > 1:
-                ctx.s.decision = new_decision(
-                    kind="choose",
-                    prompt=f"{job.source}: choose a target." if ctx.loud else "",
-                    options={
-                        "+".join(g): self._group_label(ctx, g) if ctx.loud else "" for g in groups
-                    },
-                    table=ctx.s.phase == "showdown",
-                )
-                return
+                answers = ctx.answers
+                if answers is None:
+                    ctx.s.decision = new_decision(
+                        kind="choose",
+                        prompt=f"{job.source}: choose a target." if ctx.loud else "",
+                        options={
+                            "+".join(g): self._group_label(ctx, g) if ctx.loud else ""
+                            for g in groups
+                        },
+                        table=ctx.s.phase == "showdown",
+                    )
+                    return
+                group = ctx.answer_target(answers, groups)  # (as ``_answer`` would take it)
             job.effects.pop(0)
-            if not groups:
+            if group is None:
                 if ctx.loud:
                     self._say_missed(ctx, job, effect)
                 return
-            self._apply_effect(ctx, job, effect, groups[0])
+            self._apply_effect(ctx, job, effect, group)
             return
         job.effects.pop(0)
         self._apply_effect(ctx, job, effect, [])
@@ -1324,7 +1348,12 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return
         if s.showdown_pick is None and len(s.showdown_queue) == 1:
             s.showdown_pick = s.showdown_queue[0]
+        answers = ctx.answers  # (an AI-only game's AI answers here: see _answer)
         if s.showdown_pick is None:
+            if answers is not None:
+                ids = [f"sp:{uid}" for uid in s.showdown_queue]
+                self._showdown_answer(ctx, ctx.answer_option(answers, "showdown_pick", ids))
+                return
             s.decision = new_decision(
                 kind="showdown_pick",
                 prompt=f"Showdown: {len(s.showdown_queue)} card(s) are owed a roll. Which rolls "
@@ -1346,6 +1375,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         }
         if len(s.showdown_queue) > 1:
             options["pick"] = "Roll for another card first"
+        if answers is not None:
+            self._showdown_answer(ctx, ctx.answer_option(answers, "showdown", list(options)))
+            return
         s.decision = new_decision(
             kind="showdown",
             prompt=f"Showdown roll for {ctx.tokens_label(slot.uid)}: spend how much Fate?"
@@ -1354,6 +1386,17 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             options=options,
             table=True,
         )
+
+    def _showdown_answer(self, ctx: Context, option: str) -> None:
+        """The table's answer to which card rolls next ("sp:<uid>") or to how much Fate to
+        spend on its roll ("sd<tier>", or "pick": another card first)."""
+        s = ctx.s
+        if option.startswith("sp:"):
+            s.showdown_pick = option[3:]
+        elif option == "pick":
+            s.showdown_pick = None
+        else:
+            self._showdown_roll(ctx, int(option[2:]))
 
     def _showdown_roll(self, ctx: Context, tier_index: int) -> None:
         s = ctx.s

@@ -73,3 +73,28 @@ def test_an_ai_only_game_ends_as_the_table_loop_plays_it(
         fast_state, fast_steps = ENGINE.play_ai_game(parsed, players, random.Random(seed))
         assert fast_steps == table_steps
         assert fast_state.model_dump_json() == table_state.model_dump_json()
+
+
+def test_the_layout_kept_when_a_card_is_taken_is_what_a_fresh_look_at_the_rows_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Context.remove`` brings where the cards lie up to date itself (``_lift``) instead of
+    laying out the rows again: after every card taken, the two agree."""
+    from bot.games.dfccg.context import Context
+
+    taken = 0
+    remove = Context.remove
+
+    def checked(ctx: Any, uid: str, tableau: int, reason: str) -> None:
+        nonlocal taken
+        remove(ctx, uid, tableau, reason)
+        where, laid = dict(ctx.where()), {k: list(v) for k, v in ctx.laid_by_type().items()}
+        ctx._lay_out()
+        assert (where, laid) == (ctx.where(), ctx.laid_by_type())
+        taken += 1
+
+    monkeypatch.setattr(Context, "remove", checked)
+    for options, players in SETUPS:
+        for seed in range(2):
+            ENGINE.play_ai_game(ENGINE.parse_options(options), players, random.Random(seed))
+    assert taken > 50
