@@ -25,6 +25,8 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.orm import ORMExecuteState, Session
 
+from bot.bounded import Bounded
+
 log = logging.getLogger(__name__)
 
 NOTIFY_CHANNEL = "fatetable_changes"
@@ -76,6 +78,10 @@ class ChangeHub:
         self._subscribers: set[Subscription] = set()
         self._campaign_guilds: dict[int, int] = {}
         self.published = 0  # how many notifications went out (for tests and the bench)
+        # how often each guild (and "every guild") was published: a cache of what a guild's
+        # rows said is good while its stamp (`stamp`) stays the same
+        self._everything = 0
+        self._per_guild: dict[int, int] = Bounded(CAMPAIGN_CACHE_MAX)
 
     def subscribe(self, guild_id: int) -> Subscription:
         subscription = Subscription(self, guild_id)
@@ -89,9 +95,19 @@ class ChangeHub:
     def publish(self, guild_ids: set[int] | None) -> None:
         """Wake the listeners of these guilds (None: every listener)."""
         self.published += 1
+        if guild_ids is None:
+            self._everything += 1
+        else:
+            for guild_id in guild_ids:
+                self._per_guild[guild_id] = self._per_guild.get(guild_id, 0) + 1
         for subscription in list(self._subscribers):
             if guild_ids is None or subscription.guild_id in guild_ids:
                 subscription.notify()
+
+    def stamp(self, guild_id: int) -> tuple[int, int]:
+        """Changes when a change to this guild's rows is published (here, or heard from
+        another process)."""
+        return self._everything, self._per_guild.get(guild_id, 0)
 
     # ----- what a session touched
     def _guild_of(self, row: Any) -> int | None:

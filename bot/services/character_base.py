@@ -158,6 +158,11 @@ class _Cache:
     campaign_names: dict[int, tuple[float, list[str]]] = field(default_factory=Bounded)  # guild
     # (campaign id, mantle key) -> names of the campaign's custom entries for that mantle
     mantle_entries: dict[tuple[int, str], tuple[float, list[str]]] = field(default_factory=Bounded)
+    # (campaign id, channel id) -> (when, the guild's change stamp, the characters taking part
+    # in its scene or encounters)
+    here: dict[tuple[int, int], tuple[float, tuple[int, int], set[int]]] = field(
+        default_factory=Bounded
+    )
 
     @staticmethod
     def fresh(stamp: float) -> bool:

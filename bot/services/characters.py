@@ -95,6 +95,8 @@ from bot.services.scene_state import (
     scene_of,
 )
 
+HERE_SECONDS = 15.0  # how long autocomplete trusts who takes part in a channel's scene
+
 
 class CharacterService(CharacterMantles):
     """Characters: guided creation, imports, edits, milestones and their caches."""
@@ -616,9 +618,22 @@ class CharacterService(CharacterMantles):
             return names
         secret = {n.id for n in names if n.is_npc and n.owner_id != actor.user_id}
         if here and secret:
-            async with self.db.read() as session:
-                secret -= await characters_here_in(session, campaign, actor.channel_id)
+            secret -= await self._here_cached(campaign, actor.channel_id)
         return [n for n in names if n.id not in secret]
+
+    async def _here_cached(self, campaign: CampaignInfo, channel_id: int) -> set[int]:
+        """`characters_here_in`, read again only once the server's rows changed (or after
+        HERE_SECONDS: a change another process made may go unheard): autocomplete asks at
+        every keystroke."""
+        key = (campaign.id, channel_id)
+        stamp = self.db.changes.stamp(campaign.guild_id)
+        hit = self.cache.here.get(key)
+        if hit and hit[1] == stamp and time.monotonic() - hit[0] < HERE_SECONDS:
+            return hit[2]
+        async with self.db.read() as session:
+            here = await characters_here_in(session, campaign, channel_id)
+        self.cache.here[key] = (time.monotonic(), stamp, here)
+        return here
 
     async def sheet_cached(self, actor: Actor, name: str | None = None) -> Character | None:
         """The named character (else the actor's active one) for autocomplete, or None."""

@@ -17,6 +17,7 @@ from bot.games.base import get_engine
 from bot.services.campaigns import CampaignService, insert_character_in, resolve_campaign_in
 from bot.testing.harness import Table, message_text
 from tests.e2e.test_game_table import _game_id, _row
+from tests.e2e.test_hot_path_statements import counted
 from tests.e2e.test_rolls import FixedDice, harry, invoke
 from tests.e2e.test_vampire_empire import _open, _state
 from tests.e2e.test_web import web_table  # noqa: F401 - the fixture
@@ -208,6 +209,26 @@ async def test_target_autocomplete_offers_an_npc_only_where_it_takes_part(table:
         "compel offer", "target", user=table.player, channel=table.other_channel, target=""
     )
     assert "Ghoul" not in [c["name"] for c in elsewhere]
+
+
+async def test_target_autocomplete_reads_who_is_here_only_after_a_change(table: Table) -> None:
+    """Autocomplete asks at every keystroke: who takes part here is read once, and again only
+    once the server's rows changed (found by a review: one read per keystroke)."""
+    await harry(table)
+    await ghoul(table)
+    await table.slash("scene start", user=table.gm, characters="Harry")
+
+    async def typed(text: str) -> list[str]:
+        choices = await table.autocomplete("compel offer", "target", user=table.player, target=text)
+        return [c["name"] for c in choices]
+
+    assert await typed("") == ["Harry"]
+    with counted(table) as (statements, _commits):
+        assert await typed("H") == ["Harry"]
+        assert await typed("Ha") == ["Harry"]
+    assert statements == [], statements
+    await table.slash("scene join", user=table.gm, character="Ghoul")
+    assert "Ghoul" in await typed("")
 
 
 async def test_an_npc_in_the_scene_can_be_named_but_not_its_hidden_aspects(
