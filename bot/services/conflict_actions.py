@@ -414,13 +414,9 @@ class ConflictActions(ConflictBase):
                 state.failed_advantage = FailedAdvantage(
                     actor=actor, aspect_text=pending.aspect_text, owner=owner, enemy=enemy
                 )
-                npc = state.members[actor].is_npc
-                chooser = "the GM" if npc else f"{state.name(actor)}'s player"
-                return [
-                    f"{state.name(actor)} fails to create {pending.aspect_text}: {chooser} "
-                    f"chooses: not created, or created with its free invoke for "
-                    f"{state.name(enemy)}."
-                ]
+                # who chooses, and how, is the Now line's and the buttons': the log keeps no
+                # instruction that is stale once chosen
+                return [f"{state.name(actor)} fails to create {pending.aspect_text}."]
             return await self._new_aspect_in(
                 session, campaign, row, state, (actor, pending.aspect_text, owner), outcome
             )

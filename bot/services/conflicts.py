@@ -482,9 +482,16 @@ class ConflictService(ConflictActions, ConflictInvokes):
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
             self._require_control(state, who, click.user_id, click.is_gm, "concede for them")
-            if state.action is not None and state.action.actor == who:
+            action = state.action
+            if action is not None and action.actor == who:
                 raise RuleError(
                     "The dice are already rolled for this action; concede before your next roll."
+                )
+            if isinstance(action, PendingAdvantage) and action.defender == who:
+                # the seed: concede before your opponent rolls, not once you have seen the dice
+                raise RuleError(
+                    f"{state.name(action.actor)} has rolled against {state.name(who)}; concede "
+                    "before the dice are rolled, not after."
                 )
             state.conflict, events = rules.concede(state.conflict, who)
             lines = events_text(state, events)

@@ -616,7 +616,7 @@ class EncounterService(Generic[StateT, SnapshotT]):
     ) -> str:
         """As the encounter closes, pay what its hostile invokes owe (the conflict pays its
         own, with its concessions)."""
-        paid = await pay_owed_points_in(
+        paid, _ = await pay_owed_points_in(
             session,
             campaign,
             state.owed,

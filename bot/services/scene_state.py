@@ -400,11 +400,13 @@ async def pay_owed_points_in(
     actor_id: int,
     channel_id: int,
     note: str,
-) -> list[str]:
+) -> tuple[list[str], set[int]]:
     """Pay the fate points owed for hostile invokes (character id -> points): a PC gets them
     through the ledger, a major NPC or a monster carries them to the GM pool of its next scene,
-    a minor NPC brings nothing (the seed: "a major NPC or monster"). What was paid, in words."""
+    a minor NPC brings nothing (the seed: "a major NPC or monster"). What was paid, in words,
+    and to whom (character ids)."""
     paid: list[str] = []
+    paid_to: set[int] = set()
     for character_id, points in sorted(owed.items()):
         try:
             record = await get_character_in(session, character_id)
@@ -415,6 +417,7 @@ async def pay_owed_points_in(
         if record.is_npc:  # unnamed: the NPC's aspects may be the GM's secret
             await carry_gm_points_in(session, campaign.id, points, record.id)
             paid.append(f"the GM carries {points} into the NPC's next scene")
+            paid_to.add(character_id)
             continue
         await move_fate_points_in(
             session,
@@ -426,7 +429,8 @@ async def pay_owed_points_in(
             channel_id=channel_id,
         )
         paid.append(f"{record.name} +{points}")
-    return paid
+        paid_to.add(character_id)
+    return paid, paid_to
 
 
 async def join_scene_in(

@@ -276,16 +276,12 @@ class SceneService:
         a PC gets them through the ledger, a major NPC or a monster carries them to the GM's
         next scene, a minor NPC brings nothing. Each roll paid for is marked so (a void of it
         would give its invoker the point back while its owner keeps it: void refuses it)."""
+        owing = await owing_rolls_in(session, campaign.id, row.channel_id, row.created_at)
         owed: dict[int, int] = {}
-        for roll_row, roll, owners in await owing_rolls_in(
-            session, campaign.id, row.channel_id, row.created_at
-        ):
+        for _roll_row, _roll, owners in owing:
             for owner in owners:
                 owed[owner] = owed.get(owner, 0) + 1
-            paid_roll = roll.model_copy(update={"owed_paid": True})
-            values = {"roll_json": paid_roll.model_dump_json(), "updated_at": utcnow()}
-            await save_versioned_in(session, roll_row, "id", values, ROLL_CHANGED)
-        return await pay_owed_points_in(
+        paid, paid_to = await pay_owed_points_in(
             session,
             campaign,
             owed,
@@ -293,6 +289,12 @@ class SceneService:
             channel_id=row.channel_id,
             note="hostile invokes of this scene",
         )
+        for roll_row, roll, owners in owing:
+            if paid_to.intersection(owners):  # a roll whose owners got nothing stays voidable
+                paid_roll = roll.model_copy(update={"owed_paid": True})
+                values = {"roll_json": paid_roll.model_dump_json(), "updated_at": utcnow()}
+                await save_versioned_in(session, roll_row, "id", values, ROLL_CHANGED)
+        return paid
 
     async def _acting_in(
         self,

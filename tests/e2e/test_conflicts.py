@@ -1412,10 +1412,8 @@ async def test_a_failed_advantage_is_created_for_the_enemy_at_the_rollers_choice
     run = ConflictDriver(table, int(started.message["id"]))
 
     failed = await fail_new_advantage(table, run, dice, alice, "Lore", "Ghoul lore")
-    assert (
-        "Charles fails to create Ghoul lore: Charles's player chooses: not created, or created "
-        "with its free invoke for the GM." in failed.text
-    ), failed.text
+    assert "Charles fails to create Ghoul lore." in failed.text, failed.text
+    assert "Charles's player picks Don't create it, or Create it (the GM gets its free" in run.text
     assert started.labels(run.tracker)[:2] == ["Don't create it", CREATE_FOR_ENEMY]
     assert "Charles's advantage failed: Charles's player picks Don't create it" in run.text
     assert (await conflict_state(table)).aspects == []
@@ -1480,10 +1478,8 @@ async def test_a_failed_advantage_left_waiting_is_not_created_on_either_step_pat
     # Ghoul: Athletics +1 with - - 0 0 is Poor (-1) against Fair: the GM chooses, and the free
     # invoke would be the PC's.
     failed = await fail_new_advantage(table, run, dice, gm, "Athletics", "Rotten planks")
-    assert (
-        "Ghoul fails to create Rotten planks: the GM chooses: not created, or created with its "
-        "free invoke for Charles." in failed.text
-    ), failed.text
+    assert "Ghoul fails to create Rotten planks." in failed.text, failed.text
+    assert "the GM picks Don't create it, or Create it (Charles gets its free invoke)" in run.text
     refused = await table.click(run.tracker, "Don't create it", user=alice)
     assert refused.ephemeral and "Only the GM can choose what it does" in refused.text
     await run.next(gm, "Charles")  # the ORM path
@@ -1587,10 +1583,7 @@ async def test_an_advantage_on_an_opponent_waits_for_their_defence(table: Table)
     done = await table.click(run.tracker, "Resolve the roll", user=gm)
     assert "Terrible (-2) vs Superb (+5)." in done.text, done.text
     assert "Charles: Defended with style: a boost." in done.text
-    assert (
-        "Ghoul fails to create Off balance: the GM chooses: not created, or created with its "
-        "free invoke for Charles." in done.text
-    )
+    assert "Ghoul fails to create Off balance." in done.text
     made = await table.click(run.tracker, CREATE_FOR_ENEMY, user=gm)
     assert "Off balance is created on Charles, but Charles holds its free invoke." in made.text
     state = await conflict_state(table)
@@ -1614,3 +1607,41 @@ async def test_an_advantage_on_an_opponent_waits_for_their_defence(table: Table)
     assert "Distracted gains 1 free invoke for Charles." in done.text, done.text
     state = await conflict_state(table)
     assert state.aspects[0].free_invokes == [charles, charles]
+
+
+async def test_the_defender_of_an_advantage_cannot_concede_once_it_is_rolled(
+    table: Table,
+) -> None:
+    """The seed: "You must concede before your opponent rolls the dice". The tracker hides
+    Concede while an advantage waits for its defence; a click with the tracker's version (a
+    forged select) is refused too (found by a review: the ghoul conceded on seeing an Epic)."""
+    await make_characters(table)
+    dice = ScriptedDice()
+    use_dice(table, dice)
+    started = await table.slash(
+        "conflict start",
+        user=table.gm,
+        kind="physical",
+        participants="Charles, Molly, Ghoul, Ghoul Two",
+        first="Charles",
+    )
+    assert started.message is not None
+    run = ConflictDriver(table, int(started.message["id"]))
+    opened = await table.click(run.tracker, "Create advantage", user=table.player)
+    form = await choose(table, opened, "Which aspect?", "A new aspect on Ghoul", user=table.player)
+    dice.load(1, 1, 1, 1)
+    await table.submit(form, {"skill": "Athletics", "aspect": "Pinned down"}, user=table.player)
+    defend = next(
+        str(c["custom_id"])
+        for c in iter_components(run.tracker["components"])
+        if c.get("label") == "Defend"
+    )
+    _, ident, version, _ = defend.split(":")
+    state = await conflict_state(table)
+    ghoul = next(k for k, m in state.members.items() if m.name == "Ghoul")
+    refused = await table.forge(
+        f"cfs:{ident}:{version}:con", user=table.gm, channel=table.channel, values=[ghoul]
+    )
+    assert refused.ephemeral and "concede before the dice are rolled" in refused.text
+    state = await conflict_state(table)
+    assert state.conflict.combatant(ghoul).status.value == "active"

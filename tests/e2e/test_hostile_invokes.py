@@ -238,6 +238,30 @@ async def test_a_roll_whose_owed_points_were_paid_cannot_be_voided(table: Table)
     assert (await fate_points(table, harry_id), await fate_points(table, molly_id)) == (4, 2)
 
 
+async def test_a_roll_whose_owed_point_went_to_nobody_can_still_be_voided(table: Table) -> None:
+    """The scene's end marks paid only the rolls it paid someone for: an owner deleted before
+    the end gets nothing, so voiding the roll afterwards still gives the invoker the point
+    back (found by a review)."""
+    await harry(table)
+    molly_id = await make_character(
+        table, table.player2, "Molly", {"Will": 2}, aspects=("Apprentice Of Harry",)
+    )
+    await table.slash("scene start", user=table.gm, characters="Harry, Molly")
+    set_dice(table, [0] * 12)
+    attack = await table.slash("roll", user=table.player, skill="Lore", action="attack")
+    defence = await table.slash(
+        "roll", user=table.player2, skill="Will", against=roll_id(attack.text)
+    )
+    await invoke(table, defence, "Trouble Magnet", "fate point", user=table.player2)
+    gone = await table.slash("character delete", user=table.player, character="Harry")
+    assert "Deleted **Harry" in gone.text, gone.text
+    ended = await table.slash("scene end", user=table.gm)
+    assert "Harry +" not in ended.text
+    voided = await table.slash("roll-void", user=table.gm, roll=roll_id(defence.text))
+    assert "1 fate point back to Molly" in voided.text, voided.text
+    assert await fate_points(table, molly_id) == 3
+
+
 async def test_contests_and_challenges_pay_hostile_invokes_when_they_close(
     table: Table,
 ) -> None:
