@@ -38,6 +38,7 @@ __all__ = [
     "register_engine",
     "shallow_copy",
     "trusted",
+    "trusted_values",
 ]
 
 ACTION_ID_MAX = 40  # leaves room in a 100-char custom_id for a prefix and the game row id
@@ -101,6 +102,17 @@ def trusted(model: type[_M], **values: Any) -> _M:
     """A model built from values the engine made itself, without validating them again: the
     hot path of a step (an event, a job) builds many. Every field must be given, as the model
     would hold it after validation (lists already copied)."""
+    new = _new_object(model)
+    _set_dict(new, values)
+    _set_fields_set(new, set(values))
+    _set_extra(new, None)
+    _set_private(new, None)
+    return new
+
+
+def trusted_values(model: type[_M], values: dict[str, Any]) -> _M:
+    """``trusted(model, **values)`` of a dict made for it: the model takes ``values`` itself
+    as its ``__dict__`` (the caller keeps no other use of it)."""
     new = _new_object(model)
     _set_dict(new, values)
     _set_fields_set(new, set(values))

@@ -98,7 +98,7 @@ END = Move("end", "Out of cards and Fate: start the Showdown", "end")
 # bonus).
 Play = tuple[CardRef, HandCard, str, int]
 
-APPLIED_KEPT = 64  # states apply made whose plain form _read may use (see __init__)
+APPLIED_KEPT = 64  # states apply made whose reading _read may give (see __init__)
 _FORBIDDEN = object()  # see DfccgEngine._action_gates
 _NO_BONUS: list[tuple[str, int]] = [("", 0)]  # a hand with no Talent readied (never changed)
 # The action types whose default main effect adds tokens (see context.default_main).
@@ -137,11 +137,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         # A character's deck dealt from a uid on (its refs, in order): see _build_decks.
         self._decks: dict[tuple[int, str], list[CardRef]] = {}
         self._index: dict[str, Any] | None = None  # every card by id, characters "char:key"
-        # The Context of the AI-only game being played (``play_ai_game``), while its AI reads.
+        # The Context the AI reads while it chooses: an AI-only game's (``play_ai_game``), or
+        # the reading of the state ``choose_action`` was given.
         self._game_ctx: Context | None = None
-        # id -> the latest states ``apply`` returned, with the plain states they were made of
-        # (see _read; several: the table's moves of many games interleave).
-        self._applied: dict[int, tuple[DfState, PlainState]] = {}
+        # id -> the latest states ``apply`` returned, with their readings: read-only Contexts
+        # of the plain states they were made of (see _read; several: the table's moves of
+        # many games interleave).
+        self._applied: dict[int, tuple[DfState, Context]] = {}
 
     def use_ai(
         self,
@@ -179,20 +181,36 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         return Context(state, rng, self._card_index())
 
     def _read(self, state: AnyState) -> Context:
-        """A Context that only reads ``state`` (it may remember its answers)."""
+        """A Context that only reads ``state`` (it may remember its answers). A state ``apply``
+        made (the table's views of a move, the next move's check, the AI's next choice) has
+        one reading for all of them, kept with it: what one works out, the others need not."""
         game = self._game_ctx
         if game is not None and game.s is state:
             return game
         if isinstance(state, DfState):
-            state = self._plain_to_read(state)
+            applied = self._applied.get(id(state))
+            if applied is not None and applied[0] is state:
+                return applied[1]
+            state = plain(state)
         return Context(state, READ_ONLY_DICE, self._card_index(), read_only=True)
 
-    def _plain_to_read(self, state: DfState) -> PlainState:
-        """``state`` in plain form, for reading only: a state ``apply`` made (the table's views
-        of a move, the AI's next choice) is read through the plain state it was made of (the
-        two share their lists, and neither changes again), any other is copied."""
-        applied = self._applied.get(id(state))
-        return applied[1] if applied is not None and applied[0] is state else plain(state)
+    def _keep_reading(self, made: DfState, ctx: Context, warm: bool) -> None:
+        """Keep the reading of ``made``, the model of ``ctx``'s state after an apply (the two
+        share their lists, and neither changes again). ``warm``: ``ctx`` itself becomes the
+        reading, with what it has worked out of the rows (kept up to date as they changed, as
+        in an AI-only game's one Context); not after a set-up step, where the hands'
+        characters and seating may change under answers kept by hand."""
+        if warm:
+            ctx.rng = READ_ONLY_DICE
+            ctx.memo = {}
+            ctx.events = []  # (the apply's events are the caller's)
+            reading = ctx
+        else:
+            reading = Context(ctx.s, READ_ONLY_DICE, self._card_index(), read_only=True)
+        applied = self._applied
+        applied[id(made)] = (made, reading)
+        while len(applied) > APPLIED_KEPT:
+            del applied[next(iter(applied))]
 
     # -- setup -----------------------------------------------------------------------------
     def option_values(self) -> dict[str, list[str]]:
@@ -543,6 +561,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             return [PROPOSE]  # the end of any player's turn: anyone may propose the Showdown
         if ctx is None:
             ctx = self._read(state)
+        # A turn's moves are remembered in a reading (the hand's buttons after a move, then
+        # the check of the click among them).
+        memo = ctx.memo
+        if memo is not None:
+            known = memo.get(("moves", seat))
+            if known is not None:
+                return known  # type: ignore[no-any-return]
         actions: list[Move] = []
         bonuses = self._range_bonuses(ctx, state.active)
         for ref in tableau.hand:
@@ -556,6 +581,8 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
         elif not tableau.hand and not any(a.kind == "stunt" for a in actions):
             actions.append(END)
         actions.append(PROPOSE)
+        if memo is not None:
+            memo["moves", seat] = actions
         return actions
 
     # The parts of a turn's moves, for the AI to ask only what it weighs (the active hand's,
@@ -817,12 +844,9 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
             self._check_legal(state, seat, action_id)
         ctx = self._ctx(plain(state), rng)
         self._act(ctx, seat, action_id)
-        made = model(ctx.s)
-        applied = self._applied
-        applied[id(made)] = (made, ctx.s)
-        while len(applied) > APPLIED_KEPT:
-            del applied[next(iter(applied))]
-        return made, ctx.events
+        made, events = model(ctx.s), ctx.events
+        self._keep_reading(made, ctx, state.phase != "setup")
+        return made, events
 
     def _act(self, ctx: Context, seat: str, action_id: str) -> None:
         """A legal action and everything it sets off, on ``ctx``'s state."""
@@ -1479,7 +1503,13 @@ class DfccgEngine(GameEngine[DfState, DfOptions]):
     def choose_action(self, state: DfState, seat: str, rng: random.Random) -> Action:
         if self.ai is None:
             raise DfRuleError("This table has no AI player; every seat needs a person.")
-        move = self.ai(self, self._plain_to_read(state), seat, rng)  # the AI only reads it
+        # The AI only reads the state: through its reading, the one the views have.
+        ctx = self._read(state)
+        self._game_ctx = ctx
+        try:
+            move = self.ai(self, ctx.s, seat, rng)
+        finally:
+            self._game_ctx = None
         return self._chosen.remember(state, seat, move.action())
 
     def simulate(self, options: DfOptions, players: int, games: int, seed: int) -> dict[str, Any]:

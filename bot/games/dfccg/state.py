@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from bot.games.base import trusted
+from bot.games.base import trusted_values
 from bot.games.dfccg.cards import Effect
 
 Difficulty = Literal["apprentice", "wizard", "merlin"]
@@ -352,72 +351,173 @@ class PlainState:
 
 AnyState = DfState | PlainState  # what the read-only queries accept
 
-# The fields that hold lists the rules change in place (copied into and out of plain form).
-_STATE_LISTS = (
-    "seats",
-    "solved",
-    "book_discard",
-    "showdown_queue",
-    "showdown_rolls",
-    "showdown_votes",
-    "setup_notes",
-)
-_TABLEAU_LISTS = ("characters", "hand", "deck", "discard", "stunts_used", "talents_ready")
-_JOB_LISTS = ("effects", "targets", "lingering")
-
-
-def _copy_into(target: object, values: dict[str, Any], lists: tuple[str, ...]) -> None:
-    for name, value in values.items():
-        setattr(target, name, value)
-    for name in lists:
-        setattr(target, name, list(values[name]))
+# ``plain`` and ``model`` copy field by field, by name: they run at every move of the table, and
+# a loop of ``setattr``/``getattr`` over the field names costs twice as much
+# (tests/unit/dfccg/test_plain_state.py checks that every field makes the round trip). The lists
+# the rules change in place are copied into plain form; ``model`` takes over the plain lists.
 
 
 def plain(state: DfState) -> PlainState:
     """A plain copy of ``state`` for the rules to change (``state`` itself stays as it is)."""
-    new = PlainState.__new__(PlainState)
-    _copy_into(new, state.__dict__, _STATE_LISTS)
-    tableaux = []
-    for tableau in state.tableaux:
-        copied = PlainTableau.__new__(PlainTableau)
-        _copy_into(copied, tableau.__dict__, _TABLEAU_LISTS)
-        tableaux.append(copied)
-    new.tableaux = tableaux
-    new.rows = [[PlainSlot(s.uid, s.card_id, s.tokens) for s in row] for row in state.rows]
-    jobs = []
-    for job in state.jobs:
-        copied_job = PlainJob.__new__(PlainJob)
-        _copy_into(copied_job, job.__dict__, _JOB_LISTS)
-        jobs.append(copied_job)
-    new.jobs = jobs
-    decision = state.decision
-    if decision is not None:
-        new.decision = PlainDecision(
+    values = state.__dict__
+    new = _new_plain(PlainState)
+    new.options = values["options"]
+    new.seats = list(values["seats"])
+    new.tableaux = [_plain_tableau(tableau.__dict__) for tableau in values["tableaux"]]
+    new.rows = [[_plain_slot(slot.__dict__) for slot in row] for row in values["rows"]]
+    new.book_name = values["book_name"]
+    new.showdown_id = values["showdown_id"]
+    new.available = values["available"]
+    new.spent = values["spent"]
+    new.hit_supply = values["hit_supply"]
+    new.clue_supply = values["clue_supply"]
+    new.solved = list(values["solved"])
+    new.book_discard = list(values["book_discard"])
+    new.active = values["active"]
+    new.turn = values["turn"]
+    new.phase = values["phase"]
+    new.turn_open = values["turn_open"]
+    new.jobs = [_plain_job(job.__dict__) for job in values["jobs"]]
+    decision = values["decision"]
+    new.decision = (
+        None
+        if decision is None
+        else new_decision(
             decision.kind, decision.prompt, decision.options, decision.table, decision.seats
         )
+    )
+    new.showdown_queue = list(values["showdown_queue"])
+    new.showdown_rolls = list(values["showdown_rolls"])
+    new.showdown_pick = values["showdown_pick"]
+    new.showdown_votes = list(values["showdown_votes"])
+    new.showdown_reason = values["showdown_reason"]
+    new.next_uid = values["next_uid"]
+    new.seated = values["seated"]
+    new.setup_notes = list(values["setup_notes"])
     return new
 
 
-def _values(obj: object, names: Iterable[str]) -> dict[str, Any]:
-    return {name: getattr(obj, name) for name in names}
+def _plain_tableau(values: dict[str, Any]) -> PlainTableau:
+    new = _new_plain(PlainTableau)
+    new.seat = values["seat"]
+    new.characters = list(values["characters"])
+    new.hand = list(values["hand"])
+    new.deck = list(values["deck"])
+    new.discard = list(values["discard"])
+    new.stunts_used = list(values["stunts_used"])
+    new.talents_ready = list(values["talents_ready"])
+    new.named_type = values["named_type"]
+    new.hand_kept = values["hand_kept"]
+    return new
+
+
+def _plain_slot(values: dict[str, Any]) -> PlainSlot:
+    new = _new_plain(PlainSlot)
+    new.uid = values["uid"]
+    new.card_id = values["card_id"]
+    new.tokens = values["tokens"]
+    return new
+
+
+def _plain_job(values: dict[str, Any]) -> PlainJob:
+    new = _new_plain(PlainJob)
+    new.source = values["source"]
+    new.tableau = values["tableau"]
+    new.character = values["character"]
+    new.effects = list(values["effects"])
+    new.value = values["value"]
+    new.reach = values["reach"]
+    new.unlimited = values["unlimited"]
+    new.targets = list(values["targets"])
+    new.source_book = values["source_book"]
+    new.lingering = list(values["lingering"])
+    new.action = values["action"]
+    new.played = values["played"]
+    return new
 
 
 def model(state: PlainState) -> DfState:
     """The model of a plain state (it takes over the plain state's lists: the plain one is
     not to be used afterwards)."""
-    values = _values(state, DfState.model_fields)
-    values["tableaux"] = [
-        trusted(Tableau, **_values(t, Tableau.model_fields)) for t in state.tableaux
-    ]
-    values["rows"] = [
-        [trusted(BookSlot, uid=s.uid, card_id=s.card_id, tokens=s.tokens) for s in row]
-        for row in state.rows
-    ]
-    values["jobs"] = [trusted(Job, **_values(j, Job.model_fields)) for j in state.jobs]
     decision = state.decision
-    if decision is not None:
-        values["decision"] = trusted(Decision, **_values(decision, Decision.model_fields))
-    return trusted(DfState, **values)
+    values = {
+        "options": state.options,
+        "seats": state.seats,
+        "tableaux": [_tableau_model(tableau) for tableau in state.tableaux],
+        "rows": [[_slot_model(slot) for slot in row] for row in state.rows],
+        "book_name": state.book_name,
+        "showdown_id": state.showdown_id,
+        "available": state.available,
+        "spent": state.spent,
+        "hit_supply": state.hit_supply,
+        "clue_supply": state.clue_supply,
+        "solved": state.solved,
+        "book_discard": state.book_discard,
+        "active": state.active,
+        "turn": state.turn,
+        "phase": state.phase,
+        "turn_open": state.turn_open,
+        "jobs": [_job_model(job) for job in state.jobs],
+        "decision": None if decision is None else _decision_model(decision),
+        "showdown_queue": state.showdown_queue,
+        "showdown_rolls": state.showdown_rolls,
+        "showdown_pick": state.showdown_pick,
+        "showdown_votes": state.showdown_votes,
+        "showdown_reason": state.showdown_reason,
+        "next_uid": state.next_uid,
+        "seated": state.seated,
+        "setup_notes": state.setup_notes,
+    }
+    return trusted_values(DfState, values)
+
+
+def _tableau_model(tableau: PlainTableau) -> Tableau:
+    values = {
+        "seat": tableau.seat,
+        "characters": tableau.characters,
+        "hand": tableau.hand,
+        "deck": tableau.deck,
+        "discard": tableau.discard,
+        "stunts_used": tableau.stunts_used,
+        "talents_ready": tableau.talents_ready,
+        "named_type": tableau.named_type,
+        "hand_kept": tableau.hand_kept,
+    }
+    return trusted_values(Tableau, values)
+
+
+def _slot_model(slot: PlainSlot) -> BookSlot:
+    values = {"uid": slot.uid, "card_id": slot.card_id, "tokens": slot.tokens}
+    return trusted_values(BookSlot, values)
+
+
+def _job_model(job: PlainJob) -> Job:
+    values = {
+        "source": job.source,
+        "tableau": job.tableau,
+        "character": job.character,
+        "effects": job.effects,
+        "value": job.value,
+        "reach": job.reach,
+        "unlimited": job.unlimited,
+        "targets": job.targets,
+        "source_book": job.source_book,
+        "lingering": job.lingering,
+        "action": job.action,
+        "played": job.played,
+    }
+    return trusted_values(Job, values)
+
+
+def _decision_model(decision: PlainDecision) -> Decision:
+    values = {
+        "kind": decision.kind,
+        "prompt": decision.prompt,
+        "options": decision.options,
+        "table": decision.table,
+        "seats": decision.seats,
+    }
+    return trusted_values(Decision, values)
 
 
 def new_tableau(seat: str, characters: list[str]) -> PlainTableau:

@@ -11,8 +11,8 @@ from typing import Any
 
 from bot.fate.words import plural
 from bot.games.dfccg.cards import ActionCard, BookCard, Dice, Effect, Restrict
-from bot.games.dfccg.context import TYPE_NAMES, Context
-from bot.games.dfccg.state import PlainSlot, PlainTableau, new_job
+from bot.games.dfccg.context import TYPE_NAMES, Context, probe_job
+from bot.games.dfccg.state import PlainSlot, PlainTableau
 from bot.games.dfccg.texts import REMOVED_AS, action_text, book_text
 
 _TARGETED = {"attack": "Attacked", "investigate": "Investigated"}
@@ -97,47 +97,58 @@ def book_card_view(
 
 def talent_note(ctx: Context, index: int, key: str) -> str:
     """Whether the Talent works now: readied, or would it do anything on a discard."""
-    talent = ctx.cards_char(key).talent
-    tableau = ctx.s.tableaux[index]
-    if talent.mode == "ready":
-        if key in tableau.talents_ready:
-            return f"ready: unready it while playing a card for +{talent.range_bonus} Range"
+    hero = ctx.heroes[key]
+    if hero.talent_mode == "ready":
+        if key in ctx.s.tableaux[index].talents_ready:
+            return f"ready: unready it while playing a card for +{hero.range_bonus} Range"
         return "not ready: discard a card for Fate to ready it"
-    if not talent.effects:
+    effect = hero.talent_effect
+    if effect is None:
         return ""
-    job = new_job(source=talent.name, tableau=index, character=key, effects=talent.effects)
-    if ctx.effect_possible(job, talent.effects[0]):
+    # (the question a discard's Talent offer asks: see the engine's ``_offer_talents``)
+    if ctx.effect_possible(probe_job(hero.talent, index, key), effect):
         return "works on a discard now"
     return "would do nothing on a discard now (no card it may target)"
 
 
+# character key -> (the Character, its name, its Talent's and Stunt's name, character and
+# text): what a tableau's view shows of it that never changes (read once per Character).
+_CHARACTER_FACES: dict[str, tuple[Any, str, dict[str, str], dict[str, str]]] = {}
+
+
+def _character_face(ctx: Context, key: str) -> tuple[Any, str, dict[str, str], dict[str, str]]:
+    character = ctx.cards_char(key)
+    known = _CHARACTER_FACES.get(key)
+    if known is not None and known[0] is character:
+        return known
+    talent, stunt, name = character.talent, character.stunt, character.name
+    known = _CHARACTER_FACES[key] = (
+        character,
+        name,
+        {"name": talent.name, "character": name, "text": talent.text},
+        {"name": stunt.name, "character": name, "text": stunt.text},
+    )
+    return known
+
+
 def _tableau_view(ctx: Context, index: int, tableau: PlainTableau) -> dict[str, Any]:
-    chars = [ctx.cards_char(k) for k in tableau.characters]
+    faces = [(key, _character_face(ctx, key)) for key in tableau.characters]
+    hands = ctx.hands
     return {
         "seat": tableau.seat,
-        "characters": [c.name for c in chars],
+        "characters": [face[1] for _key, face in faces],
         "talents": [
             {
-                "name": c.talent.name,
-                "character": c.name,
-                "text": c.talent.text,
-                "ready": c.key in tableau.talents_ready,
-                "note": talent_note(ctx, index, c.key),
+                **face[2],
+                "ready": key in tableau.talents_ready,
+                "note": talent_note(ctx, index, key),
             }
-            for c in chars
+            for key, face in faces
         ],
-        "stunts": [
-            {
-                "name": c.stunt.name,
-                "character": c.name,
-                "text": c.stunt.text,
-                "used": c.key in tableau.stunts_used,
-            }
-            for c in chars
-        ],
+        "stunts": [{**face[3], "used": key in tableau.stunts_used} for key, face in faces],
         "hand_count": len(tableau.hand),
         "deck_count": len(tableau.deck),
-        "discard": [ctx.cards[r.card_id].name for r in tableau.discard],
+        "discard": [hands[r.card_id].name for r in tableau.discard],
     }
 
 
@@ -275,11 +286,16 @@ def _card_face(ctx: Context, index: int, card: ActionCard) -> dict[str, Any]:
 
 def hand_card_view(ctx: Context, index: int, uid: str, card: ActionCard) -> dict[str, Any]:
     """One card of a hand, with what it costs now and why."""
+    face = _card_face(ctx, index, card)
+    if ctx.cost_modifiers_or_none(index) is None:  # the printed cost, as nearly always
+        cost, note = face["printed_cost"], ""
+    else:
+        cost, note = str(ctx.cost(index, card)), cost_note(ctx, index, card)
     return {
         "uid": uid,
-        **_card_face(ctx, index, card),
-        "cost": str(ctx.cost(index, card)),
-        "cost_note": cost_note(ctx, index, card),
+        **face,
+        "cost": cost,
+        "cost_note": note,
         "discard_note": discard_note(ctx, card.discard),
     }
 

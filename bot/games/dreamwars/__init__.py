@@ -16,6 +16,7 @@ DreamwarsEngine.parts = Parts(
     choose_move=ai.choose_move,
     public_view=views.public_view,
     private_view=views.private_view,
+    hand_view=views.hand_view,
     simulate=simulate.simulate,
 )
 register_engine(ENGINE, DISPLAY)

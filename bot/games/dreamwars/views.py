@@ -73,12 +73,7 @@ def public_view(engine: DreamwarsEngine, state: DwState) -> dict[str, Any]:
         {"name": ctx.event(u).name, "star": ctx.event(u).star, "text": ctx.event(u).text, "turn": t}
         for u, t in state.in_play
     ]
-    decision = None
-    if state.decision is not None:
-        decision = {
-            "kind": state.decision.kind,
-            "prompt": state.decision.prompt if not state.decision.private else "choosing privately",
-        }
+    decision = _public_decision(state)
     active = state.heroes[state.active]
     return {
         "game": "dreamwars",
@@ -116,12 +111,29 @@ def public_view(engine: DreamwarsEngine, state: DwState) -> dict[str, Any]:
     }
 
 
+def _public_decision(state: DwState) -> dict[str, Any] | None:
+    if state.decision is None:
+        return None
+    return {
+        "kind": state.decision.kind,
+        "prompt": state.decision.prompt if not state.decision.private else "choosing privately",
+    }
+
+
 def private_view(
     engine: DreamwarsEngine, state: DwState, seat: str, public: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """What one seat may see: the public view and its own hand (``public``: the public view
     of this state, when the caller has it; it is copied, not changed)."""
     view = dict(public) if public is not None else public_view(engine, state)
+    view.update(hand_view(engine, state, seat))
+    return view
+
+
+def hand_view(engine: DreamwarsEngine, state: DwState, seat: str) -> dict[str, Any]:
+    """What a seat's hand shows of its private view: its heroes ("mine") and the decision as
+    the seat sees it (the display's hand fields are the same from this as from the whole
+    view)."""
     ctx = engine._ctx(state)
     mine = []
     for i, hero in enumerate(state.heroes):
@@ -193,11 +205,13 @@ def private_view(
                 ],
             }
         )
-    view["mine"] = mine
+    decision: dict[str, Any] | None
     if state.decision is not None and state.heroes[state.active].seat == seat:
-        view["decision"] = {
+        decision = {
             "kind": state.decision.kind,
             "prompt": state.decision.prompt,
             "options": dict(state.decision.options),
         }
-    return view
+    else:
+        decision = _public_decision(state)
+    return {"mine": mine, "decision": decision}
