@@ -91,11 +91,12 @@ from bot.services.scene_state import (
     touch_board_in,
 )
 
+# a roll of the scene changed while its end paid what the rolls owe: the end runs again
+ROLL_CHANGED = "A roll changed as the scene ended; try again."
+
 # --------------------------------------------------------------------------- the hot reads
 # built once: a move the raw path leaves to the ORM loads the scene with the channel's
 # campaign in one statement
-# a roll of the scene changed while its end paid what the rolls owe: the end runs again
-ROLL_CHANGED = "A roll changed as the scene ended; try again."
 SCENE_WITH_CAMPAIGN = (
     select(SceneRow, *CAMPAIGN_COLUMNS)  # type: ignore[call-overload]
     .outerjoin(
