@@ -14,12 +14,12 @@ from dataclasses import dataclass, replace
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.cache import parsed, remember
-from bot.db.models.campaigns import CharacterRow
 from bot.db.models.scenes import SceneRow
 from bot.db.repos.encounters import live_encounter_states_in
 from bot.errors import RuleError
 from bot.fate.aspects import CHARACTER_HOLDER, character_holder, holder_character_id
 from bot.fate.sheet import Aspect as SheetAspect
+from bot.fate.sheet import NpcKind
 from bot.fate.tracks import TrackKind
 from bot.services.aspects_in_play import AspectInPlay, register_source
 from bot.services.campaigns import (
@@ -219,13 +219,17 @@ async def owe_hostile_invoke_in(
     if parsed is None or parsed.character_id == invoker.character_id:
         return ""
     owner = parsed.character_id
+    try:
+        record = await get_character_in(session, owner)
+    except RuleError:
+        return ""  # deleted meanwhile
+    if record.sheet.npc_kind is NpcKind.MINOR:
+        return ""  # the seed: a minor NPC brings the GM nothing
     here = next((k for k, m in state.members.items() if m.character_id == owner), None)
     if here is not None:
         if state.team_of(here) == team:
             return ""  # an ally's aspect helps its own side
-    else:
-        row = await session.get(CharacterRow, owner)
-        if row is None or row.is_npc == invoker.is_npc:
-            return ""
+    elif record.is_npc == invoker.is_npc:
+        return ""
     state.owed = {**state.owed, owner: state.owed.get(owner, 0) + 1}
     return f"{state.members[here].name} is owed a fate point when it ends." if here else ""
