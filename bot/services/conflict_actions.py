@@ -498,7 +498,9 @@ class ConflictActions(ConflictBase):
             )
             return state.logged(*lines)
 
-        return await self._act_with_campaign(click.ident, click.version, step, choosing=True)
+        return await self._act_with_campaign(
+            click.ident, click.version, step, keeps_failed_advantage=True
+        )
 
     async def _discovered_in(
         self,

@@ -65,17 +65,18 @@ class ConflictBase(EncounterService[ConflictState, ConflictSnapshot]):
         step: Callable[[AsyncSession, CampaignInfo, EncounterRow, ConflictState], Awaitable[str]],
         *,
         channel_id: int | None = None,
-        choosing: bool = False,
+        keeps_failed_advantage: bool = False,
     ) -> ConflictSnapshot:
         """One conflict step in one transaction; when it ends the conflict, the payouts too.
         Without an id, on the conflict running in `channel_id`. The row and its channel's
         campaign come in one statement. A failed advantage waiting for its roller's choice is
-        left not created by any step but that choice (`choosing`)."""
+        left not created by any step but that choice and the GM's bookkeeping
+        (`keeps_failed_advantage`)."""
         async with self.db.session() as session:
             loaded, campaign = await self._load_in(session, conflict_id, channel_id)
 
             async def run(session: AsyncSession, row: EncounterRow, state: ConflictState) -> str:
-                if not choosing:
+                if not keeps_failed_advantage:
                     state.drop_failed_advantage()
                 message = await step(session, campaign, row, state)
                 if state.conflict.phase is Phase.ENDED:

@@ -401,7 +401,8 @@ class ConflictInvokes(ConflictBase):
             # the tracker's log is the GM's only answer now, so it says when the scale applies
             return state.logged(line)
 
-        return await self._act_with_campaign(conflict_id, None, step)
+        # the GM's bookkeeping: a roller still choosing about a failed advantage keeps the choice
+        return await self._act_with_campaign(conflict_id, None, step, keeps_failed_advantage=True)
 
     # ------------------------------------------------------------------ passing a boost
     @staticmethod

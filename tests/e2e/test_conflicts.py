@@ -1417,6 +1417,9 @@ async def test_a_failed_advantage_is_created_for_the_enemy_at_the_rollers_choice
     assert started.labels(run.tracker)[:2] == ["Don't create it", CREATE_FOR_ENEMY]
     assert "Charles's advantage failed: Charles's player picks Don't create it" in run.text
     assert (await conflict_state(table)).aspects == []
+    # the GM's bookkeeping meanwhile leaves the choice waiting
+    await table.slash("conflict scale", user=gm, side="npcs", level=0)
+    assert started.labels(run.tracker)[:2] == ["Don't create it", CREATE_FOR_ENEMY]
     seen = json.loads(json.dumps(run.tracker))  # the tracker as it was before the choice
 
     wrong = await table.click(run.tracker, CREATE_FOR_ENEMY, user=bob)
