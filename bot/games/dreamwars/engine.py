@@ -963,7 +963,7 @@ class Parts:
     choose_move: Callable[[_Ctx, Any], str]  # choose's, from the ai_moves
     public_view: Callable[[Any, DwState], dict[str, Any]]
     private_view: Callable[[Any, DwState, str, dict[str, Any] | None], dict[str, Any]]
-    hand_view: Callable[[Any, DwState, str], dict[str, Any]]  # the hand's part of private_view
+    hand_view: Callable[[_Ctx, str], dict[str, Any]]  # the hand's part of private_view
     simulate: Callable[..., dict[str, Any]]
 
 
@@ -1778,9 +1778,11 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         self, state: DwState, seat: str, with_actions: bool = True
     ) -> tuple[Callable[[], dict[str, Any]], list[Action], dict[str, Any]]:
         # The hand shows the seat's heroes and its decision: the public view is built only
-        # when the board is drawn (coalesced), not at every move.
-        actions = self.legal_actions(state, seat) if with_actions else []
-        return partial(self.public_view, state), actions, self.parts.hand_view(self, state, seat)
+        # when the board is drawn (coalesced), not at every move. One look serves the actions
+        # and the hand: the hero effects the actions work out are kept for the hand's stats.
+        look = self._ctx(state)
+        actions = self.legal_actions_in(look, seat) if with_actions else []
+        return partial(self.public_view, state), actions, self.parts.hand_view(look, seat)
 
     def legal_actions(self, state: DwState, seat: str) -> list[Action]:
         if state.phase == "over" or seat not in self.current_seats(state):
