@@ -18,6 +18,7 @@ from bot.errors import RuleError
 from bot.fate.words import plural
 from bot.games import draws
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
+from bot.games.base import event as game_event
 from bot.games.dreamwars import dice
 from bot.games.dreamwars.board import PASSIVE, Board, default_board, plain_content
 from bot.games.dreamwars.content import (
@@ -155,7 +156,7 @@ class _Ctx:
 
     # -- telling -----------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:
-        self.events.append(GameEvent(text=text, kind=kind))
+        self.events.append(game_event(text, kind))  # (built as GameEvent(...) would be, unchecked)
         if chronicle:
             self.s.chronicle.append(f"T{self.s.total_turns}: {text}")
             if len(self.s.chronicle) > HISTORY_MAX:
@@ -163,7 +164,7 @@ class _Ctx:
 
     def whisper(self, hero: int, text: str) -> None:
         seat = self.s.heroes[hero].seat
-        self.events.append(GameEvent(text=text, kind="private", public=False, audience=[seat]))
+        self.events.append(game_event(text, "private", audience=[seat]))
 
     # -- lookups -----------------------------------------------------------------------------
     def sheet(self, i: int) -> Hero:
