@@ -103,8 +103,8 @@ class _Kept:
         self.table_here: dict[str, list[Effect]] = {}  # _table_at's, by space
         self.limit_key: tuple[object, ...] = ()
         self.limit = 0
-        # hero index -> (the hero, the items carried, its melee and its ranged weapons)
-        self.weapons: dict[int, tuple[HeroState, tuple[str, ...], list[str], list[str]]] = {}
+        # hero index -> (the hero's key, the items carried, its melee and its ranged weapons)
+        self.weapons: dict[int, tuple[str, tuple[str, ...], list[str], list[str]]] = {}
         # hero index -> its _KeptEffects
         self.heroes: dict[int, _KeptEffects] = {}
 
@@ -132,10 +132,12 @@ class _Ctx:
         self.lib = board.content  # plain objects, quick to read
         self.events: list[GameEvent] = []
         # What is kept under keys of what it depends on (``kept``: shared with another context
-        # of the same state, which keeps it for both).
+        # of the same game, which keeps it for both: see DreamwarsEngine._game_kept).
         self._kept = _Kept() if kept is None else kept
         # A context that only looks may remember the effects in force; one that plays may not.
-        self._table_checked = False  # by a context that only looks, since it last looked again
+        # The table's effects a context that only looks has read since it last looked again
+        # (its own: the kept ones may be another state's by then).
+        self._table_seen: list[Effect] | None = None
         self._reach: dict[tuple[int, int, bool], list[NemesisState]] | None = (
             {} if read_only else None
         )
@@ -152,7 +154,7 @@ class _Ctx:
         self._heroes.clear()
         self._reach.clear()
         self._values.clear()
-        self._table_checked = False
+        self._table_seen = None
 
     # -- telling -----------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:
@@ -246,7 +248,7 @@ class _Ctx:
         hero = self.s.heroes[i]
         items = tuple(hero.items)
         kept = self._kept.weapons.get(i)
-        if kept is None or kept[0] is not hero or kept[1] != items:
+        if kept is None or kept[0] != hero.key or kept[1] != items:
             melee: list[str] = []
             ranged: list[str] = []
             cards = self.s.cards
@@ -260,7 +262,7 @@ class _Ctx:
                     continue  # not a weapon, one the hero may not use, or one more of a kind
                 seen.add(key)
                 (ranged if kind else melee).append(uid)
-            kept = self._kept.weapons[i] = (hero, items, melee, ranged)
+            kept = self._kept.weapons[i] = (hero.key, items, melee, ranged)
         return kept[2], kept[3]
 
     def foes_at(self, node: str, towers: bool = True) -> list[NemesisState]:
@@ -274,13 +276,12 @@ class _Ctx:
 
     # -- effects in force --------------------------------------------------------------------
     def table_effects(self) -> list[Effect]:
-        kept = self._kept
-        table = kept.table
-        if self._table_checked and table is not None:  # a look: the table does not change
-            return table
+        seen = self._table_seen
+        if seen is not None:  # a look: the table does not change
+            return seen
         # They are kept while nothing they depend on has changed: the turn, the scenario, the
-        # Events in play (drawn one a turn, so the last one and their number tell them apart),
-        # the Stars this turn and the Nemesis limit's state.
+        # Events in play, the Stars this turn and the Nemesis limit's state (all of them: the
+        # kept ones may come from another state of the game, see DreamwarsEngine._game_kept).
         s = self.s
         in_play = s.in_play
         key = (
@@ -289,14 +290,16 @@ class _Ctx:
             s.scenario,
             s.limit_turn,
             len(s.nemeses),
-            len(in_play),
-            in_play[-1] if in_play else None,
-            len(s.stars_now),
+            tuple(in_play) if in_play else (),
+            tuple(s.stars_now) if s.stars_now else (),
         )
+        kept = self._kept
+        table = kept.table
         if kept.table_key != key or table is None:
             table = kept.table = self._table_effects()
             kept.table_key = key
-        self._table_checked = self._heroes is not None
+        if self._heroes is not None:
+            self._table_seen = table
         return table
 
     def _table_effects(self) -> list[Effect]:
@@ -324,7 +327,7 @@ class _Ctx:
         # It depends on the scenario and the Events in force this turn (see table_effects).
         s = self.s
         in_play = s.in_play
-        key = (s.total_turns, s.turn, s.scenario, len(in_play), in_play[-1] if in_play else None)
+        key = (s.total_turns, s.turn, s.scenario, tuple(in_play) if in_play else ())
         kept = self._kept
         if key != kept.limit_key:
             kept.limit = self._nemesis_limit()
@@ -408,7 +411,7 @@ class _Ctx:
         # (an empty list as () without a call: most heroes have no Allies, Prestige, buffs
         # or statuses)
         source = (
-            hero,  # another hero is another object (and the kept one is never freed)
+            hero.key,  # (a dead hero's successor is another one)
             tuple(hero.items),
             hero.armour,
             hero.shield,
@@ -1004,6 +1007,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     def __init__(self, board: Board | None = None) -> None:
         self._board = board
         self._last_legal: tuple[DwState, str, list[Action]] | None = None
+        self._kept_of_game: tuple[dict[str, str], _Kept] | None = None  # _game_kept's
         # moment -> scenario -> the goals _check reads then (worked out once)
         self._goals: dict[str, dict[str, tuple[tuple[_Goal, ...] | None, tuple[_Goal, ...]]]] = {
             "step": {},
@@ -1022,9 +1026,20 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     ) -> _Ctx:
         """A context to play a step (with dice), or only to look (``rng`` None); ``kept``:
         what another context of the same state keeps, to share."""
+        if kept is None:
+            kept = self._game_kept(state)
         if rng is None:
             return _Ctx(state, READ_ONLY_DICE, self.board, read_only=True, kept=kept)
         return _Ctx(state, rng, self.board, kept=kept)
+
+    def _game_kept(self, state: DwState) -> _Kept:
+        """What the contexts of one game keep for each other, from one move to the next (the
+        table's effects, the heroes'): the last game's, known by its ``cards`` (never changed,
+        shared by every copy of its state; a new or loaded game has its own)."""
+        last = self._kept_of_game
+        if last is None or last[0] is not state.cards:
+            last = self._kept_of_game = (state.cards, _Kept())
+        return last[1]
 
     # -- lobby -------------------------------------------------------------------------------
     def option_values(self) -> dict[str, list[str]]:
