@@ -1808,6 +1808,19 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             return list(last[2])
         return self.legal_actions_in(self._ctx(state), seat)
 
+    def legal_action(self, state: DwState, seat: str, action_id: str) -> Action | None:
+        for action in self._legal_now(state, seat):
+            if action.id == action_id:
+                return action
+        return None
+
+    def _legal_now(self, state: DwState, seat: str) -> list[Action]:
+        """``legal_actions`` for the engine's own reading: the list it keeps, not a copy."""
+        last = self._last_legal
+        if last is not None and last[0] is state and last[1] == seat:
+            return last[2]  # (kept only for a state with a seat to act: see legal_actions_in)
+        return self.legal_actions(state, seat)
+
     def legal_actions_in(self, ctx: _Ctx, seat: str) -> list[Action]:
         """``legal_actions`` of the state of a context that only looks (the AI's, which goes
         on reading the effects it keeps)."""
@@ -1831,14 +1844,12 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             raise DwRuleError("This game is over; start a new one with /game new.")
         if seat not in self.current_seats(state):
             raise IllegalAction("It is not your hero's turn; wait for the active hero.")
-        legal = {a.id: a for a in self.legal_actions(state, seat)}
-        chosen = legal.get(action_id)
-        if chosen is None:
+        if self.legal_action(state, seat, action_id) is None:
             raise IllegalAction(
                 "That choice is no longer available; look at the board and choose again."
             )
         ctx = self._ctx(state.clone(), rng)
-        self.parts.perform(self, ctx, chosen.id)
+        self.parts.perform(self, ctx, action_id)
         self._settle(ctx)
         return ctx.s, ctx.events
 
