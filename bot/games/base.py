@@ -24,6 +24,7 @@ from bot.games.display import DEFAULT_DISPLAY, GameDisplay
 __all__ = [
     "Action",
     "ENGINES",
+    "copy_with_values",
     "GameDisplay",
     "GameEngine",
     "GameEvent",
@@ -125,6 +126,18 @@ def shallow_copy(model: _M) -> _M:
     """``model.model_copy()`` without its overhead: a new model sharing every value."""
     new = _new_object(type(model))
     _set_dict(new, model.__dict__.copy())
+    _set_fields_set(new, set(model.__pydantic_fields_set__))
+    _set_extra(new, None)
+    _set_private(new, None)
+    return new
+
+
+def copy_with_values(model: _M, values: dict[str, Any]) -> _M:
+    """A model of ``model``'s class and fields set, taking ``values`` (valid ones, every
+    field given, kept by no one else) as its ``__dict__``: a copy whose containers the caller
+    chose to copy or share."""
+    new = _new_object(type(model))
+    _set_dict(new, values)
     _set_fields_set(new, set(model.__pydantic_fields_set__))
     _set_extra(new, None)
     _set_private(new, None)

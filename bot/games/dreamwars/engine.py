@@ -18,6 +18,7 @@ from bot.errors import RuleError
 from bot.fate.words import plural
 from bot.games import draws
 from bot.games.base import Action, GameEngine, GameEvent, GameResult, IllegalAction
+from bot.games.base import event as game_event
 from bot.games.dreamwars import dice
 from bot.games.dreamwars.board import PASSIVE, Board, default_board, plain_content
 from bot.games.dreamwars.content import (
@@ -102,8 +103,8 @@ class _Kept:
         self.table_here: dict[str, list[Effect]] = {}  # _table_at's, by space
         self.limit_key: tuple[object, ...] = ()
         self.limit = 0
-        # hero index -> (the hero, the items carried, its melee and its ranged weapons)
-        self.weapons: dict[int, tuple[HeroState, tuple[str, ...], list[str], list[str]]] = {}
+        # hero index -> (the hero's key, the items carried, its melee and its ranged weapons)
+        self.weapons: dict[int, tuple[str, tuple[str, ...], list[str], list[str]]] = {}
         # hero index -> its _KeptEffects
         self.heroes: dict[int, _KeptEffects] = {}
 
@@ -131,10 +132,12 @@ class _Ctx:
         self.lib = board.content  # plain objects, quick to read
         self.events: list[GameEvent] = []
         # What is kept under keys of what it depends on (``kept``: shared with another context
-        # of the same state, which keeps it for both).
+        # of the same game, which keeps it for both: see DreamwarsEngine._game_kept).
         self._kept = _Kept() if kept is None else kept
         # A context that only looks may remember the effects in force; one that plays may not.
-        self._table_checked = False  # by a context that only looks, since it last looked again
+        # The table's effects a context that only looks has read since it last looked again
+        # (its own: the kept ones may be another state's by then).
+        self._table_seen: list[Effect] | None = None
         self._reach: dict[tuple[int, int, bool], list[NemesisState]] | None = (
             {} if read_only else None
         )
@@ -151,11 +154,11 @@ class _Ctx:
         self._heroes.clear()
         self._reach.clear()
         self._values.clear()
-        self._table_checked = False
+        self._table_seen = None
 
     # -- telling -----------------------------------------------------------------------------
     def say(self, text: str, kind: str = "info", chronicle: bool = False) -> None:
-        self.events.append(GameEvent(text=text, kind=kind))
+        self.events.append(game_event(text, kind))  # (built as GameEvent(...) would be, unchecked)
         if chronicle:
             self.s.chronicle.append(f"T{self.s.total_turns}: {text}")
             if len(self.s.chronicle) > HISTORY_MAX:
@@ -163,7 +166,7 @@ class _Ctx:
 
     def whisper(self, hero: int, text: str) -> None:
         seat = self.s.heroes[hero].seat
-        self.events.append(GameEvent(text=text, kind="private", public=False, audience=[seat]))
+        self.events.append(game_event(text, "private", audience=[seat]))
 
     # -- lookups -----------------------------------------------------------------------------
     def sheet(self, i: int) -> Hero:
@@ -245,7 +248,7 @@ class _Ctx:
         hero = self.s.heroes[i]
         items = tuple(hero.items)
         kept = self._kept.weapons.get(i)
-        if kept is None or kept[0] is not hero or kept[1] != items:
+        if kept is None or kept[0] != hero.key or kept[1] != items:
             melee: list[str] = []
             ranged: list[str] = []
             cards = self.s.cards
@@ -259,7 +262,7 @@ class _Ctx:
                     continue  # not a weapon, one the hero may not use, or one more of a kind
                 seen.add(key)
                 (ranged if kind else melee).append(uid)
-            kept = self._kept.weapons[i] = (hero, items, melee, ranged)
+            kept = self._kept.weapons[i] = (hero.key, items, melee, ranged)
         return kept[2], kept[3]
 
     def foes_at(self, node: str, towers: bool = True) -> list[NemesisState]:
@@ -273,13 +276,12 @@ class _Ctx:
 
     # -- effects in force --------------------------------------------------------------------
     def table_effects(self) -> list[Effect]:
-        kept = self._kept
-        table = kept.table
-        if self._table_checked and table is not None:  # a look: the table does not change
-            return table
+        seen = self._table_seen
+        if seen is not None:  # a look: the table does not change
+            return seen
         # They are kept while nothing they depend on has changed: the turn, the scenario, the
-        # Events in play (drawn one a turn, so the last one and their number tell them apart),
-        # the Stars this turn and the Nemesis limit's state.
+        # Events in play, the Stars this turn and the Nemesis limit's state (all of them: the
+        # kept ones may come from another state of the game, see DreamwarsEngine._game_kept).
         s = self.s
         in_play = s.in_play
         key = (
@@ -288,14 +290,16 @@ class _Ctx:
             s.scenario,
             s.limit_turn,
             len(s.nemeses),
-            len(in_play),
-            in_play[-1] if in_play else None,
-            len(s.stars_now),
+            tuple(in_play) if in_play else (),
+            tuple(s.stars_now) if s.stars_now else (),
         )
+        kept = self._kept
+        table = kept.table
         if kept.table_key != key or table is None:
             table = kept.table = self._table_effects()
             kept.table_key = key
-        self._table_checked = self._heroes is not None
+        if self._heroes is not None:
+            self._table_seen = table
         return table
 
     def _table_effects(self) -> list[Effect]:
@@ -323,7 +327,7 @@ class _Ctx:
         # It depends on the scenario and the Events in force this turn (see table_effects).
         s = self.s
         in_play = s.in_play
-        key = (s.total_turns, s.turn, s.scenario, len(in_play), in_play[-1] if in_play else None)
+        key = (s.total_turns, s.turn, s.scenario, tuple(in_play) if in_play else ())
         kept = self._kept
         if key != kept.limit_key:
             kept.limit = self._nemesis_limit()
@@ -407,7 +411,7 @@ class _Ctx:
         # (an empty list as () without a call: most heroes have no Allies, Prestige, buffs
         # or statuses)
         source = (
-            hero,  # another hero is another object (and the kept one is never freed)
+            hero.key,  # (a dead hero's successor is another one)
             tuple(hero.items),
             hero.armour,
             hero.shield,
@@ -963,7 +967,7 @@ class Parts:
     choose_move: Callable[[_Ctx, Any], str]  # choose's, from the ai_moves
     public_view: Callable[[Any, DwState], dict[str, Any]]
     private_view: Callable[[Any, DwState, str, dict[str, Any] | None], dict[str, Any]]
-    hand_view: Callable[[Any, DwState, str], dict[str, Any]]  # the hand's part of private_view
+    hand_view: Callable[[_Ctx, str], dict[str, Any]]  # the hand's part of private_view
     simulate: Callable[..., dict[str, Any]]
 
 
@@ -1003,6 +1007,7 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     def __init__(self, board: Board | None = None) -> None:
         self._board = board
         self._last_legal: tuple[DwState, str, list[Action]] | None = None
+        self._kept_of_game: tuple[dict[str, str], _Kept] | None = None  # _game_kept's
         # moment -> scenario -> the goals _check reads then (worked out once)
         self._goals: dict[str, dict[str, tuple[tuple[_Goal, ...] | None, tuple[_Goal, ...]]]] = {
             "step": {},
@@ -1021,9 +1026,20 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
     ) -> _Ctx:
         """A context to play a step (with dice), or only to look (``rng`` None); ``kept``:
         what another context of the same state keeps, to share."""
+        if kept is None:
+            kept = self._game_kept(state)
         if rng is None:
             return _Ctx(state, READ_ONLY_DICE, self.board, read_only=True, kept=kept)
         return _Ctx(state, rng, self.board, kept=kept)
+
+    def _game_kept(self, state: DwState) -> _Kept:
+        """What the contexts of one game keep for each other, from one move to the next (the
+        table's effects, the heroes'): the last game's, known by its ``cards`` (never changed,
+        shared by every copy of its state; a new or loaded game has its own)."""
+        last = self._kept_of_game
+        if last is None or last[0] is not state.cards:
+            last = self._kept_of_game = (state.cards, _Kept())
+        return last[1]
 
     # -- lobby -------------------------------------------------------------------------------
     def option_values(self) -> dict[str, list[str]]:
@@ -1778,9 +1794,11 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         self, state: DwState, seat: str, with_actions: bool = True
     ) -> tuple[Callable[[], dict[str, Any]], list[Action], dict[str, Any]]:
         # The hand shows the seat's heroes and its decision: the public view is built only
-        # when the board is drawn (coalesced), not at every move.
-        actions = self.legal_actions(state, seat) if with_actions else []
-        return partial(self.public_view, state), actions, self.parts.hand_view(self, state, seat)
+        # when the board is drawn (coalesced), not at every move. One look serves the actions
+        # and the hand: the hero effects the actions work out are kept for the hand's stats.
+        look = self._ctx(state)
+        actions = self.legal_actions_in(look, seat) if with_actions else []
+        return partial(self.public_view, state), actions, self.parts.hand_view(look, seat)
 
     def legal_actions(self, state: DwState, seat: str) -> list[Action]:
         if state.phase == "over" or seat not in self.current_seats(state):
@@ -1789,6 +1807,19 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
         if last is not None and last[0] is state and last[1] == seat:
             return list(last[2])
         return self.legal_actions_in(self._ctx(state), seat)
+
+    def legal_action(self, state: DwState, seat: str, action_id: str) -> Action | None:
+        for action in self._legal_now(state, seat):
+            if action.id == action_id:
+                return action
+        return None
+
+    def _legal_now(self, state: DwState, seat: str) -> list[Action]:
+        """``legal_actions`` for the engine's own reading: the list it keeps, not a copy."""
+        last = self._last_legal
+        if last is not None and last[0] is state and last[1] == seat:
+            return last[2]  # (kept only for a state with a seat to act: see legal_actions_in)
+        return self.legal_actions(state, seat)
 
     def legal_actions_in(self, ctx: _Ctx, seat: str) -> list[Action]:
         """``legal_actions`` of the state of a context that only looks (the AI's, which goes
@@ -1813,14 +1844,12 @@ class DreamwarsEngine(GameEngine[DwState, DwOptions]):
             raise DwRuleError("This game is over; start a new one with /game new.")
         if seat not in self.current_seats(state):
             raise IllegalAction("It is not your hero's turn; wait for the active hero.")
-        legal = {a.id: a for a in self.legal_actions(state, seat)}
-        chosen = legal.get(action_id)
-        if chosen is None:
+        if self.legal_action(state, seat, action_id) is None:
             raise IllegalAction(
                 "That choice is no longer available; look at the board and choose again."
             )
         ctx = self._ctx(state.clone(), rng)
-        self.parts.perform(self, ctx, chosen.id)
+        self.parts.perform(self, ctx, action_id)
         self._settle(ctx)
         return ctx.s, ctx.events
 

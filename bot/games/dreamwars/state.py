@@ -12,6 +12,8 @@ from typing import Any, Literal, TypeVar, cast
 from pydantic import BaseModel, Field
 from pydantic_core import PydanticUndefined
 
+from bot.games.base import copy_with_values, trusted_values
+
 DECKS = ("common", "tech", "cantici", "shards", "outland", "city", "events")
 HISTORY_MAX = 300  # chronicle lines kept for /game history
 
@@ -239,29 +241,13 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 def _rebuild(model: ModelT, fields: dict[str, object]) -> ModelT:
     """A model with these field values, bypassing validation (the values are already valid)."""
-    copy = model.__class__.__new__(model.__class__)
-    object.__setattr__(copy, "__dict__", fields)
-    object.__setattr__(copy, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
-    object.__setattr__(copy, "__pydantic_extra__", None)
-    object.__setattr__(copy, "__pydantic_private__", None)
-    return copy
-
-
-_FIELDS_SET: dict[type[BaseModel], set[str]] = {}
+    return copy_with_values(model, fields)
 
 
 def fast_model(cls: type[ModelT], fields: dict[str, object]) -> ModelT:
     """A model from values known to be valid, every field given (much faster than
     ``model_construct`` for the thousands of small objects a simulation makes)."""
-    instance = cls.__new__(cls)
-    object.__setattr__(instance, "__dict__", fields)
-    names = _FIELDS_SET.get(cls)
-    if names is None:
-        names = _FIELDS_SET[cls] = set(cls.model_fields)
-    object.__setattr__(instance, "__pydantic_fields_set__", set(names))
-    object.__setattr__(instance, "__pydantic_extra__", None)
-    object.__setattr__(instance, "__pydantic_private__", None)
-    return instance
+    return trusted_values(cls, fields)
 
 
 def _shallow(model: ModelT) -> ModelT:

@@ -6,7 +6,6 @@ carries, never which. Unknown tokens show where they lie, not which one is the D
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from bot.games.dreamwars.state import DwState, HeroState
@@ -14,7 +13,7 @@ from bot.games.dreamwars.state import DwState, HeroState
 CHRONICLE_IN_VIEW = 20
 
 if TYPE_CHECKING:
-    from bot.games.dreamwars.engine import DreamwarsEngine
+    from bot.games.dreamwars.engine import DreamwarsEngine, _Ctx
 
 
 def public_view(engine: DreamwarsEngine, state: DwState) -> dict[str, Any]:
@@ -126,15 +125,15 @@ def private_view(
     """What one seat may see: the public view and its own hand (``public``: the public view
     of this state, when the caller has it; it is copied, not changed)."""
     view = dict(public) if public is not None else public_view(engine, state)
-    view.update(hand_view(engine, state, seat))
+    view.update(hand_view(engine._ctx(state), seat))
     return view
 
 
-def hand_view(engine: DreamwarsEngine, state: DwState, seat: str) -> dict[str, Any]:
+def hand_view(ctx: _Ctx, seat: str) -> dict[str, Any]:
     """What a seat's hand shows of its private view: its heroes ("mine") and the decision as
     the seat sees it (the display's hand fields are the same from this as from the whole
-    view)."""
-    ctx = engine._ctx(state)
+    view). ``ctx``: a context that only looks at the state (the one of its legal actions)."""
+    state = ctx.s
     mine = []
     for i, hero in enumerate(state.heroes):
         if hero.seat != seat or hero.dead:
@@ -142,19 +141,23 @@ def hand_view(engine: DreamwarsEngine, state: DwState, seat: str) -> dict[str, A
         sheet = ctx.sheet(i)
 
         def cards(uids: list[str], hero: HeroState = hero) -> list[dict[str, Any]]:
-            counted = Counter(uids)
-            return [
-                {
-                    "uid": u,
-                    "name": ctx.item(u).name,
-                    "type": ctx.item(u).type,
-                    "deck": ctx.item(u).deck,
-                    "text": ctx.item(u).text,
-                    "worn": u in (hero.armour, hero.shield, hero.vehicle),
-                    "mounted_on": ctx.item(hero.mounted[u]).name if u in hero.mounted else None,
-                }
-                for u in counted
-            ]
+            shown = []
+            worn = (hero.armour, hero.shield, hero.vehicle)
+            for u in dict.fromkeys(uids):  # each uid once, in carrying order
+                item = ctx.item(u)
+                mounted_on = hero.mounted.get(u)
+                shown.append(
+                    {
+                        "uid": u,
+                        "name": item.name,
+                        "type": item.type,
+                        "deck": item.deck,
+                        "text": item.text,
+                        "worn": u in worn,
+                        "mounted_on": None if mounted_on is None else ctx.item(mounted_on).name,
+                    }
+                )
+            return shown
 
         mine.append(
             {
