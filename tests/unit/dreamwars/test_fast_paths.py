@@ -364,3 +364,36 @@ def test_a_plain_nemesis_is_made_as_the_model_is() -> None:
     made = new_plain_nemesis(uid="n1", key="ghoul", node="bridge")
     model = NemesisState(uid="n1", key="ghoul", node="bridge")
     assert {name: getattr(made, name) for name in NemesisState.model_fields} == model.model_dump()
+
+
+def test_two_games_moved_in_turn_play_as_alone() -> None:
+    """Two games moved in turn by one engine, one of them reloaded now and then: each move
+    gives what an engine of its own gives that game (what the engine keeps from one move to
+    the next, the table's and the heroes' effects, is one game's)."""
+    from bot.games.dreamwars.engine import DreamwarsEngine
+
+    options = ENGINE.parse_options({})
+    seats = ["s1", "s2"]
+    shared = DreamwarsEngine(ENGINE.board)
+    games = []
+    for seed in (0, 1):
+        alone = DreamwarsEngine(ENGINE.board)
+        state = shared.new_game(options, seats, random.Random(seed))
+        games.append([alone, alone.new_game(options, seats, random.Random(seed)), state])
+    for n in range(80):
+        for g, (alone, ref, state) in enumerate(games):
+            if ref.phase == "over":
+                continue
+            if g == 1 and n % 7 == 3:
+                state = shared.load_state(state.model_dump_json())
+            seat = alone.current_seats(ref)[0]
+            action = alone.choose_action(ref, seat, random.Random(n))
+            ref, ref_events = alone.apply(ref, seat, action.id, random.Random(n))
+            state, events = shared.apply(state, seat, action.id, random.Random(n))
+            assert [e.text for e in events] == [e.text for e in ref_events]
+            assert state.model_dump_json() == ref.model_dump_json()
+            _, actions, hand = shared.seat_views(state, seat)
+            _, ref_actions, ref_hand = alone.seat_views(ref, seat)
+            assert [a.id for a in actions] == [a.id for a in ref_actions]
+            assert hand == ref_hand
+            games[g][1:] = [ref, state]
