@@ -266,7 +266,7 @@ class ConflictService(ConflictActions, ConflictInvokes):
         async def step(
             session: AsyncSession, campaign: CampaignInfo, row: EncounterRow, state: ConflictState
         ) -> str:
-            _, defender_id, acting, effort = self._defence_waiting(state)
+            defender_id, acting, effort = self._defence_waiting(state)
             defender = self._require_control(
                 state, defender_id, click.user_id, click.is_gm, "defend"
             )
@@ -442,23 +442,23 @@ class ConflictService(ConflictActions, ConflictInvokes):
         return member
 
     @staticmethod
-    def _defence_waiting(state: ConflictState) -> tuple[str, str, str, int]:
-        """What waits for a defence: (what it is, the defender, who acts against them, the
-        effort to defend against) - an attack, or an advantage aimed at an opponent."""
+    def _defence_waiting(state: ConflictState) -> tuple[str, str, int]:
+        """What waits for a defence, an attack or an advantage aimed at an opponent: (the
+        defender, who acts against them, the effort to defend against)."""
         c = state.conflict
         action = state.action
         if isinstance(action, PendingAdvantage) and action.defended():
-            return "advantage", action.defender, action.actor, action.roll.effort()
+            return action.defender, action.actor, action.roll.effort()
         if c.phase is not Phase.DEFENDING or c.pending is None or action is not None:
             raise RuleError("There is no attack or advantage waiting for a defence.")
-        return "attack", c.pending.defender, c.pending.attacker, c.pending.attack_effort
+        return c.pending.defender, c.pending.attacker, c.pending.attack_effort
 
     def defender_now(
         self, snapshot: ConflictSnapshot, user_id: int, is_gm: bool
     ) -> tuple[Member, str, int]:
         """The defender of the attack or advantage waiting for a defence, when the user plays
         them: the member, their combatant id and the effort they defend against."""
-        _, defender, _, effort = self._defence_waiting(snapshot.state)
+        defender, _, effort = self._defence_waiting(snapshot.state)
         if snapshot.state.defence_roll is not None:
             raise RuleError("The defence is already rolled; invoke, or resolve the roll.")
         member = self._require_control(snapshot.state, defender, user_id, is_gm, "defend")
