@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
@@ -31,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.explain import Profiled, extra_edits
 from bench.pong import PongBot
 from bench.scenarios import SCENARIOS, Lane, Scenario, send
 from bot.__main__ import collector_as_deployed
@@ -72,9 +74,11 @@ async def _measure(
     n: int,
     concurrency: int,
     budget: float | None = None,
+    profiled: Profiled | None = None,
 ) -> dict[str, Any]:
     """`concurrency` workers, each with a lane of its own (spread over the tables' guilds), send
-    `n` requests in all, or stop taking new ones once `budget` seconds have passed."""
+    `n` requests in all, or stop taking new ones once `budget` seconds have passed (`profiled`:
+    under that profiler, for `--explain`)."""
     spread = tables if isinstance(tables, list) else [tables]
     setup_started = time.perf_counter()
     lanes: list[Lane] = []
@@ -136,12 +140,14 @@ async def _measure(
     # in some runs and not in others: pong's own p99 went from 39 to 497 ms between
     # neighbouring runs); with Python's default thresholds, collections took 1-2 s of CPU in a
     # 2,000-roll run at concurrency 50.
-    with collector_as_deployed():
+    with collector_as_deployed(), profiled or contextlib.nullcontext():
         started, cpu_started = time.perf_counter(), time.process_time()
         pictures_started = _picture_cpu(spread)
+        requests_started = _requests_made(spread)
         stop_at = started + (budget or 0.0)
         await asyncio.gather(*(worker(lane) for lane in lanes))
         elapsed = time.perf_counter() - started
+        requests = _requests_made(spread) - requests_started
         # The fake's share: the same as pong's for the interaction and its answer; its side
         # of any further request the bot makes (an edit) is counted against the bot.
         cpu = time.process_time() - cpu_started
@@ -157,12 +163,19 @@ async def _measure(
         "throughput_per_s": len(latencies) / elapsed,
         "cpu_ms_per_request": cpu * 1000 / len(latencies),
         "picture_cpu_ms_per_request": picture_cpu * 1000 / len(latencies),
+        "picture_cpu_s": picture_cpu,
+        "requests_per_answer": requests / len(latencies),
         "samples": len(latencies),
         "setup_s": started - setup_started,
         "measure_s": elapsed,
         "failures": sum(wrong.values()),
         "wrong_replies": dict(wrong.most_common(3)),
     }
+
+
+def _requests_made(tables: list[Table]) -> int:
+    """HTTP requests the bots have made to the fake Discord (answers, edits, messages)."""
+    return sum(len(fake.requests) for fake in {id(t.fake): t.fake for t in tables}.values())
 
 
 def _picture_pools(tables: list[Table]) -> list[Any]:
@@ -190,10 +203,21 @@ def bench_settings(database_url: str, **overrides: Any) -> Settings:
     )
 
 
-async def _pong(n: int, concurrency: int, budget: float | None = None) -> dict[str, Any]:
+async def _pong(
+    n: int, concurrency: int, budget: float | None = None, requests_per_answer: float = 1.0
+) -> dict[str, Any]:
+    """Pong's figures; with `requests_per_answer` above 1, pong's answers edited as often as
+    that on average (the floor of `--explain`)."""
+    scenario = PONG
+    if requests_per_answer > 1.0:
+        scenario = Scenario(
+            "pong-floor",
+            lambda t, lane, i: ("ping", t.player, {"extra": extra_edits(requests_per_answer, i)}),
+            PONG.expect,
+        )
     table = await Table.open(_pong_factory)
     try:
-        return await _measure(table, PONG, n, concurrency, budget)
+        return await _measure(table, scenario, n, concurrency, budget)
     finally:
         await table.close()
 
@@ -217,31 +241,43 @@ async def run(
     concurrency: int,
     budget: float | None = None,
     report: Callable[[dict[str, Any]], None] | None = None,
+    explain: bool = False,
     **settings_overrides: Any,
 ) -> list[dict[str, Any]]:
     """Pong, then the scenario on a fresh bot and database, for each scenario in turn
-    (`report` hears each line as soon as it is measured)."""
-    from bot.client import create_bot
-
+    (`report` hears each line as soon as it is measured); `explain`: then the scenario once
+    more under the profiler, and pong making as many requests (bench/explain.py)."""
     logging.disable(logging.WARNING)
     workdir = Path(tempfile.mkdtemp(prefix="fatetable-bench-"))
     template = await _template_database(workdir)
-    lines = []
-    for name in names:
-        baseline = await _pong(n, concurrency, budget)
-        database = workdir / f"{name}.db"
+
+    async def on_fresh_bot(name: str, profiled: Profiled | None = None) -> dict[str, Any]:
+        from bot.client import create_bot
+
+        database = workdir / f"{name}{'-profiled' if profiled else ''}.db"
         shutil.copyfile(template, database)
         settings = bench_settings(f"sqlite+aiosqlite:///{database}", **settings_overrides)
 
-        async def bot_factory(settings: Settings = settings) -> Any:
+        async def bot_factory() -> Any:
             return await create_bot(settings, guild_ready_timeout=0.05)
 
         table = await Table.open(bot_factory)
         try:
-            result = await _measure(table, SCENARIOS[name], n, concurrency, budget)
+            return await _measure(table, SCENARIOS[name], n, concurrency, budget, profiled)
         finally:
             await table.close()
+
+    lines = []
+    for name in names:
+        baseline = await _pong(n, concurrency, budget)
+        result = await on_fresh_bot(name)
         lines.append(_line(name, n, concurrency, result, baseline))
+        if explain:
+            floor = await _pong(n, concurrency, budget, result["requests_per_answer"])
+            lines[-1]["floor_cpu_ratio"] = _ratio(floor, baseline, "cpu_ms_per_request")
+            profiled = Profiled()
+            again = await on_fresh_bot(name, profiled)
+            lines[-1]["cpu_split"] = profiled.split(again["picture_cpu_s"])
         if report is not None:
             report(lines[-1])
     return lines
@@ -257,9 +293,8 @@ def _line(
         "p50_ratio": round(result["p50_ms"] / baseline["p50_ms"], 2),
         "p99_ratio": round(result["p99_ms"] / baseline["p99_ms"], 2),
         "throughput_ratio": round(result["throughput_per_s"] / baseline["throughput_per_s"], 3),
-        "cpu_ratio": round(
-            result["cpu_ms_per_request"] / max(baseline["cpu_ms_per_request"], 1e-9), 2
-        ),
+        "cpu_ratio": _ratio(result, baseline, "cpu_ms_per_request"),
+        "requests_per_answer": round(result["requests_per_answer"], 2),
         "failures": result["failures"],
         "picture_cpu_share": round(
             result["picture_cpu_ms_per_request"] / max(result["cpu_ms_per_request"], 1e-9), 3
@@ -279,6 +314,10 @@ def _line(
     }
 
 
+def _ratio(result: dict[str, Any], baseline: dict[str, Any], figure: str) -> float:
+    return round(result[figure] / max(baseline[figure], 1e-9), 2)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[2])
     known = sorted(SCENARIOS) + ["startup", "web-follow"]
@@ -296,6 +335,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="URL",
         help="also roll on this PostgreSQL database (emptied!) with one process and with two",
     )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="also each scenario's floor (pong making as many Discord requests) and where its "
+        "CPU goes (profiled once more): see bench/explain.py",
+    )
     args = parser.parse_args(argv)
     names = args.scenarios or (QUICK_SCENARIOS if args.quick else known)
     unknown = [s for s in names if s not in known]
@@ -306,7 +351,12 @@ def main(argv: list[str] | None = None) -> int:
     scenarios = [s for s in names if s in SCENARIOS]
     asyncio.run(
         run(
-            scenarios, n, args.concurrency, budget, lambda line: print(json.dumps(line), flush=True)
+            scenarios,
+            n,
+            args.concurrency,
+            budget,
+            lambda line: print(json.dumps(line), flush=True),
+            explain=args.explain,
         )
     )
     if "startup" in names:

@@ -99,3 +99,30 @@ async def test_game_starts_alternate_new_lobbies_and_their_start(table) -> None:
     # the warm-up's lobby, then Start, and four more lobbies each with its Start
     assert [g.status for g in games] == ["running"] * 5
     assert len({g.channel_id for g in games}) == 5
+
+
+async def test_explain_gives_the_floor_and_where_the_cpu_went() -> None:
+    """A roll makes two requests (its answer, and the edit closing the roller's last roll):
+    its line says so, its floor is pong making as many, and its CPU is split by where it went."""
+    from tests.conftest import TEST_UNIT_TIMEOUT
+
+    [line] = await run(
+        ["roll"], n=12, concurrency=2, explain=True, db_unit_timeout_seconds=TEST_UNIT_TIMEOUT
+    )
+    assert line["failures"] == 0, line["wrong_replies"]
+    assert 1.5 < line["requests_per_answer"] <= 2.0
+    assert line["floor_cpu_ratio"] > 0
+    split = line["cpu_split"]
+    assert {"discord transport", "database", "bot"} <= set(split)
+    assert sum(split.values()) == pytest.approx(1.0, abs=0.01)
+
+
+async def test_pong_makes_the_requests_it_is_asked_for() -> None:
+    """The floor's pong: `extra` requests before its answer, each counted in the stretch."""
+    from bench.__main__ import _pong
+
+    plain = await _pong(10, 2)
+    floor = await _pong(10, 2, requests_per_answer=2.5)
+    assert plain["requests_per_answer"] == 1.0
+    assert floor["requests_per_answer"] == pytest.approx(2.5, abs=0.1)
+    assert floor["failures"] == 0
