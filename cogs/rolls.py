@@ -634,9 +634,9 @@ class Rolls(commands.Cog):
     ) -> None:
         is_gm = await member_is_gm(self.bot, interaction)
         user = interaction.user.id
-        if act in ("gm", "hos", "scale", "advgm") and not is_gm:
+        if act in ("gm", "hos", "scale") and not is_gm:
             raise NotAllowed(
-                "Only the GM has these tools (hostile invoke, scale, an enemy's advantage). "
+                "Only the GM has these tools (hostile invoke, scale). "
                 "Yours are on the roll: Invoke +2, Invoke reroll, Teamwork +1, Defend."
             )
         if act in ("inv", "rr", "hos"):

@@ -453,7 +453,7 @@ class Scenes(commands.Cog):
         difficulty="The difficulty or the opposing roll (-4 to +12; Fair is 2).",
         zone="For a new aspect: tie it to this zone.",
         character="GM: roll for this character instead of your active one.",
-        on_fail="GM only: what a failed new aspect does (default: not created).",
+        on_fail="What a failed new aspect does, chosen now (default: you choose if it fails).",
     )
     @app_commands.autocomplete(
         aspect=aspect_autocomplete,
@@ -471,8 +471,6 @@ class Scenes(commands.Cog):
         character: app_commands.Range[str, 1, 80] | None = None,
         on_fail: FailPick | None = None,
     ) -> None:
-        if on_fail is not None:
-            await require_gm(self.bot, interaction, "choose what a failed advantage does")
         rolls = self.bot.get_cog("Rolls")
         if rolls is None:
             raise RuleError("Rolls are switched off on this bot, so advantages cannot be rolled.")

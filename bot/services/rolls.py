@@ -110,8 +110,6 @@ class RollService(RollInvokes):
             request = replace(request, action=Action.CREATE_ADVANTAGE)
         elif request.zone is not None:
             raise RuleError("A zone only goes with an aspect to create; add `aspect` too.")
-        if request.enemy_on_fail and not request.is_gm:
-            raise RollNotAllowed("Only the GM chooses what a failed advantage does.")
         if not low <= request.modifier <= high:
             raise RuleError(f"Modifiers run from {low} to +{high}; pick one in that range.")
         target: int | None = None
@@ -618,10 +616,8 @@ class RollService(RollInvokes):
         async with self._unit() as session:
             row = await self._row_in(session, roll_id)
             role, _ = await self._role_in(session, row, user_id, is_gm)
-            if role is Role.ALLY:
+            if role is Role.ALLY:  # the seed: the roller chooses what a failure does
                 raise RollNotAllowed("Only the roller or the GM resolves this advantage.")
-            if enemy_on_fail and not is_gm:
-                raise RollNotAllowed("Only the GM creates a failed advantage for the enemy.")
             roll = Roll.model_validate_json(row.roll_json)
             aim = roll.advantage
             if aim is None:

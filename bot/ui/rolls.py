@@ -151,11 +151,16 @@ def _advantage_line(roll: Roll) -> str:
     else:
         line = f"A new aspect: *{name}*."
         if aim.enemy_on_fail:
-            line += " On a failure the GM creates it with the enemy's free invoke."
+            line += " On a failure it is created, and the enemy gets its free invoke."
     if aim.resolved:
         return f"{line}\n**Resolved:** {clip(aim.result, 400)}"
     if roll.result() is None:
         return f"{line}\nNothing to beat yet: it resolves once someone defends."
+    if _roller_chooses(roll):
+        return (
+            f"{line}\nFailed: invoke first if you like, then the roller chooses "
+            f"**{NOT_CREATED_LABEL}**, or **{ENEMY_INVOKE_LABEL}**."
+        )
     return f"{line}\nInvoke first if you like, then click **{_resolve_label(roll)}**."
 
 
@@ -245,24 +250,45 @@ def roll_embed(view: RollView, *, for_gm: bool = False) -> discord.Embed:
 
 def advantage_buttons(view: RollView) -> list[ButtonSpec]:
     """The resolve button of a create-an-advantage roll, until it is resolved (even once
-    closed)."""
+    closed). A new aspect's failure asks its roller's choice (the seed: not created, or
+    created with the enemy's free invoke), unless `/advantage on_fail` made it beforehand."""
     aim = view.roll.advantage
     if aim is None or aim.resolved:
         return []
-    return [
-        ButtonSpec(
-            _resolve_label(view.roll),
-            roll_button_id(view.id, "adv"),
-            discord.ButtonStyle.success,
-            row=1,
-        )
-    ]
+    success = discord.ButtonStyle.success
+    if _roller_chooses(view.roll):
+        return [
+            ButtonSpec(NOT_CREATED_LABEL, roll_button_id(view.id, "adv"), success, row=1),
+            ButtonSpec(
+                ENEMY_INVOKE_LABEL,
+                roll_button_id(view.id, "advgm"),
+                discord.ButtonStyle.secondary,
+                row=1,
+            ),
+        ]
+    return [ButtonSpec(_resolve_label(view.roll), roll_button_id(view.id, "adv"), success, row=1)]
+
+
+NOT_CREATED_LABEL = "Don't create it"
+ENEMY_INVOKE_LABEL = "Create it — the enemy gets the free invoke"
+
+
+def _roller_chooses(roll: Roll) -> bool:
+    """A failed advantage on a new aspect whose failure was not chosen beforehand."""
+    aim = roll.advantage
+    result = roll.result()
+    return (
+        aim is not None
+        and aim.key is None
+        and not aim.enemy_on_fail
+        and result is not None
+        and result.kind is OutcomeKind.FAIL
+    )
 
 
 def gm_buttons(view: RollView) -> list[ButtonSpec]:
     """The GM's tools on a roll, shown to the GM alone behind the roll's one "GM" button:
-    a hostile invoke and scale while the roll is open, and creating a failed new advantage
-    for the enemy until the advantage is resolved."""
+    a hostile invoke and scale while the roll is open."""
     if view.roll.voided:
         return []
     danger = discord.ButtonStyle.danger
@@ -272,12 +298,6 @@ def gm_buttons(view: RollView) -> list[ButtonSpec]:
             ButtonSpec("Hostile invoke", roll_button_id(view.id, "hos"), danger),
             ButtonSpec("Scale", roll_button_id(view.id, "scale"), danger),
         ]
-    aim = view.roll.advantage
-    if aim is None or aim.resolved or aim.key is not None:
-        return found
-    result = view.roll.result()
-    if result is not None and result.kind is OutcomeKind.FAIL:
-        found.append(ButtonSpec("Create, enemy invoke", roll_button_id(view.id, "advgm"), danger))
     return found
 
 
@@ -285,8 +305,6 @@ GM_TOOLS = {
     "hos": "**Hostile invoke**: +2 to the opposition, paid from the GM pool or with a free "
     "invoke the GM side holds.",
     "scale": "**Scale**: each side's scale, then what the difference gives.",
-    "advgm": "**Create, enemy invoke**: the failed new advantage becomes an aspect, and the "
-    "enemy holds its free invoke.",
 }
 
 

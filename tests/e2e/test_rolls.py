@@ -74,7 +74,7 @@ async def harry(table: Table, free_invokes: int = 0) -> int:
     )
 
 
-GM_TOOLS = ("Hostile invoke", "Scale", "Create, enemy invoke")
+GM_TOOLS = ("Hostile invoke", "Scale")
 
 
 async def gm_tool(table: Table, roll: Reply | JSON, tool: str, *, user: int) -> Reply:
@@ -641,26 +641,49 @@ async def test_advantage_shortcut_existing_aspect_scale_and_restart(table: Table
     assert (await scene_aspects(table))["Thick Fog"].free_invokes == {f"char:{harry_id}": 2}
 
 
-async def test_failed_new_advantage_the_gm_may_create_it_for_the_enemy(table: Table) -> None:
+async def test_a_failed_new_advantage_is_its_rollers_choice(table: Table) -> None:
+    """The seed: on a failure "you either don't create the aspect, or you create it but
+    someone else gets the free invoke": the roller's choice (or the GM's), nobody else's."""
     await harry(table)
+    await make_character(table, table.player2, "Molly", {"Lore": 2})
     await table.slash("scene start", user=table.gm, characters="Harry")
     set_dice(table, [-1, -1, -1, -1])  # Lore +4 - 4 = 0 against Fair (+2): a failure
     reply = await table.slash("advantage", user=table.player, skill="Lore", aspect="Cornered")
-    assert "GM" in reply.labels()
-    refused = await table.click(reply, "GM", user=table.player)
-    assert refused.ephemeral and "Only the GM" in refused.text
+    assert "the roller chooses **Don't create it**" in reply.text, reply.text
+    assert {"Don't create it", "Create it — the enemy gets the free invoke"} <= set(reply.labels())
+    other = await table.click(
+        reply, "Create it — the enemy gets the free invoke", user=table.player2
+    )
+    assert other.ephemeral and "Only the roller or the GM" in other.text
     # the roller's next roll closes this one, but the advantage can still be resolved
     await table.slash("roll", user=table.player, skill="Will")
     left = roll_message(table, reply)
-    assert "Create aspect" in [
-        c.get("label") for c in iter_components(left.get("components") or [])
-    ]
-    panel = await table.click(left, "GM", user=table.gm)
-    assert panel.labels() == ["Create, enemy invoke"]  # the roll is closed: no invoke, no scale
-    done = await table.click(panel, "Create, enemy invoke", user=table.gm)
-    assert done.callback_type == 7 and "advantage is resolved" in done.text, done.text
-    assert "enemy holds its free invoke" in message_text(roll_message(table, reply))
+    labels = [c.get("label") for c in iter_components(left.get("components") or [])]
+    assert "Don't create it" in labels and "GM" not in labels  # closed: no GM tools left
+    done = await table.click(left, "Create it — the enemy gets the free invoke", user=table.player)
+    assert done.callback_type == 7, done.text  # the roll redrawn in place
+    assert "**Resolved:** Cornered is created, but the enemy holds its free invoke." in done.text
+    assert "Don't create it" not in done.labels()
     assert (await scene_aspects(table))["Cornered"].free_invokes == {"gm": 1}
+
+    set_dice(table, [-1, -1, -1, -1])
+    again = await table.slash("advantage", user=table.player, skill="Lore", aspect="Pinned")
+    await table.click(again, "Don't create it", user=table.player)
+    assert "The aspect is not created." in message_text(roll_message(table, again))
+    assert "Pinned" not in await scene_aspects(table)
+
+    set_dice(table, [-1, -1, -1, -1])  # chosen beforehand: one button, and it does that
+    chosen = await table.slash(
+        "advantage",
+        user=table.player,
+        skill="Lore",
+        aspect="Surrounded",
+        on_fail="created, enemy holds the invoke",
+    )
+    assert "On a failure it is created, and the enemy gets its free invoke." in chosen.text
+    assert "Don't create it" not in chosen.labels()
+    await table.click(chosen, "Create aspect", user=table.player)
+    assert (await scene_aspects(table))["Surrounded"].free_invokes == {"gm": 1}
 
 
 async def test_advantage_needs_something_to_beat_and_hides_hidden_aspects(table: Table) -> None:
@@ -698,7 +721,8 @@ async def _advantage_on(table: Table, text: str, dice: list[int]) -> Reply:
         "advantage", user=table.player, skill="Lore", difficulty="Fair", aspect=text
     )
     assert not reply.ephemeral and f"A new aspect: *{text}*" in reply.text, reply.text
-    await table.click(reply, "Create aspect", user=table.player)
+    failed = "Don't create it" in reply.labels()  # a failure: the roller's choice
+    await table.click(reply, "Don't create it" if failed else "Create aspect", user=table.player)
     return reply
 
 
@@ -732,14 +756,13 @@ async def test_an_advantage_on_the_text_of_a_hidden_aspect_discovers_it(table: T
     assert (await scene_aspects(table))["Secret Passage"].hidden
     assert not (await scene_aspects(table))["Secret Passage"].free_invokes
 
-    # a failure the GM makes "created, with the enemy's invoke": the hidden one, revealed
+    # a failure its roller makes "created, with the enemy's invoke": the hidden one, revealed
     await table.slash("aspect add", user=table.gm, text="Loose Floorboard", hidden=True)
     set_dice(table, [-1, -1, -1, -1])
     reply = await table.slash(
         "advantage", user=table.player, skill="Lore", difficulty="Fair", aspect="Loose Floorboard"
     )
-    panel = await table.click(reply, "GM", user=table.gm)
-    await table.click(panel, "Create, enemy invoke", user=table.gm)
+    await table.click(reply, "Create it — the enemy gets the free invoke", user=table.player)
     assert "revealed with 1 free invoke for the enemy" in message_text(roll_message(table, reply))
     board = (await scene_aspects(table))["Loose Floorboard"]
     assert not board.hidden and board.free_invokes == {"gm": 1}

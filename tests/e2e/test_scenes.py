@@ -84,7 +84,8 @@ async def advantage(table: Table, *, user: int, **options: Any) -> tuple[Any, st
     """/advantage, then its roll message's resolve button: (the roll reply, the message after)."""
     reply = await table.slash("advantage", user=user, **options)
     assert reply.message is not None, reply.text
-    label = next(lab for lab in reply.labels() if lab in ("Create aspect", "Resolve advantage"))
+    resolving = ("Create aspect", "Resolve advantage", "Don't create it")  # the last: a failure
+    label = next(lab for lab in reply.labels() if lab in resolving)
     done = await table.click(reply, label, user=user)
     assert not done.ephemeral, done.text
     return reply, message_text(table.message(reply.message["id"]))
@@ -241,14 +242,16 @@ async def test_failed_advantage_and_gm_choice(table: Table) -> None:
     _, failed = await advantage(table, user=table.player, skill="Notice", aspect="Cornered")
     assert "Fail" in failed and "not created" in failed
     assert "Cornered" not in await in_play(table)
-    not_yours = await table.slash(
-        "advantage",
+    set_dice(table, [-1, -1, -1, -1])  # the roller's own choice, made beforehand
+    _, chosen = await advantage(
+        table,
         user=table.player,
         skill="Notice",
-        aspect="Cornered",
+        aspect="Boxed In",
         on_fail="created, enemy holds the invoke",
     )
-    assert not_yours.ephemeral and "Only the GM" in not_yours.text
+    assert "enemy holds its free invoke" in chosen
+    assert (await in_play(table))["Boxed In"].free_invokes == {"gm": 1}
     added = await table.slash("aspect add", user=table.gm, text="Cornered", gm_invokes=1)
     assert not added.ephemeral
     assert (await in_play(table))["Cornered"].free_invokes == {"gm": 1}
