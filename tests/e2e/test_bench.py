@@ -113,7 +113,7 @@ async def test_explain_gives_the_floor_and_where_the_cpu_went() -> None:
     assert 1.5 < line["requests_per_answer"] <= 2.0
     assert line["floor_cpu_ratio"] > 0
     split = line["cpu_split"]
-    assert {"discord transport", "database", "bot"} <= set(split)
+    assert {"fake discord + bench", "discord.py + http client", "database", "bot"} <= set(split)
     assert sum(split.values()) == pytest.approx(1.0, abs=0.01)
 
 
