@@ -397,7 +397,7 @@ def _hand_click_scenario() -> Scenario:
 def _game_start_scenario() -> Scenario:
     """Solo card games started one after another in each lane, two requests a game:
     `/game new` in a channel of its own (the lobby), then its Start button (the lobby becomes
-    the board, with its first picture)."""
+    the board, its first picture in an edit just after)."""
 
     def request(table: Table, lane: Lane, i: int) -> Request:
         lobby = lane.pop("lobby", None)

@@ -885,10 +885,11 @@ class GameTable(commands.Cog):
         if info.status == "lobby":
             await interaction.response.edit_message(**lobby_message(info))
             return
-        files = await self._new_picture(info) or []
-        await interaction.response.edit_message(
-            embed=board_embed(info), attachments=files, view=board_view(info)
-        )
+        # The board answers at once and its first picture follows in the board's next edit:
+        # a picture waits for a worker that other tables' boards may keep busy, and Discord
+        # gives an answer three seconds.
+        await interaction.response.edit_message(embed=board_embed(info), view=board_view(info))
+        self.schedule_board(info.id, info)
 
     async def option_pick(
         self, interaction: discord.Interaction, game_id: int, name: str, value: list[str]

@@ -133,6 +133,22 @@ async def _play_out(
     return steps
 
 
+async def test_start_answers_at_once_and_the_first_picture_follows(table: Table) -> None:
+    """The Start click is answered with the board's embed and buttons without waiting for a
+    picture worker (busy with other tables' boards, it could keep the answer past Discord's
+    three seconds); the board's next edit, moments later, brings the picture."""
+    asked = len(table.fake.requests)
+    game_id, board_id = await _lobby(table, [])
+    made = table.fake.requests[asked:]
+    start = next(r for r in reversed(made) if r.path.endswith("/callback"))
+    assert start.body["data"]["embeds"] and not start.body["data"].get("attachments")
+    later = made[made.index(start) + 1 :]
+    assert [r.method for r in later if r.path.endswith(f"/messages/{board_id}")] == ["PATCH"]
+    board = table.message(board_id)
+    assert [a["filename"] for a in board["attachments"]] == [f"board-{game_id}.png"]
+    assert "My hand" in [c.get("label") for c in iter_components(board["components"])]
+
+
 async def test_full_three_player_game_to_the_score_without_leaks(table: Table) -> None:
     game_id, board_id = await _lobby(table, [table.player2, table.player3])
     board = table.message(board_id)
