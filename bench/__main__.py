@@ -147,6 +147,9 @@ async def _measure(
         stop_at = started + (budget or 0.0)
         await asyncio.gather(*(worker(lane) for lane in lanes))
         elapsed = time.perf_counter() - started
+        # What the answers left to do (a board's coalesced edit, a game's first picture) is
+        # their cost too: done before the CPU, the requests and the pictures are counted.
+        await asyncio.gather(*(t.settle() for t in spread))
         requests = _requests_made(spread) - requests_started
         # The fake's share: the same as pong's for the interaction and its answer; its side
         # of any further request the bot makes (an edit) is counted against the bot.
@@ -156,7 +159,6 @@ async def _measure(
         cpu += picture_cpu
     if not latencies:
         raise RuntimeError(f"scenario {scenario.name}: no interaction was answered")
-    await asyncio.gather(*(t.settle() for t in spread))
     return {
         "p50_ms": statistics.median(latencies) * 1000,
         "p99_ms": _quantile(latencies, 0.99) * 1000,

@@ -888,7 +888,9 @@ class GameTable(commands.Cog):
         # The board answers at once and its first picture follows in the board's next edit:
         # a picture waits for a worker that other tables' boards may keep busy, and Discord
         # gives an answer three seconds.
-        await interaction.response.edit_message(embed=board_embed(info), view=board_view(info))
+        await interaction.response.edit_message(
+            embed=board_embed(info, with_image=False), view=board_view(info)
+        )
         self.schedule_board(info.id, info)
 
     async def option_pick(

@@ -21,7 +21,7 @@ from bot.fate.dice_expr import looks_like_dice_expression, roll_dice_expression
 from bot.fate.quick_roll import quick_roll
 from bot.fate.rolls import Action, InvokeMode, ScaleLevel, ScaleMode
 from bot.fate.rules_ref import get_topic, search_topics
-from bot.services.roll_base import RollRequest, RollView
+from bot.services.roll_base import AdvantageChanged, RollRequest, RollView
 from bot.services.rolls import RollService
 from bot.ui.common import clip
 from bot.ui.custom_ids import (
@@ -659,13 +659,8 @@ class Rolls(commands.Cog):
             await self._update_clicked(interaction, change.view, others=change.others)
             if change.note:
                 await interaction.followup.send(change.note, ephemeral=True)
-        elif act in ("adv", "advgm"):
-            enemy = act == "advgm"
-            change = await self.service.resolve_advantage(
-                roll_id, user_id=user, is_gm=is_gm, enemy_on_fail=enemy
-            )
-            done = f"Roll #{roll_id}: the advantage is resolved."
-            await self._answer(interaction, change.view, done)
+        elif act in ("adv", "advgm", "advno"):
+            await self._resolve_advantage(interaction, roll_id, act, user, is_gm)
         elif act == "close":
             change = await self.service.close(roll_id, user_id=user, is_gm=is_gm)
             await self._update_clicked(interaction, change.view)
@@ -766,6 +761,27 @@ class Rolls(commands.Cog):
         name = shown_aspect_name(last, for_gm=is_gm)
         done = f"Invoked *{clip(name, 100)}* on roll #{change.view.id}."
         await self._answer(interaction, change.view, done, change.others)
+
+    async def _resolve_advantage(
+        self, interaction: discord.Interaction, roll_id: int, act: str, user: int, is_gm: bool
+    ) -> None:
+        """Create aspect / Resolve advantage, or a failed new aspect's choice."""
+        try:
+            change = await self.service.resolve_advantage(
+                roll_id,
+                user_id=user,
+                is_gm=is_gm,
+                enemy_on_fail=act == "advgm",
+                declined=act == "advno",
+            )
+        except AdvantageChanged as changed:  # clicked on a copy from before the change
+            if _is_step(interaction.message):
+                raise
+            await self._update_clicked(interaction, await self.service.get(roll_id))
+            await interaction.followup.send(str(changed), ephemeral=True)
+            return
+        done = f"Roll #{roll_id}: the advantage is resolved."
+        await self._answer(interaction, change.view, done)
 
     async def _answer(
         self,

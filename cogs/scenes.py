@@ -483,6 +483,7 @@ class Scenes(commands.Cog):
             zone=zone,
             character=character,
             enemy_on_fail=on_fail == "created, enemy holds the invoke",
+            not_created_on_fail=on_fail == "not created",
         )
 
 

@@ -139,7 +139,7 @@ def create_advantage_new(
 ) -> tuple[Aspect | None, list[Event]]:
     """Create-an-advantage on a new aspect.
 
-    fail: nothing, or the aspect with its free invoke for the enemy (GM's choice);
+    fail: nothing, or the aspect with its free invoke for the enemy (its roller's choice);
     tie: only a boost for the actor; success: one free invoke; with style: two.
     `extra_invokes` is for stunts and scale that add invokes to a success.
     """

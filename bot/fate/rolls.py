@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from bot.errors import RuleError
 from bot.fate.dice import roll_fate_dice
-from bot.fate.outcomes import Outcome, outcome
+from bot.fate.outcomes import Outcome, OutcomeKind, outcome
 
 INVOKE_BONUS = 2
 FATE_DICE_PER_ROLL = 4
@@ -133,7 +133,10 @@ class AdvantageTarget(BaseModel):
     discovers: str | None = None
     zone: str | None = None  # a new aspect's zone key
     hidden: bool = False  # a GM-hidden aspect: the roll is hidden too
-    enemy_on_fail: bool = False  # the GM chose beforehand: a failure creates it for the enemy
+    # What a failure on a new aspect does, chosen when the roll was made (`/advantage on_fail`);
+    # neither: its roller chooses once it fails (`failure_is_rollers_choice`).
+    enemy_on_fail: bool = False  # created, with its free invoke for the enemy
+    not_created_on_fail: bool = False
     resolved: bool = False
     result: str = ""  # what happened, once resolved
 
@@ -206,6 +209,16 @@ class Roll(BaseModel):
         """The outcome against the difficulty or opposition, or None when there is neither."""
         target = self.opposition()
         return None if target is None else outcome(self._effort_against(target), target)
+
+    def failure_is_rollers_choice(self) -> bool:
+        """A create-an-advantage roll on a new aspect, failing now, whose failure nobody chose
+        beforehand: its roller chooses (the seed: "you either don't create the aspect, or
+        you create it but someone else gets the free invoke")."""
+        aim = self.advantage
+        if aim is None or aim.key is not None or aim.enemy_on_fail or aim.not_created_on_fail:
+            return False
+        result = self.result()
+        return result is not None and result.kind is OutcomeKind.FAIL
 
     def extra_free_invokes(self) -> int:
         """Free invokes scale adds to a successful create-an-advantage."""

@@ -30,7 +30,7 @@ from bot.db.repos.encounters import active_encounter_in
 from bot.db.repos.rolls import MESSAGE_IDS as RAW_MESSAGE_IDS
 from bot.db.repos.versioned import save_versioned_in
 from bot.errors import RuleError
-from bot.fate.aspects import GM
+from bot.fate.aspects import GM, character_holder
 from bot.fate.rolls import (
     Action,
     Roll,
@@ -77,6 +77,11 @@ GM_PAYER = 0  # payer/holder id that means "the GM" in the pure roll's events
 
 class RollNotAllowed(RuleError):
     """The clicker may not do that on this roll."""
+
+
+class AdvantageChanged(RuleError):
+    """A click on a roll's advantage made on a copy from before the roll changed: the copy
+    clicked is redrawn (a hidden roll's private copy is not redrawn otherwise)."""
 
 
 class Role(StrEnum):
@@ -179,7 +184,8 @@ class RollRequest:
     advantage_aspect: str | None = None
     zone: str | None = None
     character: str | None = None
-    enemy_on_fail: bool = False
+    enemy_on_fail: bool = False  # `/advantage on_fail`, chosen beforehand (or neither)
+    not_created_on_fail: bool = False
 
 
 @dataclass(frozen=True)
@@ -498,6 +504,19 @@ class RollBase:
             "this roll. Make your own with `/roll`."
         )
 
+    async def _pc_opponent_in(self, session: AsyncSession, row: RollRow) -> str | None:
+        """The PC whose roll opposed this one (their holder), if a PC's did."""
+        if row.opposes_id is None:
+            return None
+        partner = await session.get(RollRow, row.opposes_id)
+        if partner is None or partner.character_id is None:
+            return None
+        try:
+            record = await get_character_in(session, partner.character_id)
+        except RuleError:  # deleted since
+            return None
+        return None if record.is_npc else character_holder(record.id)
+
     async def _sync_partner_in(self, session: AsyncSession, row: RollRow) -> list[RollView]:
         """Keep an opposed pair of rolls pointing at each other's current effort."""
         if row.opposes_id is None:
@@ -514,3 +533,22 @@ class RollBase:
         )
         partner = await self._save_in(session, partner, partner_roll)
         return [await self._view_in(session, partner)]
+
+
+def check_advantage_choice(roll: Roll, *, enemy_on_fail: bool, declined: bool) -> None:
+    """A failed new aspect's choice (`enemy_on_fail`, `declined`) only where the roll asks
+    it, and nothing else there: `AdvantageChanged` for a click on a copy from before."""
+    chooses = roll.failure_is_rollers_choice()
+    aim = roll.advantage
+    if (enemy_on_fail or declined) and aim is not None and aim.key is not None:
+        raise RuleError("Only a failed roll on a new aspect is its roller's choice.")
+    if (enemy_on_fail or declined) and not chooses:
+        raise AdvantageChanged(
+            "That choice is only for a failed roll on a new aspect, and this roll does "
+            "not fail (any more): it resolves with its **Create aspect** button."
+        )
+    if chooses and not (enemy_on_fail or declined):
+        raise AdvantageChanged(
+            "This roll fails now, so its roller chooses: **Don't create it**, or "
+            "**Create it — the enemy gets the free invoke**."
+        )

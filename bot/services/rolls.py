@@ -29,7 +29,6 @@ from bot.errors import RuleError
 from bot.fate import rolls as rules
 from bot.fate.aspects import character_holder
 from bot.fate.ladder import parse_rating
-from bot.fate.outcomes import OutcomeKind
 from bot.fate.rolls import (
     Action,
     AdvantageTarget,
@@ -48,6 +47,7 @@ from bot.services.campaigns import (
     CharacterRecord,
     StaleError,
     active_character_in,
+    get_character_in,
     parsed_campaign_in,
     parsed_character_in,
     resolve_campaign_in,
@@ -71,6 +71,7 @@ from bot.services.roll_base import (
     RollNotAllowed,
     RollRequest,
     RollView,
+    check_advantage_choice,
     roll_context_in,
     squeezed,
     stunt_options,
@@ -373,6 +374,7 @@ class RollService(RollInvokes):
             zone=request.zone,
             is_gm=request.is_gm,
             enemy_on_fail=request.enemy_on_fail,
+            not_created_on_fail=request.not_created_on_fail,
         )
 
     async def _opposed_in(
@@ -608,9 +610,18 @@ class RollService(RollInvokes):
 
     @retry_stale
     async def resolve_advantage(
-        self, roll_id: int, *, user_id: int, is_gm: bool, enemy_on_fail: bool = False
+        self,
+        roll_id: int,
+        *,
+        user_id: int,
+        is_gm: bool,
+        enemy_on_fail: bool = False,
+        declined: bool = False,
     ) -> RollChange:
         """Apply a create-an-advantage roll's outcome to the scene, once; this closes the roll.
+        On a failed new aspect whose roller chooses, `declined` (not created) or
+        `enemy_on_fail` says the choice; a click made on a copy of the roll from before it
+        changed (a scale, a hostile invoke) raises `AdvantageChanged`.
 
         A roll closed by its character's next roll can still be resolved."""
         async with self._unit() as session:
@@ -624,16 +635,18 @@ class RollService(RollInvokes):
                 raise RuleError("This roll creates no advantage; start one with `/advantage`.")
             if aim.resolved:
                 raise RuleError(f"This advantage is already resolved: {aim.result}")
+            if roll.voided:
+                raise RuleError("This roll is void: its advantage changes nothing.")
             result = roll.result()
             if result is None:
                 raise RuleError(
                     "This roll has nothing to beat yet: let someone oppose it with Defend, or "
                     "roll again with a difficulty (`/advantage difficulty:2`)."
                 )
-            if enemy_on_fail and (result.kind is not OutcomeKind.FAIL or aim.key is not None):
-                raise RuleError("Only a failed roll on a new aspect can create it for the enemy.")
+            check_advantage_choice(roll, enemy_on_fail=enemy_on_fail, declined=declined)
             if row.character_id is None:
                 raise RuleError("This roll's character is gone; make a new roll.")
+            roller = await get_character_in(session, row.character_id)
             campaign = await self._campaign_in(session, row)
             extra = roll.extra_free_invokes()
             events = await apply_advantage_in(
@@ -645,6 +658,8 @@ class RollService(RollInvokes):
                 actor=character_holder(row.character_id),
                 extra_invokes=extra,
                 enemy_on_fail=enemy_on_fail,
+                actor_is_npc=roller.is_npc,
+                opponent=await self._pc_opponent_in(session, row) if roller.is_npc else None,
             )
             text = " ".join(e.text for e in events) or "Nothing changes."
             if extra:

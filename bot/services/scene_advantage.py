@@ -8,6 +8,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.errors import RuleError
 from bot.fate.aspects import (
+    GM,
     MAX_ASPECT_TEXT,
     AspectKind,
     Event,
@@ -42,6 +43,7 @@ async def advantage_target_in(
     zone: str | None,
     is_gm: bool,
     enemy_on_fail: bool = False,
+    not_created_on_fail: bool = False,
 ) -> AdvantageTarget:
     """What a create-an-advantage roll aims at: an aspect in play (by key or text) or a new one.
 
@@ -78,8 +80,37 @@ async def advantage_target_in(
         text=text,
         zone=find_zone_key(scene, zone),
         enemy_on_fail=enemy_on_fail,
+        not_created_on_fail=not_created_on_fail,
         discovers=discovers,
     )
+
+
+def _enemy(scene: Scene, actor_is_npc: bool, opponent: str | None, *, needed: bool) -> str:
+    """Who holds a free invoke an advantage's failure gives away: the GM against a PC; a PC
+    against an NPC (an NPC's side holding its own enemy's invoke would be no cost)."""
+    if not actor_is_npc:
+        return GM
+    enemy = opponent or next((p.id for p in scene.participants if p.is_pc), None)
+    if enemy is None and needed:
+        raise RuleError(
+            "No PC is in this scene to hold the enemy's free invoke: add them to the scene "
+            "first (`/scene add`), or choose **Don't create it**."
+        )
+    return enemy or GM  # nothing is given away: who it would have been does not matter
+
+
+def _discovered(
+    scene: Scene, play: CampaignPlay, target: AdvantageTarget, channel_id: int
+) -> AspectRef | None:
+    """The GM-hidden aspect a new aspect's words discover. Found by key, it must still be
+    hidden with those words: a new scene numbers its aspects anew, and a roll may outlive
+    its scene."""
+    if not target.discovers:
+        return None
+    hidden = find_ref(scene, play, target.discovers, channel_id)
+    if hidden is None or not (hidden.aspect.hidden and same_words(hidden.aspect.text, target.text)):
+        return None
+    return hidden
 
 
 def same_words(text: str, typed: str) -> bool:
@@ -110,18 +141,18 @@ async def apply_advantage_in(
     actor: str,
     extra_invokes: int = 0,
     enemy_on_fail: bool = False,
+    actor_is_npc: bool = False,
+    opponent: str | None = None,
 ) -> list[Event]:
-    """Apply a resolved create-an-advantage roll to the scene (or to a game aspect)."""
+    """Apply a resolved create-an-advantage roll to the scene (or to a game aspect). A free
+    invoke a failure gives away goes to the enemy: the GM for a PC's roll; for an NPC's, the
+    PC who opposed it (`opponent`), else the scene's first PC."""
     row = await scene_row_in(session, campaign, channel_id)
     scene = scene_of(row)
+    gives_away = target.key is not None or enemy_on_fail or target.enemy_on_fail
+    enemy = _enemy(scene, actor_is_npc, opponent, needed=gives_away and outcome is OutcomeKind.FAIL)
     play = await read_play_in(session, campaign.id)
-    # found by key, an aspect must still have the words the roll was made on: a new scene
-    # numbers its aspects anew, and a roll may outlive its scene
-    hidden = find_ref(scene, play, target.discovers, channel_id) if target.discovers else None
-    if hidden is not None and not (
-        hidden.aspect.hidden and same_words(hidden.aspect.text, target.text)
-    ):
-        hidden = None
+    hidden = _discovered(scene, play, target, channel_id)
     found = None if hidden is not None else _aimed_at(scene, play, target, channel_id)
     if found is None and target.key is not None:
         raise RuleError(
@@ -130,7 +161,7 @@ async def apply_advantage_in(
         )
     if found is not None:
         updated, events = create_advantage_existing(
-            found.aspect, outcome, actor=actor, extra_invokes=extra_invokes
+            found.aspect, outcome, actor=actor, enemy=enemy, extra_invokes=extra_invokes
         )
         await save_aspect_in(session, campaign, channel_id, (row, scene), found, updated)
         return events
@@ -143,9 +174,8 @@ async def apply_advantage_in(
         kind=AspectKind.ZONE if owner else AspectKind.SITUATION,
         owner=owner,
         hidden=target.hidden,
-        fail_choice=FailChoice.ENEMY_INVOKE
-        if enemy_on_fail or target.enemy_on_fail
-        else FailChoice.NOT_CREATED,
+        enemy=enemy,
+        fail_choice=FailChoice.ENEMY_INVOKE if gives_away else FailChoice.NOT_CREATED,
         extra_invokes=extra_invokes,
     )
     if made is None:

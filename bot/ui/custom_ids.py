@@ -59,7 +59,20 @@ class IdFormat:
 
 # rolls ----------------------------------------------------------------------------------------
 # roll:<id>:<act> on the roll message; the pickers carry the version the clicker saw.
-ROLL_ACTS = ("inv", "rr", "tw", "def", "close", "hos", "scale", "adv", "advgm", "void", "gm")
+ROLL_ACTS = (
+    "inv",
+    "rr",
+    "tw",
+    "def",
+    "close",
+    "hos",
+    "scale",
+    "adv",
+    "advgm",
+    "advno",
+    "void",
+    "gm",
+)
 ROLL_BUTTON_TEMPLATE = rf"roll:(?P<id>{ID}):(?P<act>{'|'.join(ROLL_ACTS)})"
 STUNT_SELECT_TEMPLATE = rf"roll:(?P<id>{ID}):stunt"
 ASPECT_SELECT_TEMPLATE = rf"rpa:(?P<id>{ID}):(?P<ver>{VERSION}):(?P<mode>[br]):(?P<hostile>[01])"

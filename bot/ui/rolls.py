@@ -152,13 +152,16 @@ def _advantage_line(roll: Roll) -> str:
         line = f"A new aspect: *{name}*."
         if aim.enemy_on_fail:
             line += " On a failure it is created, and the enemy gets its free invoke."
+        elif aim.not_created_on_fail:
+            line += " On a failure it is not created."
     if aim.resolved:
         return f"{line}\n**Resolved:** {clip(aim.result, 400)}"
     if roll.result() is None:
         return f"{line}\nNothing to beat yet: it resolves once someone defends."
-    if _roller_chooses(roll):
+    if roll.failure_is_rollers_choice():
+        first = "" if roll.closed else "invoke first if you like, then "
         return (
-            f"{line}\nFailed: invoke first if you like, then the roller chooses "
+            f"{line}\nFailed: {first}the roller chooses "
             f"**{NOT_CREATED_LABEL}**, or **{ENEMY_INVOKE_LABEL}**."
         )
     return f"{line}\nInvoke first if you like, then click **{_resolve_label(roll)}**."
@@ -256,9 +259,9 @@ def advantage_buttons(view: RollView) -> list[ButtonSpec]:
     if aim is None or aim.resolved:
         return []
     success = discord.ButtonStyle.success
-    if _roller_chooses(view.roll):
+    if view.roll.failure_is_rollers_choice():
         return [
-            ButtonSpec(NOT_CREATED_LABEL, roll_button_id(view.id, "adv"), success, row=1),
+            ButtonSpec(NOT_CREATED_LABEL, roll_button_id(view.id, "advno"), success, row=1),
             ButtonSpec(
                 ENEMY_INVOKE_LABEL,
                 roll_button_id(view.id, "advgm"),
@@ -271,19 +274,6 @@ def advantage_buttons(view: RollView) -> list[ButtonSpec]:
 
 NOT_CREATED_LABEL = "Don't create it"
 ENEMY_INVOKE_LABEL = "Create it — the enemy gets the free invoke"
-
-
-def _roller_chooses(roll: Roll) -> bool:
-    """A failed advantage on a new aspect whose failure was not chosen beforehand."""
-    aim = roll.advantage
-    result = roll.result()
-    return (
-        aim is not None
-        and aim.key is None
-        and not aim.enemy_on_fail
-        and result is not None
-        and result.kind is OutcomeKind.FAIL
-    )
 
 
 def gm_buttons(view: RollView) -> list[ButtonSpec]:

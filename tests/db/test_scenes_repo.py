@@ -195,7 +195,7 @@ async def test_advantage_outcomes_on_new_and_existing_aspects(db: Database) -> N
             await rolls.resolve_advantage(style.id, user_id=ALICE, is_gm=False)
         rolls.rng = Dice(-1)
         failed = await advantage(ALICE, "Fog", "0")
-        with pytest.raises(RuleError, match="Only a failed roll on a new aspect"):  # not new
+        with pytest.raises(RuleError, match="Only a failed roll on a new aspect"):
             await rolls.resolve_advantage(failed.id, user_id=ALICE, is_gm=False, enemy_on_fail=True)
         await rolls.resolve_advantage(failed.id, user_id=ALICE, is_gm=False)
         # scale: one level up, extra free invokes on a success
