@@ -1029,7 +1029,14 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         # Only what the seat may know: its private view and its legal moves (which follow
         # from that view alone).
         cards = self.plain_cards(state)
-        move = choose(views.SeatView(self, state, cards, side), self.moves(state, side), rng)
+        view = views.SeatView(self, state, cards, side)
+        combat = state.combat
+        if state.phase == "combat" and combat is not None and done_at_once(view):
+            # ``choose``'s answer whatever the moves (done is offered: see ``done_at_once``)
+            attacking = side == combat.side
+            move = done(attacking, view.attack if attacking else view.defence)
+        else:
+            move = choose(view, self.moves(state, side), rng)
         return self._chosen.remember(state, seat, move.action())
 
     def play_ai_game(
