@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, cast
 
 from bot.errors import RuleError
@@ -405,6 +406,17 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         if side is None or side != self.acting_side(state):
             return []
         return [move.action() for move in self.moves(state, side)]
+
+    def legal_action(self, state: VeState, seat: str, action_id: str) -> Action | None:
+        # Only the clicked move becomes an Action, and apply of it on this state need not
+        # work out the legal moves again.
+        side = self.side_of(state, seat)
+        if side is None or side != self.acting_side(state):
+            return None
+        for move in self.moves(state, side):
+            if move.id == action_id:
+                return self._chosen.remember(state, seat, move.action())
+        return None
 
     def moves(self, state: VeState, side: int) -> list[Move]:
         """The legal actions of ``side``, the acting side, as plain moves (the AI weighs these;
@@ -1000,6 +1012,15 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         cards = self.cards(state)
         return views.build(self, state, cards, self.side_of(state, seat), public)
 
+    def seat_views(
+        self, state: VeState, seat: str, with_actions: bool = True
+    ) -> tuple[Callable[[], dict[str, Any]], list[Action], dict[str, Any]]:
+        # The hand shows only the seat's own entries (its side, secrets and cards): the public
+        # view is built when the board is drawn (coalesced), not at every move.
+        actions = self.legal_actions(state, seat) if with_actions else []
+        hand = views.private_part(self, state, self.cards(state), self.side_of(state, seat))
+        return partial(self.public_view, state), actions, hand
+
     # -- AI --------------------------------------------------------------------------------------
     def choose_action(self, state: VeState, seat: str, rng: random.Random) -> Action:
         side = self.side_of(state, seat)
@@ -1008,7 +1029,14 @@ class VampireEmpireEngine(GameEngine[VeState, VeOptions]):
         # Only what the seat may know: its private view and its legal moves (which follow
         # from that view alone).
         cards = self.plain_cards(state)
-        move = choose(views.SeatView(self, state, cards, side), self.moves(state, side), rng)
+        view = views.SeatView(self, state, cards, side)
+        combat = state.combat
+        if state.phase == "combat" and combat is not None and done_at_once(view):
+            # ``choose``'s answer whatever the moves (done is offered: see ``done_at_once``)
+            attacking = side == combat.side
+            move = done(attacking, view.attack if attacking else view.defence)
+        else:
+            move = choose(view, self.moves(state, side), rng)
         return self._chosen.remember(state, seat, move.action())
 
     def play_ai_game(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-from bot.games.base import Move
+from bot.games.base import Action, Move
 from bot.games.vampire_empire.cards import CHARACTERS, HAND_SIZE, NAMES, CardDef, load_packs
 
 # A card counts in a fight when its bits meet the bits the fight asks for (``fight_bits``): the
@@ -25,6 +25,25 @@ CHARACTER_BITS = tuple(PROFESSION_BITS[profession] for _, profession in CHARACTE
 def the(character: int) -> str:
     """A character's name as a sentence uses it ("the Priest")."""
     return f"the {NAMES[character]}"
+
+
+class SharedMove(Move):
+    """A move made once (for a pack, or for every game) and offered by every state that offers
+    it: its Action is made once too, and shared (nothing changes an Action once made)."""
+
+    __slots__ = ("_action",)
+
+    def __init__(
+        self, id: str, label: str, kind: str, private: bool = False, info: object = None
+    ) -> None:
+        super().__init__(id, label, kind, private, info=info)
+        self._action: Action | None = None
+
+    def action(self) -> Action:
+        made = self._action
+        if made is None:
+            made = self._action = super().action()
+        return made
 
 
 class Card:
@@ -72,10 +91,14 @@ class Card:
             bits |= HOLY_WATER_BIT if definition.holy_water else 0
             bits |= VAMPIRE_BIT if definition.vampire else 0
         self.bits = bits
-        self.discard = Move(f"x:{number}", f"Discard {name}", "discard", True, info=number)
-        self.play = Move(f"p:{number}", f"Add {name} ({self.value})", "play", True, info=number)
-        self.take = Move(f"k:{number}", f"Take {name}", "take", True, info=number)
-        self.give_up = Move(
+        self.discard: Move = SharedMove(
+            f"x:{number}", f"Discard {name}", "discard", True, info=number
+        )
+        self.play: Move = SharedMove(
+            f"p:{number}", f"Add {name} ({self.value})", "play", True, info=number
+        )
+        self.take: Move = SharedMove(f"k:{number}", f"Take {name}", "take", True, info=number)
+        self.give_up: Move = SharedMove(
             f"d:{number}", f"No action possible: discard {name}", "pass", True, info=number
         )
         # the moves of a support card's effect, None (or none) for the other cards
@@ -83,11 +106,11 @@ class Card:
         self.take_from: Move | None = None
         self.markers: tuple[Move, ...] = ()  # by character: info (card, character)
         if self.effect == "cancel":
-            self.cancel = Move(
+            self.cancel = SharedMove(
                 f"n:{number}", f"Play {name}: end this combat", "support", True, info=number
             )
         elif self.effect == "take":
-            self.take_from = Move(
+            self.take_from = SharedMove(
                 f"t:{number}",
                 f"Play {name}: take a card from your {self.pile}",
                 "support",
@@ -96,7 +119,7 @@ class Card:
             )
         elif self.effect == "marker":
             self.markers = tuple(
-                Move(
+                SharedMove(
                     f"m:{number}:{character}",
                     f"Play {name}: +1 {self.marker} on {the(character)}",
                     "support",
@@ -133,23 +156,23 @@ def distinct(numbers: list[int], cards: Sequence[Card]) -> list[int]:
     return found
 
 
-DRAW = Move("draw", f"Draw up to {HAND_SIZE} and go on", "draw")
-TAKE_NOTHING = Move("k:none", "Take nothing", "take")
-NO_ATTACK = Move("a:none", "Do not attack", "pass")
-BACK = Move("back", "Back: choose another action", "pass", True)
-PASS = Move("pass", "No action possible: pass", "pass")
+DRAW = SharedMove("draw", f"Draw up to {HAND_SIZE} and go on", "draw")
+TAKE_NOTHING = SharedMove("k:none", "Take nothing", "take")
+NO_ATTACK = SharedMove("a:none", "Do not attack", "pass")
+BACK = SharedMove("back", "Back: choose another action", "pass", True)
+PASS = SharedMove("pass", "No action possible: pass", "pass")
 REVEAL = tuple(
-    Move(f"r:{c}", f"Reveal {the(c)} as a vampire", "reveal", True, info=c)
+    SharedMove(f"r:{c}", f"Reveal {the(c)} as a vampire", "reveal", True, info=c)
     for c in range(len(NAMES))
 )
 HIDE = tuple(
-    Move(f"h:{c}", f"Hide {the(c)} in the city (3 vampire cards)", "hide", info=c)
+    SharedMove(f"h:{c}", f"Hide {the(c)} in the city (3 vampire cards)", "hide", info=c)
     for c in range(len(NAMES))
 )
 # by character and whether it is in the castle: info (character, in the castle)
 HOLY_WATER = tuple(
     tuple(
-        Move(
+        SharedMove(
             f"w:{c}",
             f"Holy water on {the(c)} ({'castle' if in_castle else 'city'})",
             "holy_water",
@@ -160,9 +183,9 @@ HOLY_WATER = tuple(
     for c in range(len(NAMES))
 )
 # by attacker and target: info (attacker, target)
-FIGHT = tuple(
+FIGHT: tuple[tuple[Move, ...], ...] = tuple(
     tuple(
-        Move(f"c:{a}:{t}", f"{the(a).capitalize()} attacks {the(t)}", "combat", info=(a, t))
+        SharedMove(f"c:{a}:{t}", f"{the(a).capitalize()} attacks {the(t)}", "combat", info=(a, t))
         for t in range(len(NAMES))
     )
     for a in range(len(NAMES))
@@ -175,5 +198,5 @@ def done(attacking: bool, total: int) -> Move:
     found = _DONE.get((attacking, total))
     if found is None:
         label = f"Done: attack {total}" if attacking else f"Done: defence {total}"
-        found = _DONE[(attacking, total)] = Move("done", label, "done")
+        found = _DONE[(attacking, total)] = SharedMove("done", label, "done")
     return found

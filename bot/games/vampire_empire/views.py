@@ -167,10 +167,18 @@ def build(
         view = dict(public)
     else:
         view = {key: make(engine, state, cards, side) for key, make in PUBLIC.items()}
-    if side is not None:
-        for key, make in private_builders(state, side).items():
-            view[key] = make(engine, state, cards, side)
+    view.update(private_part(engine, state, cards, side))
     return view
+
+
+def private_part(engine: Rules, state: VeState, cards: Cards, side: int | None) -> dict[str, Any]:
+    """The entries a side's private view adds to the public one (none for a seat that plays
+    no side): all that its hand shows."""
+    if side is None:
+        return {}
+    return {
+        key: make(engine, state, cards, side) for key, make in private_builders(state, side).items()
+    }
 
 
 class SeatView:

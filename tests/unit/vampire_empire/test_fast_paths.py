@@ -11,11 +11,12 @@ import random
 
 import pytest
 
+from bot.games.base import Move
 from bot.games.simulate import play_one
 from bot.games.vampire_empire import ENGINE
 from bot.games.vampire_empire.ai import done_at_once, read_offer
 from bot.games.vampire_empire.cards import NAMES, CardDef, Support
-from bot.games.vampire_empire.plain import Card, Cards
+from bot.games.vampire_empire.plain import Card, Cards, SharedMove
 from bot.games.vampire_empire.state import (
     HUMANS,
     SIDE_NAMES,
@@ -386,3 +387,45 @@ def test_the_fight_offer_is_what_the_moves_offer_at_any_fight(
     # the cases that matter are met: a marker of the fighter's kind refused (none left, or one
     # held that does not stack) as well as offered, and cancel cards offered
     assert all(offered.values()), offered
+
+
+def test_a_clicked_id_finds_the_action_legal_actions_lists() -> None:
+    """``legal_action`` (a click's look-up, which makes only the clicked move an Action) finds
+    what ``legal_actions`` lists, for every seat at every step, and nothing else; and apply of
+    what it found plays as apply of the id does."""
+    rng = random.Random(5)
+    parsed = ENGINE.parse_options({"reveals_per_turn": "any", "markers_stack": False})
+    for _game in range(3):
+        state = ENGINE.new_game(parsed, ["a", "b"], rng)
+        while not ENGINE.is_over(state):
+            for seat in [*state.seats, "someone else"]:
+                for action in ENGINE.legal_actions(state, seat):
+                    assert ENGINE.legal_action(state, seat, action.id) == action
+                assert ENGINE.legal_action(state, seat, "x:99") is None
+            seat = ENGINE.current_seats(state)[0]
+            chosen = ENGINE.choose_action(state, seat, rng).id
+            found = ENGINE.legal_action(state, seat, chosen)
+            assert found is not None
+            by_id, _events = ENGINE.apply(state, seat, chosen, random.Random(1))
+            state, _events = ENGINE.apply(state, seat, found, random.Random(1))
+            assert state.model_dump_json() == by_id.model_dump_json()
+
+
+def test_a_shared_move_shows_the_action_it_would_make_afresh() -> None:
+    """A move made once for every state (``SharedMove``) makes its Action once: the same
+    object each time, equal to the Action the move would make afresh."""
+    rng = random.Random(6)
+    parsed = ENGINE.parse_options({"reveals_per_turn": "any"})
+    shared = 0
+    for _game in range(3):
+        state = ENGINE.new_game(parsed, ["a", "b"], rng)
+        while not ENGINE.is_over(state):
+            seat = ENGINE.current_seats(state)[0]
+            side = state.seats.index(seat)
+            for move in ENGINE.moves(state, side):
+                assert move.action() == Move.action(move)
+                if isinstance(move, SharedMove):
+                    assert move.action() is move.action()
+                    shared += 1
+            state, _events = ENGINE.apply(state, seat, ENGINE.choose_action(state, seat, rng), rng)
+    assert shared
